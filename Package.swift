@@ -1,0 +1,69 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "dockd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "dockd", targets: ["dockd"]),
+        .executable(name: "dockctl", targets: ["dockctl"]),
+        .executable(name: "dock-sim", targets: ["dock-sim"]),
+        .executable(name: "dock-bench", targets: ["dock-bench"]),
+        .library(name: "DockProtocol", targets: ["DockProtocol"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // System libraries, found through pkg-config (libsystemd-dev, libudev-dev, libbluetooth-dev).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev",
+                       providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
+                       providers: [.apt(["libbluetooth-dev"])]),
+
+        // Pure core: no I/O, no wall clock. Shared by the daemon, the simulator, tests and benchmarks.
+        .target(name: "DockProtocol"),
+        .target(name: "DockSim", dependencies: ["DockProtocol"]),
+
+        // I/O shell pieces shared by the executables.
+        .target(name: "DockIO", dependencies: [
+            "DockProtocol",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .executableTarget(name: "dockd", dependencies: [
+            "DockProtocol", "DockIO", "CSystemd", "CUdev", "CBluetooth",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .executableTarget(name: "dockctl", dependencies: [
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "dock-sim", dependencies: [
+            "DockProtocol", "DockSim", "DockIO",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "dock-bench", dependencies: [
+            "DockProtocol", "DockSim",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
+        .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),
+    ]
+)

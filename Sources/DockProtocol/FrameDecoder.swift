@@ -1,0 +1,100 @@
+/// Why a run of bytes did not become a frame (PROTOCOL.md §1, "Receiving").
+public enum FrameError: String, Error, Sendable, CaseIterable {
+    case oversize
+    case cobs
+    case truncated
+    case crc
+    case unknownType = "unknown_type"
+    case malformed
+}
+
+/// Running totals a session reports (frames decoded, errors by kind, sequence gaps).
+public struct DecoderCounters: Sendable, Equatable {
+    public var frames = 0
+    public var bytes = 0
+    public var errors: [FrameError: Int] = [:]
+    /// Frames the peer numbered but we never decoded, inferred from sequence gaps.
+    public var sequenceGaps = 0
+
+    public var totalErrors: Int { errors.values.reduce(0, +) }
+    public init() {}
+}
+
+/// Streaming decoder: feed it bytes in any chunking; it yields frames and typed errors in order,
+/// resynchronizes on the next 0x00 after anything broken, and never holds more than
+/// `FrameLimits.maxEncodedPacket` bytes.
+public struct FrameDecoder: Sendable {
+    public typealias Output = Result<Frame, FrameError>
+
+    private var buffer: [UInt8] = []
+    /// After an oversize run, bytes are dropped up to and including the next delimiter.
+    private var discarding = false
+    private var lastSeq: UInt16?
+    public private(set) var counters = DecoderCounters()
+
+    public init() {
+        buffer.reserveCapacity(FrameLimits.maxEncodedPacket)
+    }
+
+    public mutating func feed<C: Sequence>(_ bytes: C) -> [Output] where C.Element == UInt8 {
+        var out: [Output] = []
+        feed(bytes) { out.append($0) }
+        return out
+    }
+
+    /// Calls `emit` for each frame or error as soon as its delimiter arrives; no array per call.
+    public mutating func feed<C: Sequence>(_ bytes: C, emit: (Output) -> Void) where C.Element == UInt8 {
+        for byte in bytes {
+            counters.bytes += 1
+            if discarding {
+                if byte == 0 { discarding = false }
+                continue
+            }
+            if byte != 0 {
+                if buffer.count == FrameLimits.maxEncodedPacket {
+                    buffer.removeAll(keepingCapacity: true)
+                    discarding = true
+                    emit(fail(.oversize))
+                } else {
+                    buffer.append(byte)
+                }
+                continue
+            }
+            guard !buffer.isEmpty else { continue }
+            emit(decodeBuffered())
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private mutating func decodeBuffered() -> Output {
+        guard let packet = COBS.decode(buffer) else { return fail(.cobs) }
+        guard packet.count >= FrameLimits.minPacket else { return fail(.truncated) }
+        let body = packet[0..<(packet.count - 2)]
+        let crc = UInt16(packet[packet.count - 2]) | UInt16(packet[packet.count - 1]) << 8
+        guard CRC16.checksum(body) == crc else { return fail(.crc) }
+        let seq = UInt16(packet[2]) | UInt16(packet[3]) << 8
+        noteSequence(seq)
+        guard let type = MessageType(rawValue: packet[0]) else { return fail(.unknownType) }
+        do {
+            let message = try Message.decode(type: type, payload: packet[4..<(packet.count - 2)])
+            counters.frames += 1
+            return .success(Frame(seq: seq, ackRequested: packet[1] & 1 != 0, message: message))
+        } catch {
+            return fail(.malformed)
+        }
+    }
+
+    private mutating func noteSequence(_ seq: UInt16) {
+        if let last = lastSeq {
+            let gap = Int(seq &- last &- 1)
+            // A large jump backwards is a peer restart, not 65000 lost frames.
+            if gap > 0 && gap < 1024 { counters.sequenceGaps += gap }
+        }
+        lastSeq = seq
+    }
+
+    private mutating func fail(_ error: FrameError) -> Output {
+        counters.errors[error, default: 0] += 1
+        return .failure(error)
+    }
+}
