@@ -30,6 +30,7 @@ let package = Package(
         // Pure core: no I/O, no wall clock. Shared by the daemon, the simulator, tests and benchmarks.
         .target(name: "DockProtocol"),
         .target(name: "DockSim", dependencies: ["DockProtocol"]),
+        .target(name: "DockCore", dependencies: ["DockProtocol"]),
 
         // I/O shell pieces shared by the executables.
         .target(name: "DockIO", dependencies: [
@@ -40,7 +41,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "dockd", dependencies: [
-            "DockProtocol", "DockIO", "CSystemd", "CUdev", "CBluetooth",
+            "DockProtocol", "DockCore", "DockIO", "CSystemd", "CUdev", "CBluetooth",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -59,11 +60,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "dock-bench", dependencies: [
-            "DockProtocol", "DockSim",
+            "DockProtocol", "DockSim", "DockCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),
+        .testTarget(name: "DockCoreTests", dependencies: ["DockCore", "DockSim", "DockProtocol"]),
     ]
 )

@@ -14,7 +14,10 @@ struct ByteWriter {
         if utf8.count > maxLength {
             // Keep whole characters only: never cut inside a multi-byte sequence.
             var kept = 0
-            for character in value where kept + character.utf8.count <= maxLength { kept += character.utf8.count }
+            for character in value {
+                guard kept + character.utf8.count <= maxLength else { break }
+                kept += character.utf8.count
+            }
             utf8 = Array(utf8.prefix(kept))
         }
         u8(UInt8(utf8.count))

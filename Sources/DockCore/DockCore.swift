@@ -1,0 +1,1 @@
+// Motion control and animations; see MotionController.swift.
