@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "dockctl", targets: ["dockctl"]),
         .executable(name: "dock-sim", targets: ["dock-sim"]),
         .executable(name: "dock-bench", targets: ["dock-bench"]),
+        .executable(name: "dock-mot", targets: ["dock-mot"]),
         .library(name: "DockProtocol", targets: ["DockProtocol"]),
     ],
     dependencies: [
@@ -31,6 +32,7 @@ let package = Package(
         .target(name: "DockProtocol"),
         .target(name: "DockSim", dependencies: ["DockProtocol"]),
         .target(name: "DockCore", dependencies: ["DockProtocol"]),
+        .target(name: "DockTracking"),
 
         // I/O shell pieces shared by the executables.
         .target(name: "DockIO", dependencies: [
@@ -64,6 +66,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        .executableTarget(name: "dock-mot", dependencies: [
+            "DockTracking",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "DockTrackingTests", dependencies: ["DockTracking"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),
         .testTarget(name: "DockCoreTests", dependencies: ["DockCore", "DockSim", "DockProtocol"]),

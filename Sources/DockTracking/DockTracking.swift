@@ -1,0 +1,1 @@
+// Multi-subject tracker, selection and framing; see Tracker.swift.

@@ -1,0 +1,1 @@
+print("dock-mot: not built yet")
