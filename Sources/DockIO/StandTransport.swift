@@ -1,0 +1,56 @@
+import NIOCore
+import NIOPosix
+
+/// Where a stand is reached. Serial ttys (USB-CDC, UART, a simulator's pty), Unix sockets (dock-sim
+/// --unix) and Bluetooth RFCOMM (dockd's RFCOMM connector hands over a connected fd).
+public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
+    case serial(path: String, baud: Int)
+    case unix(path: String)
+    case fileDescriptor(Int32, name: String)
+
+    public var description: String {
+        switch self {
+        case .serial(let path, let baud): "serial:\(path)@\(baud)"
+        case .unix(let path): "unix:\(path)"
+        case .fileDescriptor(_, let name): name
+        }
+    }
+
+    /// `unix:/run/x.sock`, or a device path with an optional `@baud`.
+    public init(parsing text: String, defaultBaud: Int = 115_200) {
+        if text.hasPrefix("unix:") {
+            self = .unix(path: String(text.dropFirst(5)))
+        } else if let at = text.lastIndex(of: "@"), let baud = Int(text[text.index(after: at)...]) {
+            self = .serial(path: String(text[..<at]), baud: baud)
+        } else {
+            self = .serial(path: text, baud: defaultBaud)
+        }
+    }
+}
+
+public typealias StandChannel = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+
+public enum StandTransport {
+    /// Opens the link; the returned channel carries raw bytes both ways.
+    public static func connect(_ endpoint: StandEndpoint, group: any EventLoopGroup) async throws -> StandChannel {
+        switch endpoint {
+        case .serial(let path, let baud):
+            let fd = try SerialPort.open(path: path, baud: baud)
+            return try await wrap(fd: fd, group: group)
+        case .fileDescriptor(let fd, _):
+            return try await wrap(fd: fd, group: group)
+        case .unix(let path):
+            return try await ClientBootstrap(group: group)
+                .connect(unixDomainSocketPath: path) { channel in
+                    channel.eventLoop.makeCompletedFuture { try StandChannel(wrappingChannelSynchronously: channel) }
+                }
+        }
+    }
+
+    private static func wrap(fd: Int32, group: any EventLoopGroup) async throws -> StandChannel {
+        try await NIOPipeBootstrap(group: group)
+            .takingOwnershipOfDescriptor(inputOutput: fd) { channel in
+                channel.eventLoop.makeCompletedFuture { try StandChannel(wrappingChannelSynchronously: channel) }
+            }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking JSON-RPC client over dockd's Unix socket: what a command-line tool needs, nothing more.
+final class APIClient {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        let exitCode: Int32
+    }
+
+    private let fd: Int32
+    private var buffer = Data()
+    private var nextID = 1
+
+    init(socketPath: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))", exitCode: 69) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard socketPath.utf8.count < capacity else { throw Failure(description: "socket path too long: \(socketPath)", exitCode: 64) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: socketPath.utf8)
+            raw[socketPath.utf8.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 {
+            let code = errno
+            close(fd)
+            switch code {
+            case ENOENT, ECONNREFUSED:
+                throw Failure(description: "dockd is not running (no socket at \(socketPath)); start it with 'systemctl start dockd'", exitCode: 69)
+            case EACCES, EPERM:
+                throw Failure(description: "permission denied on \(socketPath): add yourself to the 'dock' group (then log in again)", exitCode: 77)
+            default:
+                throw Failure(description: "cannot connect to \(socketPath): \(String(cString: strerror(code)))", exitCode: 69)
+            }
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends a request and waits for its reply; notifications that arrive meanwhile go to `onNotification`.
+    func call(_ method: String, _ params: [String: Any] = [:], onNotification: (([String: Any]) -> Void)? = nil) throws -> Any {
+        let id = nextID
+        nextID += 1
+        try send(["jsonrpc": "2.0", "id": id, "method": method, "params": params])
+        while true {
+            let message = try receive()
+            if let replyID = message["id"] as? Int, replyID == id {
+                if let error = message["error"] as? [String: Any] {
+                    let code = error["code"] as? Int ?? 0
+                    throw Failure(description: error["message"] as? String ?? "error \(code)", exitCode: code == -32007 ? 77 : 1)
+                }
+                return message["result"] ?? NSNull()
+            }
+            if message["method"] != nil { onNotification?(message) }
+        }
+    }
+
+    func send(_ object: [String: Any]) throws {
+        var data = try JSONSerialization.data(withJSONObject: object)
+        data.append(UInt8(ascii: "\n"))
+        try data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                guard n > 0 else { throw Failure(description: "dockd closed the connection", exitCode: 69) }
+                offset += n
+            }
+        }
+    }
+
+    /// The next JSON message from dockd.
+    func receive() throws -> [String: Any] {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+                    throw Failure(description: "dockd sent something that is not a JSON object", exitCode: 76)
+                }
+                return object
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = read(fd, &chunk, chunk.count)
+            guard n > 0 else { throw Failure(description: "dockd closed the connection", exitCode: 69) }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import DockCore
+import DockProtocol
+import Foundation
+import Logging
+import NIOCore
+
+/// The JSON-RPC methods (protocol/API.md). Parses a request line, runs the method, returns the reply
+/// (nil for notifications, which get no reply).
+struct APIMethods: Sendable {
+    static let apiVersion = (major: 1, minor: 0)
+    static let daemonVersion = "0.1.0"
+
+    let stands: StandRegistry
+    let hub: EventHub
+    let logger: Logger
+
+    func handle(line: ByteBuffer, session: ClientSession) async -> JSONValue? {
+        let request: JSONValue
+        do {
+            request = try JSONDecoder().decode(JSONValue.self, from: Data(line.readableBytesView))
+        } catch {
+            return APIServer.errorReply(id: .null, .parse("the line is not JSON"))
+        }
+        guard case .object(let fields) = request else {
+            return APIServer.errorReply(id: .null, .invalidRequest("a request is a JSON object"))
+        }
+        let id = fields["id"]
+        let replyID = id ?? .null
+        guard fields["jsonrpc"] == "2.0" else { return APIServer.errorReply(id: replyID, .invalidRequest("\"jsonrpc\" must be \"2.0\"")) }
+        guard let method = fields["method"]?.string else { return APIServer.errorReply(id: replyID, .invalidRequest("\"method\" must be a string")) }
+        let params = fields["params"] ?? .object([:])
+        guard params.object != nil else { return APIServer.errorReply(id: replyID, .invalidParams("params must be an object")) }
+        do {
+            let result = try await call(method, Params(params), session: session)
+            return id == nil ? nil : ["jsonrpc": "2.0", "id": replyID, "result": result]
+        } catch {
+            return id == nil ? nil : APIServer.errorReply(id: replyID, error)
+        }
+    }
+
+    func clientGone(_ id: Int) async {}
+
+    private func call(_ method: String, _ p: Params, session: ClientSession) async throws(RPCError) -> JSONValue {
+        switch method {
+        case "dockd.version":
+            return ["daemon": "dockd", "version": JSONValue(Self.daemonVersion),
+                    "api": ["major": JSONValue(Self.apiVersion.major), "minor": JSONValue(Self.apiVersion.minor)],
+                    "protocol": JSONValue("\(ProtocolVersion.major).\(ProtocolVersion.minor)")]
+        case "stands.list":
+            var list: [JSONValue] = []
+            for s in await stands.all { list.append(await s.describe()) }
+            return .array(list)
+        case "stand.get":
+            let s = try await stands.find(try p.optionalString("stand"))
+            var d = await s.describe().object ?? [:]
+            d["counters"] = await s.counterJSON()
+            d["batteries"] = await s.batteryList()
+            return .object(d)
+        case "battery.get":
+            return try await stands.find(try p.optionalString("stand")).batteryList()
+        case "subscribe":
+            return try await subscribe(p, session: session)
+        case "unsubscribe":
+            let topics = try p.topics()
+            await hub.unsubscribe(client: session.id, topics: topics)
+            return ["topics": .array(await hub.topics(of: session.id).sorted().map { JSONValue.string($0) })]
+        case "tracking.set":
+            let s = try await stands.find(try p.optionalString("stand"))
+            await s.setSystemTracking(try p.bool("enabled"))
+            return ["enabled": JSONValue(try p.bool("enabled"))]
+        case "motion.velocity":
+            let s = try await stands.find(try p.optionalString("stand"))
+            let rates = try p.axes()
+            guard !rates.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad/s") }
+            try await s.velocity(rates)
+            return ["ok": true]
+        case "motion.orient":
+            let s = try await stands.find(try p.optionalString("stand"))
+            let target = try p.axes()
+            guard !target.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad") }
+            let id = try await s.orient(target, relative: try p.optionalBool("relative") ?? false, duration: try p.optionalNumber("duration"))
+            return ["id": JSONValue(id.rawValue)]
+        case "motion.stop":
+            try await stands.find(try p.optionalString("stand")).stop()
+            return ["ok": true]
+        case "motion.cancel":
+            let s = try await stands.find(try p.optionalString("stand"))
+            let id = try p.number("id")
+            guard id >= 1, id == id.rounded() else { throw .invalidParams("id must be a motion id") }
+            try await s.cancel(MotionID(rawValue: UInt64(id)))
+            return ["ok": true]
+        case "motion.limits":
+            let s = try await stands.find(try p.optionalString("stand"))
+            try await s.setLimits(try p.limits())
+            return ["ok": true]
+        case "animation.play":
+            let s = try await stands.find(try p.optionalString("stand"))
+            let id = try await s.play(try p.animation())
+            return ["id": JSONValue(id.rawValue)]
+        default:
+            throw .methodNotFound(method)
+        }
+    }
+
+    /// Adds topics, then sends a snapshot of each as notifications before any change.
+    private func subscribe(_ p: Params, session: ClientSession) async throws(RPCError) -> JSONValue {
+        let topics = try p.topics()
+        let rate = try p.optionalNumber("motion_rate")
+        if let rate, !(rate > 0 && rate <= 1000) { throw .invalidParams("motion_rate must be in (0, 1000] Hz") }
+        await hub.subscribe(client: session.id, topics: topics, motionRate: rate)
+        for s in await stands.all {
+            if topics.contains("stands") { await hub.send(client: session.id, method: "stand.state", params: await s.describe()) }
+            if topics.contains("battery") {
+                for b in await s.batteryList().array ?? [] { await hub.send(client: session.id, method: "battery.state", params: b) }
+            }
+            if topics.contains("motion"), let m = await s.motionSnapshot() {
+                await hub.send(client: session.id, method: "motion.state", params: m)
+            }
+        }
+        return ["topics": .array(await hub.topics(of: session.id).sorted().map { JSONValue.string($0) })]
+    }
+}
+
+/// Typed access to a request's params, with JSON-RPC errors that name the field.
+struct Params: Sendable {
+    let fields: [String: JSONValue]
+    init(_ value: JSONValue) { fields = value.object ?? [:] }
+
+    func optionalString(_ key: String) throws(RPCError) -> String? {
+        guard let v = fields[key], v != .null else { return nil }
+        guard let s = v.string else { throw .invalidParams("\(key) must be a string") }
+        return s
+    }
+    func optionalNumber(_ key: String) throws(RPCError) -> Double? {
+        guard let v = fields[key], v != .null else { return nil }
+        guard let n = v.double, n.isFinite else { throw .invalidParams("\(key) must be a number") }
+        return n
+    }
+    func number(_ key: String) throws(RPCError) -> Double {
+        guard let n = try optionalNumber(key) else { throw .invalidParams("\(key) is required") }
+        return n
+    }
+    func optionalBool(_ key: String) throws(RPCError) -> Bool? {
+        guard let v = fields[key], v != .null else { return nil }
+        guard let b = v.bool else { throw .invalidParams("\(key) must be true or false") }
+        return b
+    }
+    func bool(_ key: String) throws(RPCError) -> Bool {
+        guard let b = try optionalBool(key) else { throw .invalidParams("\(key) is required") }
+        return b
+    }
+
+    /// `yaw`, `pitch`, `roll` numbers, any subset.
+    func axes() throws(RPCError) -> [Axis: Double] {
+        var result: [Axis: Double] = [:]
+        for axis in Axis.allCases { if let v = try optionalNumber(axis.description) { result[axis] = v } }
+        return result
+    }
+
+    func topics() throws(RPCError) -> Set<String> {
+        guard let list = fields["topics"]?.array, !list.isEmpty else { throw .invalidParams("topics must be a non-empty list") }
+        var topics = Set<String>()
+        for t in list {
+            guard let name = t.string, EventHub.topics.contains(name) else {
+                throw .invalidParams("unknown topic \(t); topics are \(EventHub.topics.sorted().joined(separator: ", "))")
+            }
+            topics.insert(name)
+        }
+        return topics
+    }
+
+    /// `{"yaw": {"min": …, "max": …, "max_speed": …}, …}`
+    func limits() throws(RPCError) -> [Axis: LimitRequest] {
+        guard let object = fields["axes"]?.object, !object.isEmpty else { throw .invalidParams("axes must be an object of per-axis limits") }
+        var result: [Axis: LimitRequest] = [:]
+        for (name, value) in object {
+            guard let axis = Axis(name: name) else { throw .invalidParameter("unknown axis \(name)") }
+            let p = Params(value)
+            result[axis] = LimitRequest(min: try p.optionalNumber("min"), max: try p.optionalNumber("max"),
+                                        maxSpeed: try p.optionalNumber("max_speed"))
+        }
+        return result
+    }
+
+    /// `{"name": "yes"}` or `{"keyframes": [{"time": 0.5, "pitch": 0.1, "yaw": 0}, …], "relative": true}`
+    func animation() throws(RPCError) -> Animation {
+        if let name = try optionalString("name") {
+            guard let builtIn = Animation.BuiltIn(rawValue: name) else {
+                throw .invalidParameter("unknown animation '\(name)'; built-ins are yes, no, wakeup, kapow")
+            }
+            return .builtIn(builtIn)
+        }
+        guard let frames = fields["keyframes"]?.array, !frames.isEmpty else { throw .invalidParams("give name or keyframes") }
+        var keyframes: [Keyframe] = []
+        for f in frames {
+            let p = Params(f)
+            keyframes.append(Keyframe(time: try p.number("time"), pitch: try p.optionalNumber("pitch") ?? 0,
+                                      yaw: try p.optionalNumber("yaw") ?? 0, roll: try p.optionalNumber("roll")))
+        }
+        return .custom(keyframes, positioning: try optionalBool("relative") ?? true ? .relative : .absolute)
+    }
+}

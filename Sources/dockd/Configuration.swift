@@ -1,0 +1,126 @@
+import DockIO
+import Foundation
+import TOMLKit
+
+/// /etc/dockd/dockd.conf, in TOML. Every key is optional; the defaults are what a packaged daemon
+/// wants. A bad file is refused with the line (syntax) or the key (types), and on SIGHUP the old
+/// configuration stays in force.
+struct Configuration: Sendable, Equatable {
+    var socketPath = "/run/dockd/dockd.sock"
+    var socketGroup: String? = "dock"
+    var socketMode: UInt16 = 0o660
+    var logLevel = "info"
+    var heartbeatTimeoutMs: UInt16 = 500
+    var devices: [Device] = []
+    var camera = Camera()
+
+    struct Device: Sendable, Equatable {
+        var endpoint: StandEndpoint
+        var driver = "native"
+    }
+
+    struct Camera: Sendable, Equatable {
+        var horizontalFOVDegrees = 70.0
+        var verticalFOVDegrees = 43.0
+    }
+
+    struct Invalid: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func load(path: String) throws(Invalid) -> Configuration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw Invalid(description: "\(path): cannot read: \(error.localizedDescription)")
+        }
+        return try parse(text, source: path)
+    }
+
+    static func parse(_ text: String, source: String) throws(Invalid) -> Configuration {
+        let file: File
+        do {
+            file = try TOMLDecoder().decode(File.self, from: text)
+        } catch let error as TOMLParseError {
+            throw Invalid(description: "\(source):\(error.source.begin.line):\(error.source.begin.column): \(error.description)")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw Invalid(description: "\(source): \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw Invalid(description: "\(source): \((context.codingPath + [key]).map(\.stringValue).joined(separator: ".")) is required")
+        } catch {
+            throw Invalid(description: "\(source): \(error)")
+        }
+        return try file.resolved(source: source)
+    }
+
+    /// The file's shape, as written by people.
+    private struct File: Decodable {
+        var daemon: DaemonSection?
+        var device: [DeviceSection]?
+        var camera: CameraSection?
+
+        struct DaemonSection: Decodable {
+            var socket: String?
+            var socket_group: String?
+            var socket_mode: String?
+            var log_level: String?
+            var heartbeat_timeout_ms: Int?
+        }
+        struct DeviceSection: Decodable {
+            var path: String?
+            var unix: String?
+            var baud: Int?
+            var driver: String?
+        }
+        struct CameraSection: Decodable {
+            var horizontal_fov_deg: Double?
+            var vertical_fov_deg: Double?
+        }
+
+        func resolved(source: String) throws(Invalid) -> Configuration {
+            var c = Configuration()
+            if let d = daemon {
+                if let v = d.socket { c.socketPath = v }
+                if let v = d.socket_group { c.socketGroup = v.isEmpty ? nil : v }
+                if let v = d.socket_mode {
+                    guard let mode = UInt16(v, radix: 8), mode <= 0o777 else { throw Invalid(description: "\(source): daemon.socket_mode must be octal like \"0660\"") }
+                    c.socketMode = mode
+                }
+                if let v = d.log_level {
+                    guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(v) else {
+                        throw Invalid(description: "\(source): daemon.log_level '\(v)' is not one of trace, debug, info, notice, warning, error, critical")
+                    }
+                    c.logLevel = v
+                }
+                if let v = d.heartbeat_timeout_ms {
+                    guard (100...5000).contains(v) else { throw Invalid(description: "\(source): daemon.heartbeat_timeout_ms must be 100…5000") }
+                    c.heartbeatTimeoutMs = UInt16(v)
+                }
+            }
+            for (i, d) in (device ?? []).enumerated() {
+                let name = "\(source): device[\(i)]"
+                let driver = d.driver ?? "native"
+                guard driver == "native" else { throw Invalid(description: "\(name).driver '\(driver)' is not supported (native)") }
+                let baud = d.baud ?? 115_200
+                guard SerialPort.isSupported(baud: baud) else { throw Invalid(description: "\(name).baud \(baud) is not a supported rate") }
+                switch (d.path, d.unix) {
+                case (let path?, nil): c.devices.append(Device(endpoint: .serial(path: path, baud: baud), driver: driver))
+                case (nil, let unix?): c.devices.append(Device(endpoint: .unix(path: unix), driver: driver))
+                default: throw Invalid(description: "\(name): give exactly one of path or unix")
+                }
+            }
+            if let cam = camera {
+                if let h = cam.horizontal_fov_deg {
+                    guard h > 1 && h < 180 else { throw Invalid(description: "\(source): camera.horizontal_fov_deg must be in (1, 180)") }
+                    c.camera.horizontalFOVDegrees = h
+                }
+                if let v = cam.vertical_fov_deg {
+                    guard v > 1 && v < 180 else { throw Invalid(description: "\(source): camera.vertical_fov_deg must be in (1, 180)") }
+                    c.camera.verticalFOVDegrees = v
+                }
+            }
+            return c
+        }
+    }
+}

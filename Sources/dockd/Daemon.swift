@@ -1,0 +1,95 @@
+import DockCore
+import DockIO
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// The running daemon: the stands, the API socket, systemd's notifications, and an orderly stop
+/// (motors stopped and stands told before the process exits).
+struct Daemon: Service {
+    let configuration: Configuration
+    let configPath: String
+    let logger: Logger
+
+    func run() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let clock = DaemonClock()
+        let hub = EventHub(logger: logger)
+        let stands = StandRegistry()
+        let lastTick = ControlLoopTicks()
+        var settings = SessionSettings(heartbeatTimeoutMs: configuration.heartbeatTimeoutMs)
+        settings.watchdog = { lastTick.record(clock.now()) }
+        for device in configuration.devices {
+            await stands.add(StandSession(endpoint: device.endpoint, hub: hub, group: group, clock: clock,
+                                          settings: settings, logger: logger))
+        }
+        let api = APIMethods(stands: stands, hub: hub, logger: logger)
+        let server = APIServer(api: api, hub: hub, logger: logger)
+        let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
+            ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
+
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    try await server.serve(listener: listener, group: group) {
+                        logger.info("serving the API", metadata: ["socket": "\(configuration.socketPath)", "stands": "\(configuration.devices.count)"])
+                        Systemd.ready(status: "serving \(configuration.devices.count) configured stand(s)")
+                    }
+                }
+                tasks.addTask { await statusAndWatchdog(stands: stands, lastTick: lastTick, clock: clock) }
+                tasks.addTask { await reloadOnHangup() }
+                try await tasks.next()
+                tasks.cancelAll()
+            }
+        } onGracefulShutdown: {
+            Systemd.stopping()
+            logger.info("stopping: motors stop, stands are told")
+            Task { await stands.shutdown() }
+        }
+        await stands.shutdown()
+        if case .path(let path, _, _) = listener { unlinkSocket(path) }
+    }
+
+    /// STATUS= lines for `systemctl status`, and WATCHDOG=1 while the control loops are ticking (or
+    /// no stand is connected, when there is no loop to watch).
+    private func statusAndWatchdog(stands: StandRegistry, lastTick: ControlLoopTicks, clock: DaemonClock) async {
+        let interval = Systemd.watchdogInterval
+        var lastStatus = ""
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(interval.map { Int($0 * 250) } ?? 1000))
+            var connected = 0
+            for s in await stands.all where await s.linkState == .connected { connected += 1 }
+            let status = "\(connected) stand(s) connected"
+            if status != lastStatus { Systemd.status(status); lastStatus = status }
+            if let interval {
+                let tick = lastTick.latest
+                if connected == 0 || clock.now() - tick < interval / 2 { Systemd.notify("WATCHDOG=1") }
+            }
+        }
+    }
+
+    private func reloadOnHangup() async {
+        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            Systemd.reloading()
+            do {
+                let fresh = try Configuration.load(path: configPath)
+                logger.notice("configuration reloaded", metadata: ["devices": "\(fresh.devices.count)"])
+                // Devices, socket and log level take effect at restart; the file was checked now so
+                // that a mistake is reported while the old configuration keeps running.
+            } catch {
+                logger.error("configuration not reloaded, the old one stays: \(error.description)")
+            }
+            Systemd.notify("READY=1")
+        }
+    }
+}
+
+/// When a control loop last ticked; the watchdog task reads it from another task.
+final class ControlLoopTicks: Sendable {
+    private let time = Mutex<Double>(0)
+    func record(_ now: Double) { time.withLock { $0 = now } }
+    var latest: Double { time.withLock { $0 } }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import DockIO
+import Logging
+import NIOPosix
+import ServiceLifecycle
+import UnixSignals
+
+@main
+struct DockdCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dockd",
+        abstract: "Owns motorized pan/tilt stands and serves a JSON-RPC API to steer them.",
+        discussion: "Configuration: /etc/dockd/dockd.conf (TOML). API: protocol/API.md. SIGHUP reloads the configuration.")
+
+    @Option(name: .long, help: "Configuration file.")
+    var config: String = "/etc/dockd/dockd.conf"
+
+    @Option(name: .long, help: "A stand to own, in addition to the configuration's: a tty path (optionally @baud) or unix:PATH. Repeatable.")
+    var device: [String] = []
+
+    @Option(name: .long, help: "API socket path (overrides the configuration).")
+    var socket: String?
+
+    @Option(name: .long, help: "Group of the API socket; empty for none (overrides the configuration).")
+    var socketGroup: String?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String?
+
+    @Flag(name: .long, help: "Start even when the configuration file does not exist (use the defaults).")
+    var ignoreMissingConfig = false
+
+    func run() async throws {
+        var configuration = Configuration()
+        if !ignoreMissingConfig || FileManagerLite.exists(config) {
+            do {
+                configuration = try Configuration.load(path: config)
+            } catch {
+                FileHandleLite.stderr("dockd: \(error.description)")
+                throw ExitCode(78)  // EX_CONFIG
+            }
+        }
+        if let socket { configuration.socketPath = socket }
+        if let socketGroup { configuration.socketGroup = socketGroup.isEmpty ? nil : socketGroup }
+        if let logLevel { configuration.logLevel = logLevel }
+        for d in device { configuration.devices.append(.init(endpoint: StandEndpoint(parsing: d))) }
+
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "dockd")
+        let daemon = Daemon(configuration: configuration, configPath: config, logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,437 @@
+import DockCore
+import DockIO
+import DockProtocol
+import Logging
+import NIOCore
+import NIOPosix
+
+/// One stand, from the daemon's side: owns its link, reconnects with backoff, runs the protocol
+/// session (handshake, heartbeats, acknowledgements) and the motion controller, and publishes what
+/// the stand reports. All of it is isolated to this actor.
+actor StandSession {
+    enum LinkState: String, Sendable { case connecting, handshaking, connected, disconnected }
+
+    nonisolated let endpoint: StandEndpoint
+    private let hub: EventHub
+    private let logger: Logger
+    private let group: any EventLoopGroup
+    private let clock: DaemonClock
+    private let settings: SessionSettings
+
+    private(set) var linkState: LinkState = .disconnected
+    private(set) var identity: HelloReply?
+    private(set) var capabilities: Capabilities?
+    private(set) var lastFeedback: Feedback?
+    private(set) var lastImu: ImuSample?
+    private(set) var batteries: [UInt8: BatteryState] = [:]
+    private(set) var docked: Bool?
+    private(set) var lastError: String?
+    private(set) var counters = SessionCounters()
+    private(set) var systemTracking = true
+    private var decoder = FrameDecoder()
+    private var sequencer = FrameSequencer()
+    private var writer: NIOAsyncChannelOutboundWriter<ByteBuffer>?
+    private var link: (any Channel)?
+    private var motion: MotionController?
+    private var lastHeard = 0.0
+    private var lastSent = 0.0
+    private var helloSent = 0.0
+    private var helloTries = 0
+    private var heartbeatTimeout = 0.5
+
+    init(endpoint: StandEndpoint, hub: EventHub, group: any EventLoopGroup, clock: DaemonClock,
+         settings: SessionSettings, logger: Logger) {
+        self.endpoint = endpoint; self.hub = hub; self.group = group; self.clock = clock
+        self.settings = settings
+        var logger = logger
+        logger[metadataKey: "stand"] = "\(endpoint)"
+        self.logger = logger
+    }
+
+    /// The stable id: the serial number from the stand's HELLO_REPLY, never the device path.
+    var standID: String? { identity?.serial }
+
+    // MARK: - Link lifecycle
+
+    /// Keeps the stand connected until the task is cancelled: connect, run, and after a loss
+    /// reconnect with exponential backoff (0.25 s doubling to 8 s, PROTOCOL.md §5).
+    func run() async {
+        var backoff = 0.25
+        while !Task.isCancelled {
+            linkState = .connecting
+            do {
+                let channel = try await StandTransport.connect(endpoint, group: group)
+                try await runLink(channel)
+            } catch is CancellationError {
+                break
+            } catch {
+                lastError = "\(error)"
+            }
+            if counters.handshakes > 0 && linkState == .connected { backoff = 0.25 }
+            await linkLost()
+            if Task.isCancelled { break }
+            logger.info("reconnecting in \(backoff) s", metadata: ["reason": "\(lastError ?? "link closed")"])
+            try? await Task.sleep(for: .seconds(backoff))
+            backoff = min(8, backoff * 2)
+            counters.reconnects += 1
+        }
+        linkState = .disconnected
+    }
+
+    private func runLink(_ channel: StandChannel) async throws {
+        try await channel.executeThenClose { inbound, outbound in
+            self.attach(outbound, channel: channel.channel)
+            await self.sendHello()
+            let keepAlive = Task { await self.keepAlive() }
+            defer { keepAlive.cancel() }
+            for try await buffer in inbound {
+                await self.received(buffer)
+            }
+            self.noteClosed("the stand closed the link (EOF or hangup)")
+        }
+    }
+
+    private func attach(_ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel) {
+        writer = outbound
+        link = channel
+        decoder = FrameDecoder()
+        lastHeard = clock.now()
+        linkState = .handshaking
+        helloTries = 0
+    }
+
+    private func noteClosed(_ reason: String) {
+        if lastError == nil || linkState == .connected { lastError = reason }
+    }
+
+    private func linkLost() async {
+        let wasConnected = linkState == .connected
+        writer = nil
+        link = nil
+        linkState = .disconnected
+        motion = nil
+        counters.decoder = decoder.counters
+        if wasConnected {
+            logger.warning("stand disconnected", metadata: ["reason": "\(lastError ?? "unknown")"])
+            await hub.publish(topic: "stands", method: "stand.disconnected",
+                              params: ["stand": JSONValue(standID ?? "\(endpoint)"), "reason": JSONValue(lastError ?? "link closed")],
+                              time: clock.now())
+        }
+    }
+
+    /// Closes the link from our side with a reason (silence, refused handshake).
+    private func drop(_ reason: String) {
+        lastError = reason
+        logger.error("\(reason)")
+        link?.close(promise: nil)
+    }
+
+    /// Hello retries, heartbeats and the silence watchdog, every 20 ms while the link is up.
+    private func keepAlive() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(20))
+            tickKeepAlive()
+        }
+    }
+
+    private func tickKeepAlive() {
+        guard link != nil else { return }
+        let now = clock.now()
+        if linkState == .handshaking && now - helloSent > 0.5 {
+            if helloTries >= 5 { drop("no HELLO_REPLY after 5 tries: the device does not speak dockd protocol v1"); return }
+            Task { await sendHello() }
+        }
+        if now - lastHeard > settings.linkTimeout {
+            drop("no valid frame for \(Int(settings.linkTimeout * 1000)) ms: link lost")
+            return
+        }
+        if linkState == .connected && now - lastSent > heartbeatTimeout / 4 {
+            Task { await send(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: Int(now * 1000)))) }
+        }
+    }
+
+    private func sendHello() async {
+        helloTries += 1
+        helloSent = clock.now()
+        await write([0] + FrameEncoder.encode(sequencer.frame(
+            .hello(Hello(heartbeatTimeoutMs: settings.heartbeatTimeoutMs, host: "dockd")), ackRequested: true)))
+    }
+
+    // MARK: - Sending
+
+    func send(_ message: Message, ackRequested: Bool = false) async {
+        await write(FrameEncoder.encode(sequencer.frame(message, ackRequested: ackRequested)))
+    }
+
+    private func write(_ bytes: [UInt8]) async {
+        guard let writer else { return }
+        lastSent = clock.now()
+        do {
+            try await writer.write(ByteBuffer(bytes: bytes))
+        } catch {
+            lastError = "write failed: \(error)"
+        }
+    }
+
+    // MARK: - Receiving
+
+    private func received(_ buffer: ByteBuffer) async {
+        var frames: [Frame] = []
+        for result in decoder.feed(buffer.readableBytesView) {
+            switch result {
+            case .success(let frame): frames.append(frame)
+            case .failure(let error):
+                logger.debug("dropped bytes from the stand", metadata: ["error": "\(error.rawValue)"])
+            }
+        }
+        counters.decoder = decoder.counters
+        for frame in frames {
+            lastHeard = clock.now()
+            await handle(frame.message)
+        }
+    }
+
+    private func handle(_ message: Message) async {
+        let now = clock.now()
+        switch message {
+        case .helloReply(let reply):
+            guard reply.major == ProtocolVersion.major else {
+                drop("the stand speaks protocol \(reply.major).\(reply.minor), dockd speaks \(ProtocolVersion.major).\(ProtocolVersion.minor): refused")
+                return
+            }
+            identity = reply
+            heartbeatTimeout = Double(reply.heartbeatTimeoutMs) / 1000
+        case .capabilities(let caps):
+            capabilities = caps
+            guard linkState == .handshaking, identity != nil else { return }
+            motion = MotionController(capabilities: caps, configuration: settings.motion)
+            linkState = .connected
+            lastError = nil
+            counters.handshakes += 1
+            logger.info("stand connected", metadata: ["serial": "\(identity?.serial ?? "?")", "model": "\(identity?.model ?? "?")",
+                                                      "firmware": "\(identity?.firmware ?? "?")"])
+            await hub.publish(topic: "stands", method: "stand.connected", params: describe(), time: now)
+            await applyLed()
+        case .feedback(let feedback):
+            lastFeedback = feedback
+            counters.feedbackFrames += 1
+            await controlTick(feedback: feedback, now: now)
+        case .imu(let sample):
+            lastImu = sample
+        case .event(let event):
+            await standEvent(event, now: now)
+        case .battery(let state):
+            batteries[state.index] = state
+            await hub.publish(topic: "battery", method: "battery.state", params: batteryJSON(state), time: now)
+        case .fault(let fault):
+            counters.faults += 1
+            logger.warning("stand fault", metadata: ["code": "\(fault.code)", "severity": "\(fault.severity)", "text": "\(fault.text)"])
+            await hub.publish(topic: "logs", method: "stand.fault",
+                              params: ["stand": JSONValue(standID ?? ""), "code": JSONValue(fault.code),
+                                       "severity": JSONValue(fault.severity), "text": JSONValue(fault.text)], time: now)
+        case .nack(let nack):
+            counters.nacks += 1
+            logger.warning("stand refused a command", metadata: ["type": "\(nack.type)", "code": "\(nack.knownCode?.description ?? "\(nack.code)")",
+                                                                "detail": "\(nack.detail)"])
+            if nack.type == MessageType.hello.rawValue && nack.knownCode == .versionMismatch {
+                drop("the stand refused dockd's protocol version: \(nack.detail)")
+            }
+        case .heartbeat, .ack:
+            break
+        case .hello, .request, .velocity, .position, .stop, .limits, .led, .motors:
+            logger.debug("ignoring a host-only message from the stand", metadata: ["type": "\(message.type)"])
+        }
+    }
+
+    // MARK: - Control loop: one step per FEEDBACK frame
+
+    private func controlTick(feedback: Feedback, now: Double) async {
+        guard var controller = motion else { return }
+        controller.feedback(feedback, at: now)
+        let output = controller.tick(at: now)
+        motion = controller
+        for message in output.messages { await send(message) }
+        for progress in output.progress { await publishProgress(progress, now: now) }
+        settings.watchdog()
+        await hub.publish(topic: "motion", method: "motion.state", params: motionJSON(feedback, now: now), time: now)
+    }
+
+    // MARK: - Events
+
+    private func standEvent(_ event: StandEvent, now: Double) async {
+        guard let kind = event.knownKind else { return }
+        var params: JSONValue = ["stand": JSONValue(standID ?? ""), "kind": JSONValue(kind.description)]
+        switch kind {
+        case .docked:
+            docked = event.value == 1
+            params = ["stand": JSONValue(standID ?? ""), "kind": event.value == 1 ? "docked" : "undocked"]
+        case .trackingButton:
+            params = ["stand": JSONValue(standID ?? ""), "kind": "tracking_button", "pressed": JSONValue(event.value == 1)]
+            if event.value == 1 {
+                systemTracking.toggle()
+                await applyLed()
+                await hub.publish(topic: "events", method: "tracking.changed",
+                                  params: ["stand": JSONValue(standID ?? ""), "enabled": JSONValue(systemTracking), "source": "button"], time: now)
+            }
+        case .shutter, .flip:
+            params = ["stand": JSONValue(standID ?? ""), "kind": JSONValue(kind.description), "pressed": JSONValue(event.value == 1)]
+        case .zoom:
+            params = ["stand": JSONValue(standID ?? ""), "kind": "zoom", "factor": JSONValue(event.factor)]
+        case .customButton:
+            params = ["stand": JSONValue(standID ?? ""), "kind": "button", "id": JSONValue(event.button), "pressed": JSONValue(event.value == 1)]
+        }
+        await hub.publish(topic: "events", method: "stand.event", params: params, time: now)
+    }
+
+    /// LED policy: off when not tracking, on when tracking (blinking "subject in frame" comes with
+    /// the tracker).
+    private func applyLed() async {
+        guard capabilities?.features.contains(.led) == true else { return }
+        await send(.led(LedCommand(mode: systemTracking ? .on : .off)), ackRequested: true)
+    }
+
+    func setSystemTracking(_ enabled: Bool) async {
+        systemTracking = enabled
+        await applyLed()
+        await hub.publish(topic: "events", method: "tracking.changed",
+                          params: ["stand": JSONValue(standID ?? ""), "enabled": JSONValue(enabled), "source": "api"], time: clock.now())
+    }
+
+    // MARK: - Motion commands from clients
+
+    private func withController<T>(_ body: (inout MotionController, Double) throws(MotionError) -> T) throws(RPCError) -> T {
+        guard linkState == .connected, var controller = motion else { throw .notConnected(standID) }
+        do {
+            let result = try body(&controller, clock.now())
+            motion = controller
+            return result
+        } catch {
+            throw RPCError(motion: error)
+        }
+    }
+
+    func velocity(_ rates: [Axis: Double]) throws(RPCError) {
+        try withController { c, now throws(MotionError) in try c.setVelocity(rates, at: now) }
+    }
+
+    func orient(_ target: [Axis: Double], relative: Bool, duration: Double?) throws(RPCError) -> MotionID {
+        try withController { c, now throws(MotionError) in try c.setOrientation(target, relative: relative, duration: duration, at: now) }
+    }
+
+    func play(_ animation: Animation) throws(RPCError) -> MotionID {
+        try withController { c, now throws(MotionError) in try c.play(animation, at: now) }
+    }
+
+    func setLimits(_ limits: [Axis: LimitRequest]) throws(RPCError) {
+        try withController { c, _ throws(MotionError) in try c.setLimits(limits) }
+    }
+
+    func cancel(_ id: MotionID) throws(RPCError) {
+        let found = try withController { c, now throws(MotionError) in c.cancel(id, at: now) }
+        if !found { throw .invalidParameter("no running motion \(id.rawValue)") }
+    }
+
+    func stop() async {
+        if var controller = motion {
+            controller.stop(at: clock.now())
+            motion = controller
+        }
+        await send(.stop, ackRequested: true)
+    }
+
+    /// On daemon shutdown: the stand is told to stop before the link closes.
+    func shutdown() async {
+        guard linkState == .connected else { return }
+        await stop()
+        try? await Task.sleep(for: .milliseconds(30))
+    }
+
+    private func publishProgress(_ progress: MotionProgress, now: Double) async {
+        await hub.publish(topic: "motion", method: "motion.progress",
+                          params: ["stand": JSONValue(standID ?? ""), "id": JSONValue(progress.id.rawValue),
+                                   "fraction": JSONValue(progress.fraction), "state": JSONValue(progress.state.name),
+                                   "reason": progress.state.reason.map { JSONValue.string($0) } ?? .null], time: now)
+    }
+
+    // MARK: - Descriptions for the API
+
+    func describe() -> JSONValue {
+        var result: [String: JSONValue] = [
+            "id": JSONValue(standID ?? ""), "endpoint": JSONValue("\(endpoint)"), "state": JSONValue(linkState.rawValue),
+            "system_tracking": JSONValue(systemTracking),
+            "docked": docked.map { JSONValue.bool($0) } ?? .null,
+            "last_error": lastError.map { JSONValue.string($0) } ?? .null,
+        ]
+        if let id = identity {
+            result["identity"] = ["serial": JSONValue(id.serial), "model": JSONValue(id.model), "firmware": JSONValue(id.firmware),
+                                  "hardware": JSONValue(id.hardware), "protocol": JSONValue("\(id.major).\(id.minor)")]
+        }
+        if let caps = capabilities { result["capabilities"] = capabilitiesJSON(caps) }
+        return .object(result)
+    }
+
+    func counterJSON() -> JSONValue {
+        let d = counters.decoder
+        return ["frames": JSONValue(d.frames), "bytes": JSONValue(d.bytes), "sequence_gaps": JSONValue(d.sequenceGaps),
+                "errors": .object(Dictionary(uniqueKeysWithValues: FrameError.allCases.map { ($0.rawValue, JSONValue(d.errors[$0] ?? 0)) })),
+                "reconnects": JSONValue(counters.reconnects), "handshakes": JSONValue(counters.handshakes),
+                "nacks": JSONValue(counters.nacks), "faults": JSONValue(counters.faults), "feedback_frames": JSONValue(counters.feedbackFrames)]
+    }
+
+    func batteryList() -> JSONValue { .array(batteries.keys.sorted().compactMap { batteries[$0].map(batteryJSON) }) }
+
+    func motionSnapshot() -> JSONValue? { lastFeedback.map { motionJSON($0, now: clock.now()) } }
+
+    private func batteryJSON(_ state: BatteryState) -> JSONValue {
+        let names = capabilities?.batteries ?? []
+        let name = Int(state.index) < names.count ? names[Int(state.index)] : "battery \(state.index)"
+        return ["stand": JSONValue(standID ?? ""), "name": JSONValue(name), "level": JSONValue(state.level),
+                "charge": JSONValue(state.charge.description), "low": JSONValue(state.low)]
+    }
+
+    private func motionJSON(_ feedback: Feedback, now: Double) -> JSONValue {
+        var positions: [String: JSONValue] = [:], velocities: [String: JSONValue] = [:]
+        for a in feedback.axes {
+            positions[a.axis.description] = JSONValue(a.position)
+            velocities[a.axis.description] = JSONValue(a.velocity)
+        }
+        return ["stand": JSONValue(standID ?? ""), "time": JSONValue(now), "stand_time_us": JSONValue(feedback.timeUs),
+                "positions": .object(positions), "velocities": .object(velocities)]
+    }
+}
+
+struct SessionCounters: Sendable {
+    var decoder = DecoderCounters()
+    var reconnects = 0
+    var handshakes = 0
+    var nacks = 0
+    var faults = 0
+    var feedbackFrames = 0
+}
+
+/// What the daemon's configuration sets for every stand session.
+struct SessionSettings: Sendable {
+    var heartbeatTimeoutMs: UInt16 = 500
+    var linkTimeout = 1.0
+    var motion = MotionConfiguration()
+    /// Called once per control-loop tick: feeds the systemd watchdog.
+    var watchdog: @Sendable () -> Void = {}
+}
+
+func capabilitiesJSON(_ caps: Capabilities) -> JSONValue {
+    var buttons: [JSONValue] = []
+    let names: [(Buttons, String)] = [(.tracking, "tracking"), (.shutter, "shutter"), (.flip, "flip"), (.zoom, "zoom"), (.custom, "custom")]
+    for (bit, name) in names where caps.buttons.contains(bit) { buttons.append(JSONValue(name)) }
+    return [
+        "feedback_hz": JSONValue(caps.feedbackHz), "imu_hz": JSONValue(caps.imuHz),
+        "imu": JSONValue(caps.features.contains(.imu)), "led": JSONValue(caps.features.contains(.led)),
+        "led_color": JSONValue(caps.features.contains(.ledColor)), "docked_sensor": JSONValue(caps.features.contains(.dockedSensor)),
+        "buttons": .array(buttons), "custom_buttons": JSONValue(caps.customButtons),
+        "batteries": .array(caps.batteries.map { JSONValue.string($0) }),
+        "axes": .array(caps.axes.map { a in
+            ["axis": JSONValue(a.axis.description), "continuous": JSONValue(a.continuous),
+             "min": a.continuous ? .null : JSONValue(a.min), "max": a.continuous ? .null : JSONValue(a.max),
+             "max_speed": JSONValue(a.maxSpeed), "max_accel": JSONValue(a.maxAccel), "counts_per_rev": JSONValue(a.countsPerRev)]
+        }),
+    ]
+}

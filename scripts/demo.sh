@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# make demo: the simulated stand, the real dockd on it over a pty, and dockctl steering it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(swift build --show-bin-path)
+work=$(mktemp -d /tmp/dockd-demo.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+echo "== dock-sim: a simulated stand on a pty"
+"$bin/dock-sim" --pty --link "$work/stand" --seed 1 > "$work/sim.out" 2> "$work/sim.err" &
+pids+=($!)
+for _ in $(seq 50); do [ -e "$work/stand" ] && break; sleep 0.1; done
+echo "   $(head -1 "$work/sim.out")  (linked at $work/stand)"
+
+echo "== dockd: owns the stand, serves $work/dockd.sock"
+"$bin/dockd" --ignore-missing-config --config /nonexistent --device "$work/stand" \
+    --socket "$work/dockd.sock" --socket-group "" 2> "$work/dockd.err" &
+pids+=($!)
+export DOCKD_SOCKET="$work/dockd.sock"
+for _ in $(seq 50); do "$bin/dockctl" status 2>/dev/null | grep -q connected && break; sleep 0.1; done
+
+echo "== dockctl status / list"
+"$bin/dockctl" status
+"$bin/dockctl" list
+"$bin/dockctl" battery
+
+echo "== watching motion while the stand plays animations and moves"
+"$bin/dockctl" watch motion events --rate 4 --seconds 9 &
+pids+=($!)
+sleep 0.3
+echo "-- animate wakeup";  "$bin/dockctl" animate wakeup --wait
+echo "-- animate yes";     "$bin/dockctl" animate yes --wait
+echo "-- orient yaw 0.8 rad, pitch 0.3 rad in 1.5 s"; "$bin/dockctl" orient --yaw 0.8 --pitch 0.3 --duration 1.5 --wait
+echo "-- move yaw at -0.5 rad/s for 1 s"; "$bin/dockctl" move --yaw-rate -0.5 --seconds 1
+echo "-- animate no";      "$bin/dockctl" animate no --wait
+echo "-- animate kapow";   "$bin/dockctl" animate kapow --wait
+wait "${pids[2]}" 2>/dev/null || true
+echo "== dockd's log"
+tail -n 8 "$work/dockd.err"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what building and testing dockd needs on Debian 12 with Swift 6 already present:
+# the C libraries (apt) and the Python peers used by the tests (a venv in .venv).
+# Idempotent: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_packages=(libbluetooth-dev libudev-dev libsystemd-dev pkg-config python3-venv socat
+              umockdev gir1.2-umockdev-1.0 python3-gi)
+missing=()
+for p in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "installing apt packages: ${missing[*]}"
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+if [ "${1:-}" = "--no-venv" ]; then exit 0; fi
+# The test peers: pinned so a run today and a run next month test the same thing.
+venv=.venv
+stamp="$venv/.requirements-installed"
+if [ ! -f "$stamp" ] || ! cmp -s requirements-test.txt "$stamp"; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r requirements-test.txt
+    cp requirements-test.txt "$stamp"
+fi

@@ -1,0 +1,165 @@
+"""Fixtures that run the real binaries: dock-sim on a pty, dockd on it, and a JSON-RPC client
+written from protocol/API.md alone (independent of dockctl)."""
+import json
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(os.environ.get("DOCK_BIN", ROOT / ".build" / "debug"))
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+class Client:
+    """Newline-delimited JSON-RPC 2.0 over the Unix socket; keeps notifications it sees."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(10)
+        self.sock.connect(str(path))
+        self.buffer = b""
+        self.notifications = []
+        self.next_id = 1
+
+    def close(self):
+        self.sock.close()
+
+    def send_raw(self, data: bytes):
+        self.sock.sendall(data)
+
+    def read_message(self, timeout=10):
+        self.sock.settimeout(timeout)
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("dockd closed the connection")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def call(self, method, params=None, timeout=10):
+        """The reply object (with 'result' or 'error'); notifications meanwhile are kept."""
+        request_id = self.next_id
+        self.next_id += 1
+        request = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            request["params"] = params
+        self.send_raw(json.dumps(request).encode() + b"\n")
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.read_message(max(0.01, deadline - time.monotonic()))
+            if message.get("id") == request_id:
+                return message
+            self.notifications.append(message)
+
+    def result(self, method, params=None):
+        reply = self.call(method, params)
+        assert "error" not in reply, f"{method} failed: {reply['error']}"
+        return reply["result"]
+
+    def latest(self, method, settle=0.1):
+        """The newest `method` notification once the socket has been quiet for `settle` s:
+        what is true now, not what was queued a while ago."""
+        newest = next((m for m in reversed(self.notifications) if m.get("method") == method), None)
+        self.notifications = [m for m in self.notifications if m.get("method") != method]
+        while True:
+            try:
+                message = self.read_message(settle)
+            except (socket.timeout, TimeoutError):
+                break
+            if message.get("method") == method:
+                newest = message
+            else:
+                self.notifications.append(message)
+        assert newest is not None, f"no {method} notification"
+        return newest
+
+    def wait_notification(self, predicate, timeout=10):
+        """The first kept or arriving notification for which predicate(message) is true."""
+        for i, message in enumerate(self.notifications):
+            if predicate(message):
+                return self.notifications.pop(i)
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError("no matching notification")
+            try:
+                message = self.read_message(remaining)
+            except socket.timeout:
+                raise AssertionError("no matching notification") from None
+            if predicate(message):
+                return message
+            self.notifications.append(message)
+
+
+class Rig:
+    """dock-sim + dockd on a temporary directory."""
+
+    def __init__(self, tmp_path, sim_args=()):
+        self.tmp = tmp_path
+        self.link = tmp_path / "stand"
+        self.socket_path = tmp_path / "dockd.sock"
+        self.sim = subprocess.Popen(
+            [str(BIN / "dock-sim"), "--pty", "--link", str(self.link), "--seed", "3", *sim_args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(tmp_path / "sim.err", "wb"))
+        first = self.sim.stdout.readline().decode()
+        assert first.startswith("pty "), f"dock-sim said {first!r}"
+        wait_for(self.link.exists, 5, "the dock-sim link")
+        self.dockd_log = tmp_path / "dockd.err"
+        self.dockd = subprocess.Popen(
+            [str(BIN / "dockd"), "--ignore-missing-config", "--config", str(tmp_path / "none.conf"),
+             "--device", str(self.link), "--socket", str(self.socket_path), "--socket-group", ""],
+            stderr=open(self.dockd_log, "wb"))
+        wait_for(self.socket_path.exists, 10, "dockd's socket")
+        self.clients = []
+
+    def client(self):
+        c = Client(self.socket_path)
+        self.clients.append(c)
+        return c
+
+    def sim_command(self, line):
+        self.sim.stdin.write(line.encode() + b"\n")
+        self.sim.stdin.flush()
+
+    def connected_stand(self, client, timeout=10):
+        def connected():
+            stands = client.result("stands.list")
+            return next((s for s in stands if s["state"] == "connected"), None)
+        return wait_for(connected, timeout, "a connected stand")
+
+    def log(self):
+        return self.dockd_log.read_text(errors="replace")
+
+    def stop(self):
+        for c in self.clients:
+            c.close()
+        for p in (self.dockd, self.sim):
+            if p.poll() is None:
+                p.terminate()
+        for p in (self.dockd, self.sim):
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+@pytest.fixture
+def rig(tmp_path):
+    r = Rig(tmp_path)
+    yield r
+    r.stop()

@@ -1,0 +1,141 @@
+"""The real dockd against the real dock-sim over a pty, driven through the JSON-RPC socket."""
+import json
+import os
+import signal
+import time
+
+from conftest import Client, wait_for
+
+
+def position(client, axis):
+    return client.latest("motion.state", settle=0.05)["params"]["positions"][axis]
+
+
+def test_version_and_connected_stand(rig):
+    c = rig.client()
+    version = c.result("dockd.version")
+    assert version["api"]["major"] == 1 and version["protocol"] == "1.0"
+    stand = rig.connected_stand(c)
+    assert stand["id"] == "SIM-0001"
+    assert stand["identity"]["model"] == "dock-sim"
+    axes = {a["axis"]: a for a in stand["capabilities"]["axes"]}
+    assert axes["yaw"]["continuous"] is True and axes["pitch"]["max"] > 0
+    assert stand["docked"] is True
+
+
+def test_velocity_moves_and_deadman_stops(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 50})
+    start = position(c, "yaw")
+    c.result("motion.velocity", {"yaw": 1.0})
+    time.sleep(0.3)
+    moving = position(c, "yaw")
+    assert moving - start > 0.1, "yaw moved under a velocity command"
+    # No renewal: the 0.5 s deadman must stop it.
+    time.sleep(1.0)
+    a = position(c, "yaw")
+    time.sleep(0.3)
+    b = position(c, "yaw")
+    assert abs(b - a) < 0.01, f"still moving after the deadman: {a} -> {b}"
+    assert b - start < 1.0, "the deadman stopped it about 0.5 s after the command"
+
+
+def test_orientation_reaches_target(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    motion = c.result("motion.orient", {"yaw": 0.6, "pitch": 0.25, "duration": 1.0})
+    done = c.wait_notification(lambda m: m.get("method") == "motion.progress"
+                               and m["params"]["id"] == motion["id"] and m["params"]["state"] != "running", timeout=6)
+    assert done["params"]["state"] == "completed", done
+    time.sleep(0.1)
+    state = c.latest("motion.state")["params"]["positions"]
+    assert abs(state["yaw"] - 0.6) < 0.02 and abs(state["pitch"] - 0.25) < 0.02, state
+
+
+def test_every_builtin_animation_completes(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 1})
+    for name in ["wakeup", "yes", "no", "kapow"]:
+        motion = c.result("animation.play", {"name": name})
+        done = c.wait_notification(lambda m: m.get("method") == "motion.progress"
+                                   and m["params"]["id"] == motion["id"] and m["params"]["state"] != "running", timeout=15)
+        assert done["params"]["state"] == "completed", (name, done)
+
+
+def test_unknown_animation_and_bad_params_are_refused(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    assert c.call("animation.play", {"name": "moonwalk"})["error"]["code"] == -32003
+    assert c.call("motion.velocity", {"yaw": "fast"})["error"]["code"] == -32602
+    assert c.call("motion.orient", {"pitch": 5.0})["error"]["code"] in (-32003, -32009)
+    assert c.call("no.such.method")["error"]["code"] == -32601
+
+
+def test_button_and_battery_events_reach_subscribers(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("subscribe", {"topics": ["events", "battery"]})
+    rig.sim_command("press tracking")
+    event = c.wait_notification(lambda m: m.get("method") == "stand.event" and m["params"]["kind"] == "tracking_button")
+    assert event["params"]["pressed"] is True
+    toggled = c.wait_notification(lambda m: m.get("method") == "tracking.changed")
+    assert toggled["params"]["enabled"] is False and toggled["params"]["source"] == "button"
+    rig.sim_command("zoom 2.0")
+    zoom = c.wait_notification(lambda m: m.get("method") == "stand.event" and m["params"]["kind"] == "zoom")
+    assert zoom["params"]["factor"] == 2.0
+    rig.sim_command("battery 0.1")
+    low = c.wait_notification(lambda m: m.get("method") == "battery.state" and m["params"]["low"])
+    assert abs(low["params"]["level"] - 0.1) < 0.011 and low["params"]["name"] == "internal"
+    rig.sim_command("undock")
+    c.wait_notification(lambda m: m.get("method") == "stand.event" and m["params"]["kind"] == "undocked")
+
+
+def test_unplug_mid_motion_reports_and_reconnects(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("subscribe", {"topics": ["stands"]})
+    c.result("motion.velocity", {"yaw": 0.5})
+    rig.sim_command("unplug 0.5")
+    gone = c.wait_notification(lambda m: m.get("method") == "stand.disconnected", timeout=5)
+    assert gone["params"]["stand"] == "SIM-0001"
+    back = c.wait_notification(lambda m: m.get("method") == "stand.connected", timeout=15)
+    assert back["params"]["id"] == "SIM-0001"
+    assert c.result("dockd.version")["api"]["major"] == 1
+
+
+def test_bad_json_and_huge_lines_get_errors_and_the_daemon_keeps_serving(rig):
+    c = rig.client()
+    c.send_raw(b"{this is not json\n")
+    assert c.read_message()["error"]["code"] == -32700
+    c.send_raw(b"[1, 2]\n")
+    assert c.read_message()["error"]["code"] == -32600
+    c.send_raw(b'{"jsonrpc": "2.0", "id": 5, "method": "dockd.version", "params": [1]}\n')
+    assert c.read_message()["error"]["code"] == -32602
+    c.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"' + b"x" * (10 * 1024 * 1024) + b'"}\n')
+    reply = c.read_message(timeout=30)
+    assert reply["error"]["code"] == -32600 and "exceeds" in reply["error"]["message"]
+    # The same connection and a new one still work.
+    assert c.result("dockd.version")["daemon"] == "dockd"
+    assert rig.client().result("dockd.version")["daemon"] == "dockd"
+
+
+def test_vanished_client_leaves_daemon_serving(rig):
+    c = rig.client()
+    c.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"topics":["motion"],"motion_rate":100}}\n')
+    c.sock.close()
+    rig.clients.remove(c)
+    time.sleep(0.3)
+    assert rig.client().result("dockd.version")["daemon"] == "dockd"
+
+
+def test_sigterm_stops_motors_and_removes_socket(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("motion.velocity", {"yaw": 1.0})
+    time.sleep(0.1)
+    rig.dockd.send_signal(signal.SIGTERM)
+    assert rig.dockd.wait(5) == 0
+    assert not rig.socket_path.exists()
