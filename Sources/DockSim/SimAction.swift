@@ -100,8 +100,9 @@ public struct SimScript: Sendable, Equatable {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let trimmed = line.trimmingCharacters(in: " \t\r")
             if trimmed.isEmpty { continue }
-            let parts = trimmed.split(separator: " ", maxSplits: 1).map(String.init)
-            guard let time = Double(parts[0]), time >= 0, parts.count == 2 else {
+            let parts = trimmed.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            // `inf` parses as a Double but would schedule a step that never runs.
+            guard let time = Double(parts[0]), time.isFinite, time >= 0, parts.count == 2 else {
                 throw SimAction.ParseError(description: "line \(number + 1): expected '<seconds> <command>'")
             }
             do {

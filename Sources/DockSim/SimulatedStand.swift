@@ -75,14 +75,15 @@ public struct SimulatedStand: Sendable {
 
     /// The host's bytes arrive at `time`. Returns what the stand sends in reply.
     public mutating func receive(_ bytes: [UInt8], atMicros time: UInt64) -> [UInt8] {
-        _ = advance(toMicros: time)
+        // Keep what the stand sent while catching up: dropping it would lose frames (seq gaps).
+        run(toMicros: time)
         for case .success(let frame) in decoder.feed(bytes) { handle(frame) }
         return takeOutput()
     }
 
     /// Applies an outside action now. Returns what the stand sends because of it.
     public mutating func apply(_ action: SimAction, atMicros time: UInt64) -> [UInt8] {
-        _ = advance(toMicros: time)
+        run(toMicros: time)
         switch action {
         case .press(let kind):
             queueEvent(StandEvent(timeUs: now, kind: kind, value: 1))
@@ -122,6 +123,12 @@ public struct SimulatedStand: Sendable {
     /// Runs the physics up to `time` and returns what the stand sent meanwhile (feedback, IMU,
     /// battery, heartbeat, faults).
     public mutating func advance(toMicros time: UInt64) -> [UInt8] {
+        run(toMicros: time)
+        return takeOutput()
+    }
+
+    /// Steps the physics up to `time`, leaving what the stand sent in `output`.
+    private mutating func run(toMicros time: UInt64) {
         let step = configuration.physicsStepMicros
         while now + step <= time {
             now += step
@@ -130,7 +137,6 @@ public struct SimulatedStand: Sendable {
             drainBatteries(dt: Double(step) / 1e6)
             periodicOutput()
         }
-        return takeOutput()
     }
 
     private mutating func periodicOutput() {
@@ -143,16 +149,25 @@ public struct SimulatedStand: Sendable {
                                   text: "no valid frame from the host for \(heartbeatTimeoutMs) ms: motors stopped")))
             }
             if now >= nextFeedback {
-                nextFeedback = now + 1_000_000 / UInt64(configuration.feedbackHz)
+                nextFeedback = Self.nextTick(after: nextFeedback, now: now, hz: configuration.feedbackHz)
                 send(.feedback(feedback()))
             }
             if configuration.imuHz > 0 && now >= nextImu {
-                nextImu = now + 1_000_000 / UInt64(configuration.imuHz)
+                nextImu = Self.nextTick(after: nextImu, now: now, hz: configuration.imuHz)
                 send(.imu(imuSample()))
             }
             reportBatteries(force: now - lastBatteryReport >= 10_000_000)
         }
         if now - lastSent >= 1_000_000 { send(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: now / 1000))) }
+    }
+
+    /// Schedules from the previous due time, not from `now`, so a period that is not a multiple of
+    /// the physics step still averages the advertised rate (1 ms steps at 333 Hz would otherwise
+    /// give 250 Hz). Falls back to `now` after a long gap instead of bursting to catch up.
+    private static func nextTick(after due: UInt64, now: UInt64, hz: UInt16) -> UInt64 {
+        let period = 1_000_000 / UInt64(max(1, hz))
+        let next = due + period
+        return next > now ? next : now + period
     }
 
     // MARK: - Protocol handling
@@ -215,10 +230,9 @@ public struct SimulatedStand: Sendable {
             return .success(())
         case .velocity(let values):
             guard let indices = indices(of: values.map(\.axis)) else { return .failure(unsupportedAxis) }
-            for (i, v) in zip(indices, values) {
-                guard v.value.isFinite else { return .failure(Refusal(code: .outOfRange, detail: "velocity must be finite")) }
-                axes[i].command = .velocity(Double(v.value))
-            }
+            // Check every axis before moving any: a refused command must not act in part.
+            guard values.allSatisfy(\.value.isFinite) else { return .failure(Refusal(code: .outOfRange, detail: "velocity must be finite")) }
+            for (i, v) in zip(indices, values) { axes[i].command = .velocity(Double(v.value)) }
             return .success(())
         case .position(let duration, let targets):
             guard let indices = indices(of: targets.map(\.axis)) else { return .failure(unsupportedAxis) }
@@ -287,11 +301,13 @@ public struct SimulatedStand: Sendable {
         return result
     }
 
+    // A continuous axis takes any unwrapped multi-turn position (PROTOCOL.md §4: its min/max are
+    // ignored), and its motion ignores them too (AxisState.step), so POSITION must not refuse 7 rad.
     private func lowerLimit(_ i: Int) -> Double {
-        axes[i].model.continuous ? axes[i].limitMin : max(axes[i].model.min, axes[i].limitMin)
+        axes[i].model.continuous ? -.infinity : max(axes[i].model.min, axes[i].limitMin)
     }
     private func upperLimit(_ i: Int) -> Double {
-        axes[i].model.continuous ? axes[i].limitMax : min(axes[i].model.max, axes[i].limitMax)
+        axes[i].model.continuous ? .infinity : min(axes[i].model.max, axes[i].limitMax)
     }
 
     private mutating func nack(_ frame: Frame, _ code: NackCode, _ detail: String) {
