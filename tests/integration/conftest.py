@@ -41,7 +41,7 @@ class Client:
         self.sock.sendall(data)
 
     def read_message(self, timeout=10):
-        self.sock.settimeout(timeout)
+        self.sock.settimeout(max(timeout, 0.001))
         while b"\n" not in self.buffer:
             chunk = self.sock.recv(65536)
             if not chunk:
@@ -70,16 +70,20 @@ class Client:
         assert "error" not in reply, f"{method} failed: {reply['error']}"
         return reply["result"]
 
-    def latest(self, method, settle=0.1):
-        """The newest `method` notification once the socket has been quiet for `settle` s:
-        what is true now, not what was queued a while ago."""
+    def latest(self, method, timeout=5):
+        """The newest `method` notification: what is true now, not what queued up a while ago.
+        Reads the backlog until the socket has nothing pending, then returns the last one seen
+        (waiting for one if none was queued)."""
         newest = next((m for m in reversed(self.notifications) if m.get("method") == method), None)
         self.notifications = [m for m in self.notifications if m.get("method") != method]
-        while True:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
             try:
-                message = self.read_message(settle)
+                message = self.read_message(0.002 if newest is not None else deadline - time.monotonic())
             except (socket.timeout, TimeoutError):
-                break
+                if newest is not None:
+                    break
+                continue
             if message.get("method") == method:
                 newest = message
             else:

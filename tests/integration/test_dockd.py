@@ -8,7 +8,7 @@ from conftest import Client, wait_for
 
 
 def position(client, axis):
-    return client.latest("motion.state", settle=0.05)["params"]["positions"][axis]
+    return client.latest("motion.state")["params"]["positions"][axis]
 
 
 def test_version_and_connected_stand(rig):
