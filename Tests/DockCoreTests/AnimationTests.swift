@@ -60,6 +60,25 @@ struct AnimationTests {
         #expect(rig.nacks.isEmpty)
     }
 
+    @Test("a built-in slows down uniformly to fit a low speed limit")
+    func builtInSlowsToFit() throws {
+        var rig = try ClosedLoopRig()
+        rig.run(for: 0.05)
+        try rig.controller.setLimits([.pitch: LimitRequest(maxSpeed: 0.4)])
+        rig.step()
+        let t0 = rig.time
+        let id = try rig.controller.play(.yes, at: t0)
+        let result = rig.runUntilFinished(id)
+        let done = try #require(result)
+        #expect(done.progress.state == .completed)
+        // The nod's fastest swing (0.25 rad in 0.35 s, 1.07 rad/s) must drop to 80 % of 0.4 rad/s:
+        // 3.35 × slower, 1.6 s → 5.4 s.
+        #expect(done.time - t0 > 5.3 && done.time - t0 < 5.7)
+        let pitch = rig.samples(since: t0).map(\.pitch.motorPosition)
+        #expect(reversals(pitch) >= 3 && pitch.max()! > 0.14)
+        #expect(abs(rig.truth(.pitch).motorPosition) < 0.01)
+    }
+
     @Test("a built-in on a stand without its axis is refused")
     func builtInNeedsItsAxis() throws {
         var rig = try ClosedLoopRig(stand: ClosedLoopRig.yawOnlyStand)

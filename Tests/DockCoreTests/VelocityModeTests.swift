@@ -69,7 +69,7 @@ struct VelocityModeTests {
         let yaw = rig.samples(since: start).map(\.yaw)
         #expect(yaw.map(\.velocity).max()! <= 1.0 + 0.01)
         #expect(yaw.map(\.velocity).max()! > 0.95)
-        #expect(yaw.map(\.motorPosition).max()! <= 0.5 + 0.005)
+        #expect(yaw.map(\.motorPosition).max()! <= 0.5 + 0.01)   // braked from 1 rad/s; without braking it runs on
         #expect(rig.truth(.yaw).motorPosition > 0.48)
         #expect(rig.nacks.isEmpty)
     }
