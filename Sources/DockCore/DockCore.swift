@@ -1,1 +1,0 @@
-// Motion control and animations; see MotionController.swift.

@@ -1,0 +1,329 @@
+import DockProtocol
+
+/// The motion controller of one stand: turns client commands (velocity, orientation, animation,
+/// limits, stop) into the VELOCITY / STOP / LIMITS messages the stand needs, closing the position
+/// loop on the stand's FEEDBACK.
+///
+/// Pure and deterministic: no I/O, no clock. Every call that depends on time takes `at time:`, in
+/// seconds of the host's monotonic clock (never the stand's `time_us`). The daemon calls
+/// `feedback(_:at:)` and then `tick(at:)` for every FEEDBACK frame, and sends what `tick` returns.
+/// Commands queue their messages and progress until the next `tick`; call `tick` right after
+/// `stop` to send the STOP without waiting a period. The daemon should also tick on a timer (about
+/// once a feedback period) so the dead man's switch and the feedback watchdog fire when the stand
+/// goes quiet.
+///
+/// Closed loop while following a trajectory or animation, per axis and tick:
+///
+///     v = v_ref(t + latency) + Kp · (p_ref(t) − p_measured)
+///
+/// then clamped by `VelocityShaper` to the speed limit, to a speed that can still stop at the
+/// position limits, and to the acceleration limit relative to the previous command. Positions of a
+/// continuous yaw are unwrapped multi-turn, as on the wire.
+public struct MotionController: Sendable {
+    public let capabilities: Capabilities
+    public let configuration: MotionConfiguration
+    /// The stand's axes in wire order; the per-axis arrays below are indexed alike.
+    public let axes: [Axis]
+
+    private var limits: LimitsTable
+    private var measuredPosition: [Double]
+    private var measuredVelocity: [Double]
+    private var measuredStatus: [AxisStatus]
+    private var measured: [Bool]
+    private var lastFeedbackTime: Double?
+
+    private enum Mode: Sendable {
+        case idle
+        /// Velocity mode: rates already clamped to the speed limits; stops at `deadline`.
+        case velocity(rates: [Double], deadline: Double)
+        case plan(MotionPlan)
+    }
+    private var mode: Mode = .idle
+    /// The velocities last sent, the base of the acceleration limit.
+    private var lastCommand: [Double]
+    private var lastTickTime: Double?
+    private var pending = ControlOutput()
+    private var rateLimiter: CommandRateLimiter
+    private var nextID: UInt64 = 1
+    private let shaper: VelocityShaper
+
+    public init(capabilities: Capabilities, configuration: MotionConfiguration = .init()) {
+        self.capabilities = capabilities
+        self.configuration = configuration
+        axes = Axis.allCases.filter { capabilities.axis($0) != nil }
+        limits = LimitsTable(capabilities: capabilities, axes: axes)
+        measuredPosition = axes.map { _ in 0 }
+        measuredVelocity = axes.map { _ in 0 }
+        measuredStatus = axes.map { _ in [] }
+        measured = axes.map { _ in false }
+        lastCommand = axes.map { _ in 0 }
+        rateLimiter = CommandRateLimiter(limit: configuration.commandsPerWindow, window: configuration.rateWindow)
+        shaper = VelocityShaper(brakingMargin: configuration.planningMargin,
+                                lookahead: configuration.limitLookahead ?? 3 / Double(max(1, capabilities.feedbackHz)))
+    }
+
+    // MARK: - State
+
+    public var state: MotionState {
+        let activity: MotionState.Activity = switch mode {
+        case .idle: .idle
+        case .velocity: .velocity
+        case .plan(let plan): plan.activity
+        }
+        var positions: [Axis: Double] = [:], velocities: [Axis: Double] = [:]
+        for (i, axis) in axes.enumerated() where measured[i] {
+            positions[axis] = measuredPosition[i]
+            velocities[axis] = measuredVelocity[i]
+        }
+        return MotionState(activity: activity, positions: positions, velocities: velocities, feedbackTime: lastFeedbackTime)
+    }
+
+    /// The limits in force on `axis` (the stand's own narrowed by `setLimits`).
+    public func limits(of axis: Axis) -> EffectiveAxisLimits? {
+        axes.firstIndex(of: axis).map { limits[$0] }
+    }
+
+    /// LIMITS carrying the limits in force on every axis. A stand forgets host limits at a new HELLO;
+    /// the daemon re-sends this after reconnecting.
+    public var limitsMessage: Message { limits.message(for: Array(axes.indices)) }
+
+    private var period: Double { 1 / Double(max(1, capabilities.feedbackHz)) }
+    private var latency: Double { configuration.latencyCompensation ?? period }
+
+    // MARK: - Input
+
+    /// Caches the stand's measured state. `time` is when the host received it; the frame's own
+    /// `time_us` is the stand's clock and is not compared with host times.
+    public mutating func feedback(_ f: Feedback, at time: Double) {
+        for sample in f.axes {
+            guard let i = axes.firstIndex(of: sample.axis) else { continue }
+            measuredPosition[i] = Double(sample.position)
+            measuredVelocity[i] = Double(sample.velocity)
+            measuredStatus[i] = sample.status
+            measured[i] = true
+        }
+        lastFeedbackTime = time
+    }
+
+    // MARK: - Commands
+
+    /// Velocity mode: the axes named move at `rates` (rad/s, clamped to the speed limits), the others
+    /// stop. Lasts `configuration.deadman` seconds unless renewed by another call. Takes over from
+    /// an orientation move or animation (which ends `.preempted`).
+    public mutating func setVelocity(_ rates: [Axis: Double], at time: Double) throws(MotionError) {
+        try requireFeedback()
+        var clamped = axes.map { _ in 0.0 }
+        for axis in rates.keys.sorted() {
+            guard let i = axes.firstIndex(of: axis) else { throw .notSupported(axis) }
+            let rate = rates[axis]!
+            guard rate.isFinite else { throw .invalidParameter("\(axis) velocity must be finite") }
+            clamped[i] = min(limits[i].maxSpeed, max(-limits[i].maxSpeed, rate))
+        }
+        preempt(at: time)
+        mode = .velocity(rates: clamped, deadline: time + configuration.deadman)
+    }
+
+    /// Moves to an orientation on a minimum-jerk path, all axes arriving together; axes not named hold.
+    /// `relative`: the values are added to the measured positions (multi-turn on a continuous yaw);
+    /// otherwise they are positions. A target outside the limits throws `outOfRange` (as DockKit;
+    /// nothing is clamped). `duration` nil or 0 = as fast as the limits allow (at `planningMargin`);
+    /// a duration too short for the limits is lengthened. Pre-empts the running motion.
+    public mutating func setOrientation(_ target: [Axis: Double], relative: Bool, duration: Double?,
+                                        at time: Double) throws(MotionError) -> MotionID {
+        try requireFeedback()
+        guard !target.isEmpty else { throw .invalidParameter("no axis given") }
+        if let duration, !(duration.isFinite && duration >= 0) {
+            throw .invalidParameter("duration must be a finite number ≥ 0, not \(duration)")
+        }
+        var goal = measuredPosition
+        for axis in target.keys.sorted() {
+            guard let i = axes.firstIndex(of: axis) else { throw .notSupported(axis) }
+            let value = target[axis]!
+            guard value.isFinite else { throw .invalidParameter("\(axis) target must be finite") }
+            goal[i] = relative ? measuredPosition[i] + value : value
+            guard limits[i].contains(goal[i]) else {
+                throw .outOfRange("\(axis) target \(goal[i].formatted3) rad is outside the limits \(limits[i].rangeText)")
+            }
+        }
+        try takeRateSlot(at: time)
+
+        let margin = configuration.planningMargin
+        var length = duration ?? 0
+        for i in axes.indices {
+            length = max(length, MinimumJerkMove.shortestDuration(
+                distance: goal[i] - measuredPosition[i],
+                maxSpeed: margin * limits[i].maxSpeed, maxAccel: margin * limits[i].maxAccel))
+        }
+        let paths = axes.indices.map { i in
+            AxisPath.move(MinimumJerkMove(start: measuredPosition[i], end: goal[i], duration: length))
+        }
+        return begin(.orientation, duration: length, paths: paths, at: time)
+    }
+
+    /// Plays a built-in or custom animation from the present pose (see `Animation`). A custom one
+    /// that leaves the limits or needs more speed or acceleration than allowed is refused before
+    /// anything moves. Pre-empts the running motion.
+    public mutating func play(_ animation: Animation, at time: Double) throws(MotionError) -> MotionID {
+        try requireFeedback()
+        let planner = AnimationPlanner(axes: axes, limits: axes.indices.map { limits[$0] },
+                                       start: measuredPosition, configuration: configuration)
+        let splines = try planner.plan(animation)
+        try takeRateSlot(at: time)
+        return begin(.animation(name: animation.name), duration: splines[0].duration,
+                     paths: splines.map(AxisPath.spline), at: time)
+    }
+
+    /// Narrows position range and speed per axis (DockKit rules: min ≥ max, a speed ≤ 0, anything
+    /// beyond the stand's own limits or an axis it lacks is refused, and a refused call changes
+    /// nothing). The stand is sent LIMITS so it enforces them too. A running motion continues within
+    /// the new limits; one whose target is now outside them stops at the limit and fails on timeout.
+    public mutating func setLimits(_ requests: [Axis: LimitRequest]) throws(MotionError) {
+        let changed = try limits.apply(requests)
+        if !changed.isEmpty { pending.messages.append(limits.message(for: changed)) }
+    }
+
+    /// Back to the stand's own limits.
+    public mutating func resetLimits() {
+        limits.reset()
+        pending.messages.append(limitsMessage)
+    }
+
+    /// Everything stops now: STOP is sent (the stand brakes at its maximum acceleration and holds),
+    /// a running motion ends `.cancelled`, velocity mode ends.
+    public mutating func stop(at time: Double) {
+        if case .plan(let plan) = mode {
+            pending.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .cancelled))
+        }
+        mode = .idle
+        pending.messages.append(.stop)
+        lastCommand = axes.map { _ in 0 }
+    }
+
+    /// Cancels `id` if it is the running motion: it ends `.cancelled` and the axes are sent zero
+    /// velocity. Returns false (and does nothing) for any other id.
+    @discardableResult
+    public mutating func cancel(_ id: MotionID, at time: Double) -> Bool {
+        guard case .plan(let plan) = mode, plan.id == id else { return false }
+        var out = pending
+        finish(plan, .cancelled, at: time, into: &out)
+        pending = out
+        return true
+    }
+
+    // MARK: - Tick
+
+    /// Advances the controller to `time`: returns the messages to send and the progress to report.
+    /// While moving it sends one VELOCITY for every axis per tick (which also keeps the stand's
+    /// heartbeat fed) and a `.running` progress for the active motion; when a motion or velocity mode
+    /// ends it sends a single zero VELOCITY and the final progress; when idle, nothing.
+    public mutating func tick(at time: Double) -> ControlOutput {
+        var out = pending
+        pending = ControlOutput()
+        let dt = lastTickTime.map { min(max(0, time - $0), period) } ?? period
+        lastTickTime = time
+
+        switch mode {
+        case .idle:
+            break
+        case .velocity(let rates, let deadline):
+            if feedbackLoss(at: time) != nil || time >= deadline {
+                mode = .idle
+                sendZeroVelocity(into: &out)
+            } else {
+                send(rates, dt: dt, into: &out)
+            }
+        case .plan(let plan):
+            if let reason = feedbackLoss(at: time) ?? axisTrouble() {
+                finish(plan, .failed(reason), at: time, into: &out)
+            } else {
+                follow(plan, at: time, dt: dt, into: &out)
+            }
+        }
+        return out
+    }
+
+    private mutating func follow(_ plan: MotionPlan, at time: Double, dt: Double, into out: inout ControlOutput) {
+        let elapsed = time - plan.start
+        let errors = axes.indices.map { plan.paths[$0].finalPosition - measuredPosition[$0] }
+        if elapsed >= plan.duration && errors.allSatisfy({ abs($0) < configuration.positionTolerance }) {
+            finish(plan, .completed, at: time, into: &out)
+            return
+        }
+        if elapsed > plan.duration + configuration.settleTimeout {
+            let worst = axes.indices.max { abs(errors[$0]) < abs(errors[$1]) }!
+            finish(plan, .failed("\(axes[worst]) still \(errors[worst].formatted3) rad from its target \(configuration.settleTimeout.formatted3) s after the end"),
+                   at: time, into: &out)
+            return
+        }
+        let wanted = axes.indices.map { i in
+            let reference = plan.paths[i].sample(at: elapsed)
+            let feedForward = plan.paths[i].sample(at: elapsed + latency).velocity
+            return feedForward + configuration.positionGain * (reference.position - measuredPosition[i])
+        }
+        send(wanted, dt: dt, into: &out)
+        out.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .running))
+    }
+
+    // MARK: - Helpers
+
+    private func requireFeedback() throws(MotionError) {
+        guard measured.allSatisfy({ $0 }) else { throw .noFeedback }
+    }
+
+    private mutating func takeRateSlot(at time: Double) throws(MotionError) {
+        guard rateLimiter.allows(at: time) else { throw .frameRateTooHigh }
+        rateLimiter.record(at: time)
+    }
+
+    private mutating func begin(_ kind: MotionPlan.Kind, duration: Double, paths: [AxisPath], at time: Double) -> MotionID {
+        preempt(at: time)
+        let id = MotionID(rawValue: nextID)
+        nextID += 1
+        mode = .plan(MotionPlan(id: id, kind: kind, start: time, duration: duration, paths: paths))
+        return id
+    }
+
+    private mutating func preempt(at time: Double) {
+        guard case .plan(let plan) = mode else { return }
+        pending.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .preempted))
+        mode = .idle
+    }
+
+    private mutating func finish(_ plan: MotionPlan, _ state: MotionProgress.State, at time: Double, into out: inout ControlOutput) {
+        let fraction = state == .completed ? 1 : plan.fraction(at: time)
+        out.progress.append(MotionProgress(id: plan.id, fraction: fraction, state: state))
+        mode = .idle
+        sendZeroVelocity(into: &out)
+    }
+
+    private mutating func send(_ wanted: [Double], dt: Double, into out: inout ControlOutput) {
+        for i in axes.indices {
+            lastCommand[i] = shaper.shape(wanted[i], position: measuredPosition[i], lastCommand: lastCommand[i],
+                                          dt: dt, limits: limits[i])
+        }
+        out.messages.append(.velocity(axes.indices.map { AxisValue(axes[$0], Float(lastCommand[$0])) }))
+    }
+
+    private mutating func sendZeroVelocity(into out: inout ControlOutput) {
+        lastCommand = axes.map { _ in 0 }
+        out.messages.append(.velocity(axes.map { AxisValue($0, 0) }))
+    }
+
+    /// PROTOCOL.md §5: after 3 missed feedback periods the host stops issuing motion.
+    private func feedbackLoss(at time: Double) -> String? {
+        guard let last = lastFeedbackTime else { return "no feedback from the stand" }
+        let age = time - last
+        guard age > configuration.feedbackTimeoutPeriods * period else { return nil }
+        return "no feedback from the stand for \(age.formatted3) s"
+    }
+
+    private func axisTrouble() -> String? {
+        for (i, axis) in axes.enumerated() {
+            let status = measuredStatus[i]
+            if status.contains(.stalled) { return "\(axis) stalled" }
+            if status.contains(.fault) { return "\(axis) motor fault" }
+            if status.contains(.disabled) { return "\(axis) motor disabled" }
+        }
+        return nil
+    }
+}
