@@ -31,7 +31,9 @@ struct Daemon: Service {
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
 
-        try await withGracefulShutdownHandler {
+        // SIGTERM/SIGINT cancel the serving tasks; the stand sessions live outside them, so they
+        // are still connected to be told to stop.
+        try await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
                     try await server.serve(listener: listener, group: group) {
@@ -44,11 +46,9 @@ struct Daemon: Service {
                 try await tasks.next()
                 tasks.cancelAll()
             }
-        } onGracefulShutdown: {
-            Systemd.stopping()
-            logger.info("stopping: motors stop, stands are told")
-            Task { await stands.shutdown() }
         }
+        Systemd.stopping()
+        logger.info("stopping: motors stop, stands are told")
         await stands.shutdown()
         if case .path(let path, _, _) = listener { unlinkSocket(path) }
     }

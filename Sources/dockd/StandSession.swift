@@ -34,6 +34,7 @@ actor StandSession {
     private var link: (any Channel)?
     private var motion: MotionController?
     private var lastHeard = 0.0
+    private var lastControlTick = 0.0
     private var lastSent = 0.0
     private var helloSent = 0.0
     private var helloTries = 0
@@ -145,6 +146,9 @@ actor StandSession {
             drop("no valid frame for \(Int(settings.linkTimeout * 1000)) ms: link lost")
             return
         }
+        if linkState == .connected && now - lastControlTick > 0.05 {
+            Task { await runController(now: now) }
+        }
         if linkState == .connected && now - lastSent > heartbeatTimeout / 4 {
             Task { await send(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: Int(now * 1000)))) }
         }
@@ -246,14 +250,22 @@ actor StandSession {
     // MARK: - Control loop: one step per FEEDBACK frame
 
     private func controlTick(feedback: Feedback, now: Double) async {
-        guard var controller = motion else { return }
-        controller.feedback(feedback, at: now)
-        let output = controller.tick(at: now)
-        motion = controller
-        for message in output.messages { await send(message) }
-        for progress in output.progress { await publishProgress(progress, now: now) }
+        motion?.feedback(feedback, at: now)
+        await runController(now: now)
         settings.watchdog()
         await hub.publish(topic: "motion", method: "motion.state", params: motionJSON(feedback, now: now), time: now)
+    }
+
+    /// One controller step: send what it asks, publish its progress. Runs on every FEEDBACK, right
+    /// after a command (so it acts without waiting for the next FEEDBACK), and from the keep-alive
+    /// timer when feedback stalls, so the deadman and the feedback watchdog still act.
+    private func runController(now: Double) async {
+        guard var controller = motion else { return }
+        let output = controller.tick(at: now)
+        motion = controller
+        lastControlTick = now
+        for message in output.messages { await send(message, ackRequested: message == .stop) }
+        for progress in output.progress { await publishProgress(progress, now: now) }
     }
 
     // MARK: - Events
@@ -299,44 +311,49 @@ actor StandSession {
 
     // MARK: - Motion commands from clients
 
-    private func withController<T>(_ body: (inout MotionController, Double) throws(MotionError) -> T) throws(RPCError) -> T {
+    private func withController<T>(_ body: (inout MotionController, Double) throws(MotionError) -> T) async throws(RPCError) -> T {
         guard linkState == .connected, var controller = motion else { throw .notConnected(standID) }
+        let now = clock.now()
+        let result: T
         do {
-            let result = try body(&controller, clock.now())
-            motion = controller
-            return result
+            result = try body(&controller, now)
         } catch {
             throw RPCError(motion: error)
         }
+        motion = controller
+        await runController(now: now)
+        return result
     }
 
-    func velocity(_ rates: [Axis: Double]) throws(RPCError) {
-        try withController { c, now throws(MotionError) in try c.setVelocity(rates, at: now) }
+    func velocity(_ rates: [Axis: Double]) async throws(RPCError) {
+        try await withController { c, now throws(MotionError) in try c.setVelocity(rates, at: now) }
     }
 
-    func orient(_ target: [Axis: Double], relative: Bool, duration: Double?) throws(RPCError) -> MotionID {
-        try withController { c, now throws(MotionError) in try c.setOrientation(target, relative: relative, duration: duration, at: now) }
+    func orient(_ target: [Axis: Double], relative: Bool, duration: Double?) async throws(RPCError) -> MotionID {
+        try await withController { c, now throws(MotionError) in try c.setOrientation(target, relative: relative, duration: duration, at: now) }
     }
 
-    func play(_ animation: Animation) throws(RPCError) -> MotionID {
-        try withController { c, now throws(MotionError) in try c.play(animation, at: now) }
+    func play(_ animation: Animation) async throws(RPCError) -> MotionID {
+        try await withController { c, now throws(MotionError) in try c.play(animation, at: now) }
     }
 
-    func setLimits(_ limits: [Axis: LimitRequest]) throws(RPCError) {
-        try withController { c, _ throws(MotionError) in try c.setLimits(limits) }
+    func setLimits(_ limits: [Axis: LimitRequest]) async throws(RPCError) {
+        try await withController { c, _ throws(MotionError) in try c.setLimits(limits) }
     }
 
-    func cancel(_ id: MotionID) throws(RPCError) {
-        let found = try withController { c, now throws(MotionError) in c.cancel(id, at: now) }
+    func cancel(_ id: MotionID) async throws(RPCError) {
+        let found = try await withController { c, now throws(MotionError) in c.cancel(id, at: now) }
         if !found { throw .invalidParameter("no running motion \(id.rawValue)") }
     }
 
     func stop() async {
-        if var controller = motion {
-            controller.stop(at: clock.now())
-            motion = controller
+        guard var controller = motion else {
+            await send(.stop, ackRequested: true)
+            return
         }
-        await send(.stop, ackRequested: true)
+        controller.stop(at: clock.now())
+        motion = controller
+        await runController(now: clock.now())
     }
 
     /// On daemon shutdown: the stand is told to stop before the link closes.

@@ -118,7 +118,7 @@ class Rig:
         self.link = tmp_path / "stand"
         self.socket_path = tmp_path / "dockd.sock"
         self.sim = subprocess.Popen(
-            [str(BIN / "dock-sim"), "--pty", "--link", str(self.link), "--seed", "3", *sim_args],
+            [str(BIN / "dock-sim"), "--pty", "--link", str(self.link), "--seed", "3", "--log-frames", *sim_args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(tmp_path / "sim.err", "wb"))
         first = self.sim.stdout.readline().decode()
         assert first.startswith("pty "), f"dock-sim said {first!r}"
@@ -145,6 +145,9 @@ class Rig:
             stands = client.result("stands.list")
             return next((s for s in stands if s["state"] == "connected"), None)
         return wait_for(connected, timeout, "a connected stand")
+
+    def sim_log(self):
+        return (self.tmp / "sim.err").read_text(errors="replace")
 
     def log(self):
         return self.dockd_log.read_text(errors="replace")

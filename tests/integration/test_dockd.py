@@ -136,6 +136,9 @@ def test_sigterm_stops_motors_and_removes_socket(rig):
     rig.connected_stand(c)
     c.result("motion.velocity", {"yaw": 1.0})
     time.sleep(0.1)
+    stops_before = rig.sim_log().count("STOP")
     rig.dockd.send_signal(signal.SIGTERM)
     assert rig.dockd.wait(5) == 0
     assert not rig.socket_path.exists()
+    # The stand was told: dock-sim logged a STOP from the host after the signal.
+    wait_for(lambda: rig.sim_log().count("STOP") > stops_before, 2, "a STOP frame at the stand")
