@@ -33,7 +33,7 @@ sleep 0.3
 echo "-- animate wakeup";  "$bin/dockctl" animate wakeup --wait
 echo "-- animate yes";     "$bin/dockctl" animate yes --wait
 echo "-- orient yaw 0.8 rad, pitch 0.3 rad in 1.5 s"; "$bin/dockctl" orient --yaw 0.8 --pitch 0.3 --duration 1.5 --wait
-echo "-- move yaw at -0.5 rad/s for 1 s"; "$bin/dockctl" move --yaw-rate -0.5 --seconds 1
+echo "-- move yaw at -0.5 rad/s for 1 s"; "$bin/dockctl" move --yaw-rate=-0.5 --seconds 1
 echo "-- animate no";      "$bin/dockctl" animate no --wait
 echo "-- animate kapow";   "$bin/dockctl" animate kapow --wait
 wait "${pids[2]}" 2>/dev/null || true

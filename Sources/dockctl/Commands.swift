@@ -83,7 +83,7 @@ struct Track: ParsableCommand {
 struct Move: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Turn at a rate (rad/s) for a while; the stand stops when the command expires.")
     @OptionGroup var connection: Connection
-    @Option(help: "Yaw rate, rad/s (positive = left).") var yawRate: Double?
+    @Option(help: "Yaw rate, rad/s (positive = left; write a negative one as --yaw-rate=-0.5).") var yawRate: Double?
     @Option(help: "Pitch rate, rad/s (positive = up).") var pitchRate: Double?
     @Option(help: "Seconds to keep moving.") var seconds: Double = 1
 

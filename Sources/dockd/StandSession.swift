@@ -35,6 +35,7 @@ actor StandSession {
     private var motion: MotionController?
     private var lastHeard = 0.0
     private var lastControlTick = 0.0
+    private var lastProgressPublished = -Double.infinity
     private var lastSent = 0.0
     private var helloSent = 0.0
     private var helloTries = 0
@@ -363,7 +364,12 @@ actor StandSession {
         try? await Task.sleep(for: .milliseconds(30))
     }
 
+    /// Running progress goes out at most 10 times a second; final states always.
     private func publishProgress(_ progress: MotionProgress, now: Double) async {
+        if progress.state == .running {
+            guard now - lastProgressPublished >= 0.1 else { return }
+            lastProgressPublished = now
+        }
         await hub.publish(topic: "motion", method: "motion.progress",
                           params: ["stand": JSONValue(standID ?? ""), "id": JSONValue(progress.id.rawValue),
                                    "fraction": JSONValue(progress.fraction), "state": JSONValue(progress.state.name),
