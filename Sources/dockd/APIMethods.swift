@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import DockCore
+import DockIO
 import DockProtocol
 import Foundation
 import Logging
@@ -13,6 +17,8 @@ struct APIMethods: Sendable {
     let stands: StandRegistry
     let hub: EventHub
     let logger: Logger
+    /// The daemon's own uid: admin methods are for it and for root.
+    let daemonUID = UInt32(getuid())
 
     func handle(line: ByteBuffer, session: ClientSession) async -> JSONValue? {
         let request: JSONValue
@@ -38,7 +44,25 @@ struct APIMethods: Sendable {
         }
     }
 
-    func clientGone(_ id: Int) async {}
+    /// A client disconnected (or was dropped): its leases end and what it changed reverts.
+    func clientGone(_ id: Int) async {
+        for s in await stands.all { await s.release(client: id) }
+    }
+
+    /// The stand a controlling method acts on, leased to this client (busy if another holds it).
+    private func controlled(_ p: Params, _ session: ClientSession) async throws(RPCError) -> StandSession {
+        let s = try await stands.find(try p.optionalString("stand"))
+        try await s.acquire(client: session.id, pid: session.peer?.pid, force: try p.optionalBool("force") ?? false)
+        return s
+    }
+
+    /// Methods that change the daemon itself: root or the daemon's own user only.
+    private func requireAdmin(_ session: ClientSession, _ method: String) throws(RPCError) {
+        guard let peer = session.peer else { throw .permissionDenied("\(method): the caller's credentials are unknown") }
+        guard peer.uid == 0 || peer.uid == daemonUID else {
+            throw .permissionDenied("\(method) is for root or the daemon's user (uid \(daemonUID)); you are uid \(peer.uid)")
+        }
+    }
 
     private func call(_ method: String, _ p: Params, session: ClientSession) async throws(RPCError) -> JSONValue {
         switch method {
@@ -65,17 +89,17 @@ struct APIMethods: Sendable {
             await hub.unsubscribe(client: session.id, topics: topics)
             return ["topics": .array(await hub.topics(of: session.id).sorted().map { JSONValue.string($0) })]
         case "tracking.set":
-            let s = try await stands.find(try p.optionalString("stand"))
+            let s = try await controlled(p, session)
             await s.setSystemTracking(try p.bool("enabled"))
             return ["enabled": JSONValue(try p.bool("enabled"))]
         case "motion.velocity":
-            let s = try await stands.find(try p.optionalString("stand"))
+            let s = try await controlled(p, session)
             let rates = try p.axes()
             guard !rates.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad/s") }
             try await s.velocity(rates)
             return ["ok": true]
         case "motion.orient":
-            let s = try await stands.find(try p.optionalString("stand"))
+            let s = try await controlled(p, session)
             let target = try p.axes()
             guard !target.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad") }
             let id = try await s.orient(target, relative: try p.optionalBool("relative") ?? false, duration: try p.optionalNumber("duration"))
@@ -84,19 +108,33 @@ struct APIMethods: Sendable {
             try await stands.find(try p.optionalString("stand")).stop()
             return ["ok": true]
         case "motion.cancel":
-            let s = try await stands.find(try p.optionalString("stand"))
+            let s = try await controlled(p, session)
             let id = try p.number("id")
             guard id >= 1, id == id.rounded() else { throw .invalidParams("id must be a motion id") }
             try await s.cancel(MotionID(rawValue: UInt64(id)))
             return ["ok": true]
         case "motion.limits":
-            let s = try await stands.find(try p.optionalString("stand"))
+            let s = try await controlled(p, session)
             try await s.setLimits(try p.limits())
             return ["ok": true]
         case "animation.play":
-            let s = try await stands.find(try p.optionalString("stand"))
+            let s = try await controlled(p, session)
             let id = try await s.play(try p.animation())
             return ["id": JSONValue(id.rawValue)]
+        case "lease.release":
+            for s in await stands.all { await s.release(client: session.id) }
+            return ["ok": true]
+        case "stands.attach":
+            try requireAdmin(session, method)
+            guard let device = try p.optionalString("device"), !device.isEmpty else { throw .invalidParams("device is required (a tty path or unix:PATH)") }
+            let endpoint = StandEndpoint(parsing: device)
+            guard await stands.add(endpoint: endpoint) else { throw .invalidParameter("\(endpoint) is already attached") }
+            return ["endpoint": JSONValue("\(endpoint)")]
+        case "stands.detach":
+            try requireAdmin(session, method)
+            guard let device = try p.optionalString("device"), !device.isEmpty else { throw .invalidParams("device is required") }
+            guard await stands.remove(endpoint: StandEndpoint(parsing: device)) else { throw .invalidParameter("\(device) is not attached") }
+            return ["ok": true]
         default:
             throw .methodNotFound(method)
         }

@@ -18,14 +18,14 @@ struct Daemon: Service {
         let group = MultiThreadedEventLoopGroup.singleton
         let clock = DaemonClock()
         let hub = EventHub(logger: logger)
-        let stands = StandRegistry()
         let lastTick = ControlLoopTicks()
         var settings = SessionSettings(heartbeatTimeoutMs: configuration.heartbeatTimeoutMs)
         settings.watchdog = { lastTick.record(clock.now()) }
-        for device in configuration.devices {
-            await stands.add(StandSession(endpoint: device.endpoint, hub: hub, group: group, clock: clock,
-                                          settings: settings, logger: logger))
+        let sessionSettings = settings
+        let stands = StandRegistry { endpoint in
+            StandSession(endpoint: endpoint, hub: hub, group: group, clock: clock, settings: sessionSettings, logger: logger)
         }
+        for device in configuration.devices { await stands.add(endpoint: device.endpoint) }
         let api = APIMethods(stands: stands, hub: hub, logger: logger)
         let server = APIServer(api: api, hub: hub, logger: logger)
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }

@@ -24,6 +24,9 @@ struct DockdCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Group of the API socket; empty for none (overrides the configuration).")
     var socketGroup: String?
 
+    @Option(name: .long, help: "Mode of the API socket, octal (overrides the configuration).")
+    var socketMode: String?
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
@@ -43,6 +46,13 @@ struct DockdCommand: AsyncParsableCommand {
         if let socket { configuration.socketPath = socket }
         if let socketGroup { configuration.socketGroup = socketGroup.isEmpty ? nil : socketGroup }
         if let logLevel { configuration.logLevel = logLevel }
+        if let socketMode {
+            guard let mode = UInt16(socketMode, radix: 8), mode <= 0o777 else {
+                FileHandleLite.stderr("dockd: --socket-mode must be octal, like 0660")
+                throw ExitCode(64)
+            }
+            configuration.socketMode = mode
+        }
         for d in device { configuration.devices.append(.init(endpoint: StandEndpoint(parsing: d))) }
 
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info

@@ -1,11 +1,37 @@
+import DockIO
+import Logging
+import NIOCore
+
 /// Every stand the daemon owns, looked up by its stable id (serial number).
 actor StandRegistry {
     private var sessions: [StandSession] = []
     private var tasks: [ObjectIdentifier: Task<Void, Never>] = [:]
+    private let makeSession: @Sendable (StandEndpoint) -> StandSession
 
-    func add(_ session: StandSession) {
+    init(makeSession: @escaping @Sendable (StandEndpoint) -> StandSession) {
+        self.makeSession = makeSession
+    }
+
+    /// Starts owning the stand at `endpoint`; false if it is owned already.
+    @discardableResult
+    func add(endpoint: StandEndpoint) -> Bool {
+        guard !sessions.contains(where: { $0.endpoint == endpoint }) else { return false }
+        let session = makeSession(endpoint)
         sessions.append(session)
         tasks[ObjectIdentifier(session)] = Task { await session.run() }
+        return true
+    }
+
+    /// Stops the stand at `endpoint` and lets it go (a detach, or the device was unplugged).
+    @discardableResult
+    func remove(endpoint: StandEndpoint) async -> Bool {
+        guard let index = sessions.firstIndex(where: { $0.endpoint == endpoint }) else { return false }
+        let session = sessions.remove(at: index)
+        await session.shutdown()
+        let task = tasks.removeValue(forKey: ObjectIdentifier(session))
+        task?.cancel()
+        await task?.value
+        return true
     }
 
     var all: [StandSession] { sessions }

@@ -28,6 +28,9 @@ actor StandSession {
     private(set) var lastError: String?
     private(set) var counters = SessionCounters()
     private(set) var systemTracking = true
+    /// The client that controls this stand (DockKit's "the app that turned tracking off"); what it
+    /// changed reverts when it disconnects.
+    private(set) var lease: Lease?
     private var decoder = FrameDecoder()
     private var sequencer = FrameSequencer()
     private var writer: NIOAsyncChannelOutboundWriter<ByteBuffer>?
@@ -303,11 +306,47 @@ actor StandSession {
         await send(.led(LedCommand(mode: systemTracking ? .on : .off)), ackRequested: true)
     }
 
-    func setSystemTracking(_ enabled: Bool) async {
+    func setSystemTracking(_ enabled: Bool, source: String = "api") async {
         systemTracking = enabled
         await applyLed()
         await hub.publish(topic: "events", method: "tracking.changed",
-                          params: ["stand": JSONValue(standID ?? ""), "enabled": JSONValue(enabled), "source": "api"], time: clock.now())
+                          params: ["stand": JSONValue(standID ?? ""), "enabled": JSONValue(enabled), "source": JSONValue(source)], time: clock.now())
+    }
+
+    // MARK: - Control lease
+
+    struct Lease: Sendable, Equatable {
+        var client: Int
+        var pid: Int32?
+    }
+
+    /// Takes (or keeps) control for `client`. Another client's lease is taken over only with `force`.
+    func acquire(client: Int, pid: Int32?, force: Bool) async throws(RPCError) {
+        if let held = lease, held.client != client {
+            guard force else {
+                let who = held.pid.map { "process \($0)" } ?? "another client"
+                throw .busy("stand \(standID ?? "\(endpoint)") is controlled by \(who); pass \"force\": true to take over")
+            }
+            await hub.publish(topic: "events", method: "lease.changed",
+                              params: ["stand": JSONValue(standID ?? ""), "client": JSONValue(client), "taken_from": JSONValue(held.client)],
+                              time: clock.now())
+        }
+        lease = Lease(client: client, pid: pid)
+    }
+
+    /// The client is gone: if it held the lease, everything it changed reverts — motion stops, the
+    /// stand's own limits return, system tracking resumes.
+    func release(client: Int) async {
+        guard lease?.client == client else { return }
+        lease = nil
+        if var controller = motion {
+            controller.stop(at: clock.now())
+            controller.resetLimits()  // queues LIMITS with the stand's own values
+            motion = controller
+            await runController(now: clock.now())
+        }
+        if !systemTracking { await setSystemTracking(true, source: "lease released") }
+        logger.info("client \(client) released its lease: changes reverted")
     }
 
     // MARK: - Motion commands from clients

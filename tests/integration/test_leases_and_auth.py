@@ -1,0 +1,121 @@
+"""Control leases (what a client changes reverts when it leaves) and who may call admin methods."""
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, Client, wait_for
+
+
+def test_a_second_client_is_refused_then_may_force(rig):
+    a, b = rig.client(), rig.client()
+    rig.connected_stand(a)
+    a.result("motion.velocity", {"yaw": 0.2})
+    refused = b.call("motion.velocity", {"yaw": -0.2})
+    assert refused["error"]["code"] == -32008 and "force" in refused["error"]["message"]
+    # Stopping is always allowed: safety needs no lease.
+    assert "result" in b.call("motion.stop")
+    assert "result" in b.call("motion.velocity", {"yaw": -0.2, "force": True})
+    assert a.call("motion.velocity", {"yaw": 0.2})["error"]["code"] == -32008
+
+
+def test_what_a_client_changed_reverts_when_it_disconnects(rig):
+    watcher, controller = rig.client(), rig.client()
+    stand = rig.connected_stand(watcher)
+    watcher.result("subscribe", {"topics": ["events", "motion"], "motion_rate": 50})
+    controller.result("tracking.set", {"enabled": False})
+    watcher.wait_notification(lambda m: m.get("method") == "tracking.changed" and m["params"]["enabled"] is False)
+    controller.result("motion.limits", {"axes": {"yaw": {"min": -0.2, "max": 0.2, "max_speed": 0.5}}})
+    controller.result("motion.velocity", {"yaw": 0.5})
+    controller.close()
+    rig.clients.remove(controller)
+    back = watcher.wait_notification(lambda m: m.get("method") == "tracking.changed" and m["params"]["enabled"] is True)
+    assert back["params"]["source"] == "lease released"
+    # The stand's own limits are back: a target outside the client's narrowed range is accepted again.
+    other = rig.client()
+    motion = other.result("motion.orient", {"yaw": 0.6, "duration": 0.8})
+    done = watcher.wait_notification(lambda m: m.get("method") == "motion.progress"
+                                     and m["params"]["id"] == motion["id"] and m["params"]["state"] != "running", timeout=6)
+    assert done["params"]["state"] == "completed"
+
+
+def test_admin_methods_are_for_root_and_the_daemon_user(rig):
+    c = rig.client()
+    extra = rig.tmp / "extra"
+    reply = c.call("stands.attach", {"device": f"unix:{extra}"})
+    assert "result" in reply, reply
+    assert any(s["endpoint"] == f"unix:{extra}" for s in c.result("stands.list"))
+    assert "result" in c.call("stands.detach", {"device": f"unix:{extra}"})
+    assert not any(s["endpoint"] == f"unix:{extra}" for s in c.result("stands.list"))
+    assert c.call("stands.detach", {"device": f"unix:{extra}"})["error"]["code"] == -32003
+
+
+NOBODY_CLIENT = r"""
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect(sys.argv[1])
+except PermissionError:
+    print(json.dumps({"connect": "denied"})); sys.exit(0)
+s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"stands.attach","params":{"device":"/dev/null"}}\n')
+s.sendall(b'{"jsonrpc":"2.0","id":2,"method":"dockd.version"}\n')
+buf = b""
+while buf.count(b"\n") < 2:
+    buf += s.recv(65536)
+print(json.dumps([json.loads(l) for l in buf.splitlines()]))
+"""
+
+
+def run_as_nobody(socket_path):
+    """Runs a tiny client as the unprivileged user `nobody`; returns what it printed."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to become an unprivileged user")
+    nobody = pwd.getpwnam("nobody")
+    out = subprocess.run(["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups",
+                          "/usr/bin/python3", "-c", NOBODY_CLIENT, str(socket_path)],
+                         capture_output=True, timeout=20, check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.fixture
+def open_dir():
+    """A directory an unprivileged user can reach (pytest's tmp_path is 0700)."""
+    path = Path(tempfile.mkdtemp(prefix="dockd-auth-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def start_dockd(directory, mode):
+    socket_path = directory / "dockd.sock"
+    proc = subprocess.Popen([str(BIN / "dockd"), "--ignore-missing-config", "--config", str(directory / "none"),
+                             "--socket", str(socket_path), "--socket-group", "", "--socket-mode", mode],
+                            stderr=subprocess.DEVNULL)
+    wait_for(socket_path.exists, 10, "dockd's socket")
+    return proc, socket_path
+
+
+def test_a_user_without_access_to_the_socket_cannot_connect(open_dir):
+    proc, socket_path = start_dockd(open_dir, "0660")
+    try:
+        assert oct(socket_path.stat().st_mode & 0o777) == "0o660"
+        assert run_as_nobody(socket_path) == {"connect": "denied"}
+    finally:
+        proc.terminate(); proc.wait(5)
+
+
+def test_an_unprivileged_client_may_read_but_not_administer(open_dir):
+    proc, socket_path = start_dockd(open_dir, "0666")
+    try:
+        replies = {r["id"]: r for r in run_as_nobody(socket_path)}
+        assert replies[1]["error"]["code"] == -32007 and "uid" in replies[1]["error"]["message"]
+        assert replies[2]["result"]["daemon"] == "dockd"
+    finally:
+        proc.terminate(); proc.wait(5)
