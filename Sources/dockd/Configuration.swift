@@ -13,6 +13,14 @@ struct Configuration: Sendable, Equatable {
     var heartbeatTimeoutMs: UInt16 = 500
     var devices: [Device] = []
     var camera = Camera()
+    var hotplug = HotplugSettings()
+
+    /// Stands that udev announces are attached without configuration.
+    struct HotplugSettings: Sendable, Equatable {
+        var enabled = true
+        var serialPattern: String?
+        var baud = 115_200
+    }
 
     struct Device: Sendable, Equatable {
         var endpoint: StandEndpoint
@@ -59,6 +67,13 @@ struct Configuration: Sendable, Equatable {
         var daemon: DaemonSection?
         var device: [DeviceSection]?
         var camera: CameraSection?
+        var hotplug: HotplugSection?
+
+        struct HotplugSection: Decodable {
+            var enabled: Bool?
+            var serial_pattern: String?
+            var baud: Int?
+        }
 
         struct DaemonSection: Decodable {
             var socket: String?
@@ -108,6 +123,14 @@ struct Configuration: Sendable, Equatable {
                 case (let path?, nil): c.devices.append(Device(endpoint: .serial(path: path, baud: baud), driver: driver))
                 case (nil, let unix?): c.devices.append(Device(endpoint: .unix(path: unix), driver: driver))
                 default: throw Invalid(description: "\(name): give exactly one of path or unix")
+                }
+            }
+            if let h = hotplug {
+                if let v = h.enabled { c.hotplug.enabled = v }
+                c.hotplug.serialPattern = h.serial_pattern
+                if let v = h.baud {
+                    guard SerialPort.isSupported(baud: v) else { throw Invalid(description: "\(source): hotplug.baud \(v) is not a supported rate") }
+                    c.hotplug.baud = v
                 }
             }
             if let cam = camera {

@@ -26,6 +26,14 @@ struct Daemon: Service {
             StandSession(endpoint: endpoint, hub: hub, group: group, clock: clock, settings: sessionSettings, logger: logger)
         }
         for device in configuration.devices { await stands.add(endpoint: device.endpoint) }
+        let hotplug = configuration.hotplug
+        let matcher = Hotplug.Matcher(serialPattern: hotplug.serialPattern)
+        if hotplug.enabled {
+            for event in Hotplug.present(matcher) {
+                logger.info("stand present", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
+                await stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud))
+            }
+        }
         let api = APIMethods(stands: stands, hub: hub, logger: logger)
         let server = APIServer(api: api, hub: hub, logger: logger)
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
@@ -43,6 +51,9 @@ struct Daemon: Service {
                 }
                 tasks.addTask { await statusAndWatchdog(stands: stands, lastTick: lastTick, clock: clock) }
                 tasks.addTask { await reloadOnHangup() }
+                if hotplug.enabled {
+                    tasks.addTask { await followHotplug(matcher, baud: hotplug.baud, stands: stands) }
+                }
                 try await tasks.next()
                 tasks.cancelAll()
             }
@@ -67,6 +78,18 @@ struct Daemon: Service {
             if let interval {
                 let tick = lastTick.latest
                 if connected == 0 || clock.now() - tick < interval / 2 { Systemd.notify("WATCHDOG=1") }
+            }
+        }
+    }
+
+    /// udev add → attach, remove → stop and release: stands come and go with their cables.
+    private func followHotplug(_ matcher: Hotplug.Matcher, baud: Int, stands: StandRegistry) async {
+        for await event in Hotplug.changes(matcher) {
+            let endpoint = StandEndpoint.serial(path: event.devnode, baud: baud)
+            logger.info("hotplug \(event.action.rawValue)", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
+            switch event.action {
+            case .add: await stands.add(endpoint: endpoint)
+            case .remove: await stands.remove(endpoint: endpoint)
             }
         }
     }

@@ -30,6 +30,9 @@ struct DockdCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
+    @Flag(name: .long, help: "Do not attach stands that udev announces.")
+    var noHotplug = false
+
     @Flag(name: .long, help: "Start even when the configuration file does not exist (use the defaults).")
     var ignoreMissingConfig = false
 
@@ -53,6 +56,7 @@ struct DockdCommand: AsyncParsableCommand {
             }
             configuration.socketMode = mode
         }
+        if noHotplug { configuration.hotplug.enabled = false }
         for d in device { configuration.devices.append(.init(endpoint: StandEndpoint(parsing: d))) }
 
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info

@@ -1,0 +1,96 @@
+import CUdev
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Stands appearing and disappearing, from libudev. A stand is a tty that our udev rule marked
+/// (`DOCKD_STAND=1`), or one with our USB id, or whose `ID_SERIAL` matches the configured pattern.
+enum Hotplug {
+    struct Event: Sendable, Equatable {
+        enum Action: String, Sendable { case add, remove }
+        var action: Action
+        var devnode: String
+        var serial: String?
+    }
+
+    struct Matcher: Sendable {
+        /// fnmatch(3) pattern on ID_SERIAL, e.g. "Dock_Stand_*"; nil matches by rule or USB id only.
+        var serialPattern: String?
+
+        func matches(_ property: (String) -> String?) -> Bool {
+            if property("DOCKD_STAND") == "1" { return true }
+            if property("ID_VENDOR_ID") == "1209" && property("ID_MODEL_ID") == "d0c0" { return true }
+            if let pattern = serialPattern, let serial = property("ID_SERIAL") { return fnmatch(pattern, serial, 0) == 0 }
+            return false
+        }
+    }
+
+    /// Stands present now (the scan before READY=1).
+    static func present(_ matcher: Matcher) -> [Event] {
+        guard let udev = udev_new() else { return [] }
+        defer { udev_unref(udev) }
+        guard let enumerate = udev_enumerate_new(udev) else { return [] }
+        defer { udev_enumerate_unref(enumerate) }
+        udev_enumerate_add_match_subsystem(enumerate, "tty")
+        udev_enumerate_scan_devices(enumerate)
+        var events: [Event] = []
+        var entry = udev_enumerate_get_list_entry(enumerate)
+        while let e = entry {
+            if let path = udev_list_entry_get_name(e), let device = udev_device_new_from_syspath(udev, path) {
+                if let event = event(.add, device, matcher) { events.append(event) }
+                udev_device_unref(device)
+            }
+            entry = udev_list_entry_get_next(e)
+        }
+        return events
+    }
+
+    /// Adds and removes as they happen, until the stream's consumer stops. libudev's monitor is read
+    /// on a thread of its own: it is a blocking C API and owns no Swift state.
+    static func changes(_ matcher: Matcher) -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(64))
+        let stop = StopFlag()
+        continuation.onTermination = { _ in stop.set() }
+        let thread = Thread { watch(matcher, continuation, stop) }
+        thread.start()
+        return stream
+    }
+
+    private static func watch(_ matcher: Matcher, _ continuation: AsyncStream<Event>.Continuation, _ stop: StopFlag) {
+        defer { continuation.finish() }
+        guard let udev = udev_new() else { return }
+        defer { udev_unref(udev) }
+        guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else { return }
+        defer { udev_monitor_unref(monitor) }
+        udev_monitor_filter_add_match_subsystem_devtype(monitor, "tty", nil)
+        guard udev_monitor_enable_receiving(monitor) >= 0 else { return }
+        var poller = pollfd(fd: udev_monitor_get_fd(monitor), events: Int16(POLLIN), revents: 0)
+        while !stop.isSet {
+            guard poll(&poller, 1, 200) > 0 else { continue }
+            guard let device = udev_monitor_receive_device(monitor) else { continue }
+            defer { udev_device_unref(device) }
+            let action = udev_device_get_action(device).map { String(cString: $0) }
+            guard let kind = action.flatMap(Event.Action.init(rawValue:)), let event = event(kind, device, matcher) else { continue }
+            continuation.yield(event)
+        }
+    }
+
+    private static func event(_ action: Event.Action, _ device: OpaquePointer, _ matcher: Matcher) -> Event? {
+        func property(_ name: String) -> String? {
+            udev_device_get_property_value(device, name).map { String(cString: $0) }
+        }
+        // A removed device no longer has its properties everywhere: match on add, release by node.
+        guard let node = udev_device_get_devnode(device).map({ String(cString: $0) }) else { return nil }
+        guard action == .remove || matcher.matches(property) else { return nil }
+        return Event(action: action, devnode: node, serial: property("ID_SERIAL"))
+    }
+}
+
+/// Set by the consumer's task, read by the monitor thread.
+private final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set() { flag.store(true, ordering: .releasing) }
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+}
