@@ -36,7 +36,7 @@ let package = Package(
 
         // I/O shell pieces shared by the executables.
         .target(name: "DockIO", dependencies: [
-            "DockProtocol",
+            "DockProtocol", "CBluetooth",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

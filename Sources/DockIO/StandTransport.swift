@@ -1,25 +1,29 @@
 import NIOCore
 import NIOPosix
 
-/// Where a stand is reached. Serial ttys (USB-CDC, UART, a simulator's pty), Unix sockets (dock-sim
-/// --unix) and Bluetooth RFCOMM (dockd's RFCOMM connector hands over a connected fd).
+/// Where a stand is reached: serial ttys (USB-CDC, UART, a simulator's pty), Unix sockets
+/// (dock-sim --unix) and Bluetooth RFCOMM.
 public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
     case serial(path: String, baud: Int)
     case unix(path: String)
-    case fileDescriptor(Int32, name: String)
+    /// RFCOMM to a paired stand; channel nil = look it up with SDP.
+    case bluetooth(address: String, channel: UInt8?)
 
     public var description: String {
         switch self {
         case .serial(let path, let baud): "serial:\(path)@\(baud)"
         case .unix(let path): "unix:\(path)"
-        case .fileDescriptor(_, let name): name
+        case .bluetooth(let address, let channel): "rfcomm:\(address)" + (channel.map { "/\($0)" } ?? "")
         }
     }
 
-    /// `unix:/run/x.sock`, or a device path with an optional `@baud`.
+    /// `unix:/run/x.sock`, `rfcomm:AA:BB:CC:DD:EE:FF[/channel]`, or a device path with an optional `@baud`.
     public init(parsing text: String, defaultBaud: Int = 115_200) {
         if text.hasPrefix("unix:") {
             self = .unix(path: String(text.dropFirst(5)))
+        } else if text.hasPrefix("rfcomm:") {
+            let rest = text.dropFirst(7).split(separator: "/", maxSplits: 1)
+            self = .bluetooth(address: String(rest.first ?? ""), channel: rest.count > 1 ? UInt8(rest[1]) : nil)
         } else if let at = text.lastIndex(of: "@"), let baud = Int(text[text.index(after: at)...]) {
             self = .serial(path: String(text[..<at]), baud: baud)
         } else {
@@ -37,7 +41,8 @@ public enum StandTransport {
         case .serial(let path, let baud):
             let fd = try SerialPort.open(path: path, baud: baud)
             return try await wrap(fd: fd, group: group)
-        case .fileDescriptor(let fd, _):
+        case .bluetooth(let address, let channel):
+            let fd = try await NIOThreadPool.singleton.runIfActive { try Bluetooth.connect(address: address, channel: channel) }
             return try await wrap(fd: fd, group: group)
         case .unix(let path):
             return try await ClientBootstrap(group: group)

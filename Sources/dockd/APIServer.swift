@@ -21,7 +21,12 @@ struct APIServer: Sendable {
 
     /// Binds `path` (or adopts a socket systemd passed in) and serves until cancelled.
     func serve(listener: APIListener, group: any EventLoopGroup, ready: @Sendable () -> Void) async throws {
-        let bootstrap = ServerBootstrap(group: group).serverChannelOption(.backlog, value: 128)
+        // Small per-client buffers: a client that stops reading is noticed (and dropped by the hub)
+        // within seconds instead of holding megabytes of notifications.
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 128)
+            .childChannelOption(.socketOption(.so_sndbuf), value: 32 * 1024)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: 8 * 1024, high: 32 * 1024))
         let initializer: @Sendable (any Channel) -> EventLoopFuture<ClientChannel> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(

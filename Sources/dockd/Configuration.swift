@@ -85,6 +85,8 @@ struct Configuration: Sendable, Equatable {
         struct DeviceSection: Decodable {
             var path: String?
             var unix: String?
+            var bluetooth: String?
+            var channel: Int?
             var baud: Int?
             var driver: String?
         }
@@ -119,10 +121,15 @@ struct Configuration: Sendable, Equatable {
                 guard driver == "native" else { throw Invalid(description: "\(name).driver '\(driver)' is not supported (native)") }
                 let baud = d.baud ?? 115_200
                 guard SerialPort.isSupported(baud: baud) else { throw Invalid(description: "\(name).baud \(baud) is not a supported rate") }
-                switch (d.path, d.unix) {
-                case (let path?, nil): c.devices.append(Device(endpoint: .serial(path: path, baud: baud), driver: driver))
-                case (nil, let unix?): c.devices.append(Device(endpoint: .unix(path: unix), driver: driver))
-                default: throw Invalid(description: "\(name): give exactly one of path or unix")
+                if let channel = d.channel, !(1...30).contains(channel) {
+                    throw Invalid(description: "\(name).channel must be an RFCOMM channel 1…30")
+                }
+                switch (d.path, d.unix, d.bluetooth) {
+                case (let path?, nil, nil): c.devices.append(Device(endpoint: .serial(path: path, baud: baud), driver: driver))
+                case (nil, let unix?, nil): c.devices.append(Device(endpoint: .unix(path: unix), driver: driver))
+                case (nil, nil, let address?):
+                    c.devices.append(Device(endpoint: .bluetooth(address: address, channel: d.channel.map(UInt8.init)), driver: driver))
+                default: throw Invalid(description: "\(name): give exactly one of path, unix or bluetooth")
                 }
             }
             if let h = hotplug {

@@ -60,7 +60,9 @@ struct DockdCommand: AsyncParsableCommand {
         for d in device { configuration.devices.append(.init(endpoint: StandEndpoint(parsing: d))) }
 
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        let journal = JournalLogHandler.stderrIsJournal
         LoggingSystem.bootstrap { label in
+            if journal { return JournalLogHandler(label: label, level: level) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler

@@ -3,7 +3,8 @@ import Logging
 /// Fans notifications out to subscribed clients. Each subscriber has a bounded queue: one that stops
 /// reading fills it and is dropped, so a slow client never slows a stand's control loop.
 actor EventHub {
-    static let queueLimit = 512
+    /// Notifications waiting for one client: 2.5 s of 100 Hz motion.
+    static let queueLimit = 256
 
     private struct Subscriber {
         var topics: Set<String>

@@ -1,0 +1,89 @@
+"""Configuration errors, several stands at once, Bluetooth on a host without it, slow subscribers."""
+import socket
+import subprocess
+import time
+
+from conftest import BIN, Client, wait_for
+
+
+def run_dockd(tmp_path, config_text, *args, timeout=10):
+    config = tmp_path / "dockd.conf"
+    config.write_text(config_text)
+    return subprocess.run([str(BIN / "dockd"), "--config", str(config), "--socket", str(tmp_path / "d.sock"),
+                           "--socket-group", "", "--no-hotplug", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_syntax_error_names_the_line_and_exits_78(tmp_path):
+    out = run_dockd(tmp_path, '[daemon]\nlog_level = "info"\nsocket = \n')
+    assert out.returncode == 78
+    assert "dockd.conf:3:" in out.stderr, out.stderr
+
+
+def test_a_wrong_value_names_the_key(tmp_path):
+    out = run_dockd(tmp_path, '[daemon]\nheartbeat_timeout_ms = 20\n')
+    assert out.returncode == 78 and "daemon.heartbeat_timeout_ms" in out.stderr, out.stderr
+    out = run_dockd(tmp_path, '[[device]]\npath = "/dev/ttyACM0"\nunix = "/tmp/x"\n')
+    assert out.returncode == 78 and "device[0]" in out.stderr, out.stderr
+    out = run_dockd(tmp_path, '[[device]]\npath = 5\n')
+    assert out.returncode == 78 and "path" in out.stderr, out.stderr
+
+
+def test_two_stands_are_named_by_serial_and_bluetooth_fails_for_its_device_only(tmp_path):
+    sims = []
+    for serial in ("STAND-A", "STAND-B"):
+        link = tmp_path / serial
+        sims.append(subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", serial],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for(link.exists, 5, f"{serial}'s link")
+    config = tmp_path / "dockd.conf"
+    config.write_text(f'[[device]]\npath = "{tmp_path / "STAND-A"}"\n[[device]]\npath = "{tmp_path / "STAND-B"}"\n'
+                      '[[device]]\nbluetooth = "00:11:22:33:44:55"\nchannel = 1\n')
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(config), "--socket", str(tmp_path / "d.sock"),
+                              "--socket-group", "", "--no-hotplug"], stderr=subprocess.DEVNULL)
+    try:
+        wait_for((tmp_path / "d.sock").exists, 10, "dockd's socket")
+        c = Client(tmp_path / "d.sock")
+
+        def settled():
+            stands = c.result("stands.list")
+            connected = sorted(s["id"] for s in stands if s["state"] == "connected")
+            bt = next(s for s in stands if s["endpoint"].startswith("rfcomm:"))
+            return (connected, bt) if connected == ["STAND-A", "STAND-B"] and bt["last_error"] else None
+        connected, bt = wait_for(settled, 10, "both stands connected and the Bluetooth error reported")
+        assert "AF_BLUETOOTH" in bt["last_error"] and bt["state"] != "connected"
+        # Each stand is addressed by its serial, not its path.
+        c.result("motion.orient", {"stand": "STAND-B", "yaw": 0.3, "duration": 0.5})
+        assert c.call("motion.orient", {"stand": "NOPE", "yaw": 0.3})["error"]["code"] == -32001
+        c.close()
+    finally:
+        dockd.terminate(); dockd.wait(5)
+        for s in sims:
+            s.terminate(); s.wait(5)
+
+
+def test_a_subscriber_that_never_reads_is_dropped_and_others_keep_their_stream(rig):
+    reader = rig.client()
+    rig.connected_stand(reader)
+    stalled = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    stalled.connect(str(rig.socket_path))
+    stalled.sendall(b'{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"topics":["motion"],"motion_rate":1000}}\n')
+    reader.result("subscribe", {"topics": ["motion"], "motion_rate": 10})
+
+    def dropped():
+        # Once dropped, the connection is closed: the peer's data ends (after the backlog).
+        stalled.setblocking(False)
+        try:
+            while True:
+                chunk = stalled.recv(1 << 20)
+                if chunk == b"":
+                    return True
+        except BlockingIOError:
+            return False
+    # Wait without reading: sleep, then check. The backlog is read only after the deadline.
+    time.sleep(8)
+    assert wait_for(dropped, 10, "the stalled subscriber to be dropped")
+    # The healthy subscriber still gets fresh motion, and the stand is still controlled.
+    assert reader.latest("motion.state")["params"]["stand"]
+    reader.result("motion.velocity", {"yaw": 0.1})
+    stalled.close()
