@@ -70,6 +70,9 @@ struct APIMethods: Sendable {
             return ["daemon": "dockd", "version": JSONValue(Self.daemonVersion),
                     "api": ["major": JSONValue(Self.apiVersion.major), "minor": JSONValue(Self.apiVersion.minor)],
                     "protocol": JSONValue("\(ProtocolVersion.major).\(ProtocolVersion.minor)")]
+        case "dockd.stats":
+            return ["clients": JSONValue(await hub.clientCount), "dropped_subscribers": JSONValue(await hub.droppedSubscribers),
+                    "stands": JSONValue(await stands.all.count)]
         case "stands.list":
             var list: [JSONValue] = []
             for s in await stands.all { list.append(await s.describe()) }

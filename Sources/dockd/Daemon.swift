@@ -50,7 +50,7 @@ struct Daemon: Service {
                     }
                 }
                 tasks.addTask { await statusAndWatchdog(stands: stands, lastTick: lastTick, clock: clock) }
-                tasks.addTask { await reloadOnHangup() }
+                tasks.addTask { await reloadOnHangup(stands: stands) }
                 if hotplug.enabled {
                     tasks.addTask { await followHotplug(matcher, baud: hotplug.baud, stands: stands) }
                 }
@@ -94,14 +94,26 @@ struct Daemon: Service {
         }
     }
 
-    private func reloadOnHangup() async {
+    /// SIGHUP: re-read the file; a bad one is reported and the running configuration stays. A good
+    /// one attaches the stands it adds and releases the ones it drops. The socket and log level
+    /// change at restart.
+    private func reloadOnHangup(stands: StandRegistry) async {
+        var current = configuration
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
             Systemd.reloading()
             do {
                 let fresh = try Configuration.load(path: configPath)
-                logger.notice("configuration reloaded", metadata: ["devices": "\(fresh.devices.count)"])
-                // Devices, socket and log level take effect at restart; the file was checked now so
-                // that a mistake is reported while the old configuration keeps running.
+                let before = Set(current.devices.map(\.endpoint.description))
+                let after = Set(fresh.devices.map(\.endpoint.description))
+                for device in fresh.devices where !before.contains(device.endpoint.description) {
+                    await stands.add(endpoint: device.endpoint)
+                }
+                for device in current.devices where !after.contains(device.endpoint.description) {
+                    await stands.remove(endpoint: device.endpoint)
+                }
+                logger.notice("configuration reloaded", metadata: ["added": "\(after.subtracting(before).sorted())",
+                                                                    "removed": "\(before.subtracting(after).sorted())"])
+                current.devices = fresh.devices
             } catch {
                 logger.error("configuration not reloaded, the old one stays: \(error.description)")
             }

@@ -39,6 +39,8 @@ actor EventHub {
         subscribers[client]?.topics.subtract(topics)
     }
 
+    var clientCount: Int { subscribers.count }
+
     func topics(of client: Int) -> Set<String> { subscribers[client]?.topics ?? [] }
 
     func remove(client: Int) {

@@ -38,6 +38,7 @@ actor StandSession {
     private var motion: MotionController?
     private var lastHeard = 0.0
     private var lastControlTick = 0.0
+    private var awaitingAck: [UInt16: PendingCommand] = [:]
     private var lastProgressPublished = -Double.infinity
     private var lastSent = 0.0
     private var helloSent = 0.0
@@ -100,6 +101,7 @@ actor StandSession {
         writer = outbound
         link = channel
         decoder = FrameDecoder()
+        awaitingAck = [:]
         lastHeard = clock.now()
         linkState = .handshaking
         helloTries = 0
@@ -150,6 +152,9 @@ actor StandSession {
             drop("no valid frame for \(Int(settings.linkTimeout * 1000)) ms: link lost")
             return
         }
+        if !awaitingAck.isEmpty {
+            Task { await retryUnacknowledged(now: now) }
+        }
         if linkState == .connected && now - lastControlTick > 0.05 {
             Task { await runController(now: now) }
         }
@@ -168,7 +173,36 @@ actor StandSession {
     // MARK: - Sending
 
     func send(_ message: Message, ackRequested: Bool = false) async {
-        await write(FrameEncoder.encode(sequencer.frame(message, ackRequested: ackRequested)))
+        let frame = sequencer.frame(message, ackRequested: ackRequested)
+        if ackRequested { awaitingAck[frame.seq] = PendingCommand(message: message, sentAt: clock.now(), attempts: 1) }
+        await write(FrameEncoder.encode(frame))
+    }
+
+    /// A command sent with ACK_REQUEST and not answered yet (PROTOCOL.md §3: resend after 100 ms,
+    /// 3 times, then report it failed).
+    private struct PendingCommand: Sendable {
+        var message: Message
+        var sentAt: Double
+        var attempts: Int
+    }
+
+    private func retryUnacknowledged(now: Double) async {
+        for (seq, pending) in awaitingAck where now - pending.sentAt > 0.1 {
+            awaitingAck.removeValue(forKey: seq)
+            guard pending.attempts <= 3 else {
+                counters.commandsFailed += 1
+                logger.error("the stand did not acknowledge \(pending.message.type) after \(pending.attempts) tries")
+                await hub.publish(topic: "logs", method: "stand.fault",
+                                  params: ["stand": JSONValue(standID ?? ""), "code": 0, "severity": 2,
+                                           "text": JSONValue("no acknowledgement for \(pending.message.type) after \(pending.attempts) tries")],
+                                  time: now)
+                continue
+            }
+            let frame = sequencer.frame(pending.message, ackRequested: true)
+            awaitingAck[frame.seq] = PendingCommand(message: pending.message, sentAt: now, attempts: pending.attempts + 1)
+            counters.retries += 1
+            await write(FrameEncoder.encode(frame))
+        }
     }
 
     private func write(_ bytes: [UInt8]) async {
@@ -237,14 +271,17 @@ actor StandSession {
             await hub.publish(topic: "logs", method: "stand.fault",
                               params: ["stand": JSONValue(standID ?? ""), "code": JSONValue(fault.code),
                                        "severity": JSONValue(fault.severity), "text": JSONValue(fault.text)], time: now)
+        case .ack(let ack):
+            awaitingAck.removeValue(forKey: ack.seq)
         case .nack(let nack):
+            awaitingAck.removeValue(forKey: nack.seq)
             counters.nacks += 1
             logger.warning("stand refused a command", metadata: ["type": "\(nack.type)", "code": "\(nack.knownCode?.description ?? "\(nack.code)")",
                                                                 "detail": "\(nack.detail)"])
             if nack.type == MessageType.hello.rawValue && nack.knownCode == .versionMismatch {
                 drop("the stand refused dockd's protocol version: \(nack.detail)")
             }
-        case .heartbeat, .ack:
+        case .heartbeat:
             break
         case .hello, .request, .velocity, .position, .stop, .limits, .led, .motors:
             logger.debug("ignoring a host-only message from the stand", metadata: ["type": "\(message.type)"])
@@ -437,7 +474,8 @@ actor StandSession {
         return ["frames": JSONValue(d.frames), "bytes": JSONValue(d.bytes), "sequence_gaps": JSONValue(d.sequenceGaps),
                 "errors": .object(Dictionary(uniqueKeysWithValues: FrameError.allCases.map { ($0.rawValue, JSONValue(d.errors[$0] ?? 0)) })),
                 "reconnects": JSONValue(counters.reconnects), "handshakes": JSONValue(counters.handshakes),
-                "nacks": JSONValue(counters.nacks), "faults": JSONValue(counters.faults), "feedback_frames": JSONValue(counters.feedbackFrames)]
+                "nacks": JSONValue(counters.nacks), "faults": JSONValue(counters.faults), "feedback_frames": JSONValue(counters.feedbackFrames),
+                "retries": JSONValue(counters.retries), "commands_failed": JSONValue(counters.commandsFailed)]
     }
 
     func batteryList() -> JSONValue { .array(batteries.keys.sorted().compactMap { batteries[$0].map(batteryJSON) }) }
@@ -469,6 +507,8 @@ struct SessionCounters: Sendable {
     var nacks = 0
     var faults = 0
     var feedbackFrames = 0
+    var retries = 0
+    var commandsFailed = 0
 }
 
 /// What the daemon's configuration sets for every stand session.

@@ -1,4 +1,5 @@
 """Configuration errors, several stands at once, Bluetooth on a host without it, slow subscribers."""
+import signal
 import socket
 import subprocess
 import time
@@ -87,3 +88,46 @@ def test_a_subscriber_that_never_reads_is_dropped_and_others_keep_their_stream(r
     assert reader.latest("motion.state")["params"]["stand"]
     reader.result("motion.velocity", {"yaw": 0.1})
     stalled.close()
+
+
+def test_sighup_attaches_added_devices_and_keeps_the_old_config_when_the_new_one_is_bad(tmp_path):
+    link = tmp_path / "stand"
+    sim = subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", "HUP-1"],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config = tmp_path / "dockd.conf"
+    config.write_text("[daemon]\n")
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(config), "--socket", str(tmp_path / "d.sock"),
+                              "--socket-group", "", "--no-hotplug"], stderr=open(tmp_path / "dockd.err", "wb"))
+    try:
+        wait_for((tmp_path / "d.sock").exists, 10, "dockd's socket")
+        wait_for(link.exists, 5, "the stand's link")
+        c = Client(tmp_path / "d.sock")
+        assert c.result("stands.list") == []
+        config.write_text("[daemon\nbroken")
+        dockd.send_signal(signal.SIGHUP)
+        wait_for(lambda: "not reloaded" in (tmp_path / "dockd.err").read_text(), 5, "the reload error in the log")
+        assert dockd.poll() is None and c.result("stands.list") == []
+        config.write_text(f'[[device]]\npath = "{link}"\n')
+        dockd.send_signal(signal.SIGHUP)
+        wait_for(lambda: [s["id"] for s in c.result("stands.list") if s["state"] == "connected"] == ["HUP-1"], 10,
+                 "the added stand to connect")
+        config.write_text("[daemon]\n")
+        dockd.send_signal(signal.SIGHUP)
+        wait_for(lambda: c.result("stands.list") == [], 10, "the removed stand to be released")
+        c.close()
+    finally:
+        dockd.terminate(); dockd.wait(5)
+        sim.terminate(); sim.wait(5)
+
+
+def test_unanswered_commands_are_resent(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    rig.sim_command("silent 0.4")
+    time.sleep(0.05)
+    c.result("motion.stop")  # STOP asks for an ACK; the silent stand sends none
+    def retried():
+        counters = c.result("stand.get")["counters"]
+        return counters if counters["retries"] >= 1 else None
+    counters = wait_for(retried, 5, "a resent command")
+    assert counters["commands_failed"] == 0 or counters["retries"] >= 3
