@@ -75,6 +75,26 @@ final class APIClient {
         }
     }
 
+    /// The next message, or nil if none arrives before `deadline` (nil deadline: wait forever).
+    func receive(until deadline: Date?) throws -> [String: Any]? {
+        while !buffer.contains(UInt8(ascii: "\n")) {
+            if let deadline {
+                let ms = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, ms) > 0 else { return nil }
+            }
+            try fill()
+        }
+        return try receive()
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = read(fd, &chunk, chunk.count)
+        guard n > 0 else { throw Failure(description: "dockd closed the connection", exitCode: 69) }
+        buffer.append(contentsOf: chunk[0..<n])
+    }
+
     /// The next JSON message from dockd.
     func receive() throws -> [String: Any] {
         while true {
@@ -86,10 +106,7 @@ final class APIClient {
                 }
                 return object
             }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = read(fd, &chunk, chunk.count)
-            guard n > 0 else { throw Failure(description: "dockd closed the connection", exitCode: 69) }
-            buffer.append(contentsOf: chunk[0..<n])
+            try fill()
         }
     }
 }

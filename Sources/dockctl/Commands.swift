@@ -48,21 +48,26 @@ struct Watch: ParsableCommand {
     var seconds: Double?
 
     func run() throws {
-        try dockctl.run {
-            let client: APIClient
-            do { client = try connection.client() }
-            let deadline = seconds.map { Date().addingTimeInterval($0) }
-            let show: ([String: Any]) -> Void = { message in
-                // Straight to the fd, unbuffered: `dockctl watch | grep …` sees each line as it happens.
-                if connection.json { printJSON(message) } else { FileHandle.standardOutput.write(Data((StandText.notification(message) + "\n").utf8)) }
-            }
-            do {
-                _ = try client.call("subscribe", ["topics": topics, "motion_rate": rate], onNotification: show)
-                while deadline.map({ Date() < $0 }) ?? true {
-                    show(try client.receive())
-                }
-            } catch let failure as APIClient.Failure { throw Fail(failure) }
+        try follow(connection, topics: topics, rate: rate, seconds: seconds)
+    }
+}
+
+/// Subscribes and prints notifications as they come, until `seconds` pass (or forever).
+func follow(_ connection: Connection, topics: [String], rate: Double, seconds: Double?) throws {
+    try dockctl.run {
+        let deadline = seconds.map { Date().addingTimeInterval($0) }
+        let show: ([String: Any]) -> Void = { message in
+            // Straight to the fd, unbuffered: `dockctl watch | grep …` sees each line as it happens.
+            if connection.json { printJSON(message) } else { FileHandle.standardOutput.write(Data((StandText.notification(message) + "\n").utf8)) }
         }
+        do {
+            let client = try connection.client()
+            _ = try client.call("subscribe", ["topics": topics, "motion_rate": rate], onNotification: show)
+            while deadline.map({ Date() < $0 }) ?? true {
+                guard let message = try client.receive(until: deadline) else { break }
+                show(message)
+            }
+        } catch let failure as APIClient.Failure { throw Fail(failure) }
     }
 }
 
@@ -201,5 +206,35 @@ enum MotionWaiter {
                 }
             }
         } catch let failure as APIClient.Failure { throw Fail(failure) }
+    }
+}
+
+struct Events: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Follow button, docking, tracking and fault events (Ctrl-C to stop).")
+    @OptionGroup var connection: Connection
+    @Option(help: "Stop after this many seconds.") var seconds: Double?
+
+    func run() throws {
+        try follow(connection, topics: ["events", "logs"], rate: 1, seconds: seconds)
+    }
+}
+
+struct Attach: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Make dockd own a stand (root or dockd's user).")
+    @OptionGroup var connection: Connection
+    @Argument(help: "A tty path (optionally @baud), unix:PATH or rfcomm:ADDRESS[/channel].") var device: String
+
+    func run() throws {
+        try dockctl.run { _ = try connection.call("stands.attach", ["device": device]); print("attached \(device)") }
+    }
+}
+
+struct Detach: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Make dockd stop and release a stand (root or dockd's user).")
+    @OptionGroup var connection: Connection
+    @Argument(help: "The device as it was attached.") var device: String
+
+    func run() throws {
+        try dockctl.run { _ = try connection.call("stands.detach", ["device": device]); print("detached \(device)") }
     }
 }

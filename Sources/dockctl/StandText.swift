@@ -34,7 +34,8 @@ enum StandText {
         case "stand.disconnected":
             return "stand   \(p["stand"] ?? "?") disconnected: \(p["reason"] ?? "")"
         case "stand.event":
-            return "event   \(p["kind"] ?? "?")" + (p["pressed"].map { " pressed=\($0)" } ?? "") + (p["factor"].map { " factor=\(fmt($0))" } ?? "")
+            return "event   \(p["kind"] ?? "?")" + ((p["pressed"] as? Bool).map { " pressed=\($0)" } ?? "")
+                + (p["id"].map { " id=\($0)" } ?? "") + (p["factor"].map { " factor=\(fmt($0))" } ?? "")
         case "battery.state":
             return "battery \(p["name"] ?? "?") \(Int((((p["level"] as? Double) ?? 0) * 100).rounded())) % \(p["charge"] ?? "")" + ((p["low"] as? Bool ?? false) ? " LOW" : "")
         case "tracking.changed":
