@@ -33,6 +33,7 @@ mkdir -p "$OUT/corpus" "$OUT/artifacts" "$OUT/logs"
 probe() {
     local dir; dir=$(mktemp -d)
     printf '@_cdecl("LLVMFuzzerTestOneInput") public func f(_ d: UnsafePointer<UInt8>?, _ n: Int) -> CInt { 0 }\n' > "$dir/p.swift"
+    # (run from .build-fuzz: with -wmo -g swiftc drops <module>-1.swiftmodule files into the cwd)
     if ! swiftc -sanitize=fuzzer,address -parse-as-library "$dir/p.swift" -o "$dir/p" >"$dir/log" 2>&1; then
         echo "run.sh: swiftc -sanitize=fuzzer,address cannot build a libFuzzer binary here:" >&2
         grep -v 'ld.gold' "$dir/log" | head -20 >&2
@@ -49,8 +50,9 @@ build() {
     local target=$1
     echo "== building $target"
     # One module with the codec's sources: -wmo lets the generic decoder specialize; ld.gold warnings are harmless.
-    if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -g -module-name "$target" \
-            "$ROOT/Fuzz/$target.swift" "${SOURCES[@]}" -o "$OUT/$target" >"$OUT/logs/$target.build.log" 2>&1; then
+    # (run from .build-fuzz: with -wmo -g swiftc drops <module>-1.swiftmodule files into the cwd)
+    if ! (cd "$OUT" && swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -g -module-name "$target" \
+            "$ROOT/Fuzz/$target.swift" "${SOURCES[@]}" -o "$OUT/$target") >"$OUT/logs/$target.build.log" 2>&1; then
         grep -v 'ld.gold' "$OUT/logs/$target.build.log" >&2
         echo "run.sh: build of $target failed" >&2; exit 2
     fi
