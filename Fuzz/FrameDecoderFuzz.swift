@@ -139,24 +139,13 @@ func run(_ stream: ArraySlice<UInt8>, control: UInt8) -> (outputs: [FrameDecoder
 /// Every decoded frame re-encodes to a valid wire frame, which decodes back to a frame that
 /// re-encodes to the same bytes (bytes, not ==, because NaN != NaN).
 ///
-/// Known finding KNOWN-1 (Fuzz/README.md): the decoder accepts 257-byte packets (PROTOCOL.md §1
-/// and the Python reference accept any length the 258-byte buffer yields), so a message can use
-/// all 251 payload bytes, e.g. CAPABILITIES with 241 empty battery names; FrameEncoder.encode then
-/// stops on its `payload over 250 bytes` precondition. Until the spec decides, such a frame is
-/// reported once on stderr and its round trip skipped; FUZZ_STRICT_REENCODE=1 makes it a crash.
-nonisolated(unsafe) var reportedKnown1 = false
-let strictReencode = getenv("FUZZ_STRICT_REENCODE").map { String(cString: $0) == "1" } ?? false
-
+/// KNOWN-1 (found here, fixed in the spec and both decoders): CAPABILITIES with more than 3 axes or
+/// 4 batteries is malformed, so no decodable frame exceeds the 250-byte payload again.
 func checkRoundTrip(_ frame: Frame) {
     var payload = ByteWriter()
     frame.message.encodePayload(into: &payload)
     if payload.bytes.count > FrameLimits.maxPayload {
-        if strictReencode { violation("decoded frame has a \(payload.bytes.count)-byte payload: FrameEncoder cannot encode it") }
-        if !reportedKnown1 {
-            reportedKnown1 = true
-            fputs("FrameDecoderFuzz: KNOWN-1 seen: decoded \(frame.message.type) re-encodes to a \(payload.bytes.count)-byte payload\n", stderr)
-        }
-        return
+        violation("decoded frame has a \(payload.bytes.count)-byte payload: FrameEncoder cannot encode it")
     }
     let wire = FrameEncoder.encode(frame)
     guard wire.count >= 2, wire.last == 0 else { violation("encoded frame does not end in one 0x00") }

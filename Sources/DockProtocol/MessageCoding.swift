@@ -85,15 +85,21 @@ extension Message {
             let feedbackHz = try r.u16(), imuHz = try r.u16()
             let features = Features(rawValue: try r.u16()), buttons = Buttons(rawValue: try r.u8())
             let customButtons = try r.u8()
+            // Counts above the spec's limits are malformed: they are what could make a decoded
+            // frame too large to encode again (PROTOCOL.md §1 rule 5).
+            let axisCount = try r.u8()
+            guard axisCount <= 3 else { throw .badValue }
             var axes: [AxisCapability] = []
-            for _ in 0..<(try r.u8()) {
+            for _ in 0..<axisCount {
                 guard let axis = Axis(rawValue: try r.u8()) else { throw .badValue }
                 let flags = try r.u8()
                 axes.append(AxisCapability(axis: axis, continuous: flags & 1 != 0, min: try r.f32(), max: try r.f32(),
                                            maxSpeed: try r.f32(), maxAccel: try r.f32(), countsPerRev: try r.u32()))
             }
+            let batteryCount = try r.u8()
+            guard batteryCount <= 4 else { throw .badValue }
             var batteries: [String] = []
-            for _ in 0..<(try r.u8()) { batteries.append(try r.str()) }
+            for _ in 0..<batteryCount { batteries.append(try r.str()) }
             return .capabilities(Capabilities(feedbackHz: feedbackHz, imuHz: imuHz, features: features, buttons: buttons,
                                               customButtons: customButtons, axes: axes, batteries: batteries))
         case .heartbeat:

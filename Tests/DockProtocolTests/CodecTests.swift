@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import DockProtocol
 
@@ -120,4 +121,20 @@ func cobsRoundTripsAnyLength(length: Int) {
         Issue.record("no hello"); return
     }
     #expect(hello.host == "a" + String(repeating: "é", count: 15))
+}
+
+/// Inputs the fuzzer found (Fuzz/known/): each decodes without a frame that cannot be encoded again.
+@Test func knownFuzzFindingsStayFixed() throws {
+    let directory = VectorFile.directory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz/known")
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    #expect(!files.isEmpty)
+    for name in files {
+        let bytes = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+        var decoder = FrameDecoder()
+        for case .success(let frame) in decoder.feed(bytes) {
+            // Would stop the process on the payload precondition if the decoder let it through.
+            #expect(FrameEncoder.encode(frame).count <= 259, "\(name)")
+        }
+        #expect(decoder.counters.errors[.malformed, default: 0] >= 1, "\(name) is refused as malformed")
+    }
 }

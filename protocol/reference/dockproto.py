@@ -311,20 +311,25 @@ class _PerAxis:
 
 
 class _Counted:
-    """A u8 count followed by that many items."""
+    """A u8 count, at most `limit`, followed by that many items. A larger count is malformed: it
+    is what keeps every decodable frame within the 250-byte payload when it is sent again."""
 
-    def __init__(self, item):
+    def __init__(self, item, limit):
         self.item = item
+        self.limit = limit
 
     def write(self, out, value):
-        if len(value) > 255:
-            raise ValueError("more than 255 items")
+        if len(value) > self.limit:
+            raise ValueError(f"more than {self.limit} items")
         out.append(len(value))
         for item in value:
             self.item.write(out, item)
 
     def read(self, reader):
-        return [self.item.read(reader) for _ in range(reader.unpack("<B"))]
+        count = reader.unpack("<B")
+        if count > self.limit:
+            raise ProtocolError("malformed", f"{count} items, at most {self.limit}")
+        return [self.item.read(reader) for _ in range(count)]
 
 
 class _Record:
@@ -379,10 +384,11 @@ PAYLOADS = {
                     ("max_speed", F32),
                     ("max_accel", F32),
                     ("counts_per_rev", U32),
-                )
+                ),
+                limit=3,
             ),
         ),
-        ("batteries", _Counted(STR)),
+        ("batteries", _Counted(STR, limit=4)),
     ),
     "heartbeat": _Record(("uptime_ms", U32)),
     "ack": _Record(("ack_seq", U16), ("ack_type", U8)),

@@ -309,6 +309,16 @@ def build_streams():
                               + b"\x02\x03abc", seq=16)) + hb,
          [("error", "malformed"), "heartbeat"],
          "CAPABILITIES announcing 2 batteries but carrying only one name"),
+        ("malformed_capabilities_five_batteries",
+         raw_frame(raw_packet(0x03, payload_of("capabilities_1axis_no_battery")[:-1]
+                              + b"\x05" + b"\x01a" * 5, seq=17)) + hb,
+         [("error", "malformed"), "heartbeat"],
+         "CAPABILITIES with 5 batteries: the limit is 4"),
+        ("malformed_capabilities_four_axes",
+         raw_frame(raw_packet(0x03, bytes(payload_of("capabilities_1axis_no_battery")[:8]) + b"\x04"
+                              + bytes(payload_of("capabilities_1axis_no_battery")[9:]), seq=18)) + hb,
+         [("error", "malformed"), "heartbeat"],
+         "CAPABILITIES announcing 4 axes: the limit is 3 (rejected at the count)"),
         ("long_payload_extra_bytes", raw_frame(extended("ack", b"\x99\x00\x42")) + hb,
          ["ack", "heartbeat"],
          "the ack entry with 3 extra payload bytes (CRC over all of them): accepted, extras "
