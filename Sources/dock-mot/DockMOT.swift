@@ -40,8 +40,8 @@ struct DockMOT: ParsableCommand {
     @Option(help: "Kalman acceleration noise, fraction of box size per second^1.5.")
     var accelerationNoise = KalmanSettings().accelerationNoise
 
-    @Flag(help: "Write the Kalman-filtered box instead of the matched detection.")
-    var filteredBoxes = false
+    @Flag(help: "Write the matched detection instead of the Kalman-filtered box (the default, as SORT and ByteTrack do).")
+    var measuredBoxes = false
 
     @Flag(help: "Time tracker + selection + framing per step with 10 synthetic subjects, and exit.")
     var bench = false
@@ -75,7 +75,7 @@ struct DockMOT: ParsableCommand {
                 Observation(kind: .body, box: $0.box, confidence: $0.confidence)
             }
             for track in tracker.update(observations: observations, time: time) {
-                let box = filteredBoxes ? track.box : track.lastMeasuredBox
+                let box = measuredBoxes ? track.lastMeasuredBox : track.box
                 lines.append("\(frame),\(track.id.number),\(fmt(box.left)),\(fmt(box.top)),\(fmt(box.width)),\(fmt(box.height)),1,-1,-1,-1")
             }
         }
