@@ -22,12 +22,17 @@ public struct Aim: Sendable, Hashable {
 /// consistency between frames, not survey accuracy.
 public struct CameraModel: Sendable, Hashable {
     /// Full horizontal and vertical fields of view, radians.
-    public var horizontalFieldOfView: Double
-    public var verticalFieldOfView: Double
+    public let horizontalFieldOfView: Double
+    public let verticalFieldOfView: Double
+    /// tan(field of view / 2), kept because every conversion needs it.
+    private let horizontalHalfTangent: Double
+    private let verticalHalfTangent: Double
 
     public init(horizontalFieldOfView: Double, verticalFieldOfView: Double) {
         self.horizontalFieldOfView = horizontalFieldOfView
         self.verticalFieldOfView = verticalFieldOfView
+        horizontalHalfTangent = tan(horizontalFieldOfView / 2)
+        verticalHalfTangent = tan(verticalFieldOfView / 2)
     }
 
     /// From 3×3 intrinsics (focal lengths in pixels) and the reference image size they refer to.
@@ -37,41 +42,41 @@ public struct CameraModel: Sendable, Hashable {
     }
 
     /// Angle off the optical axis of a normalized coordinate (0…1 across the field).
-    private func angle(normalized: Double, fieldOfView: Double) -> Double {
-        atan((normalized - 0.5) * 2 * tan(fieldOfView / 2))
+    private func angle(normalized: Double, halfTangent: Double) -> Double {
+        atan((normalized - 0.5) * 2 * halfTangent)
     }
 
-    private func normalized(angle: Double, fieldOfView: Double) -> Double {
-        0.5 + tan(angle) / (2 * tan(fieldOfView / 2))
+    private func normalized(angle: Double, halfTangent: Double) -> Double {
+        0.5 + tan(angle) / (2 * halfTangent)
     }
 
     /// The angular position in the stand's frame of a normalized image point (upper-left origin).
     public func angularPoint(normalizedX: Double, normalizedY: Double, aim: Aim) -> (x: Double, y: Double) {
-        (aim.x + angle(normalized: normalizedX, fieldOfView: horizontalFieldOfView),
-         aim.y + angle(normalized: normalizedY, fieldOfView: verticalFieldOfView))
+        (aim.x + angle(normalized: normalizedX, halfTangent: horizontalHalfTangent),
+         aim.y + angle(normalized: normalizedY, halfTangent: verticalHalfTangent))
     }
 
     /// The angular box of a normalized detection rect seen with the camera at `aim`.
     public func angularBox(of rect: NormalizedRect, aim: Aim) -> Box {
-        let leftX = aim.x + angle(normalized: rect.x, fieldOfView: horizontalFieldOfView)
-        let rightX = aim.x + angle(normalized: rect.maxX, fieldOfView: horizontalFieldOfView)
-        let topY = aim.y + angle(normalized: rect.y, fieldOfView: verticalFieldOfView)
-        let bottomY = aim.y + angle(normalized: rect.maxY, fieldOfView: verticalFieldOfView)
+        let leftX = aim.x + angle(normalized: rect.x, halfTangent: horizontalHalfTangent)
+        let rightX = aim.x + angle(normalized: rect.maxX, halfTangent: horizontalHalfTangent)
+        let topY = aim.y + angle(normalized: rect.y, halfTangent: verticalHalfTangent)
+        let bottomY = aim.y + angle(normalized: rect.maxY, halfTangent: verticalHalfTangent)
         return Box(left: leftX, top: topY, width: rightX - leftX, height: bottomY - topY)
     }
 
     /// Where an angular box falls in the image when the camera is at `aim`.
     public func normalizedRect(of box: Box, aim: Aim) -> NormalizedRect {
-        let leftX = normalized(angle: box.left - aim.x, fieldOfView: horizontalFieldOfView)
-        let rightX = normalized(angle: box.right - aim.x, fieldOfView: horizontalFieldOfView)
-        let topY = normalized(angle: box.top - aim.y, fieldOfView: verticalFieldOfView)
-        let bottomY = normalized(angle: box.bottom - aim.y, fieldOfView: verticalFieldOfView)
+        let leftX = normalized(angle: box.left - aim.x, halfTangent: horizontalHalfTangent)
+        let rightX = normalized(angle: box.right - aim.x, halfTangent: horizontalHalfTangent)
+        let topY = normalized(angle: box.top - aim.y, halfTangent: verticalHalfTangent)
+        let bottomY = normalized(angle: box.bottom - aim.y, halfTangent: verticalHalfTangent)
         return NormalizedRect(x: leftX, y: topY, width: rightX - leftX, height: bottomY - topY)
     }
 
     /// The aim that puts the angular point (x, y) at the normalized image position (u, v).
     public func aim(placing x: Double, _ y: Double, atNormalizedX u: Double, normalizedY v: Double) -> Aim {
-        Aim(x: x - angle(normalized: u, fieldOfView: horizontalFieldOfView),
-            y: y - angle(normalized: v, fieldOfView: verticalFieldOfView))
+        Aim(x: x - angle(normalized: u, halfTangent: horizontalHalfTangent),
+            y: y - angle(normalized: v, halfTangent: verticalHalfTangent))
     }
 }

@@ -14,7 +14,6 @@ public struct TrackedSubjectState: Sendable, Hashable {
 /// The outcome of one pipeline step.
 public struct TrackingStep: Sendable {
     public let time: Double
-    public let subjects: [TrackedSubjectState]
     public let selection: Selection
     public let framing: FramingResult
 }
@@ -22,13 +21,13 @@ public struct TrackingStep: Sendable {
 /// dockd's intelligent-tracking pipeline for one stand: tracker (in the stand's angular frame) →
 /// subject selection → framing. The caller converts each detection with `camera.angularBox(of:aim:)`
 /// using the motor angles at the frame's capture time, then calls `step` with that time and aim.
-public struct TrackingPipeline<Generator: RandomNumberGenerator & Sendable>: Sendable {
-    public var tracker: MultiSubjectTracker<Generator>
+public struct TrackingPipeline: Sendable {
+    public var tracker: MultiSubjectTracker
     public var selector: SubjectSelector
     public var framer: Framer
     public var camera: CameraModel
 
-    public init(tracker: MultiSubjectTracker<Generator>, selector: SubjectSelector = .init(),
+    public init(tracker: MultiSubjectTracker, selector: SubjectSelector = .init(),
                 framer: Framer = .init(), camera: CameraModel) {
         self.tracker = tracker
         self.selector = selector
@@ -39,14 +38,20 @@ public struct TrackingPipeline<Generator: RandomNumberGenerator & Sendable>: Sen
     @discardableResult
     public mutating func step(observations: [Observation], time: Double, aim: Aim) -> TrackingStep {
         tracker.update(observations: observations, time: time)
-        let subjects = tracker.subjects
+        // The selector and framer skip tentative tracks themselves; passing all tracks saves a copy.
         let field = camera.angularBox(of: .fullFrame, aim: aim)
-        let selection = selector.update(tracks: subjects, field: field, time: time)
-        let framing = framer.frame(selected: selection.selected, tracks: subjects, camera: camera, aim: aim)
+        let selection = selector.update(tracks: tracker.tracks, field: field, time: time)
+        let framing = framer.frame(selected: selection.selected, tracks: tracker.tracks, camera: camera, aim: aim)
+        return TrackingStep(time: time, selection: selection, framing: framing)
+    }
+
+    /// The subjects as a client sees them with the camera at `aim`, in rank order — DockKit's
+    /// tracking state. Separate from `step` because clients want it at about 10 Hz, not per frame.
+    public func subjectStates(of step: TrackingStep, aim: Aim) -> [TrackedSubjectState] {
         var states: [TrackedSubjectState] = []
-        states.reserveCapacity(selection.ranked.count)
-        for ranked in selection.ranked {
-            guard let track = subjects.first(where: { $0.id == ranked.id }) else { continue }
+        states.reserveCapacity(step.selection.ranked.count)
+        for ranked in step.selection.ranked {
+            guard let track = tracker.tracks.first(where: { $0.id == ranked.id }) else { continue }
             states.append(TrackedSubjectState(
                 id: track.id, category: track.category, lifecycle: track.lifecycle, saliencyRank: ranked.rank,
                 rect: camera.normalizedRect(of: track.box, aim: aim),
@@ -54,7 +59,7 @@ public struct TrackingPipeline<Generator: RandomNumberGenerator & Sendable>: Sen
                 speakingConfidence: track.speakingConfidence,
                 lookingAtCameraConfidence: track.lookingAtCameraConfidence))
         }
-        return TrackingStep(time: time, subjects: states, selection: selection, framing: framing)
+        return states
     }
 
     /// Select-at-point with a normalized image point (upper-left origin) seen with the camera at `aim`.

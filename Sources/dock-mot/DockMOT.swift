@@ -74,7 +74,8 @@ struct DockMOT: ParsableCommand {
             let observations = detections.byFrame[frame, default: []].map {
                 Observation(kind: .body, box: $0.box, confidence: $0.confidence)
             }
-            for track in tracker.update(observations: observations, time: time) {
+            tracker.update(observations: observations, time: time)
+            for track in tracker.observedSubjects {
                 let box = measuredBoxes ? track.lastMeasuredBox : track.box
                 lines.append("\(frame),\(track.id.number),\(fmt(box.left)),\(fmt(box.top)),\(fmt(box.width)),\(fmt(box.height)),1,-1,-1,-1")
             }

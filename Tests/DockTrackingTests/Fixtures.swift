@@ -24,7 +24,7 @@ enum Fixture {
     }
 
     /// A tracker that has seen `people` (unchanged) for `frames` frames.
-    static func tracker(_ people: [Person], frames: Int = 5) -> MultiSubjectTracker<SplitMix64> {
+    static func tracker(_ people: [Person], frames: Int = 5) -> MultiSubjectTracker {
         var tracker = MultiSubjectTracker(seed: 99)
         for frame in 0..<frames {
             tracker.update(observations: people.flatMap(\.observations), time: Double(frame) * frameInterval)
