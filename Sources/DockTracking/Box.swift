@@ -33,10 +33,6 @@ public struct Box: Sendable, Hashable {
         x >= left && x <= right && y >= top && y <= bottom
     }
 
-    public func contains(_ other: Box) -> Bool {
-        other.left >= left && other.right <= right && other.top >= top && other.bottom <= bottom
-    }
-
     /// Intersection over union, 0 when disjoint.
     public func intersectionOverUnion(_ other: Box) -> Double {
         let overlapWidth = min(right, other.right) - max(left, other.left)

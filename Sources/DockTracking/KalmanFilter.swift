@@ -46,13 +46,6 @@ public struct ConstantVelocityAxis: Sendable, Hashable {
         covariance *= 1 - positionGain
         positionVariance *= 1 - positionGain
     }
-
-    /// Forgets the velocity (kept uncertain), for when a re-found subject's old motion no longer holds.
-    mutating func resetVelocity(variance: Double) {
-        velocity = 0
-        covariance = 0
-        velocityVariance = variance
-    }
 }
 
 /// Noise model of the box filter. All noise is a fraction of the box's own size (width for x and
@@ -138,17 +131,6 @@ public struct BoxKalmanFilter: Sendable, Hashable {
             + sq(measurement.centerY - centerY.position) / centerY.innovationVariance(measurementVariance: varianceY)
             + sq(measurement.width - width.position) / width.innovationVariance(measurementVariance: varianceX)
             + sq(measurement.height - height.position) / height.innovationVariance(measurementVariance: varianceY)
-    }
-
-    /// Drops the motion estimate; used when a lost subject is re-found far from where its old velocity
-    /// would have carried it.
-    public mutating func resetVelocity() {
-        let current = box
-        centerX.resetVelocity(variance: sq(settings.initialVelocityNoise * current.width))
-        centerY.resetVelocity(variance: sq(settings.initialVelocityNoise * current.height))
-        let sizeRatio = sq(settings.sizeAccelerationRatio)
-        width.resetVelocity(variance: sq(settings.initialVelocityNoise * current.width) * sizeRatio)
-        height.resetVelocity(variance: sq(settings.initialVelocityNoise * current.height) * sizeRatio)
     }
 
     private func measurementVariances(confidence: Double) -> (Double, Double) {

@@ -43,13 +43,6 @@ public struct SubjectObservation: Sendable, Hashable {
     public var face: Observation?
     public var object: Observation?
 
-    /// The box the subject is tracked by: body if seen, else face, else the object.
-    public var primaryBox: Box {
-        if let body { return body.box }
-        if let face { return face.box }
-        return object!.box
-    }
-
     /// The best detector confidence among the parts.
     public var confidence: Double {
         max(body?.confidence ?? 0, face?.confidence ?? 0, object?.confidence ?? 0)

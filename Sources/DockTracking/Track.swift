@@ -57,8 +57,6 @@ public struct Track: Sendable {
     /// The box as last measured (not filtered), for MOTChallenge-style output.
     public var lastMeasuredBox: Box { (body ?? face)!.lastMeasurement }
 
-    public func wasObserved(at time: Double) -> Bool { lastSeen == time }
-
     mutating func predict(dt: Double) {
         body?.predict(dt: dt)
         face?.predict(dt: dt)

@@ -22,9 +22,11 @@ import Testing
     }
 
     @Test func regionOfInterestContainsTheSubject() {
-        // A wide group, framed in the right half of the image.
-        let tracks = Fixture.tracker([Person(x: -0.1, height: 0.5), Person(x: 0.05, height: 0.5)]).subjects
+        // A wide group on the left third of the right half of the image: placed by the third alone
+        // its left edge would stick out of the region, so containment must shift it in.
+        let tracks = Fixture.tracker([Person(x: -0.12, height: 0.5), Person(x: 0.08, height: 0.5)]).subjects
         var framer = Framer()
+        framer.mode = .left
         framer.regionOfInterest = NormalizedRect(x: 0.5, y: 0, width: 0.5, height: 1)
         let result = framer.frame(selected: tracks.map(\.id), tracks: tracks, camera: Fixture.camera, aim: Fixture.aim)
         #expect(result.framed.count == 2)

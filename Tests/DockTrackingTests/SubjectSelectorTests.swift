@@ -115,3 +115,22 @@ import Testing
         }
     }
 }
+
+@Suite struct PipelineTests {
+    @Test func clientStatesCarryRanksFacesAndAttributes() {
+        var pipeline = TrackingPipeline(tracker: MultiSubjectTracker(seed: 30), camera: Fixture.camera)
+        let people = [Fixture.Person(x: -0.2, speaking: 0.1, looking: 0.4), Fixture.Person(x: 0.2, speaking: 0.95, looking: 0.9)]
+        var step: TrackingStep?
+        for frame in 0..<5 {
+            step = pipeline.step(observations: people.flatMap(\.observations), time: Double(frame) * Fixture.frameInterval,
+                                 aim: Fixture.aim)
+        }
+        let states = pipeline.subjectStates(of: step!, aim: Fixture.aim)
+        #expect(states.map(\.saliencyRank) == [1, 2])
+        #expect(states[0].speakingConfidence == 0.95)
+        #expect(states[0].lookingAtCameraConfidence == 0.9)
+        let faceRect = states[0].faceRect
+        #expect(faceRect != nil && faceRect!.x > 0.5, "the speaker is right of center")
+        #expect(step!.framing.framed.first == states[0].id)
+    }
+}
