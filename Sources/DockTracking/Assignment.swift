@@ -97,21 +97,32 @@ public enum Assignment {
                 parent[root(of: row, in: &parent)] = root(of: rows + column, in: &parent)
             }
         }
-        let rowRoots = (0..<rows).map { root(of: $0, in: &parent) }
-        let columnRoots = (0..<columns).map { root(of: rows + $0, in: &parent) }
+        for node in parent.indices { parent[node] = root(of: node, in: &parent) }
         var done = [Bool](repeating: false, count: rows)
         var pairs: [AssignedPair] = []
+        pairs.reserveCapacity(min(rows, columns))
+        // Reused across components: at ten subjects, allocations cost more than the arithmetic.
+        var memberRows: [Int] = [], memberColumns: [Int] = [], subCosts: [Double] = []
+        memberRows.reserveCapacity(rows)
+        memberColumns.reserveCapacity(columns)
         for row in 0..<rows where !done[row] {
-            let component = rowRoots[row]
-            let memberColumns = (0..<columns).filter { columnRoots[$0] == component }
+            let component = parent[row]
+            memberColumns.removeAll(keepingCapacity: true)
+            for column in 0..<columns where parent[rows + column] == component { memberColumns.append(column) }
             if memberColumns.isEmpty { continue }  // no admissible pair: the row stays unmatched
-            let memberRows = (row..<rows).filter { rowRoots[$0] == component }
-            for member in memberRows { done[member] = true }
+            memberRows.removeAll(keepingCapacity: true)
+            for member in row..<rows where parent[member] == component {
+                memberRows.append(member)
+                done[member] = true
+            }
             if memberRows.count == 1, memberColumns.count == 1 {
                 pairs.append(AssignedPair(row: row, column: memberColumns[0]))
                 continue
             }
-            let subCosts = memberRows.flatMap { member in memberColumns.map { costs[member * columns + $0] } }
+            subCosts.removeAll(keepingCapacity: true)
+            for member in memberRows {
+                for column in memberColumns { subCosts.append(costs[member * columns + column]) }
+            }
             for pair in matchDense(costs: subCosts, rows: memberRows.count, columns: memberColumns.count, unmatchedCost: unmatchedCost) {
                 pairs.append(AssignedPair(row: memberRows[pair.row], column: memberColumns[pair.column]))
             }

@@ -38,6 +38,8 @@ public struct MultiSubjectTracker: Sendable {
 
         let subjects = PersonPairing.pair(observations, settings: settings.pairing)
         var high: [Int] = [], low: [Int] = []
+        high.reserveCapacity(subjects.count)
+        low.reserveCapacity(subjects.count)
         for (index, subject) in subjects.enumerated() {
             if subject.confidence >= settings.highConfidence { high.append(index) }
             else if subject.confidence >= settings.lowConfidence { low.append(index) }

@@ -14,9 +14,10 @@ public struct PairingSettings: Sendable, Hashable {
 
 public enum PersonPairing {
     public static func pair(_ observations: [Observation], settings: PairingSettings = .init()) -> [SubjectObservation] {
-        var faces: [Observation] = []
-        var bodies: [Observation] = []
-        var subjects: [SubjectObservation] = []
+        var faces: [Observation] = [], bodies: [Observation] = [], subjects: [SubjectObservation] = []
+        faces.reserveCapacity(observations.count)
+        bodies.reserveCapacity(observations.count)
+        subjects.reserveCapacity(observations.count)
         for observation in observations {
             switch observation.kind {
             case .face: faces.append(observation)
