@@ -80,10 +80,10 @@ public struct MultiSubjectTracker: Sendable {
         }
     }
 
-/// One gated optimal association pass between the unmatched tracks in `lifecycles` and the
-/// unmatched subjects among `candidates`; matched tracks are updated at once.
-private mutating func associate(_ frame: inout FrameAssociation, lifecycles: [TrackLifecycle], candidates: [Int],
-                                minimumOverlap: Double, allowReacquisition: Bool, time: Double) {
+    /// One gated optimal association pass between the unmatched tracks in `lifecycles` and the
+    /// unmatched subjects among `candidates`; matched tracks are updated at once.
+    private mutating func associate(_ frame: inout FrameAssociation, lifecycles: [TrackLifecycle], candidates: [Int],
+                                    minimumOverlap: Double, allowReacquisition: Bool, time: Double) {
         let trackIndices = tracks.indices.filter { !frame.matchedTrack[$0] && lifecycles.contains(tracks[$0].lifecycle) }
         let subjectIndices = candidates.filter { !frame.matchedSubject[$0] }
         guard !trackIndices.isEmpty, !subjectIndices.isEmpty else { return }
