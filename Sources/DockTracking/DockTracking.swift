@@ -1,1 +1,0 @@
-// Multi-subject tracker, selection and framing; see Tracker.swift.

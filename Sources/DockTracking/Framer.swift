@@ -1,0 +1,146 @@
+/// DockKit's framing modes: where the subject sits horizontally in the region of interest.
+public enum FramingMode: Sendable, Hashable {
+    /// Centered, with lead room ahead of a moving subject.
+    case automatic
+    case center
+    /// Subject on the left third.
+    case left
+    /// Subject on the right third.
+    case right
+}
+
+public struct FramingSettings: Sendable, Hashable {
+    /// Where a face center goes, as a fraction of the region's height from its top (eyes near the
+    /// upper third, the usual portrait composition).
+    public var faceLine = 0.35
+    /// Least space kept above the framed group, fraction of the region's height.
+    public var headroom = 0.06
+    /// Lead room: the subject is placed behind center by the distance it covers in this many seconds…
+    public var leadTime = 0.5
+    /// …but by at most this fraction of the region's width.
+    public var maximumLead = 0.15
+    /// Several subjects are framed together only while they span at most this fraction of the
+    /// region's width; otherwise the most important one alone.
+    public var groupFill = 0.9
+    /// Dead band with hysteresis, as fractions of the field of view: the camera starts re-aiming
+    /// when the aim error exceeds `startThreshold` and holds still again once it is under
+    /// `settleThreshold`. A still subject with jittery detections thus gets a still camera.
+    public var startThreshold = 0.05
+    public var settleThreshold = 0.01
+
+    public init() {}
+}
+
+/// An angular correction, radians, in the stand's frame (x to the right, y downward).
+public struct AimOffset: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    public static let zero = AimOffset(x: 0, y: 0)
+}
+
+public struct FramingResult: Sendable, Hashable {
+    /// What to add to the current aim; zero while inside the dead band.
+    public let aimOffset: AimOffset
+    /// Where the framing would put the camera, dead band or not.
+    public let desiredAim: Aim
+    /// The subjects actually framed (all selected ones if they fit, else the first).
+    public let framed: [SubjectIdentifier]
+    /// Whether every framed subject's face (or box, without a face) is fully inside the current image.
+    public let inFrame: Bool
+    /// Whether the camera is currently being moved (outside the dead band).
+    public let isRecentering: Bool
+}
+
+/// Turns the selected subjects into a desired aim: mode (thirds), region of interest, headroom,
+/// lead room, group framing, dead band. Works in angles (dockd's tracker space) through a camera
+/// model; the aim passed in is the stand's aim at the observations' capture time.
+public struct Framer: Sendable {
+    public var settings: FramingSettings
+    public var mode: FramingMode = .automatic
+    /// Normalized, upper-left origin; the framed subjects are kept inside it.
+    public var regionOfInterest: NormalizedRect = .fullFrame
+    private var isRecentering = false
+
+    public init(settings: FramingSettings = .init()) {
+        self.settings = settings
+    }
+
+    public mutating func frame(selected: [SubjectIdentifier], tracks: [Track], camera: CameraModel, aim: Aim) -> FramingResult {
+        var subjects = selected.compactMap { id in tracks.first { $0.id == id } }
+        guard !subjects.isEmpty else {
+            isRecentering = false
+            return FramingResult(aimOffset: .zero, desiredAim: aim, framed: [], inFrame: false, isRecentering: false)
+        }
+        let region = regionOfInterest
+        let regionWidth = region.width * camera.horizontalFieldOfView
+        if subjects.count > 1, extent(of: subjects).width > settings.groupFill * regionWidth {
+            subjects = [subjects[0]]
+        }
+        let group = extent(of: subjects)
+
+        var targetX: Double
+        switch mode {
+        case .automatic, .center: targetX = region.x + region.width / 2
+        case .left: targetX = region.x + region.width / 3
+        case .right: targetX = region.x + region.width * 2 / 3
+        }
+        if mode == .automatic {
+            let meanVelocityX = subjects.map(\.velocity.x).reduce(0, +) / Double(subjects.count)
+            // Distance covered in `leadTime`, as a fraction of the image width.
+            let lead = meanVelocityX * settings.leadTime / camera.horizontalFieldOfView
+            let limit = settings.maximumLead * region.width
+            targetX -= min(max(lead, -limit), limit)
+        }
+        let topFace = subjects.compactMap(\.face?.box).min { $0.centerY < $1.centerY }
+        let anchorY = topFace?.centerY ?? group.centerY
+        let targetY = region.y + (topFace == nil ? 0.5 : settings.faceLine) * region.height
+        var desired = camera.aim(placing: group.centerX, anchorY, atNormalizedX: targetX, normalizedY: targetY)
+
+        // Keep the group inside the region when it fits: shift just enough, never re-center.
+        let placed = camera.normalizedRect(of: group, aim: desired)
+        if placed.width <= region.width {
+            if placed.x < region.x {
+                desired.x = camera.aim(placing: group.left, 0, atNormalizedX: region.x, normalizedY: 0.5).x
+            } else if placed.maxX > region.maxX {
+                desired.x = camera.aim(placing: group.right, 0, atNormalizedX: region.maxX, normalizedY: 0.5).x
+            }
+        }
+        let topLimit = region.y + settings.headroom * region.height
+        if placed.y < topLimit {
+            // Headroom wins over the bottom edge: a cut-off body is fine, a cut-off head is not.
+            desired.y = camera.aim(placing: 0, group.top, atNormalizedX: 0.5, normalizedY: topLimit).y
+        } else if placed.maxY > region.maxY, placed.height <= region.maxY - topLimit {
+            desired.y = camera.aim(placing: 0, group.bottom, atNormalizedX: 0.5, normalizedY: region.maxY).y
+        }
+
+        let error = AimOffset(x: desired.x - aim.x, y: desired.y - aim.y)
+        let relativeError = max(abs(error.x) / camera.horizontalFieldOfView, abs(error.y) / camera.verticalFieldOfView)
+        if isRecentering {
+            if relativeError < settings.settleThreshold { isRecentering = false }
+        } else if relativeError > settings.startThreshold {
+            isRecentering = true
+        }
+        let inFrame = subjects.allSatisfy { subject in
+            let visible = camera.normalizedRect(of: subject.face?.box ?? subject.box, aim: aim)
+            return visible.x >= 0 && visible.y >= 0 && visible.maxX <= 1 && visible.maxY <= 1
+        }
+        return FramingResult(aimOffset: isRecentering ? error : .zero, desiredAim: desired,
+                             framed: subjects.map(\.id), inFrame: inFrame, isRecentering: isRecentering)
+    }
+
+    /// Everything of the subjects that should be in the picture: bodies and faces.
+    private func extent(of subjects: [Track]) -> Box {
+        var result = subjects[0].box
+        for subject in subjects {
+            result = result.union(subject.box)
+            if let face = subject.face?.box { result = result.union(face) }
+        }
+        return result
+    }
+}

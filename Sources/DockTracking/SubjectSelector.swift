@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public enum TrackingError: Error, Sendable, Hashable {
+    /// Select-at-point found no subject under the point.
+    case noSubjectFound
+}
+
+/// How much each cue adds to a subject's saliency; every cue is scaled to 0…1 first.
+public struct SaliencyWeights: Sendable, Hashable {
+    /// Apparent size: a bigger box is a nearer person.
+    public var size = 0.30
+    /// Closeness to the middle of the current view: what the camera already shows is what the user framed.
+    public var centrality = 0.20
+    /// Movement, relative to the subject's size.
+    public var motion = 0.10
+    /// Looking at the camera (its confidence, or from face yaw).
+    public var attention = 0.15
+    /// Speaking confidence: an active speaker should win over a bigger silent listener.
+    public var speaking = 0.45
+
+    public init() {}
+}
+
+public struct SelectionSettings: Sendable, Hashable {
+    public var weights = SaliencyWeights()
+    /// A challenger must out-score the current primary by this much…
+    public var switchMargin = 0.1
+    /// …for this long (seconds) before it takes over: no flip-flop between near-equal subjects.
+    public var switchDelay = 0.6
+    /// In automatic selection, subjects scoring at least this fraction of the primary's score are
+    /// framed with it (the WWDC24 "two people talking in front, ignore the one behind").
+    public var groupScoreRatio = 0.75
+    /// Speed (subject heights per second) at which the motion cue saturates.
+    public var saturatingSpeed = 1.0
+
+    public init() {}
+}
+
+/// A subject's place in the saliency order; rank 1 is the most important.
+public struct RankedSubject: Sendable, Hashable {
+    public let id: SubjectIdentifier
+    public let rank: Int
+    public let score: Double
+}
+
+public struct Selection: Sendable, Hashable {
+    /// Every confirmed or briefly lost subject, by rank.
+    public let ranked: [RankedSubject]
+    /// The subjects to frame, most important first: the client's choice if it made one, else the
+    /// primary and those nearly as salient.
+    public let selected: [SubjectIdentifier]
+
+    public var primary: SubjectIdentifier? { selected.first }
+}
+
+/// Intelligent subject selection: saliency ranking with hysteresis, plus the client's overrides
+/// (select by ids, select at point).
+public struct SubjectSelector: Sendable {
+    public var settings: SelectionSettings
+    /// The client's selection; empty means automatic.
+    public private(set) var requestedIDs: [SubjectIdentifier] = []
+    private var primary: SubjectIdentifier?
+    private var challenger: (id: SubjectIdentifier, since: Double)?
+
+    public init(settings: SelectionSettings = .init()) {
+        self.settings = settings
+    }
+
+    /// Track exactly these subjects; an empty list returns to automatic selection.
+    public mutating func select(ids: [SubjectIdentifier]) {
+        requestedIDs = ids
+    }
+
+    /// Selects the subject under a point of the measurement space (for a normalized image point use
+    /// `CameraModel.angularPoint`). A face under the point wins over a body; among several, the
+    /// smallest box, being the most specific. Throws `noSubjectFound` when nothing is there.
+    @discardableResult
+    public mutating func selectSubject(atX x: Double, y: Double, among tracks: [Track]) throws -> SubjectIdentifier {
+        var best: (id: SubjectIdentifier, isFace: Bool, area: Double)?
+        for track in tracks where track.lifecycle != .tentative {
+            for (box, isFace) in [(track.face?.box, true), (track.box, false)] {
+                guard let box, box.contains(x: x, y: y) else { continue }
+                let better = best.map { isFace != $0.isFace ? isFace : box.area < $0.area } ?? true
+                if better { best = (track.id, isFace, box.area) }
+            }
+        }
+        guard let best else { throw TrackingError.noSubjectFound }
+        requestedIDs = [best.id]
+        return best.id
+    }
+
+    /// Saliency 0…1 of a track seen in `field` (the camera's current view in measurement space).
+    public func score(_ track: Track, field: Box) -> Double {
+        let box = track.box
+        let weights = settings.weights
+        let size = min(box.height / field.height, 1)
+        let offsetX = (box.centerX - field.centerX) / (field.width / 2)
+        let offsetY = (box.centerY - field.centerY) / (field.height / 2)
+        let centrality = 1 - min((offsetX * offsetX + offsetY * offsetY).squareRoot() / 2.0.squareRoot(), 1)
+        let velocity = track.velocity
+        let speed = (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot() / max(box.height, .leastNonzeroMagnitude)
+        let motion = min(speed / settings.saturatingSpeed, 1)
+        // Unknown attention is neutral, so a subject without a face is neither favoured nor punished.
+        let attention = track.lookingAtCameraConfidence
+            ?? track.faceYaw.map { max(0, 1 - abs($0) / (Double.pi / 2)) }
+            ?? 0.5
+        let speaking = track.speakingConfidence ?? 0
+        return (weights.size * size + weights.centrality * centrality + weights.motion * motion
+                + weights.attention * attention + weights.speaking * speaking)
+            / (weights.size + weights.centrality + weights.motion + weights.attention + weights.speaking)
+    }
+
+    /// Ranks the tracks' confirmed and lost subjects and decides what to frame. Call once per
+    /// tracker step with the same time.
+    public mutating func update(tracks: [Track], field: Box, time: Double) -> Selection {
+        var scored: [(id: SubjectIdentifier, score: Double)] = []
+        scored.reserveCapacity(tracks.count)
+        for track in tracks where track.lifecycle != .tentative {
+            scored.append((track.id, score(track, field: field)))
+        }
+        // Highest score first; ties by age (older identifier first) so the order is deterministic.
+        scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
+        guard let best = scored.first else {
+            primary = nil
+            challenger = nil
+            return Selection(ranked: [], selected: [])
+        }
+        if let current = primary, let currentScore = scored.first(where: { $0.id == current })?.score {
+            if best.id != current, best.score > currentScore + settings.switchMargin {
+                if let challenger, challenger.id == best.id {
+                    if time - challenger.since >= settings.switchDelay {
+                        primary = best.id
+                        self.challenger = nil
+                    }
+                } else {
+                    challenger = (best.id, time)
+                }
+            } else {
+                challenger = nil
+            }
+        } else {
+            primary = best.id
+            challenger = nil
+        }
+        // The held primary is rank 1 even while a challenger briefly out-scores it.
+        if let index = scored.firstIndex(where: { $0.id == primary }), index > 0 {
+            scored.insert(scored.remove(at: index), at: 0)
+        }
+        let ranked = scored.enumerated().map { RankedSubject(id: $0.element.id, rank: $0.offset + 1, score: $0.element.score) }
+        let selected: [SubjectIdentifier]
+        if requestedIDs.isEmpty {
+            let primaryScore = scored[0].score
+            selected = scored.filter { $0.id == scored[0].id || $0.score >= settings.groupScoreRatio * primaryScore }.map(\.id)
+        } else {
+            selected = ranked.filter { requestedIDs.contains($0.id) }.map(\.id)
+        }
+        return Selection(ranked: ranked, selected: selected)
+    }
+}

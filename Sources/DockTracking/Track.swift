@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// tentative → confirmed → lost → (re-acquired: confirmed | expired: deleted, i.e. removed).
+public enum TrackLifecycle: Sendable, Hashable {
+    /// Seen in too few consecutive frames to be trusted; deleted on its first miss.
+    case tentative
+    /// Seen recently.
+    case confirmed
+    /// Missed; kept, coasting on its prediction, until its re-acquisition window runs out.
+    case lost
+}
+
+/// One tracked subject.
+public struct Track: Sendable {
+    public let id: SubjectIdentifier
+    public let category: SubjectCategory
+    public internal(set) var lifecycle: TrackLifecycle
+    /// A person's body, or an object's box.
+    public internal(set) var body: TrackedBox?
+    /// A person's face.
+    public internal(set) var face: TrackedBox?
+    /// Smoothed 0…1 attributes of a person, nil until some observation carried them.
+    public internal(set) var speakingConfidence: Double?
+    public internal(set) var lookingAtCameraConfidence: Double?
+    /// Smoothed face yaw, radians.
+    public internal(set) var faceYaw: Double?
+    public let firstSeen: Double
+    public internal(set) var lastSeen: Double
+    public internal(set) var consecutiveHits: Int
+
+    init(id: SubjectIdentifier, observation: SubjectObservation, time: Double, settings: KalmanSettings) {
+        self.id = id
+        category = observation.category
+        lifecycle = .tentative
+        firstSeen = time
+        lastSeen = time
+        consecutiveHits = 1
+        if let part = observation.body ?? observation.object {
+            body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings)
+        }
+        if let face = observation.face {
+            self.face = TrackedBox(box: face.box, confidence: face.confidence, time: time, settings: settings)
+        }
+        takeAttributes(of: observation.face, weight: 1)
+    }
+
+    /// The box the subject is tracked and framed by: body (or object) if known, else face.
+    public var box: Box { (body ?? face)!.box }
+
+    /// Center velocity of `box`, measurement units per second.
+    public var velocity: (x: Double, y: Double) { (body ?? face)!.filter.velocity }
+
+    /// The box as last measured (not filtered), for MOTChallenge-style output.
+    public var lastMeasuredBox: Box { (body ?? face)!.lastMeasurement }
+
+    mutating func predict(dt: Double) {
+        body?.predict(dt: dt)
+        face?.predict(dt: dt)
+    }
+
+    mutating func update(with observation: SubjectObservation, time: Double, settings: TrackerSettings, stepInterval: Double) {
+        if let part = observation.body ?? observation.object {
+            if body == nil {
+                body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings.kalman)
+            } else {
+                body!.update(measurement: part.box, confidence: part.confidence, time: time, stepInterval: stepInterval)
+            }
+        }
+        if let seenFace = observation.face {
+            if face == nil {
+                face = TrackedBox(box: seenFace.box, confidence: seenFace.confidence, time: time, settings: settings.kalman)
+            } else {
+                face!.update(measurement: seenFace.box, confidence: seenFace.confidence, time: time, stepInterval: stepInterval)
+            }
+        } else if let known = face, body != nil, time - known.lastUpdateTime > settings.faceMemory {
+            // A face unseen for a while coasts away from the body it belongs to; forget it rather
+            // than frame or select by a stale guess.
+            face = nil
+        }
+        let dt = time - lastSeen
+        let weight = dt > 0 ? 1 - exp(-dt / settings.attributeTimeConstant) : 1
+        takeAttributes(of: observation.face, weight: weight)
+        consecutiveHits = lifecycle == .lost ? 1 : consecutiveHits + 1
+        lastSeen = time
+    }
+
+    /// Exponential smoothing of the face attributes, so one noisy frame neither makes nor breaks a
+    /// speaker; `weight` 1 takes the new value as is.
+    private mutating func takeAttributes(of face: Observation?, weight: Double) {
+        guard let face else { return }
+        func blend(_ old: Double?, _ new: Double?) -> Double? {
+            guard let new else { return old }
+            guard let old else { return new }
+            return old + (new - old) * weight
+        }
+        speakingConfidence = blend(speakingConfidence, face.speakingConfidence)
+        lookingAtCameraConfidence = blend(lookingAtCameraConfidence, face.lookingAtCameraConfidence)
+        faceYaw = blend(faceYaw, face.faceYaw)
+    }
+}

@@ -1,0 +1,30 @@
+/// Tunables of `MultiSubjectTracker`. Times are seconds; sizes are relative, so the defaults hold in
+/// both angular and pixel measurement spaces.
+public struct TrackerSettings: Sendable, Hashable {
+    /// Detections at or above this confidence take part in the first association pass.
+    public var highConfidence: Double = 0.5
+    /// Detections between this and `highConfidence` may only continue already-confirmed tracks
+    /// (ByteTrack's second pass): occluded people often come out of the detector with low scores.
+    public var lowConfidence: Double = 0.1
+    /// An unmatched detection starts a track only at or above this confidence.
+    public var newTrackConfidence: Double = 0.6
+    /// Smallest overlap (IoU) between a prediction and a detection in the first pass.
+    public var minimumOverlap: Double = 0.3
+    /// Smallest overlap in the low-confidence pass; stricter, since those boxes are less reliable.
+    public var lowConfidenceMinimumOverlap: Double = 0.5
+    /// Squared Mahalanobis distance (4 degrees of freedom) within which a lost track may be
+    /// re-acquired even without overlap: its uncertainty has grown while it coasted.
+    public var reacquisitionGate: Double = 9.49
+    /// Consecutive sightings that confirm a tentative track.
+    public var confirmationHits: Int = 3
+    /// How long a lost track may be re-acquired with its identity.
+    public var maximumLostDuration: Double = 1.5
+    /// How long a person's face may go unseen before it is dropped from the track.
+    public var faceMemory: Double = 1.0
+    /// Time constant of the speaking / looking / yaw smoothing.
+    public var attributeTimeConstant: Double = 0.3
+    public var kalman = KalmanSettings()
+    public var pairing = PairingSettings()
+
+    public init() {}
+}

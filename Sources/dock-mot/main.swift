@@ -1,1 +1,0 @@
-print("dock-mot: not built yet")

@@ -1,0 +1,94 @@
+import Testing
+@testable import DockTracking
+
+@Suite struct FramerTests {
+    typealias Person = Fixture.Person
+
+    /// Normalized image x of the track's center when the camera is at `aim`.
+    private func centerX(of track: Track, aim: Aim) -> Double {
+        let center = Box(centerX: track.box.centerX, centerY: track.box.centerY, width: 0, height: 0)
+        return Fixture.camera.normalizedRect(of: center, aim: aim).x
+    }
+
+    @Test func leftAndRightThirds() {
+        let tracks = Fixture.tracker([Person(x: 0.1)]).subjects
+        for (mode, expected) in [(FramingMode.left, 1.0 / 3), (.right, 2.0 / 3), (.center, 0.5)] {
+            var framer = Framer()
+            framer.mode = mode
+            let result = framer.frame(selected: [tracks[0].id], tracks: tracks, camera: Fixture.camera, aim: Fixture.aim)
+            #expect(abs(centerX(of: tracks[0], aim: result.desiredAim) - expected) < 1e-6, "\(mode)")
+            #expect(result.isRecentering)
+        }
+    }
+
+    @Test func regionOfInterestContainsTheSubject() {
+        // A wide group on the left third of the right half of the image: placed by the third alone
+        // its left edge would stick out of the region, so containment must shift it in.
+        let tracks = Fixture.tracker([Person(x: -0.12, height: 0.5), Person(x: 0.08, height: 0.5)]).subjects
+        var framer = Framer()
+        framer.mode = .left
+        framer.regionOfInterest = NormalizedRect(x: 0.5, y: 0, width: 0.5, height: 1)
+        let result = framer.frame(selected: tracks.map(\.id), tracks: tracks, camera: Fixture.camera, aim: Fixture.aim)
+        #expect(result.framed.count == 2)
+        for track in tracks {
+            let rect = Fixture.camera.normalizedRect(of: track.box, aim: result.desiredAim)
+            #expect(rect.x >= 0.5 - 1e-9 && rect.maxX <= 1 + 1e-9)
+            let face = Fixture.camera.normalizedRect(of: track.face!.box, aim: result.desiredAim)
+            #expect(face.y >= FramingSettings().headroom - 1e-9, "headroom above the face")
+        }
+    }
+
+    @Test func groupThatDoesNotFitFallsBackToTheFirst() {
+        let tracks = Fixture.tracker([Person(x: -0.45), Person(x: 0.45)]).subjects
+        var framer = Framer()
+        let first = Fixture.id(nearX: 0.45, in: tracks)
+        let other = Fixture.id(nearX: -0.45, in: tracks)
+        let result = framer.frame(selected: [first, other], tracks: tracks, camera: Fixture.camera, aim: Fixture.aim)
+        #expect(result.framed == [first])
+    }
+
+    @Test func deadBandKeepsTheCameraStillForJitter() {
+        let people = [Person(x: 0)]
+        var tracker = Fixture.tracker(people, frames: 3)
+        var framer = Framer()
+        var generator = SplitMix64(seed: 3)
+        // Settle the aim on where the framer wants it, then feed jittery detections of a still subject.
+        let aim = framer.frame(selected: tracker.subjects.map(\.id), tracks: tracker.subjects, camera: Fixture.camera, aim: Fixture.aim).desiredAim
+        _ = framer.frame(selected: tracker.subjects.map(\.id), tracks: tracker.subjects, camera: Fixture.camera, aim: aim)
+        var offsets: [AimOffset] = []
+        for frame in 3..<60 {
+            let jitter = Double(generator.next() % 1000) / 1000 * 0.01 - 0.005  // ±0.3°
+            let time = Double(frame) * Fixture.frameInterval
+            tracker.update(observations: [Person(x: jitter).observations[0], Person(x: jitter).observations[1]], time: time)
+            offsets.append(framer.frame(selected: tracker.subjects.map(\.id), tracks: tracker.subjects, camera: Fixture.camera, aim: aim).aimOffset)
+        }
+        #expect(offsets.allSatisfy { $0 == .zero })
+        // A real move (a fifth of the view) does move the camera.
+        let moved = Fixture.tracker([Person(x: 0.2)]).subjects
+        var movedFramer = Framer()
+        let result = movedFramer.frame(selected: moved.map(\.id), tracks: moved, camera: Fixture.camera, aim: aim)
+        #expect(result.aimOffset.x > 0.1)
+        #expect(result.inFrame)
+    }
+
+    @Test func leadRoomAheadOfAMovingSubject() {
+        var tracker = MultiSubjectTracker(seed: 12)
+        for frame in 0..<30 {
+            let time = Double(frame) * Fixture.frameInterval
+            tracker.update(observations: Person(x: 0.3 * time).observations, time: time)
+        }
+        var framer = Framer()
+        let track = tracker.subjects[0]
+        let result = framer.frame(selected: [track.id], tracks: tracker.subjects, camera: Fixture.camera, aim: Fixture.aim)
+        // Moving right: placed left of center, with room ahead.
+        #expect(centerX(of: track, aim: result.desiredAim) < 0.45)
+    }
+
+    @Test func subjectOutsideTheImageIsNotInFrame() {
+        let tracks = Fixture.tracker([Person(x: 0.7)]).subjects
+        var framer = Framer()
+        let result = framer.frame(selected: tracks.map(\.id), tracks: tracks, camera: Fixture.camera, aim: Fixture.aim)
+        #expect(!result.inFrame)
+        #expect(result.aimOffset.x > 0.5)
+    }
+}

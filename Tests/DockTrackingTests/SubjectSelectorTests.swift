@@ -1,0 +1,136 @@
+import Testing
+@testable import DockTracking
+
+@Suite struct SubjectSelectorTests {
+    typealias Person = Fixture.Person
+
+    @Test func speakerRanksFirst() {
+        for speakerOnLeft in [true, false] {
+            let left = Person(x: -0.2, speaking: speakerOnLeft ? 0.95 : 0.05)
+            let right = Person(x: 0.2, speaking: speakerOnLeft ? 0.05 : 0.95)
+            let tracks = Fixture.tracker([left, right]).subjects
+            var selector = SubjectSelector()
+            let selection = selector.update(tracks: tracks, field: Fixture.field, time: 0)
+            let speaker = Fixture.id(nearX: speakerOnLeft ? -0.2 : 0.2, in: tracks)
+            #expect(selection.ranked.first?.id == speaker)
+            #expect(selection.ranked.first?.rank == 1)
+            #expect(selection.primary == speaker)
+        }
+    }
+
+    @Test func speakerWinsOverBiggerSilentPerson() {
+        let tracks = Fixture.tracker([Person(x: -0.2, height: 0.55, speaking: 0.05),
+                                      Person(x: 0.2, height: 0.4, speaking: 0.95)]).subjects
+        var selector = SubjectSelector()
+        #expect(selector.update(tracks: tracks, field: Fixture.field, time: 0).primary == Fixture.id(nearX: 0.2, in: tracks))
+    }
+
+    @Test func lookingAwayRanksLower() {
+        for (lookingYaw, awayYaw) in [(0.0, 1.3), (0.1, -1.4)] {
+            let tracks = Fixture.tracker([Person(x: -0.2, yaw: awayYaw), Person(x: 0.2, yaw: lookingYaw)]).subjects
+            var selector = SubjectSelector()
+            let ranked = selector.update(tracks: tracks, field: Fixture.field, time: 0).ranked
+            #expect(ranked.map(\.id) == [Fixture.id(nearX: 0.2, in: tracks), Fixture.id(nearX: -0.2, in: tracks)])
+        }
+        let tracks = Fixture.tracker([Person(x: -0.2, looking: 0.1), Person(x: 0.2, looking: 0.9)]).subjects
+        var selector = SubjectSelector()
+        #expect(selector.update(tracks: tracks, field: Fixture.field, time: 0).ranked.last?.id == Fixture.id(nearX: -0.2, in: tracks))
+    }
+
+    @Test func nearEqualSubjectsDoNotFlipFlop() {
+        var tracker = MultiSubjectTracker(seed: 5)
+        var selector = SubjectSelector()
+        var primaries: Set<SubjectIdentifier> = []
+        var leaderChanges = 0
+        var previousLeader: SubjectIdentifier?
+        for frame in 0..<90 {
+            // Speaking confidence alternates every 5 frames: the raw leader keeps changing.
+            let leftLeads = (frame / 5) % 2 == 0
+            let people = [Person(x: -0.2, speaking: leftLeads ? 0.55 : 0.45), Person(x: 0.2, speaking: leftLeads ? 0.45 : 0.55)]
+            let time = Double(frame) * Fixture.frameInterval
+            tracker.update(observations: people.flatMap(\.observations), time: time)
+            let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
+            if let primary = selection.primary { primaries.insert(primary) }
+            let leader = tracker.subjects.max { selector.score($0, field: Fixture.field) < selector.score($1, field: Fixture.field) }?.id
+            if previousLeader != nil, leader != previousLeader { leaderChanges += 1 }
+            previousLeader = leader
+        }
+        #expect(leaderChanges > 5, "the scenario must make the raw leader alternate")
+        #expect(primaries.count == 1)
+    }
+
+    @Test func clearlyBetterChallengerTakesOverAfterTheDelay() {
+        var tracker = MultiSubjectTracker(seed: 6)
+        var selector = SubjectSelector()
+        var switchTime: Double?
+        var firstPrimary: SubjectIdentifier?
+        for frame in 0..<60 {
+            let time = Double(frame) * Fixture.frameInterval
+            let rightSpeaks = time >= 0.5
+            let people = [Person(x: -0.2, speaking: 0.3), Person(x: 0.2, speaking: rightSpeaks ? 0.95 : 0.1)]
+            tracker.update(observations: people.flatMap(\.observations), time: time)
+            let primary = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time).primary
+            if firstPrimary == nil { firstPrimary = primary }
+            if switchTime == nil, primary != firstPrimary { switchTime = time }
+        }
+        let delay = (switchTime ?? .infinity) - 0.5
+        #expect(delay >= SelectionSettings().switchDelay - 1e-9)
+        #expect(delay < SelectionSettings().switchDelay + 0.5)
+    }
+
+    @Test func selectByIdsAndBackToAutomatic() {
+        let tracks = Fixture.tracker([Person(x: -0.2, speaking: 0.9), Person(x: 0.05), Person(x: 0.25)]).subjects
+        var selector = SubjectSelector()
+        let quiet = Fixture.id(nearX: 0.25, in: tracks)
+        selector.select(ids: [quiet])
+        #expect(selector.update(tracks: tracks, field: Fixture.field, time: 0).selected == [quiet])
+        selector.select(ids: [])
+        #expect(selector.update(tracks: tracks, field: Fixture.field, time: 0).primary == Fixture.id(nearX: -0.2, in: tracks))
+    }
+
+    @Test func selectAtPointAndNoSubjectFound() throws {
+        let people = [Person(x: -0.2), Person(x: 0.2)]
+        let tracks = Fixture.tracker(people).subjects
+        var selector = SubjectSelector()
+        let face = people[1].observations[1].box
+        let chosen = try selector.selectSubject(atX: face.centerX, y: face.centerY, among: tracks)
+        #expect(chosen == Fixture.id(nearX: 0.2, in: tracks))
+        #expect(selector.update(tracks: tracks, field: Fixture.field, time: 0).selected == [chosen])
+        #expect(throws: TrackingError.noSubjectFound) {
+            try selector.selectSubject(atX: 0, y: -0.3, among: tracks)
+        }
+    }
+
+    @Test func pipelineSelectsAtNormalizedPoint() throws {
+        var pipeline = TrackingPipeline(tracker: MultiSubjectTracker(seed: 8), camera: Fixture.camera)
+        let person = Person(x: 0.2)
+        for frame in 0..<3 {
+            pipeline.step(observations: person.observations, time: Double(frame) * Fixture.frameInterval, aim: Fixture.aim)
+        }
+        let rect = Fixture.camera.normalizedRect(of: person.observations[0].box, aim: Fixture.aim)
+        let id = try pipeline.selectSubject(atNormalizedX: rect.x + rect.width / 2, y: rect.y + rect.height / 2, aim: Fixture.aim)
+        #expect(pipeline.tracker.subjects.first?.id == id)
+        #expect(throws: TrackingError.noSubjectFound) {
+            try pipeline.selectSubject(atNormalizedX: 0.1, y: 0.5, aim: Fixture.aim)
+        }
+    }
+}
+
+@Suite struct PipelineTests {
+    @Test func clientStatesCarryRanksFacesAndAttributes() {
+        var pipeline = TrackingPipeline(tracker: MultiSubjectTracker(seed: 30), camera: Fixture.camera)
+        let people = [Fixture.Person(x: -0.2, speaking: 0.1, looking: 0.4), Fixture.Person(x: 0.2, speaking: 0.95, looking: 0.9)]
+        var step: TrackingStep?
+        for frame in 0..<5 {
+            step = pipeline.step(observations: people.flatMap(\.observations), time: Double(frame) * Fixture.frameInterval,
+                                 aim: Fixture.aim)
+        }
+        let states = pipeline.subjectStates(of: step!, aim: Fixture.aim)
+        #expect(states.map(\.saliencyRank) == [1, 2])
+        #expect(states[0].speakingConfidence == 0.95)
+        #expect(states[0].lookingAtCameraConfidence == 0.9)
+        let faceRect = states[0].faceRect
+        #expect(faceRect != nil && faceRect!.x > 0.5, "the speaker is right of center")
+        #expect(step!.framing.framed.first == states[0].id)
+    }
+}

@@ -1,0 +1,111 @@
+import Testing
+@testable import DockTracking
+
+/// Scenarios in angular units (radians), as dockd feeds the tracker, at 30 Hz.
+@Suite struct TrackerTests {
+    let frameInterval = 1.0 / 30
+
+    private func body(_ x: Double, _ y: Double = 0, width: Double = 0.08, height: Double = 0.25) -> Observation {
+        Observation(kind: .body, box: Box(centerX: x, centerY: y, width: width, height: height), confidence: 0.9)
+    }
+
+    private func id(nearX x: Double, in tracks: [Track]) -> SubjectIdentifier? {
+        tracks.min { abs($0.box.centerX - x) < abs($1.box.centerX - x) }?.id
+    }
+
+    @Test func crossingSubjectsKeepIdsThroughOneSecondOcclusion() {
+        var tracker = MultiSubjectTracker(seed: 1)
+        // A walks right, B walks left, at 0.2 rad/s; both are hidden from 1.0 s to 2.0 s, during
+        // which they pass each other. Matching by last-seen position would swap them.
+        func positions(_ time: Double) -> (a: Double, b: Double) { (-0.3 + 0.2 * time, 0.3 - 0.2 * time) }
+        var idA: SubjectIdentifier?, idB: SubjectIdentifier?
+        for frame in 0...90 {
+            let time = Double(frame) * frameInterval
+            let (a, b) = positions(time)
+            let hidden = time > 1.0 + 1e-9 && time < 2.0 - 1e-9
+            tracker.update(observations: hidden ? [] : [body(a, 0.01), body(b, -0.01)], time: time)
+            let visible = tracker.observedSubjects
+            if frame == 15 {
+                idA = id(nearX: a, in: visible)
+                idB = id(nearX: b, in: visible)
+            }
+        }
+        let (a, b) = positions(3.0)
+        let end = tracker.subjects
+        #expect(idA != nil && idB != nil && idA != idB)
+        #expect(id(nearX: a, in: end) == idA)
+        #expect(id(nearX: b, in: end) == idB)
+        #expect(end.count == 2)
+    }
+
+    @Test func lostTrackIsReacquiredWithinItsWindowAndReplacedAfterIt() {
+        for (gap, expectSameID) in [(1.0, true), (2.0, false)] {
+            var settings = TrackerSettings()
+            settings.maximumLostDuration = 1.5
+            var tracker = MultiSubjectTracker(settings: settings, seed: 2)
+            var time = 0.0
+            for _ in 0..<30 {
+                tracker.update(observations: [body(0.1)], time: time)
+                time += frameInterval
+            }
+            let original = tracker.subjects.first?.id
+            let lastSeen = time - frameInterval
+            while time < lastSeen + gap - 1e-9 {
+                tracker.update(observations: [], time: time)
+                time += frameInterval
+            }
+            #expect(tracker.subjects.first?.lifecycle == (expectSameID ? .lost : nil))
+            for _ in 0..<5 {
+                tracker.update(observations: [body(0.1)], time: time)
+                time += frameInterval
+            }
+            let now = tracker.subjects.first
+            #expect(original != nil)
+            #expect((now?.id == original) == expectSameID, "gap \(gap) s")
+            #expect(now?.lifecycle == .confirmed)
+        }
+    }
+
+    @Test func identifiersRepeatFromTheSeedAndLookLikeUUIDs() {
+        func firstID(seed: UInt64) -> SubjectIdentifier? {
+            var tracker = MultiSubjectTracker(seed: seed)
+            tracker.update(observations: [body(0)], time: 0)
+            return tracker.observedSubjects.first?.id
+        }
+        #expect(firstID(seed: 9) == firstID(seed: 9))
+        #expect(firstID(seed: 9) != firstID(seed: 10))
+        let text = firstID(seed: 9)?.description ?? ""
+        #expect(text.count == 36)
+        #expect(Array(text)[14] == "4")
+    }
+
+    @Test func tentativeTracksNeedConsecutiveHits() {
+        var tracker = MultiSubjectTracker(seed: 3)
+        tracker.update(observations: [], time: 0)  // the session is running before this subject appears
+        for (time, expectedCount) in [(0.1, 0), (0.2, 0), (0.3, 1)] {
+            tracker.update(observations: [body(0)], time: time)
+            #expect(tracker.observedSubjects.count == expectedCount)
+        }
+        // A single false detection never becomes a subject.
+        tracker.update(observations: [body(0), body(0.5)], time: 0.4)
+        tracker.update(observations: [body(0)], time: 0.5)
+        #expect(tracker.subjects.count == 1)
+    }
+
+    @Test func faceAttributesAreSmoothedOnTheTrack() {
+        var tracker = MultiSubjectTracker(seed: 4)
+        let bodyBox = Box(centerX: 0, centerY: 0, width: 0.1, height: 0.3)
+        let faceBox = Box(centerX: 0, centerY: -0.12, width: 0.04, height: 0.05)
+        for (frame, speaking) in [0.9, 0.9, 0.9, 0.0, 0.9].enumerated() {
+            tracker.update(observations: [Observation(kind: .body, box: bodyBox),
+                                          Observation(kind: .face, box: faceBox, speakingConfidence: speaking, faceYaw: 0.2)],
+                           time: Double(frame) * frameInterval)
+        }
+        let track = tracker.subjects.first
+        #expect(tracker.subjects.count == 1)
+        #expect(track?.face != nil)
+        // One silent frame only dents the smoothed confidence.
+        #expect((track?.speakingConfidence ?? 0) > 0.5)
+        #expect(abs((track?.faceYaw ?? 0) - 0.2) < 1e-9)
+    }
+}
