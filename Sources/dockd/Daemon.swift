@@ -43,7 +43,7 @@ struct Daemon: Service {
                 }
                 tasks.addTask { await statusAndWatchdog(stands: stands, lastTick: lastTick, clock: clock) }
                 tasks.addTask { await reloadOnHangup() }
-                try await tasks.next()
+                do { try await tasks.next() } catch is CancellationError {}  // SIGTERM: go on to stop the stands
                 tasks.cancelAll()
             }
         }
