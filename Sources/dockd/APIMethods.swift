@@ -46,6 +46,8 @@ struct APIMethods: Sendable {
             return ["daemon": "dockd", "version": JSONValue(Self.daemonVersion),
                     "api": ["major": JSONValue(Self.apiVersion.major), "minor": JSONValue(Self.apiVersion.minor)],
                     "protocol": JSONValue("\(ProtocolVersion.major).\(ProtocolVersion.minor)")]
+        case "rpc.discover":
+            return try await OpenRPCDocument.shared.get()
         case "stands.list":
             var list: [JSONValue] = []
             for s in await stands.all { list.append(await s.describe()) }
