@@ -73,6 +73,8 @@ struct APIMethods: Sendable {
         case "dockd.stats":
             return ["clients": JSONValue(await hub.clientCount), "dropped_subscribers": JSONValue(await hub.droppedSubscribers),
                     "stands": JSONValue(await stands.all.count)]
+        case "rpc.discover":
+            return try await OpenRPCDocument.shared.get()
         case "stands.list":
             var list: [JSONValue] = []
             for s in await stands.all { list.append(await s.describe()) }

@@ -54,7 +54,7 @@ struct Daemon: Service {
                 if hotplug.enabled {
                     tasks.addTask { await followHotplug(matcher, baud: hotplug.baud, stands: stands) }
                 }
-                try await tasks.next()
+                do { try await tasks.next() } catch is CancellationError {}  // SIGTERM: go on to stop the stands
                 tasks.cancelAll()
             }
         }

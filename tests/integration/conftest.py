@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import openrpc_check
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("DOCK_BIN", ROOT / ".build" / "debug"))
 
@@ -24,7 +26,8 @@ def wait_for(predicate, timeout, what):
 
 
 class Client:
-    """Newline-delimited JSON-RPC 2.0 over the Unix socket; keeps notifications it sees."""
+    """Newline-delimited JSON-RPC 2.0 over the Unix socket; keeps notifications it sees. Every
+    message read is checked against protocol/dockd.openrpc.json (openrpc_check)."""
 
     def __init__(self, path):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -33,11 +36,13 @@ class Client:
         self.buffer = b""
         self.notifications = []
         self.next_id = 1
+        self.pending = {}  # request id -> method, to check each reply against its method's schema
 
     def close(self):
         self.sock.close()
 
     def send_raw(self, data: bytes):
+        openrpc_check.note_requests(data, self.pending)
         self.sock.sendall(data)
 
     def read_message(self, timeout=10):
@@ -48,7 +53,9 @@ class Client:
                 raise ConnectionError("dockd closed the connection")
             self.buffer += chunk
         line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
+        message = json.loads(line)
+        openrpc_check.shared().check_message(message, self.pending)
+        return message
 
     def call(self, method, params=None, timeout=10):
         """The reply object (with 'result' or 'error'); notifications meanwhile are kept."""
@@ -128,8 +135,17 @@ class Rig:
             [str(BIN / "dockd"), "--ignore-missing-config", "--config", str(tmp_path / "none.conf"),
              "--device", str(self.link), "--socket", str(self.socket_path), "--socket-group", ""],
             stderr=open(self.dockd_log, "wb"))
-        wait_for(self.socket_path.exists, 10, "dockd's socket")
+        wait_for(self.accepting, 10, "dockd's socket")
         self.clients = []
+
+    def accepting(self):
+        """The socket exists and listens (dockd binds, then listens: connecting in between is refused)."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            try:
+                s.connect(str(self.socket_path))
+                return True
+            except OSError:
+                return False
 
     def client(self):
         c = Client(self.socket_path)

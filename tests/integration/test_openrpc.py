@@ -1,0 +1,168 @@
+"""protocol/dockd.openrpc.json: its shape, that dockd serves it with rpc.discover, and that it names
+exactly the methods dockd accepts. (Every reply and notification in every test is also checked
+against it: conftest.py's Client, openrpc_check.py.)"""
+import jsonschema
+import pytest
+
+import openrpc_check
+
+
+@pytest.fixture(scope="module")
+def document():
+    return openrpc_check.load_document()
+
+
+def _closed(required, properties, extensions=True):
+    """An OpenRPC object: these fields, plus x- extensions where the specification allows them."""
+    schema = {"type": "object", "required": required, "properties": properties, "additionalProperties": False}
+    if extensions:
+        schema["patternProperties"] = {"^x-": {}}
+    return schema
+
+
+# The OpenRPC 1.2.6 object structure (after the spec's meta-schema), for the objects this document uses.
+_REF = _closed(["$ref"], {"$ref": {"type": "string"}}, extensions=False)
+_CONTENT = _closed(["name", "schema"], {"name": {"type": "string", "minLength": 1}, "summary": {"type": "string"},
+                                        "description": {"type": "string"}, "schema": {"type": ["object", "boolean"]},
+                                        "required": {"type": "boolean"}, "deprecated": {"type": "boolean"}})
+_ERROR = _closed(["code", "message"], {"code": {"type": "integer"}, "message": {"type": "string"}, "data": {}},
+                 extensions=False)
+_EXAMPLE = {"type": "object", "required": ["name", "value"]}
+_METHOD = _closed(["name", "params", "result"], {
+    "name": {"type": "string", "minLength": 1}, "summary": {"type": "string"}, "description": {"type": "string"},
+    "tags": {"type": "array"}, "paramStructure": {"enum": ["by-position", "by-name", "either"]},
+    "params": {"type": "array", "items": {"oneOf": [_CONTENT, _REF]}},
+    "result": {"oneOf": [_CONTENT, _REF]},
+    "errors": {"type": "array", "items": {"oneOf": [_ERROR, _REF]}},
+    "links": {"type": "array"},
+    "examples": {"type": "array", "items": {"type": "object", "required": ["name", "params", "result"],
+                                             "properties": {"params": {"type": "array", "items": _EXAMPLE},
+                                                            "result": _EXAMPLE}}},
+    "deprecated": {"type": "boolean"}})
+OPENRPC_SHAPE = _closed(["openrpc", "info", "methods"], {
+    "openrpc": {"type": "string", "pattern": "^1\\.2\\.[0-9]+$"},
+    "info": _closed(["title", "version"], {"title": {"type": "string"}, "description": {"type": "string"},
+                                           "termsOfService": {"type": "string"}, "version": {"type": "string"},
+                                           "contact": {"type": "object"}, "license": {"type": "object"}}),
+    "servers": {"type": "array", "items": _closed(["url"], {"url": {"type": "string"}, "name": {"type": "string"},
+                                                          "description": {"type": "string"}, "summary": {"type": "string"},
+                                                          "variables": {"type": "object"}})},
+    "methods": {"type": "array", "items": _METHOD},
+    "components": {"type": "object", "properties": {
+        "schemas": {"type": "object"},
+        "errors": {"type": "object", "additionalProperties": _ERROR},
+        "contentDescriptors": {"type": "object", "additionalProperties": _CONTENT},
+        "examples": {"type": "object"}, "examplePairings": {"type": "object"}, "links": {"type": "object"},
+        "tags": {"type": "object"}}},
+})
+
+
+def test_document_is_openrpc_shaped(document):
+    assert document["openrpc"] == "1.2.6"
+    jsonschema.validate(document, OPENRPC_SHAPE, cls=jsonschema.Draft7Validator)
+    assert document["info"]["title"] and document["info"]["version"]
+    names = [m["name"] for m in document["methods"]]
+    assert len(names) == len(set(names)), "method names are unique"
+    check = openrpc_check.OpenRPCCheck(document)
+    for m in document["methods"]:
+        assert isinstance(m["name"], str) and m["name"], m
+        assert isinstance(m["params"], list), m["name"]
+        assert m.get("paramStructure") == "by-name", m["name"]
+        for p in m["params"]:
+            if "$ref" in p:
+                p = check.registry.resolver(openrpc_check.BASE).lookup(openrpc_check.BASE + p["$ref"]).contents
+            assert p["name"] and "schema" in p, (m["name"], p)
+            jsonschema.Draft7Validator.check_schema(p["schema"])
+        assert m["result"]["name"] and "schema" in m["result"], m["name"]
+        for e in m["errors"]:
+            assert "$ref" in e or {"code", "message"} <= set(e), (m["name"], e)
+        assert check.method_errors(m["name"]) >= {-32602}, m["name"]
+    for n in document["x-notifications"]:
+        assert n["name"] and n["x-topic"] and n["params"]["schema"], n
+    for name, schema in document["components"]["schemas"].items():
+        jsonschema.Draft7Validator.check_schema(schema)
+    # Every $ref resolves.
+    def refs(value):
+        if isinstance(value, dict):
+            if isinstance(value.get("$ref"), str):
+                yield value["$ref"]
+            for v in value.values():
+                yield from refs(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from refs(v)
+    resolver = check.registry.resolver(openrpc_check.BASE)
+    for ref in set(refs(document)):
+        assert ref.startswith("#/"), ref
+        resolver.lookup(openrpc_check.BASE + ref)
+
+
+def test_rpc_discover_returns_the_document(rig, document):
+    c = rig.client()
+    assert c.result("rpc.discover") == document
+
+
+def test_documented_methods_exist_and_others_do_not(rig, document):
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("motion.stop")  # nothing moves while unknown params go to motion methods
+    for m in document["methods"]:
+        # Empty params: a method either runs or refuses its params, but it exists.
+        reply = c.call(m["name"], {})
+        assert reply.get("error", {}).get("code") != -32601, (m["name"], reply)
+    for name in ["rpc.nothing", "stand.list", "motion.velocities", "dockd.Version", ""]:
+        reply = c.call(name, {})
+        assert reply["error"]["code"] == -32601, (name, reply)
+
+
+def test_every_method_and_notification_is_exercised_against_the_document(rig, document):
+    """Success replies of every method and every notification kind, all checked by the Client."""
+    c = rig.client()
+    stand = rig.connected_stand(c)
+    seen = set()
+
+    def expect(method, predicate=lambda p: True, timeout=10):
+        m = c.wait_notification(lambda m: m.get("method") == method and predicate(m["params"]), timeout=timeout)
+        seen.add(method)
+        return m["params"]
+
+    topics = ["stands", "motion", "events", "battery", "tracking", "logs"]
+    assert c.result("subscribe", {"topics": topics, "motion_rate": 20})["topics"] == sorted(topics)
+    expect("stand.state")
+    expect("battery.state")
+    expect("motion.state")
+    detail = c.result("stand.get", {"stand": stand["id"]})
+    assert detail["counters"]["handshakes"] >= 1
+    assert c.result("battery.get") == detail["batteries"]
+    assert c.result("tracking.set", {"enabled": False}) == {"enabled": False}
+    expect("tracking.changed", lambda p: p["source"] == "api")
+    c.result("tracking.set", {"enabled": True, "stand": None})
+
+    pitch = next(a for a in stand["capabilities"]["axes"] if a["axis"] == "pitch")
+    c.result("motion.limits", {"axes": {"pitch": {"min": pitch["min"] / 2, "max": pitch["max"] / 2,
+                                                  "max_speed": pitch["max_speed"] / 2}}})
+    moving = c.result("motion.orient", {"yaw": 1.0, "relative": True, "duration": 3})
+    expect("motion.progress", lambda p: p["id"] == moving["id"])
+    # (On a starved machine the move may already have failed for lack of feedback: then -32003.)
+    cancelled = c.call("motion.cancel", {"id": moving["id"]})
+    assert cancelled.get("result") == {"ok": True} or cancelled["error"]["code"] == -32003, cancelled
+    expect("motion.progress", lambda p: p["id"] == moving["id"] and p["state"] != "running")
+    nod = c.result("animation.play", {"keyframes": [{"time": 0.3, "pitch": 0.05}, {"time": 0.6, "pitch": 0}]})
+    expect("motion.progress", lambda p: p["id"] == nod["id"] and p["state"] != "running")
+    c.result("motion.velocity", {"yaw": 0.2})
+    c.result("motion.stop")
+
+    for command, kind in [("press shutter", "shutter"), ("press flip", "flip"), ("button 0 press", "button"),
+                          ("zoom 1.5", "zoom"), ("undock", "undocked"), ("dock", "docked")]:
+        rig.sim_command(command)
+        expect("stand.event", lambda p: p["kind"] == kind)
+    rig.sim_command("charger on")
+    expect("battery.state", lambda p: p["charge"] == "charging")
+    rig.sim_command("log hello from the stand")
+    expect("stand.fault", lambda p: "hello" in p["text"])
+
+    rig.sim_command("unplug 0.3")
+    expect("stand.disconnected")
+    expect("stand.connected", timeout=15)
+    assert c.result("unsubscribe", {"topics": ["motion", "logs"]})["topics"] == ["battery", "events", "stands", "tracking"]
+    assert seen == {n["name"] for n in document["x-notifications"]}
