@@ -43,7 +43,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "dockd", dependencies: [
-            "DockProtocol", "DockCore", "DockIO", "CSystemd", "CUdev", "CBluetooth",
+            "DockProtocol", "DockCore", "DockTracking", "DockIO", "CSystemd", "CUdev", "CBluetooth",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -118,6 +118,15 @@ public struct SimulatedStand: Sendable {
         return takeOutput()
     }
 
+    /// The link went away (unplugged, power cycled): the motors stop and nothing more is sent until
+    /// the next HELLO, as on hardware that restarts.
+    public mutating func endSession(atMicros time: UInt64) {
+        run(toMicros: time)
+        sessionActive = false
+        for i in axes.indices { axes[i].command = .stopping }
+        output.removeAll()
+    }
+
     // MARK: - Time
 
     /// Runs the physics up to `time` and returns what the stand sent meanwhile (feedback, IMU,

@@ -167,6 +167,8 @@ final class SimEngine {
             return
         }
         state = .unplugged
+        // Unplugging powers a USB stand down: its session with the host is over.
+        stand.endSession(atMicros: clock.micros())
         link?.close(promise: nil)
         link = nil
         pacer.reset()

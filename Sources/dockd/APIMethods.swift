@@ -16,6 +16,7 @@ struct APIMethods: Sendable {
 
     let stands: StandRegistry
     let hub: EventHub
+    let clock: DaemonClock
     let logger: Logger
     /// The daemon's own uid: admin methods are for it and for root.
     let daemonUID = UInt32(getuid())
@@ -126,6 +127,47 @@ struct APIMethods: Sendable {
             let s = try await controlled(p, session)
             let id = try await s.play(try p.animation())
             return ["id": JSONValue(id.rawValue)]
+        case "tracking.observe":
+            let s = try await stands.find(try p.optionalString("stand"))
+            let detections = try p.detections()
+            let capture = try p.captureTime(daemonNow: clock.now())
+            return try await s.observe(detections, captureTime: capture, camera: try p.camera(), client: session.id, pid: session.peer?.pid)
+        case "tracking.get":
+            return try await stands.find(try p.optionalString("stand")).trackingState()
+        case "tracking.framing":
+            let s = try await stands.find(try p.optionalString("stand"))
+            try await s.setFraming(try p.framingMode(), client: session.id, pid: session.peer?.pid, force: try p.optionalBool("force") ?? false)
+            return ["ok": true]
+        case "tracking.roi":
+            let s = try await stands.find(try p.optionalString("stand"))
+            let rect = try p.rect("rect")
+            guard rect.x >= 0, rect.y >= 0, rect.maxX <= 1 + 1e-9, rect.maxY <= 1 + 1e-9 else {
+                throw .invalidParameter("rect must lie inside the frame (0…1, upper-left origin)")
+            }
+            try await s.setRegionOfInterest(rect, client: session.id, pid: session.peer?.pid, force: try p.optionalBool("force") ?? false)
+            return ["ok": true]
+        case "tracking.select":
+            let s = try await stands.find(try p.optionalString("stand"))
+            let force = try p.optionalBool("force") ?? false
+            if let x = try p.optionalNumber("x") {
+                let y = try p.number("y")
+                guard (0...1).contains(x), (0...1).contains(y) else { throw .invalidParameter("x and y are normalized, upper-left origin") }
+                let id = try await s.select(atX: x, y: y, client: session.id, pid: session.peer?.pid, force: force)
+                return ["ids": [JSONValue(id)]]
+            }
+            guard let list = p.fields["ids"]?.array else { throw .invalidParams("give ids (a list; empty = automatic) or x and y") }
+            var ids: [String] = []
+            for v in list {
+                guard let id = v.string else { throw .invalidParams("ids are strings") }
+                ids.append(id)
+            }
+            try await s.select(ids: ids, client: session.id, pid: session.peer?.pid, force: force)
+            return ["ids": .array(ids.map { JSONValue.string($0) })]
+        case "camera.set":
+            let s = try await stands.find(try p.optionalString("stand"))
+            guard let camera = try p.camera() else { throw .invalidParams("camera is required") }
+            await s.setCamera(camera)
+            return ["ok": true]
         case "lease.release":
             for s in await stands.all { await s.release(client: session.id) }
             return ["ok": true]

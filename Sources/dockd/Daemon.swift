@@ -1,5 +1,6 @@
 import DockCore
 import DockIO
+import DockTracking
 import Logging
 import NIOCore
 import NIOPosix
@@ -20,6 +21,8 @@ struct Daemon: Service {
         let hub = EventHub(logger: logger)
         let lastTick = ControlLoopTicks()
         var settings = SessionSettings(heartbeatTimeoutMs: configuration.heartbeatTimeoutMs)
+        settings.camera = CameraModel(horizontalFieldOfView: configuration.camera.horizontalFOVDegrees * .pi / 180,
+                                      verticalFieldOfView: configuration.camera.verticalFOVDegrees * .pi / 180)
         settings.watchdog = { lastTick.record(clock.now()) }
         let sessionSettings = settings
         let stands = StandRegistry { endpoint in
@@ -34,7 +37,7 @@ struct Daemon: Service {
                 await stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud))
             }
         }
-        let api = APIMethods(stands: stands, hub: hub, logger: logger)
+        let api = APIMethods(stands: stands, hub: hub, clock: clock, logger: logger)
         let server = APIServer(api: api, hub: hub, logger: logger)
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)

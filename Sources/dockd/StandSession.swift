@@ -1,6 +1,7 @@
 import DockCore
 import DockIO
 import DockProtocol
+import DockTracking
 import Logging
 import NIOCore
 import NIOPosix
@@ -36,6 +37,11 @@ actor StandSession {
     private var writer: NIOAsyncChannelOutboundWriter<ByteBuffer>?
     private var link: (any Channel)?
     private var motion: MotionController?
+    private var tracking: StandTracking
+    /// Client motion (velocity until its deadman, orientation, animation) pauses tracking until then.
+    private var clientMotionUntil = -Double.infinity
+    private var lastTrackingPublished = -Double.infinity
+    private var ledState: LedMode?
     private var lastHeard = 0.0
     private var lastControlTick = 0.0
     private var awaitingAck: [UInt16: PendingCommand] = [:]
@@ -49,6 +55,7 @@ actor StandSession {
          settings: SessionSettings, logger: Logger) {
         self.endpoint = endpoint; self.hub = hub; self.group = group; self.clock = clock
         self.settings = settings
+        self.tracking = StandTracking(camera: settings.camera, seed: settings.trackingSeed)
         var logger = logger
         logger[metadataKey: "stand"] = "\(endpoint)"
         self.logger = logger
@@ -247,12 +254,17 @@ actor StandSession {
             capabilities = caps
             guard linkState == .handshaking, identity != nil else { return }
             motion = MotionController(capabilities: caps, configuration: settings.motion)
+        case .feedback(let feedback) where linkState == .handshaking && motion != nil:
+            // Connected once the stand reports where it is: only then can it be steered.
+            lastFeedback = feedback
+            motion?.feedback(feedback, at: now)
             linkState = .connected
             lastError = nil
             counters.handshakes += 1
             logger.info("stand connected", metadata: ["serial": "\(identity?.serial ?? "?")", "model": "\(identity?.model ?? "?")",
                                                       "firmware": "\(identity?.firmware ?? "?")"])
             await hub.publish(topic: "stands", method: "stand.connected", params: describe(), time: now)
+            ledState = nil
             await applyLed()
         case .feedback(let feedback):
             lastFeedback = feedback
@@ -292,6 +304,10 @@ actor StandSession {
 
     private func controlTick(feedback: Feedback, now: Double) async {
         motion?.feedback(feedback, at: now)
+        let yaw = feedback.axis(.yaw).map { Double($0.position) } ?? 0
+        let pitch = feedback.axis(.pitch).map { Double($0.position) } ?? 0
+        tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch)
+        await steerByTracking(yaw: yaw, pitch: pitch, now: now)
         await runController(now: now)
         settings.watchdog()
         await hub.publish(topic: "motion", method: "motion.state", params: motionJSON(feedback, now: now), time: now)
@@ -308,6 +324,70 @@ actor StandSession {
         for message in output.messages { await send(message, ackRequested: message == .stop) }
         for progress in output.progress { await publishProgress(progress, now: now) }
     }
+
+    // MARK: - System tracking
+
+    /// While observations stream in and tracking is on (or the lease holder feeds its own), the
+    /// tracking controller drives the motors in velocity mode, unless a client's motion is running.
+    private func steerByTracking(yaw: Double, pitch: Double, now: Double) async {
+        guard systemTracking || lease != nil, var controller = motion, now >= clientMotionUntil else { return }
+        switch controller.state.activity {
+        case .orientation, .animation: return
+        case .idle, .velocity: break
+        }
+        var positions: [Axis: Double] = [:]
+        if capabilities?.axis(.yaw) != nil { positions[.yaw] = yaw }
+        if capabilities?.axis(.pitch) != nil { positions[.pitch] = pitch }
+        guard let rates = tracking.command(positions: positions, at: now) else { return }
+        try? controller.setVelocity(rates, at: now)
+        motion = controller
+        if now - lastTrackingPublished >= 0.1 {
+            lastTrackingPublished = now
+            await hub.publish(topic: "tracking", method: "tracking.state", params: tracking.stateJSON(stand: standID ?? "", time: now), time: now)
+        }
+        await applyLed()
+    }
+
+    /// Observations from a camera-side client: checked for rate, tracked, and acted on at the next tick.
+    func observe(_ detections: [Detection], captureTime: Double?, camera: CameraModel?, client: Int, pid: Int32?) async throws(RPCError) -> JSONValue {
+        guard linkState == .connected else { throw .notConnected(standID) }
+        // With system tracking on, observations come from the system source (any client); with it
+        // off, only the client that turned it off feeds its own (custom inference).
+        if !systemTracking { try await acquire(client: client, pid: pid, force: false) }
+        let now = clock.now()
+        try tracking.checkRate(arrival: now)
+        if let camera { tracking.setCamera(camera) }
+        let capture = min(now, captureTime ?? now - settings.defaultCaptureLatency)
+        tracking.observe(detections, captureTime: capture, now: now)
+        return ["subjects": JSONValue(tracking.lastStep?.selection.ranked.count ?? 0), "in_frame": JSONValue(tracking.inFrame)]
+    }
+
+    func trackingState() -> JSONValue {
+        tracking.stateJSON(stand: standID ?? "", time: clock.now())
+    }
+
+    func setFraming(_ mode: FramingMode, client: Int, pid: Int32?, force: Bool) async throws(RPCError) {
+        try await acquire(client: client, pid: pid, force: force)
+        tracking.setFraming(mode)
+    }
+
+    func setRegionOfInterest(_ rect: NormalizedRect, client: Int, pid: Int32?, force: Bool) async throws(RPCError) {
+        try await acquire(client: client, pid: pid, force: force)
+        tracking.setRegionOfInterest(rect)
+    }
+
+    func select(ids: [String], client: Int, pid: Int32?, force: Bool) async throws(RPCError) {
+        try await acquire(client: client, pid: pid, force: force)
+        _ = tracking.stateJSON(stand: "", time: 0)  // ids of the latest frame are selectable
+        try tracking.select(ids: ids)
+    }
+
+    func select(atX x: Double, y: Double, client: Int, pid: Int32?, force: Bool) async throws(RPCError) -> String {
+        try await acquire(client: client, pid: pid, force: force)
+        return try tracking.select(atX: x, y: y)
+    }
+
+    func setCamera(_ camera: CameraModel) { tracking.setCamera(camera) }
 
     // MARK: - Events
 
@@ -328,19 +408,35 @@ actor StandSession {
             }
         case .shutter, .flip:
             params = ["stand": JSONValue(standID ?? ""), "kind": JSONValue(kind.description), "pressed": JSONValue(event.value == 1)]
+            if kind == .flip && event.value == 1 && systemTracking { await flipCamera(now: now) }
         case .zoom:
             params = ["stand": JSONValue(standID ?? ""), "kind": "zoom", "factor": JSONValue(event.factor)]
+            tracking.applyZoom(Double(event.factor))
         case .customButton:
             params = ["stand": JSONValue(standID ?? ""), "kind": "button", "id": JSONValue(event.button), "pressed": JSONValue(event.value == 1)]
         }
         await hub.publish(topic: "events", method: "stand.event", params: params, time: now)
     }
 
-    /// LED policy: off when not tracking, on when tracking (blinking "subject in frame" comes with
-    /// the tracker).
+    /// Camera flip (front ↔ back): the stand turns half a turn in yaw and tracking starts afresh on
+    /// what the other camera sees.
+    private func flipCamera(now: Double) async {
+        guard capabilities?.axis(.yaw)?.continuous == true, var controller = motion else { return }
+        tracking.forgetSubjects(seed: settings.trackingSeed &+ UInt64(counters.feedbackFrames))
+        if (try? controller.setOrientation([.yaw: Double.pi], relative: true, duration: nil, at: now)) != nil {
+            motion = controller
+            await runController(now: now)
+        }
+    }
+
+    /// LED policy: off when not tracking, on when tracking, blinking while the subject is in frame.
+    /// Sent only when it changes.
     private func applyLed() async {
         guard capabilities?.features.contains(.led) == true else { return }
-        await send(.led(LedCommand(mode: systemTracking ? .on : .off)), ackRequested: true)
+        let mode: LedMode = !systemTracking ? .off : (tracking.isActive(at: clock.now()) && tracking.inFrame ? .blink : .on)
+        guard mode != ledState else { return }
+        ledState = mode
+        await send(.led(LedCommand(mode: mode, onMs: 250, offMs: 250)), ackRequested: true)
     }
 
     func setSystemTracking(_ enabled: Bool, source: String = "api") async {
@@ -382,6 +478,7 @@ actor StandSession {
             motion = controller
             await runController(now: clock.now())
         }
+        tracking.resetClientSettings()
         if !systemTracking { await setSystemTracking(true, source: "lease released") }
         logger.info("client \(client) released its lease: changes reverted")
     }
@@ -403,6 +500,7 @@ actor StandSession {
     }
 
     func velocity(_ rates: [Axis: Double]) async throws(RPCError) {
+        clientMotionUntil = clock.now() + settings.motion.deadman
         try await withController { c, now throws(MotionError) in try c.setVelocity(rates, at: now) }
     }
 
@@ -515,7 +613,17 @@ struct SessionCounters: Sendable {
 struct SessionSettings: Sendable {
     var heartbeatTimeoutMs: UInt16 = 500
     var linkTimeout = 1.0
-    var motion = MotionConfiguration()
+    /// The controller's feedback watchdog is 10 periods here rather than the protocol's 3: on a busy
+    /// host dockd's own scheduling can delay a FEEDBACK by tens of milliseconds.
+    var motion: MotionConfiguration = {
+        var m = MotionConfiguration()
+        m.feedbackTimeoutPeriods = 10
+        return m
+    }()
+    var camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, verticalFieldOfView: 43 * .pi / 180)
+    var trackingSeed: UInt64 = 1
+    /// Assumed age of a frame whose observations come without a capture timestamp, s.
+    var defaultCaptureLatency = 0.05
     /// Called once per control-loop tick: feeds the systemd watchdog.
     var watchdog: @Sendable () -> Void = {}
 }

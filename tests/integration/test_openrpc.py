@@ -1,6 +1,8 @@
 """protocol/dockd.openrpc.json: its shape, that dockd serves it with rpc.discover, and that it names
 exactly the methods dockd accepts. (Every reply and notification in every test is also checked
 against it: conftest.py's Client, openrpc_check.py.)"""
+import time
+
 import jsonschema
 import pytest
 
@@ -160,6 +162,28 @@ def test_every_method_and_notification_is_exercised_against_the_document(rig, do
     expect("battery.state", lambda p: p["charge"] == "charging")
     rig.sim_command("log hello from the stand")
     expect("stand.fault", lambda p: "hello" in p["text"])
+
+    # Tracking: one person ahead (a body and a speaking face, Vision's lower-left origin) at 15 Hz.
+    c.result("camera.set", {"camera": {"horizontal_fov": 1.2, "vertical_fov": 0.75}})
+    for _ in range(10):
+        c.result("tracking.observe", {"observations": [
+            {"kind": "body", "rect": {"x": 0.45, "y": 0.2, "width": 0.1, "height": 0.5}, "confidence": 0.9},
+            {"kind": "face", "rect": {"x": 0.47, "y": 0.6, "width": 0.06, "height": 0.08}, "speaking_confidence": 0.9}]})
+        time.sleep(1 / 15)
+    state = expect("tracking.state", lambda p: p["subjects"])
+    assert c.result("tracking.get")["subjects"]
+    c.result("tracking.framing", {"mode": "left"})
+    c.result("tracking.roi", {"rect": {"x": 0.1, "y": 0.1, "width": 0.8, "height": 0.8}})
+    assert c.result("tracking.select", {"ids": [state["subjects"][0]["id"]]})["ids"] == [state["subjects"][0]["id"]]
+    assert c.result("tracking.select", {"x": 0.5, "y": 0.5})["ids"]  # inside the body (upper-left origin)
+    c.result("tracking.select", {"ids": []})
+    assert c.result("dockd.stats")["clients"] >= 1
+    other = rig.client()
+    other.result("motion.velocity", {"yaw": 0.1, "force": True})
+    expect("lease.changed")
+    other.result("lease.release")
+    c.result("stands.attach", {"device": "unix:/nonexistent/stand.sock"})
+    c.result("stands.detach", {"device": "unix:/nonexistent/stand.sock"})
 
     rig.sim_command("unplug 0.3")
     expect("stand.disconnected")

@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DockCore
+import DockProtocol
+import DockTracking
+
+/// System tracking for one stand: observations in (normalized boxes at a capture time), a target
+/// for the TrackingController out. Subjects are tracked in the stand's angular frame: each box goes
+/// through the camera model at the motor angles of its capture time, so the stand's own motion is
+/// never taken for the subject's.
+struct StandTracking: Sendable {
+    private(set) var pipeline: TrackingPipeline
+    var controller = TrackingController()
+    private let baseCamera: CameraModel
+    private(set) var zoom = 1.0
+    var rateLimits: ClosedRange<Double> = 10...30
+
+    /// Motor angles over the last 2 s: the aim at any capture time.
+    private var history: [(time: Double, yaw: Double, pitch: Double)] = []
+    private var arrivals: [Double] = []
+    private(set) var lastStep: TrackingStep?
+    private var lastStepAim = Aim(x: 0, y: 0)
+    private(set) var target: TrackingTarget?
+    private(set) var lastObservation = -Double.infinity
+    /// Subjects by the id text clients see.
+    private var idsByText: [String: SubjectIdentifier] = [:]
+
+    init(camera: CameraModel, seed: UInt64) {
+        baseCamera = camera
+        pipeline = TrackingPipeline(tracker: MultiSubjectTracker(seed: seed), camera: camera)
+    }
+
+    var inFrame: Bool { lastStep?.framing.inFrame ?? false }
+
+    /// True while a stream of observations is alive: tracking then owns the motors.
+    func isActive(at now: Double) -> Bool { now - lastObservation < 1.0 }
+
+    mutating func recordFeedback(time: Double, yaw: Double, pitch: Double) {
+        history.append((time, yaw, pitch))
+        if let first = history.first, time - first.time > 2 { history.removeFirst(history.count / 4) }
+    }
+
+    /// The camera's aim when a frame was captured (x right, y down: the tracker's convention).
+    func aim(at time: Double) -> Aim {
+        guard let after = history.firstIndex(where: { $0.time >= time }) else {
+            return history.last.map { Aim(x: -$0.yaw, y: -$0.pitch) } ?? Aim(x: 0, y: 0)
+        }
+        guard after > 0 else { return Aim(x: -history[0].yaw, y: -history[0].pitch) }
+        let a = history[after - 1], b = history[after]
+        let f = b.time > a.time ? (time - a.time) / (b.time - a.time) : 1
+        return Aim(x: -(a.yaw + f * (b.yaw - a.yaw)), y: -(a.pitch + f * (b.pitch - a.pitch)))
+    }
+
+    // MARK: - Camera
+
+    mutating func setCamera(_ camera: CameraModel) {
+        pipeline.camera = Self.zoomed(camera, by: zoom)
+    }
+
+    /// A zoom event: a factor of 2 doubles the subject's size, i.e. halves tan(fov/2).
+    mutating func applyZoom(_ factor: Double) {
+        guard factor.isFinite, factor > 0 else { return }
+        zoom = min(20, max(0.05, zoom * factor))
+        pipeline.camera = Self.zoomed(baseCamera, by: zoom)
+    }
+
+    private static func zoomed(_ camera: CameraModel, by zoom: Double) -> CameraModel {
+        CameraModel(horizontalFieldOfView: 2 * atan(tan(camera.horizontalFieldOfView / 2) / zoom),
+                    verticalFieldOfView: 2 * atan(tan(camera.verticalFieldOfView / 2) / zoom))
+    }
+
+    // MARK: - Observations
+
+    /// DockKit's steady 10–30 Hz: a burst faster than the range is refused; a stream slower than it
+    /// is refused too, except after a pause of a second or more, which starts a new stream.
+    mutating func checkRate(arrival now: Double) throws(RPCError) {
+        if let last = arrivals.last, now - last > 1 { arrivals.removeAll() }
+        arrivals.append(now)
+        if arrivals.count > 8 { arrivals.removeFirst() }
+        guard arrivals.count >= 5, let first = arrivals.first else { return }
+        let rate = Double(arrivals.count - 1) / max(1e-6, now - first)
+        if rate > rateLimits.upperBound * 1.2 { arrivals.removeLast(); throw .frameRateTooHigh }
+        if rate < rateLimits.lowerBound / 1.2 { throw .frameRateTooLow }
+    }
+
+    /// One frame's detections, boxes normalized with an upper-left origin in the upright image.
+    mutating func observe(_ detections: [Detection], captureTime: Double, now: Double) {
+        let aim = aim(at: captureTime)
+        let observations = detections.map { d in
+            Observation(kind: d.kind, box: pipeline.camera.angularBox(of: d.rect, aim: aim), confidence: d.confidence,
+                        speakingConfidence: d.speaking, lookingAtCameraConfidence: d.lookingAtCamera, faceYaw: d.faceYaw)
+        }
+        let step = pipeline.step(observations: observations, time: captureTime, aim: aim)
+        lastStep = step
+        lastStepAim = aim
+        lastObservation = now
+        target = Self.target(step, tracks: pipeline.tracker.tracks, time: captureTime)
+    }
+
+    /// The framer's desired aim as stand angles, moving with the primary subject when re-centering.
+    private static func target(_ step: TrackingStep, tracks: [Track], time: Double) -> TrackingTarget? {
+        guard let primary = step.selection.selected.first, let track = tracks.first(where: { $0.id == primary }) else { return nil }
+        let desired = step.framing.desiredAim
+        // Feedforward only while re-centering: inside the dead band a still camera is the point.
+        let velocity = step.framing.isRecentering ? track.velocity : (x: 0, y: 0)
+        return TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: -velocity.x, pitchRate: -velocity.y, time: time)
+    }
+
+    /// Rates for the motors while tracking is active, nil when it is not.
+    mutating func command(positions: [Axis: Double], at now: Double) -> [Axis: Double]? {
+        guard isActive(at: now) else { return nil }
+        return controller.command(target: target, positions: positions, at: now)
+    }
+
+    // MARK: - Selection and framing
+
+    mutating func select(ids: [String]) throws(RPCError) {
+        var chosen: [SubjectIdentifier] = []
+        for text in ids {
+            guard let id = idsByText[text.lowercased()] else { throw .invalidParameter("no tracked subject \(text)") }
+            chosen.append(id)
+        }
+        pipeline.selector.select(ids: chosen)
+    }
+
+    /// Selects the subject at a normalized point (upper-left origin) of the latest frame.
+    mutating func select(atX x: Double, y: Double) throws(RPCError) -> String {
+        do {
+            let id = try pipeline.selectSubject(atNormalizedX: x, y: y, aim: lastStepAim)
+            pipeline.selector.select(ids: [id])
+            return id.description
+        } catch {
+            throw .noSubjectFound
+        }
+    }
+
+    mutating func setFraming(_ mode: FramingMode) { pipeline.framer.mode = mode }
+    mutating func setRegionOfInterest(_ rect: NormalizedRect) { pipeline.framer.regionOfInterest = rect }
+
+    /// Back to DockKit's defaults: automatic framing, the whole frame, automatic selection.
+    mutating func resetClientSettings() {
+        pipeline.framer.mode = .automatic
+        pipeline.framer.regionOfInterest = .fullFrame
+        pipeline.selector.select(ids: [])
+    }
+
+    /// The camera turned around (flip): what was tracked is behind it now.
+    mutating func forgetSubjects(seed: UInt64) {
+        pipeline.tracker = MultiSubjectTracker(seed: seed)
+        target = nil
+        lastStep = nil
+        controller.reset()
+    }
+
+    // MARK: - The tracking-state stream
+
+    mutating func stateJSON(stand: String, time: Double) -> JSONValue {
+        guard let step = lastStep else {
+            return ["stand": JSONValue(stand), "time": JSONValue(time), "subjects": [], "in_frame": false]
+        }
+        var subjects: [JSONValue] = []
+        for s in pipeline.subjectStates(of: step, aim: lastStepAim) {
+            idsByText[s.id.description.lowercased()] = s.id
+            subjects.append([
+                "id": JSONValue(s.id.description), "kind": s.category == .person ? "person" : "object",
+                "rect": Self.rectJSON(s.rect), "face_rect": s.faceRect.map(Self.rectJSON) ?? .null,
+                "saliency_rank": JSONValue(s.saliencyRank),
+                "speaking_confidence": s.speakingConfidence.map { JSONValue($0) } ?? .null,
+                "looking_at_camera_confidence": s.lookingAtCameraConfidence.map { JSONValue($0) } ?? .null,
+                "selected": JSONValue(step.selection.selected.contains(s.id)),
+            ])
+        }
+        return ["stand": JSONValue(stand), "time": JSONValue(time), "capture_time": JSONValue(step.time),
+                "subjects": .array(subjects), "in_frame": JSONValue(step.framing.inFrame)]
+    }
+
+    static func rectJSON(_ r: NormalizedRect) -> JSONValue {
+        ["x": JSONValue(r.x), "y": JSONValue(r.y), "width": JSONValue(r.width), "height": JSONValue(r.height)]
+    }
+}
+
+/// One detection as a client sent it, already turned upright and to an upper-left origin.
+struct Detection: Sendable {
+    var kind: ObservationKind
+    var rect: NormalizedRect
+    var confidence: Double
+    var faceYaw: Double?
+    var speaking: Double?
+    var lookingAtCamera: Double?
+}
