@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# make bench: measures the release binaries and writes the figures into BENCHMARKS.md, each part
+# between its own markers (the daemon's: <!-- bench:daemon:start --> ... <!-- bench:daemon:end -->).
+# Prints the same Markdown tables on stdout. Takes about a minute and a half; nothing is asserted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"
+bin=$(swift build -c release --show-bin-path)
+if [ ! -x "$bin/dockd" ]; then
+    echo "bench: no release dockd in $bin; build it first: swift build -c release (make bench does)" >&2
+    exit 1
+fi
+py=python3
+[ -x .venv/bin/python ] && py=.venv/bin/python
+
+echo "== dockd: time to READY, CPU/RSS, command -> frame latency, requests/s, fan-out" >&2
+timeout --kill-after=10 300 "$py" bench/daemon_bench.py --bin "$bin" --write BENCHMARKS.md \
+    --reproduce "make bench   # or: swift build -c release && bash scripts/bench.sh"
+
+echo "== dock-bench: the wire codec and the controller on the simulated stand, in virtual time" >&2
+core=$( {
+    echo "Measured $(date -u +%F) at $(git rev-parse --short HEAD 2>/dev/null || echo '?'), release build."
+    echo "Commands: \`dock-bench codec\`, \`dock-bench closed-loop --seconds 600 --seed 1\`."
+    echo
+    "$bin/dock-bench" codec
+    echo
+    "$bin/dock-bench" closed-loop --seconds 600 --seed 1
+} )
+echo "$core"
+"$py" scripts/replace_section.py BENCHMARKS.md core <<<"$core"
