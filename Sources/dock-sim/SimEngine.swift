@@ -79,6 +79,8 @@ final class SimEngine {
         if let old = link, old !== channel {
             Console.err("a new host connection replaces the previous one")
             old.close(promise: nil)
+            // The new host starts with HELLO; nothing of the old session may reach it first.
+            stand.endSession(atMicros: clock.micros())
         }
         link = channel
         pacer.reset()
@@ -88,6 +90,7 @@ final class SimEngine {
 
     func detach(_ channel: Channel) {
         guard link === channel else { return }
+        stand.endSession(atMicros: clock.micros())
         link = nil
         pacer.reset()
     }
