@@ -33,6 +33,7 @@ let package = Package(
         .target(name: "DockSim", dependencies: ["DockProtocol"]),
         .target(name: "DockCore", dependencies: ["DockProtocol"]),
         .target(name: "DockTracking"),
+        .target(name: "DockDrivers", dependencies: ["DockProtocol"]),
 
         // I/O shell pieces shared by the executables.
         .target(name: "DockIO", dependencies: [
@@ -43,7 +44,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "dockd", dependencies: [
-            "DockProtocol", "DockCore", "DockTracking", "DockIO", "CSystemd", "CUdev", "CBluetooth",
+            "DockProtocol", "DockCore", "DockTracking", "DockDrivers", "DockIO", "CSystemd", "CUdev", "CBluetooth",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -72,6 +73,7 @@ let package = Package(
         ]),
 
         .testTarget(name: "DockTrackingTests", dependencies: ["DockTracking"]),
+        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),
         .testTarget(name: "DockCoreTests", dependencies: ["DockCore", "DockSim", "DockProtocol"]),

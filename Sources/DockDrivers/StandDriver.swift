@@ -1,0 +1,70 @@
+import DockProtocol
+
+/// What a stand's protocol must do for dockd (ArduPilot's AP_Mount_Backend, for stands): turn the
+/// daemon's generic commands into the protocol's bytes, and the protocol's bytes into generic
+/// reports. The vocabulary is protocol v1's message types (`Capabilities`, `Feedback`, `StandEvent`,
+/// `BatteryState`, `Fault`; commands `.velocity`, `.position`, `.stop`, `.limits`, `.led`, `.motors`),
+/// so the native driver is a thin layer and the others translate. Drivers are pure: no I/O, no clock
+/// reads — times are host seconds passed in, so they run in tests in virtual time.
+public protocol StandDriver: Sendable {
+    /// A name for logs and the API (`native`, `visca`, `mavlink`).
+    var name: String { get }
+
+    /// The link just opened: what to send first (handshake, address set, interface clear…).
+    mutating func start(at time: Double) -> [UInt8]
+
+    /// Bytes from the link. Returns what they mean, in order.
+    mutating func receive(_ bytes: [UInt8], at time: Double) -> [DriverReport]
+
+    /// A command from the controller or the daemon. Returns the bytes to send now (possibly none:
+    /// a driver may queue it, e.g. one command in flight at a time).
+    mutating func send(_ command: Message, at time: Double) -> [UInt8]
+
+    /// Called every ~20 ms: heartbeats, polls, resends, timeouts.
+    mutating func tick(at time: Double) -> DriverOutput
+}
+
+/// What a driver learned from the stand.
+public enum DriverReport: Sendable, Equatable {
+    /// Who the stand is (serial = its stable id) and what it can do: the link is usable from now.
+    case ready(StandIdentity, Capabilities)
+    case feedback(Feedback)
+    case imu(ImuSample)
+    case event(StandEvent)
+    case battery(BatteryState)
+    case fault(Fault)
+    /// The stand refused a command (or did not acknowledge it in time).
+    case refused(command: UInt8, reason: String)
+    /// Bytes that did not decode (counted, otherwise ignored).
+    case garbage(FrameError)
+    /// The link cannot work (wrong protocol version, no answer to the handshake): close it.
+    case fatal(String)
+}
+
+public struct DriverOutput: Sendable, Equatable {
+    public var bytes: [UInt8]
+    public var reports: [DriverReport]
+    public init(bytes: [UInt8] = [], reports: [DriverReport] = []) { self.bytes = bytes; self.reports = reports }
+}
+
+/// The identity every driver reports; `serial` names the stand in the API.
+public struct StandIdentity: Sendable, Equatable {
+    public var model: String
+    public var firmware: String
+    public var hardware: String
+    public var serial: String
+    public var protocolVersion: String
+    public init(model: String, firmware: String, hardware: String, serial: String, protocolVersion: String) {
+        self.model = model; self.firmware = firmware; self.hardware = hardware; self.serial = serial
+        self.protocolVersion = protocolVersion
+    }
+}
+
+/// Counters every driver keeps (the API shows them).
+public struct DriverCounters: Sendable, Equatable {
+    public var decoder = DecoderCounters()
+    public var retries = 0
+    public var commandsFailed = 0
+    public var refused = 0
+    public init() {}
+}
