@@ -10,6 +10,9 @@ public protocol StandDriver: Sendable {
     /// A name for logs and the API (`native`, `visca`, `mavlink`).
     var name: String { get }
 
+    /// Decoding errors, resends and refusals so far (the API shows them).
+    var counters: DriverCounters { get }
+
     /// The link just opened: what to send first (handshake, address set, interface clear…).
     mutating func start(at time: Double) -> [UInt8]
 

@@ -18,6 +18,16 @@ public struct DecoderCounters: Sendable, Equatable {
 
     public var totalErrors: Int { errors.values.reduce(0, +) }
     public init() {}
+
+    /// The sum of two runs' counts (a stand's links before and after a reconnect).
+    public func adding(_ other: DecoderCounters) -> DecoderCounters {
+        var sum = self
+        sum.frames += other.frames
+        sum.bytes += other.bytes
+        sum.sequenceGaps += other.sequenceGaps
+        sum.errors.merge(other.errors, uniquingKeysWith: +)
+        return sum
+    }
 }
 
 /// Streaming decoder: feed it bytes in any chunking; it yields frames and typed errors in order,

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import DockCore
+import DockDrivers
 import DockIO
 import DockProtocol
 import Foundation
@@ -17,6 +18,7 @@ struct APIMethods: Sendable {
     let stands: StandRegistry
     let hub: EventHub
     let clock: DaemonClock
+    let settings: SessionSettings
     let logger: Logger
     /// The daemon's own uid: admin methods are for it and for root.
     let daemonUID = UInt32(getuid())
@@ -175,7 +177,13 @@ struct APIMethods: Sendable {
             try requireAdmin(session, method)
             guard let device = try p.optionalString("device"), !device.isEmpty else { throw .invalidParams("device is required (a tty path or unix:PATH)") }
             let endpoint = StandEndpoint(parsing: device)
-            guard await stands.add(endpoint: endpoint) else { throw .invalidParameter("\(endpoint) is already attached") }
+            let driver: any StandDriver
+            do {
+                driver = try Drivers.make(try p.optionalString("driver") ?? "native", options: [:], settings: settings)
+            } catch {
+                throw .invalidParameter("\(error)")
+            }
+            guard await stands.add(endpoint: endpoint, driver: driver) else { throw .invalidParameter("\(endpoint) is already attached") }
             return ["endpoint": JSONValue("\(endpoint)")]
         case "stands.detach":
             try requireAdmin(session, method)

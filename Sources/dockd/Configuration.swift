@@ -25,6 +25,8 @@ struct Configuration: Sendable, Equatable {
     struct Device: Sendable, Equatable {
         var endpoint: StandEndpoint
         var driver = "native"
+        /// Driver settings as written (VISCA address and profile, MAVLink ids, …).
+        var options: [String: String] = [:]
     }
 
     struct Camera: Sendable, Equatable {

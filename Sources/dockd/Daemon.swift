@@ -1,4 +1,5 @@
 import DockCore
+import DockDrivers
 import DockIO
 import DockTracking
 import Logging
@@ -25,19 +26,25 @@ struct Daemon: Service {
                                       verticalFieldOfView: configuration.camera.verticalFOVDegrees * .pi / 180)
         settings.watchdog = { lastTick.record(clock.now()) }
         let sessionSettings = settings
-        let stands = StandRegistry { endpoint in
-            StandSession(endpoint: endpoint, hub: hub, group: group, clock: clock, settings: sessionSettings, logger: logger)
+        let stands = StandRegistry { endpoint, driver in
+            StandSession(endpoint: endpoint, driver: driver, hub: hub, group: group, clock: clock, settings: sessionSettings, logger: logger)
         }
-        for device in configuration.devices { await stands.add(endpoint: device.endpoint) }
+        for device in configuration.devices {
+            do {
+                await stands.add(endpoint: device.endpoint, driver: try Drivers.make(device.driver, options: device.options, settings: sessionSettings))
+            } catch {
+                logger.error("device \(device.endpoint) not attached: \(error)")
+            }
+        }
         let hotplug = configuration.hotplug
         let matcher = Hotplug.Matcher(serialPattern: hotplug.serialPattern)
         if hotplug.enabled {
             for event in Hotplug.present(matcher) {
                 logger.info("stand present", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
-                await stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud))
+                await stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud), driver: Drivers.native(sessionSettings))
             }
         }
-        let api = APIMethods(stands: stands, hub: hub, clock: clock, logger: logger)
+        let api = APIMethods(stands: stands, hub: hub, clock: clock, settings: sessionSettings, logger: logger)
         let server = APIServer(api: api, hub: hub, logger: logger)
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
@@ -53,9 +60,9 @@ struct Daemon: Service {
                     }
                 }
                 tasks.addTask { await statusAndWatchdog(stands: stands, lastTick: lastTick, clock: clock) }
-                tasks.addTask { await reloadOnHangup(stands: stands) }
+                tasks.addTask { await reloadOnHangup(stands: stands, settings: sessionSettings) }
                 if hotplug.enabled {
-                    tasks.addTask { await followHotplug(matcher, baud: hotplug.baud, stands: stands) }
+                    tasks.addTask { await followHotplug(matcher, baud: hotplug.baud, stands: stands, settings: sessionSettings) }
                 }
                 do { try await tasks.next() } catch is CancellationError {}  // SIGTERM: go on to stop the stands
                 tasks.cancelAll()
@@ -86,12 +93,12 @@ struct Daemon: Service {
     }
 
     /// udev add → attach, remove → stop and release: stands come and go with their cables.
-    private func followHotplug(_ matcher: Hotplug.Matcher, baud: Int, stands: StandRegistry) async {
+    private func followHotplug(_ matcher: Hotplug.Matcher, baud: Int, stands: StandRegistry, settings: SessionSettings) async {
         for await event in Hotplug.changes(matcher) {
             let endpoint = StandEndpoint.serial(path: event.devnode, baud: baud)
             logger.info("hotplug \(event.action.rawValue)", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
             switch event.action {
-            case .add: await stands.add(endpoint: endpoint)
+            case .add: await stands.add(endpoint: endpoint, driver: Drivers.native(settings))
             case .remove: await stands.remove(endpoint: endpoint)
             }
         }
@@ -100,7 +107,7 @@ struct Daemon: Service {
     /// SIGHUP: re-read the file; a bad one is reported and the running configuration stays. A good
     /// one attaches the stands it adds and releases the ones it drops. The socket and log level
     /// change at restart.
-    private func reloadOnHangup(stands: StandRegistry) async {
+    private func reloadOnHangup(stands: StandRegistry, settings: SessionSettings) async {
         var current = configuration
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
             Systemd.reloading()
@@ -109,7 +116,11 @@ struct Daemon: Service {
                 let before = Set(current.devices.map(\.endpoint.description))
                 let after = Set(fresh.devices.map(\.endpoint.description))
                 for device in fresh.devices where !before.contains(device.endpoint.description) {
-                    await stands.add(endpoint: device.endpoint)
+                    do {
+                        await stands.add(endpoint: device.endpoint, driver: try Drivers.make(device.driver, options: device.options, settings: settings))
+                    } catch {
+                        logger.error("device \(device.endpoint) not attached: \(error)")
+                    }
                 }
                 for device in current.devices where !after.contains(device.endpoint.description) {
                     await stands.remove(endpoint: device.endpoint)

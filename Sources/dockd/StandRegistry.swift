@@ -1,3 +1,4 @@
+import DockDrivers
 import DockIO
 import Logging
 import NIOCore
@@ -6,17 +7,17 @@ import NIOCore
 actor StandRegistry {
     private var sessions: [StandSession] = []
     private var tasks: [ObjectIdentifier: Task<Void, Never>] = [:]
-    private let makeSession: @Sendable (StandEndpoint) -> StandSession
+    private let makeSession: @Sendable (StandEndpoint, any StandDriver) -> StandSession
 
-    init(makeSession: @escaping @Sendable (StandEndpoint) -> StandSession) {
+    init(makeSession: @escaping @Sendable (StandEndpoint, any StandDriver) -> StandSession) {
         self.makeSession = makeSession
     }
 
     /// Starts owning the stand at `endpoint`; false if it is owned already.
     @discardableResult
-    func add(endpoint: StandEndpoint) -> Bool {
+    func add(endpoint: StandEndpoint, driver: any StandDriver) -> Bool {
         guard !sessions.contains(where: { $0.endpoint == endpoint }) else { return false }
-        let session = makeSession(endpoint)
+        let session = makeSession(endpoint, driver)
         sessions.append(session)
         tasks[ObjectIdentifier(session)] = Task { await session.run() }
         return true

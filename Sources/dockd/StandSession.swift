@@ -1,4 +1,5 @@
 import DockCore
+import DockDrivers
 import DockIO
 import DockProtocol
 import DockTracking
@@ -20,7 +21,7 @@ actor StandSession {
     private let settings: SessionSettings
 
     private(set) var linkState: LinkState = .disconnected
-    private(set) var identity: HelloReply?
+    private(set) var identity: StandIdentity?
     private(set) var capabilities: Capabilities?
     private(set) var lastFeedback: Feedback?
     private(set) var lastImu: ImuSample?
@@ -32,10 +33,9 @@ actor StandSession {
     /// The client that controls this stand (DockKit's "the app that turned tracking off"); what it
     /// changed reverts when it disconnects.
     private(set) var lease: Lease?
-    private var decoder = FrameDecoder()
-    private var sequencer = FrameSequencer()
     private var writer: NIOAsyncChannelOutboundWriter<ByteBuffer>?
     private var link: (any Channel)?
+    private var driver: any StandDriver
     private var motion: MotionController?
     private var tracking: StandTracking
     /// Client motion (velocity until its deadman, orientation, animation) pauses tracking until then.
@@ -44,16 +44,11 @@ actor StandSession {
     private var ledState: LedMode?
     private var lastHeard = 0.0
     private var lastControlTick = 0.0
-    private var awaitingAck: [UInt16: PendingCommand] = [:]
     private var lastProgressPublished = -Double.infinity
-    private var lastSent = 0.0
-    private var helloSent = 0.0
-    private var helloTries = 0
-    private var heartbeatTimeout = 0.5
 
-    init(endpoint: StandEndpoint, hub: EventHub, group: any EventLoopGroup, clock: DaemonClock,
+    init(endpoint: StandEndpoint, driver: any StandDriver, hub: EventHub, group: any EventLoopGroup, clock: DaemonClock,
          settings: SessionSettings, logger: Logger) {
-        self.endpoint = endpoint; self.hub = hub; self.group = group; self.clock = clock
+        self.endpoint = endpoint; self.driver = driver; self.hub = hub; self.group = group; self.clock = clock
         self.settings = settings
         self.tracking = StandTracking(camera: settings.camera, seed: settings.trackingSeed)
         var logger = logger
@@ -93,8 +88,7 @@ actor StandSession {
 
     private func runLink(_ channel: StandChannel) async throws {
         try await channel.executeThenClose { inbound, outbound in
-            self.attach(outbound, channel: channel.channel)
-            await self.sendHello()
+            await self.attach(outbound, channel: channel.channel)
             let keepAlive = Task { await self.keepAlive() }
             defer { keepAlive.cancel() }
             for try await buffer in inbound {
@@ -104,14 +98,13 @@ actor StandSession {
         }
     }
 
-    private func attach(_ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel) {
+    private func attach(_ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel) async {
         writer = outbound
         link = channel
-        decoder = FrameDecoder()
-        awaitingAck = [:]
-        lastHeard = clock.now()
+        let now = clock.now()
+        lastHeard = now
         linkState = .handshaking
-        helloTries = 0
+        await write(driver.start(at: now))
     }
 
     private func noteClosed(_ reason: String) {
@@ -124,7 +117,6 @@ actor StandSession {
         link = nil
         linkState = .disconnected
         motion = nil
-        counters.decoder = decoder.counters
         if wasConnected {
             logger.warning("stand disconnected", metadata: ["reason": "\(lastError ?? "unknown")"])
             await hub.publish(topic: "stands", method: "stand.disconnected",
@@ -140,81 +132,39 @@ actor StandSession {
         link?.close(promise: nil)
     }
 
-    /// Hello retries, heartbeats and the silence watchdog, every 20 ms while the link is up.
+    /// The driver's duties (handshake retries, heartbeats, resends, polls), the silence watchdog and
+    /// a controller tick when feedback stalls, every 20 ms while the link is up.
     private func keepAlive() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(20))
-            tickKeepAlive()
+            await tickKeepAlive()
         }
     }
 
-    private func tickKeepAlive() {
+    private func tickKeepAlive() async {
         guard link != nil else { return }
         let now = clock.now()
-        if linkState == .handshaking && now - helloSent > 0.5 {
-            if helloTries >= 5 { drop("no HELLO_REPLY after 5 tries: the device does not speak dockd protocol v1"); return }
-            Task { await sendHello() }
-        }
         if now - lastHeard > settings.linkTimeout {
             drop("no valid frame for \(Int(settings.linkTimeout * 1000)) ms: link lost")
             return
         }
-        if !awaitingAck.isEmpty {
-            Task { await retryUnacknowledged(now: now) }
-        }
+        let output = driver.tick(at: now)
+        await write(output.bytes)
+        for report in output.reports { await handle(report, now: now) }
         if linkState == .connected && now - lastControlTick > 0.05 {
-            Task { await runController(now: now) }
+            await runController(now: now)
         }
-        if linkState == .connected && now - lastSent > heartbeatTimeout / 4 {
-            Task { await send(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: Int(now * 1000)))) }
-        }
-    }
-
-    private func sendHello() async {
-        helloTries += 1
-        helloSent = clock.now()
-        await write([0] + FrameEncoder.encode(sequencer.frame(
-            .hello(Hello(heartbeatTimeoutMs: settings.heartbeatTimeoutMs, host: "dockd")), ackRequested: true)))
     }
 
     // MARK: - Sending
 
-    func send(_ message: Message, ackRequested: Bool = false) async {
-        let frame = sequencer.frame(message, ackRequested: ackRequested)
-        if ackRequested { awaitingAck[frame.seq] = PendingCommand(message: message, sentAt: clock.now(), attempts: 1) }
-        await write(FrameEncoder.encode(frame))
-    }
-
-    /// A command sent with ACK_REQUEST and not answered yet (PROTOCOL.md §3: resend after 100 ms,
-    /// 3 times, then report it failed).
-    private struct PendingCommand: Sendable {
-        var message: Message
-        var sentAt: Double
-        var attempts: Int
-    }
-
-    private func retryUnacknowledged(now: Double) async {
-        for (seq, pending) in awaitingAck where now - pending.sentAt > 0.1 {
-            awaitingAck.removeValue(forKey: seq)
-            guard pending.attempts <= 3 else {
-                counters.commandsFailed += 1
-                logger.error("the stand did not acknowledge \(pending.message.type) after \(pending.attempts) tries")
-                await hub.publish(topic: "logs", method: "stand.fault",
-                                  params: ["stand": JSONValue(standID ?? ""), "code": 0, "severity": 2,
-                                           "text": JSONValue("no acknowledgement for \(pending.message.type) after \(pending.attempts) tries")],
-                                  time: now)
-                continue
-            }
-            let frame = sequencer.frame(pending.message, ackRequested: true)
-            awaitingAck[frame.seq] = PendingCommand(message: pending.message, sentAt: now, attempts: pending.attempts + 1)
-            counters.retries += 1
-            await write(FrameEncoder.encode(frame))
-        }
+    /// A command to the stand, through the driver (which numbers, frames and acknowledges it).
+    func send(_ message: Message) async {
+        await write(driver.send(message, at: clock.now()))
     }
 
     private func write(_ bytes: [UInt8]) async {
-        guard let writer else { return }
-        lastSent = clock.now()
+        guard let writer, !bytes.isEmpty else { return }
         do {
             try await writer.write(ByteBuffer(bytes: bytes))
         } catch {
@@ -225,34 +175,24 @@ actor StandSession {
     // MARK: - Receiving
 
     private func received(_ buffer: ByteBuffer) async {
-        var frames: [Frame] = []
-        for result in decoder.feed(buffer.readableBytesView) {
-            switch result {
-            case .success(let frame): frames.append(frame)
-            case .failure(let error):
+        let now = clock.now()
+        let reports = driver.receive(Array(buffer.readableBytesView), at: now)
+        for report in reports {
+            if case .garbage(let error) = report {
                 logger.debug("dropped bytes from the stand", metadata: ["error": "\(error.rawValue)"])
+                continue
             }
-        }
-        counters.decoder = decoder.counters
-        for frame in frames {
-            lastHeard = clock.now()
-            await handle(frame.message)
+            lastHeard = now
+            await handle(report, now: now)
         }
     }
 
-    private func handle(_ message: Message) async {
-        let now = clock.now()
-        switch message {
-        case .helloReply(let reply):
-            guard reply.major == ProtocolVersion.major else {
-                drop("the stand speaks protocol \(reply.major).\(reply.minor), dockd speaks \(ProtocolVersion.major).\(ProtocolVersion.minor): refused")
-                return
-            }
-            identity = reply
-            heartbeatTimeout = Double(reply.heartbeatTimeoutMs) / 1000
-        case .capabilities(let caps):
+    private func handle(_ report: DriverReport, now: Double) async {
+        switch report {
+        case .ready(let id, let caps):
+            identity = id
             capabilities = caps
-            guard linkState == .handshaking, identity != nil else { return }
+            guard linkState == .handshaking else { return }
             motion = MotionController(capabilities: caps, configuration: settings.motion)
         case .feedback(let feedback) where linkState == .handshaking && motion != nil:
             // Connected once the stand reports where it is: only then can it be steered.
@@ -262,7 +202,7 @@ actor StandSession {
             lastError = nil
             counters.handshakes += 1
             logger.info("stand connected", metadata: ["serial": "\(identity?.serial ?? "?")", "model": "\(identity?.model ?? "?")",
-                                                      "firmware": "\(identity?.firmware ?? "?")"])
+                                                      "firmware": "\(identity?.firmware ?? "?")", "driver": "\(driver.name)"])
             await hub.publish(topic: "stands", method: "stand.connected", params: describe(), time: now)
             ledState = nil
             await applyLed()
@@ -283,20 +223,15 @@ actor StandSession {
             await hub.publish(topic: "logs", method: "stand.fault",
                               params: ["stand": JSONValue(standID ?? ""), "code": JSONValue(fault.code),
                                        "severity": JSONValue(fault.severity), "text": JSONValue(fault.text)], time: now)
-        case .ack(let ack):
-            awaitingAck.removeValue(forKey: ack.seq)
-        case .nack(let nack):
-            awaitingAck.removeValue(forKey: nack.seq)
-            counters.nacks += 1
-            logger.warning("stand refused a command", metadata: ["type": "\(nack.type)", "code": "\(nack.knownCode?.description ?? "\(nack.code)")",
-                                                                "detail": "\(nack.detail)"])
-            if nack.type == MessageType.hello.rawValue && nack.knownCode == .versionMismatch {
-                drop("the stand refused dockd's protocol version: \(nack.detail)")
-            }
-        case .heartbeat:
+        case .refused(let command, let reason):
+            logger.warning("the stand refused a command", metadata: ["type": "\(command)", "reason": "\(reason)"])
+            await hub.publish(topic: "logs", method: "stand.fault",
+                              params: ["stand": JSONValue(standID ?? ""), "code": 0, "severity": 2,
+                                       "text": JSONValue("command 0x\(String(command, radix: 16)) refused: \(reason)")], time: now)
+        case .garbage:
             break
-        case .hello, .request, .velocity, .position, .stop, .limits, .led, .motors:
-            logger.debug("ignoring a host-only message from the stand", metadata: ["type": "\(message.type)"])
+        case .fatal(let reason):
+            drop(reason)
         }
     }
 
@@ -321,7 +256,7 @@ actor StandSession {
         let output = controller.tick(at: now)
         motion = controller
         lastControlTick = now
-        for message in output.messages { await send(message, ackRequested: message == .stop) }
+        for message in output.messages { await send(message) }
         for progress in output.progress { await publishProgress(progress, now: now) }
     }
 
@@ -436,7 +371,7 @@ actor StandSession {
         let mode: LedMode = !systemTracking ? .off : (tracking.isActive(at: clock.now()) && tracking.inFrame ? .blink : .on)
         guard mode != ledState else { return }
         ledState = mode
-        await send(.led(LedCommand(mode: mode, onMs: 250, offMs: 250)), ackRequested: true)
+        await send(.led(LedCommand(mode: mode, onMs: 250, offMs: 250)))
     }
 
     func setSystemTracking(_ enabled: Bool, source: String = "api") async {
@@ -523,7 +458,7 @@ actor StandSession {
 
     func stop() async {
         guard var controller = motion else {
-            await send(.stop, ackRequested: true)
+            await send(.stop)
             return
         }
         controller.stop(at: clock.now())
@@ -555,25 +490,26 @@ actor StandSession {
     func describe() -> JSONValue {
         var result: [String: JSONValue] = [
             "id": JSONValue(standID ?? ""), "endpoint": JSONValue("\(endpoint)"), "state": JSONValue(linkState.rawValue),
-            "system_tracking": JSONValue(systemTracking),
+            "system_tracking": JSONValue(systemTracking), "driver": JSONValue(driver.name),
             "docked": docked.map { JSONValue.bool($0) } ?? .null,
             "last_error": lastError.map { JSONValue.string($0) } ?? .null,
         ]
         if let id = identity {
             result["identity"] = ["serial": JSONValue(id.serial), "model": JSONValue(id.model), "firmware": JSONValue(id.firmware),
-                                  "hardware": JSONValue(id.hardware), "protocol": JSONValue("\(id.major).\(id.minor)")]
+                                  "hardware": JSONValue(id.hardware), "protocol": JSONValue(id.protocolVersion)]
         }
         if let caps = capabilities { result["capabilities"] = capabilitiesJSON(caps) }
         return .object(result)
     }
 
     func counterJSON() -> JSONValue {
-        let d = counters.decoder
+        let link = driver.counters
+        let d = link.decoder
         return ["frames": JSONValue(d.frames), "bytes": JSONValue(d.bytes), "sequence_gaps": JSONValue(d.sequenceGaps),
                 "errors": .object(Dictionary(uniqueKeysWithValues: FrameError.allCases.map { ($0.rawValue, JSONValue(d.errors[$0] ?? 0)) })),
                 "reconnects": JSONValue(counters.reconnects), "handshakes": JSONValue(counters.handshakes),
-                "nacks": JSONValue(counters.nacks), "faults": JSONValue(counters.faults), "feedback_frames": JSONValue(counters.feedbackFrames),
-                "retries": JSONValue(counters.retries), "commands_failed": JSONValue(counters.commandsFailed)]
+                "nacks": JSONValue(link.refused), "faults": JSONValue(counters.faults), "feedback_frames": JSONValue(counters.feedbackFrames),
+                "retries": JSONValue(link.retries), "commands_failed": JSONValue(link.commandsFailed)]
     }
 
     func batteryList() -> JSONValue { .array(batteries.keys.sorted().compactMap { batteries[$0].map(batteryJSON) }) }
@@ -598,15 +534,12 @@ actor StandSession {
     }
 }
 
+/// What the session counts; the link's own counters (frames, errors, resends) are the driver's.
 struct SessionCounters: Sendable {
-    var decoder = DecoderCounters()
     var reconnects = 0
     var handshakes = 0
-    var nacks = 0
     var faults = 0
     var feedbackFrames = 0
-    var retries = 0
-    var commandsFailed = 0
 }
 
 /// What the daemon's configuration sets for every stand session.
