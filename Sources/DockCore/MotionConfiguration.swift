@@ -8,10 +8,17 @@ public struct MotionConfiguration: Sendable, Equatable {
     /// How far ahead the velocity feed-forward looks, to make up for the command reaching the motor
     /// late. `nil` = one feedback period (PROTOCOL.md §5: a command acts within one period).
     public var latencyCompensation: Double? = nil
-    /// Braking toward a position limit starts as if the stand were already this far ahead: the
-    /// feedback's age, the command's latency and the motor's own lag. `nil` = three feedback periods.
+    /// Seconds the stand keeps going after a tick before it has reacted to the command: the
+    /// command's latency (≤ one period) and the motor's lag. Braking toward a position limit allows
+    /// for it, and so does the completion check (how far an axis coasts after the final zero
+    /// VELOCITY). The feedback's age is not included: the controller measures it and predicts the
+    /// position to the tick. `nil` = four feedback periods: close to a limit the allowed speed is
+    /// about room / lookahead, a position loop that, against the motor's ~20 ms first-order lag, only
+    /// stops without overshooting the limit when the lookahead is at least about twice that lag.
     public var limitLookahead: Double? = nil
-    /// A trajectory is complete once its time is up and every axis is this close to its target.
+    /// A trajectory is complete once its time is up and every axis is at rest this close to its
+    /// target. The controller settles to half of it (see `MotionController`), keeping the rest as the
+    /// margin for sensor noise and the coasting after the final command.
     public var positionTolerance: Double = 0.01
     /// A trajectory that is not within tolerance this long after its end fails.
     public var settleTimeout: Double = 1.0

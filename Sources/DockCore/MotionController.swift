@@ -14,11 +14,19 @@ import DockProtocol
 ///
 /// Closed loop while following a trajectory or animation, per axis and tick:
 ///
-///     v = v_ref(t + latency) + Kp · (p_ref(t) − p_measured)
+///     p_now = p_measured + v_measured · age        (age = t − host time of the FEEDBACK)
+///     v     = v_ref(t + latency) + Kp · (p_ref(t) − p_now)
 ///
 /// then clamped by `VelocityShaper` to the speed limit, to a speed that can still stop at the
-/// position limits, and to the acceleration limit relative to the previous command. Positions of a
-/// continuous yaw are unwrapped multi-turn, as on the wire.
+/// position limits, and to the acceleration limit relative to the previous command. Predicting the
+/// sample to the tick makes the loop independent of when the daemon ticks relative to the FEEDBACK
+/// (right after it, or on a timer up to a period later). Positions of a continuous yaw are unwrapped
+/// multi-turn, as on the wire.
+///
+/// A trajectory completes once its time is up and every axis has settled: the predicted position and
+/// the position it will coast to after the final zero VELOCITY are both within half of
+/// `positionTolerance` of the target. Completing on the first sample inside the tolerance would stop
+/// an axis that is still moving through the band at its edge, or carry it out of the band.
 public struct MotionController: Sendable {
     public let capabilities: Capabilities
     public let configuration: MotionConfiguration
@@ -46,6 +54,8 @@ public struct MotionController: Sendable {
     private var rateLimiter: CommandRateLimiter
     private var nextID: UInt64 = 1
     private let shaper: VelocityShaper
+    /// Per axis: `limitDeadbandCounts` encoder counts in rad, at most a quarter of the tolerance.
+    private let deadband: [Double]
 
     public init(capabilities: Capabilities, configuration: MotionConfiguration = .init()) {
         self.capabilities = capabilities
@@ -59,7 +69,12 @@ public struct MotionController: Sendable {
         lastCommand = axes.map { _ in 0 }
         rateLimiter = CommandRateLimiter(limit: configuration.commandsPerWindow, window: configuration.rateWindow)
         shaper = VelocityShaper(brakingMargin: configuration.planningMargin,
-                                lookahead: configuration.limitLookahead ?? 3 / Double(max(1, capabilities.feedbackHz)))
+                                reaction: Self.reaction(configuration, period: 1 / Double(max(1, capabilities.feedbackHz))))
+        deadband = axes.map { axis in
+            let counts = Double(max(1, capabilities.axis(axis)!.countsPerRev))
+            // Capped so that a target at a limit can still settle (to half the tolerance).
+            return min(Self.limitDeadbandCounts * 2 * Double.pi / counts, configuration.positionTolerance / 4)
+        }
     }
 
     // MARK: - State
@@ -89,6 +104,14 @@ public struct MotionController: Sendable {
 
     private var period: Double { 1 / Double(max(1, capabilities.feedbackHz)) }
     private var latency: Double { configuration.latencyCompensation ?? period }
+    /// Seconds from a tick until the stand has reacted to its command: the command's latency and the
+    /// motor's lag (the feedback's age is measured, not assumed). See `limitLookahead`.
+    private static func reaction(_ configuration: MotionConfiguration, period: Double) -> Double {
+        configuration.limitLookahead ?? 4 * period
+    }
+    /// How close to a position limit counts as at it: a few encoder counts, more than the position
+    /// noise of an axis resting there.
+    private static let limitDeadbandCounts = 3.0
 
     // MARK: - Input
 
@@ -230,7 +253,7 @@ public struct MotionController: Sendable {
                 mode = .idle
                 sendZeroVelocity(into: &out)
             } else {
-                send(rates, dt: dt, into: &out)
+                send(rates, at: time, dt: dt, into: &out)
             }
         case .plan(let plan):
             if let reason = feedbackLoss(at: time) ?? axisTrouble() {
@@ -244,8 +267,9 @@ public struct MotionController: Sendable {
 
     private mutating func follow(_ plan: MotionPlan, at time: Double, dt: Double, into out: inout ControlOutput) {
         let elapsed = time - plan.start
-        let errors = axes.indices.map { plan.paths[$0].finalPosition - measuredPosition[$0] }
-        if elapsed >= plan.duration && errors.allSatisfy({ abs($0) < configuration.positionTolerance }) {
+        let position = predictedPositions(at: time)
+        let errors = axes.indices.map { plan.paths[$0].finalPosition - position[$0] }
+        if elapsed >= plan.duration && settled(errors) {
             finish(plan, .completed, at: time, into: &out)
             return
         }
@@ -258,13 +282,34 @@ public struct MotionController: Sendable {
         let wanted = axes.indices.map { i in
             let reference = plan.paths[i].sample(at: elapsed)
             let feedForward = plan.paths[i].sample(at: elapsed + latency).velocity
-            return feedForward + configuration.positionGain * (reference.position - measuredPosition[i])
+            return feedForward + configuration.positionGain * (reference.position - position[i])
         }
-        send(wanted, dt: dt, into: &out)
+        send(wanted, at: time, dt: dt, into: &out)
         out.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .running))
     }
 
     // MARK: - Helpers
+
+    /// The measured positions carried forward to `time` at the measured velocities: a FEEDBACK is
+    /// `time − lastFeedbackTime` old when a tick uses it (nothing when the daemon ticks right after
+    /// it, up to a period on a timer tick). Never extrapolated past the feedback timeout, after which
+    /// the motion stops anyway.
+    private func predictedPositions(at time: Double) -> [Double] {
+        let age = lastFeedbackTime.map { min(max(0, time - $0), configuration.feedbackTimeoutPeriods * period) } ?? 0
+        return axes.indices.map { measuredPosition[$0] + measuredVelocity[$0] * age }
+    }
+
+    /// Settled at the target: every axis within half the tolerance now and where it will coast to
+    /// once the final zero VELOCITY has acted (it keeps its speed for about the reaction time). The
+    /// other half of the tolerance is the margin for noise and that coasting, so the stand really
+    /// comes to rest within `positionTolerance`.
+    private func settled(_ errors: [Double]) -> Bool {
+        let band = configuration.positionTolerance / 2
+        let coast = Self.reaction(configuration, period: period)
+        return axes.indices.allSatisfy { i in
+            abs(errors[i]) < band && abs(errors[i] - measuredVelocity[i] * coast) < band
+        }
+    }
 
     private func requireFeedback() throws(MotionError) {
         guard measured.allSatisfy({ $0 }) else { throw .noFeedback }
@@ -296,10 +341,11 @@ public struct MotionController: Sendable {
         sendZeroVelocity(into: &out)
     }
 
-    private mutating func send(_ wanted: [Double], dt: Double, into out: inout ControlOutput) {
+    private mutating func send(_ wanted: [Double], at time: Double, dt: Double, into out: inout ControlOutput) {
+        let position = predictedPositions(at: time)
         for i in axes.indices {
-            lastCommand[i] = shaper.shape(wanted[i], position: measuredPosition[i], lastCommand: lastCommand[i],
-                                          dt: dt, limits: limits[i])
+            lastCommand[i] = shaper.shape(wanted[i], position: position[i], lastCommand: lastCommand[i],
+                                          dt: dt, limits: limits[i], deadband: deadband[i])
         }
         out.messages.append(.velocity(axes.indices.map { AxisValue(axes[$0], Float(lastCommand[$0])) }))
     }

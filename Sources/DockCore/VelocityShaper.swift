@@ -3,26 +3,37 @@
 /// Used for both velocity mode and trajectory following, so every command obeys the same rules.
 struct VelocityShaper {
     /// Braking toward a position limit is planned at this fraction of the acceleration limit, so the
-    /// one-period command latency does not carry the stand past it.
+    /// stand's own lag does not carry it past the limit.
     let brakingMargin: Double
-    /// Seconds between the measured position and where the stand is when a command takes effect.
-    let lookahead: Double
+    /// Seconds from the tick until the stand has reacted to the command: the command's latency and
+    /// the motor's own lag. The feedback's age is not in here: `position` is already predicted to
+    /// the tick.
+    let reaction: Double
 
+    /// `position` is where the axis is at the tick (the measured position predicted forward by the
+    /// sample's age). `deadband` is how close to a limit counts as "at" it: a few encoder counts, so
+    /// quantization and sensor noise on a stand resting at its limit do not ask for motion into it.
     func shape(_ wanted: Double, position: Double, lastCommand: Double, dt: Double,
-               limits: EffectiveAxisLimits) -> Double {
+               limits: EffectiveAxisLimits, deadband: Double) -> Double {
         var v = Swift.min(limits.maxSpeed, Swift.max(-limits.maxSpeed, wanted))
-        // v² = 2·a·d: the fastest speed toward a limit that can still stop at it, from where the
-        // stand will be by the time this command acts.
         let braking = brakingMargin * limits.maxAccel
         if limits.max.isFinite {
-            let room = limits.max - position - Swift.max(0, lastCommand) * lookahead
-            v = Swift.min(v, (2 * braking * Swift.max(0, room)).squareRoot())
+            v = Swift.min(v, stoppingSpeed(room: limits.max - position - deadband, braking: braking))
         }
         if limits.min.isFinite {
-            let room = position - limits.min + Swift.min(0, lastCommand) * lookahead
-            v = Swift.max(v, -(2 * braking * Swift.max(0, room)).squareRoot())
+            v = Swift.max(v, -stoppingSpeed(room: position - limits.min - deadband, braking: braking))
         }
         let step = limits.maxAccel * dt
         return Swift.min(lastCommand + step, Swift.max(lastCommand - step, v))
+    }
+
+    /// The fastest speed toward a limit `room` away that can still stop at it, when the stand keeps
+    /// this speed for `reaction` seconds and then brakes: v·r + v²/(2a) = room. Unlike the bare
+    /// v = √(2·a·room) it is linear near the limit (v ≈ room / r), so a position that jitters by a
+    /// count there asks for millimetres per second, not a kick.
+    private func stoppingSpeed(room: Double, braking a: Double) -> Double {
+        guard room > 0 else { return 0 }
+        let ar = a * reaction
+        return (ar * ar + 2 * a * room).squareRoot() - ar
     }
 }

@@ -10,9 +10,9 @@ struct AnimationTests {
     static let start: [Axis: Double] = [.yaw: 0.4, .pitch: 0.2]
 
     @Test("each built-in plays, stays inside the limits, completes, and ends where documented",
-          arguments: Animation.BuiltIn.allCases)
-    func builtIn(_ kind: Animation.BuiltIn) throws {
-        var rig = try ClosedLoopRig()
+          arguments: Animation.BuiltIn.allCases, ClosedLoopRig.feedbackPhases)
+    func builtIn(_ kind: Animation.BuiltIn, feedbackPhase: Double) throws {
+        var rig = try ClosedLoopRig(feedbackPhase: feedbackPhase)
         rig.run(for: 0.05)
         try rig.controller.setLimits([.pitch: Self.pitchLimits])
         try rig.settle(at: Self.start)
@@ -89,9 +89,9 @@ struct AnimationTests {
         #expect(finished?.progress.state == .completed)
     }
 
-    @Test("custom relative keyframes are followed and progress is reported")
-    func customRelative() throws {
-        var rig = try ClosedLoopRig()
+    @Test("custom relative keyframes are followed and progress is reported", arguments: ClosedLoopRig.feedbackPhases)
+    func customRelative(feedbackPhase: Double) throws {
+        var rig = try ClosedLoopRig(feedbackPhase: feedbackPhase)
         rig.run(for: 0.05)
         try rig.settle(at: Self.start)
         let t0 = rig.time
@@ -113,9 +113,9 @@ struct AnimationTests {
         #expect(abs(halfway.fraction - 0.5) < 0.01 && halfway.state == .running)
     }
 
-    @Test("custom absolute keyframes end at their last pose")
-    func customAbsolute() throws {
-        var rig = try ClosedLoopRig()
+    @Test("custom absolute keyframes end at their last pose", arguments: ClosedLoopRig.feedbackPhases)
+    func customAbsolute(feedbackPhase: Double) throws {
+        var rig = try ClosedLoopRig(feedbackPhase: feedbackPhase)
         rig.run(for: 0.05)
         let id = try rig.controller.play(.custom([Keyframe(time: 1.0, pitch: 0.3, yaw: -0.5), Keyframe(time: 2.0, pitch: -0.2, yaw: 0.5)],
                                                  positioning: .absolute), at: rig.time)

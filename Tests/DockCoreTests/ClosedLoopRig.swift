@@ -4,12 +4,20 @@ import DockSim
 import Testing
 
 /// A `MotionController` closed around the real pure `SimulatedStand`, in virtual time: every 10 ms
-/// the stand runs its physics, its FEEDBACK goes to the controller, and the controller's messages go
-/// back to the stand as bytes. The host clock runs `hostEpoch` seconds ahead of the stand's, so a
-/// controller that confused the two would fail.
+/// the stand runs its physics, its FEEDBACK goes to the controller, the controller ticks, and its
+/// messages go back to the stand as bytes. The host clock runs `hostEpoch` seconds ahead of the
+/// stand's, so a controller that confused the two would fail.
+///
+/// The stand samples FEEDBACK on its own 10 ms grid; the rig ticks `feedbackPhase` seconds after
+/// each sample (the daemon ticks right after a FEEDBACK, and on a timer that can fall anywhere in the
+/// period). Each FEEDBACK reaches the controller at the host time it was sent (no transport delay),
+/// so the controller sees it `feedbackPhase` old at the tick. Tests that depend on the loop's timing
+/// run at every phase in `feedbackPhases`.
 struct ClosedLoopRig {
     static let hostEpoch = 1000.0
     static let stepMicros: UInt64 = 10_000
+    /// FEEDBACK at the tick, 3 ms and 9 ms before it.
+    static let feedbackPhases: [Double] = [0, 0.003, 0.009]
 
     /// The true state of one axis (zero for an axis the stand lacks).
     struct AxisSample {
@@ -45,7 +53,9 @@ struct ClosedLoopRig {
     private(set) var nacks: [Nack] = []
     private var lastStatus: [Axis: AxisStatus] = [:]
 
-    init(stand configuration: StandConfiguration = StandConfiguration(), motion: MotionConfiguration = .init()) throws {
+    init(stand configuration: StandConfiguration = StandConfiguration(), motion: MotionConfiguration = .init(),
+         feedbackPhase: Double = 0) throws {
+        precondition(feedbackPhase >= 0 && feedbackPhase < Double(Self.stepMicros) / 1e6, "a phase within one period")
         var stand = SimulatedStand(configuration: configuration, seed: 7)
         var sequencer = FrameSequencer()
         let hello = FrameEncoder.encode(sequencer.frame(.hello(Hello(heartbeatTimeoutMs: 500, host: "DockCoreTests")), ackRequested: true))
@@ -59,19 +69,24 @@ struct ClosedLoopRig {
         self.sequencer = sequencer
         self.decoder = decoder
         self.controller = MotionController(capabilities: try #require(capabilities), configuration: motion)
+        // The stand's FEEDBACK falls on multiples of 10 ms after its HELLO at 0; ticks lag them.
+        self.micros = UInt64((feedbackPhase * 1e6).rounded())
     }
 
     var time: Double { Self.hostEpoch + Double(micros) / 1e6 }
 
     func truth(_ axis: Axis) -> SimulatedStand.AxisTruth { stand.truth(axis)! }
 
-    /// One feedback period: physics, FEEDBACK → controller, tick, messages → stand.
+    /// One feedback period: physics, FEEDBACK → controller (at the host time it was sent), tick,
+    /// messages → stand.
     mutating func step() {
         micros += Self.stepMicros
         for case .success(let frame) in decoder.feed(stand.advance(toMicros: micros)) {
             switch frame.message {
             case .feedback(let f):
-                controller.feedback(f, at: time)
+                // The stand's clock started at the rig's 0: its time_us is the rig's micros then.
+                precondition(f.timeUs <= micros)
+                controller.feedback(f, at: Self.hostEpoch + Double(f.timeUs) / 1e6)
                 for a in f.axes { lastStatus[a.axis] = a.status }
             case .nack(let n): nacks.append(n)
             default: break

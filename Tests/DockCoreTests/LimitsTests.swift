@@ -32,9 +32,10 @@ struct LimitsTests {
         #expect(rig.log.last!.output.messages.allSatisfy { if case .limits = $0 { false } else { true } })
     }
 
-    @Test("accepted limits are sent to the stand, apply to orientation targets, and reset to the stand's own")
-    func applyAndReset() throws {
-        var rig = try ClosedLoopRig()
+    @Test("accepted limits are sent to the stand, apply to orientation targets, and reset to the stand's own",
+          arguments: ClosedLoopRig.feedbackPhases)
+    func applyAndReset(feedbackPhase: Double) throws {
+        var rig = try ClosedLoopRig(feedbackPhase: feedbackPhase)
         rig.run(for: 0.05)
         try rig.controller.setLimits([.pitch: LimitRequest(min: -0.2, max: 0.3, maxSpeed: 1)])
         rig.step()

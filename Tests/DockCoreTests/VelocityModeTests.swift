@@ -4,9 +4,10 @@ import Testing
 
 @Suite("Velocity mode")
 struct VelocityModeTests {
-    @Test("moves at the commanded rate; the dead man stops it 0.5 s after the last renewal")
-    func tracksRateAndDeadmanStops() throws {
-        var rig = try ClosedLoopRig()
+    @Test("moves at the commanded rate; the dead man stops it 0.5 s after the last renewal",
+          arguments: ClosedLoopRig.feedbackPhases)
+    func tracksRateAndDeadmanStops(feedbackPhase: Double) throws {
+        var rig = try ClosedLoopRig(feedbackPhase: feedbackPhase)
         rig.run(for: 0.1)
         var lastRenewal = 0.0
         for _ in 0..<4 {
@@ -39,9 +40,10 @@ struct VelocityModeTests {
         #expect(rig.nacks.isEmpty)
     }
 
-    @Test("rates are clamped to the speed limit, and the axis stops at its position limit")
-    func clampsToSpeedAndPositionLimits() throws {
-        var rig = try ClosedLoopRig()
+    @Test("rates are clamped to the speed limit, and the axis stops at its position limit",
+          arguments: ClosedLoopRig.feedbackPhases)
+    func clampsToSpeedAndPositionLimits(feedbackPhase: Double) throws {
+        var rig = try ClosedLoopRig(feedbackPhase: feedbackPhase)
         rig.run(for: 0.05)
         let start = rig.time
         for _ in 0..<5 {
@@ -54,11 +56,20 @@ struct VelocityModeTests {
         // Braked to a stop at the stand's max pitch (0.9) instead of driving into it.
         #expect(abs(rig.truth(.pitch).motorPosition - 0.9) < 0.01)
         #expect(abs(commands.last!.pitch) < 0.05)
+        // It arrived there braked nearly to rest, not stopped by the stand's hard stop at speed.
+        let samples = rig.samples(since: start)
+        let arrival = try #require(samples.firstIndex { $0.pitch.motorPosition >= 0.9 - 1e-6 })
+        #expect(arrival > 0 && samples[arrival - 1].pitch.velocity < 0.1)
+        // Resting at the limit, the position jitters by a count or so (noise, quantization): that must
+        // not ask for motion into the limit, on any tick (a bare v = √(2·a·room) gave 0.07 rad/s).
+        let pushes = rig.commands(since: samples[arrival].time + 0.05).map(\.pitch)
+        #expect(!pushes.isEmpty && pushes.allSatisfy { abs($0) < 0.02 })
     }
 
-    @Test("client limits: narrower speed, and a range on the continuous yaw the stand itself does not enforce")
-    func clampsToClientLimits() throws {
-        var rig = try ClosedLoopRig()
+    @Test("client limits: narrower speed, and a range on the continuous yaw the stand itself does not enforce",
+          arguments: ClosedLoopRig.feedbackPhases)
+    func clampsToClientLimits(feedbackPhase: Double) throws {
+        var rig = try ClosedLoopRig(feedbackPhase: feedbackPhase)
         rig.run(for: 0.05)
         try rig.controller.setLimits([.yaw: LimitRequest(min: -0.5, max: 0.5, maxSpeed: 1.0)])
         let start = rig.time
