@@ -89,4 +89,4 @@ def test_service_unit_is_hardened():
                          capture_output=True, text=True, timeout=60)
     match = re.search(r"Overall exposure level for dockd.service: ([0-9.]+)", out.stdout + out.stderr)
     assert match, out.stdout[-500:] + out.stderr[-500:]
-    assert float(match.group(1)) <= 2.0, f"exposure {match.group(1)} > 2.0"
+    assert float(match.group(1)) <= 1.5, f"exposure {match.group(1)} > 1.5"
