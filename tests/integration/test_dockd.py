@@ -142,3 +142,21 @@ def test_sigterm_stops_motors_and_removes_socket(rig):
     assert not rig.socket_path.exists()
     # The stand was told: dock-sim logged a STOP from the host after the signal.
     wait_for(lambda: rig.sim_log().count("STOP") > stops_before, 2, "a STOP frame at the stand")
+
+
+def test_sigkill_leaves_the_stand_to_its_heartbeat_timeout(rig):
+    """No goodbye is possible after SIGKILL: the stand stops itself when the heartbeat lapses
+    (500 ms by default, PROTOCOL.md §3)."""
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 50})
+    for _ in range(3):
+        c.result("motion.velocity", {"yaw": 0.5})
+        time.sleep(0.1)
+    killed = time.monotonic()
+    rig.dockd.send_signal(signal.SIGKILL)
+    rig.dockd.wait(5)
+    assert "motors stopped" not in rig.sim_log()
+    wait_for(lambda: "motors stopped" in rig.sim_log(), 3, "the stand's heartbeat-lost FAULT")
+    elapsed = time.monotonic() - killed
+    assert elapsed < 1.5, f"the stand stopped itself {elapsed:.2f} s after dockd died"
