@@ -87,6 +87,8 @@ struct FrameLog {
 
     mutating func host(_ bytes: [UInt8], atMicros time: UInt64) { Self.log(&incoming, bytes, "in ", time) }
     mutating func stand(_ bytes: [UInt8], atMicros time: UInt64) { Self.log(&outgoing, bytes, "out", time) }
+    /// What the stand sent while nobody read the link: logged, so a test can still see it happen.
+    mutating func unread(_ bytes: [UInt8], atMicros time: UInt64) { Self.log(&outgoing, bytes, "out (unread)", time) }
 
     /// A new link starts a new byte stream.
     mutating func reset() { self = FrameLog() }

@@ -120,7 +120,10 @@ final class SimEngine {
         guard link.isWritable, transport.unreadByHost < Self.maxUnreadByHost else {
             // The host is not reading (a pty nobody has open, a stuck client). Unpaced output
             // would pile up without bound; drop it, like bytes sent down an unread serial line.
-            if pacer.bytesPerSecond == nil { pacer.reset() }
+            if pacer.bytesPerSecond == nil {
+                if frameLog != nil { frameLog?.unread(pacer.take(atMicros: now), atMicros: now) }
+                pacer.reset()
+            }
             if !warnedNotReading {
                 Console.err("the host is not reading; dropping output until it does")
                 warnedNotReading = true
