@@ -90,8 +90,11 @@ public struct TrackingController: Sendable {
                 smoothedRate = (target.yawRate, target.pitchRate)
             }
             lastTarget = target
-            let rate = smoothedRate!
-            let lead = min(c.maximumPrediction, max(0, now - target.time)) + c.latency
+            // A stale target (the subject unseen for longer than the prediction horizon) is held,
+            // not chased: no feedforward, no extrapolation.
+            let age = max(0, now - target.time)
+            let rate = age > c.maximumPrediction ? (yaw: 0.0, pitch: 0.0) : smoothedRate!
+            let lead = min(c.maximumPrediction, age) + c.latency
             var rates: [Axis: Double] = [:]
             if let yaw = positions[.yaw] {
                 rates[.yaw] = axisRate(target: target.yaw, rate: rate.yaw, lead: lead, position: yaw, moving: &moving.yaw)

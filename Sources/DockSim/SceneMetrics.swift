@@ -162,7 +162,11 @@ public struct SceneMetrics: Sendable {
         for s in samples {
             if previousIntended != s.intended { intendedChanged = s.time; previousIntended = s.intended }
             guard let id = s.trackedID else { continue }
-            if let lastID, id != lastID, s.time - intendedChanged > 2 {
+            if let lastID, id == lastID, s.time - intendedChanged > 2, let before = lastPerson, s.intended.contains(before),
+               let now = s.trackedPerson, !s.intended.contains(now) {
+                // The same identity has moved onto another person (a tracker swap).
+                m.primarySwitches += 1
+            } else if let lastID, id != lastID, s.time - intendedChanged > 2 {
                 let wasCorrect = lastPerson.map { s.intended.contains($0) } ?? false
                 let isCorrect = s.trackedPerson.map { s.intended.contains($0) } ?? false
                 if wasCorrect && (!isCorrect || s.trackedPerson == lastPerson) { m.primarySwitches += 1 }

@@ -125,7 +125,10 @@ public struct SceneSimulator: Sendable {
             // Lateral unit vector, perpendicular to the line of sight in the floor plane.
             let lx = ground > 0 ? pose.z / ground : 1, lz = ground > 0 ? -pose.x / ground : 0
             let hw = person.width / 2, fw = 0.08, fh = 0.11
-            let body = present ? rect(of: [(pose.x - lx * hw, 0, pose.z - lz * hw), (pose.x + lx * hw, 0, pose.z + lz * hw),
+            // The body box runs from the top of the head to the hips (what a person detector reports
+            // for the part of a body a stand's camera frames); see Benchmarks/Scenarios/README.md.
+            let hips = h.top * 0.45
+            let body = present ? rect(of: [(pose.x - lx * hw, hips, pose.z - lz * hw), (pose.x + lx * hw, hips, pose.z + lz * hw),
                                            (pose.x - lx * hw, h.top, pose.z - lz * hw), (pose.x + lx * hw, h.top, pose.z + lz * hw)], aim: aim) : nil
             let face = present ? rect(of: [(pose.x - lx * fw, h.face - fh, pose.z - lz * fw), (pose.x + lx * fw, h.face + fh, pose.z + lz * fw),
                                            (pose.x - lx * fw, h.face + fh, pose.z - lz * fw), (pose.x + lx * fw, h.face - fh, pose.z + lz * fw)], aim: aim) : nil
@@ -150,12 +153,12 @@ public struct SceneSimulator: Sendable {
     /// The camera aim that puts the intended subjects where the framer wants them: the group's
     /// horizontal center at the ROI's center, the top face on the face line. Computed from the
     /// true geometry (the oracle's target and the framing error's reference). nil without subjects.
-    public func desiredAim(at t: Double, aim: SceneAim, faceLine: Double, groupFill: Double = 0.9) -> SceneAim? {
+    public func desiredAim(at t: Double, aim: SceneAim, faceLine: Double, groupFill: Double = 0.9, headroom: Double = 0.06) -> SceneAim? {
         let truth = self.truth(at: t, aim: aim)
-        return desiredAim(truth: truth, intended: scenario.intended(at: t), aim: aim, faceLine: faceLine, groupFill: groupFill)
+        return desiredAim(truth: truth, intended: scenario.intended(at: t), aim: aim, faceLine: faceLine, groupFill: groupFill, headroom: headroom)
     }
 
-    public func desiredAim(truth: [ScenePersonTruth], intended: [Int], aim: SceneAim, faceLine: Double, groupFill: Double = 0.9) -> SceneAim? {
+    public func desiredAim(truth: [ScenePersonTruth], intended: [Int], aim: SceneAim, faceLine: Double, groupFill: Double = 0.9, headroom: Double = 0.06) -> SceneAim? {
         let roi = scenario.roi
         var members = intended.compactMap { id in truth.first { $0.id == id && $0.present && $0.bodyRect != nil } }
         guard !members.isEmpty else { return nil }
@@ -167,7 +170,26 @@ public struct SceneSimulator: Sendable {
         let groupX = aim.x + atan((group.centerX - 0.5) * 2 * horizontalHalfTangent)
         let wantX = atan((roi.centerX - 0.5) * 2 * horizontalHalfTangent)
         let wantY = atan((roi.y + faceLine * roi.height - 0.5) * 2 * verticalHalfTangent)
-        return SceneAim(x: groupX - wantX, y: top.faceDirection.y - wantY)
+        var desired = SceneAim(x: groupX - wantX, y: top.faceDirection.y - wantY)
+        // The framer's rules on top (Framer.frame): keep the group inside the region when it fits,
+        // headroom first, then the bottom edge.
+        func angleX(_ u: Double) -> Double { atan((u - 0.5) * 2 * horizontalHalfTangent) }
+        func angleY(_ v: Double) -> Double { atan((v - 0.5) * 2 * verticalHalfTangent) }
+        func placedX(_ angle: Double) -> Double { 0.5 + tan(angle - desired.x) / (2 * horizontalHalfTangent) }
+        func placedY(_ angle: Double) -> Double { 0.5 + tan(angle - desired.y) / (2 * verticalHalfTangent) }
+        let left = aim.x + angleX(group.x), right = aim.x + angleX(group.maxX)
+        let topEdge = aim.y + angleY(group.y), bottom = aim.y + angleY(group.maxY)
+        let placed = SceneRect(x: placedX(left), y: placedY(topEdge), width: placedX(right) - placedX(left), height: placedY(bottom) - placedY(topEdge))
+        if placed.width <= roi.width {
+            if placed.x < roi.x { desired.x = left - angleX(roi.x) } else if placed.maxX > roi.maxX { desired.x = right - angleX(roi.maxX) }
+        }
+        let topLimit = roi.y + headroom * roi.height
+        if placed.y < topLimit {
+            desired.y = topEdge - angleY(topLimit)
+        } else if placed.maxY > roi.maxY, placed.height <= roi.maxY - topLimit {
+            desired.y = bottom - angleY(roi.maxY)
+        }
+        return desired
     }
 
     // MARK: - Detector

@@ -34,7 +34,8 @@ enum SceneTuning {
         c.deadBandRate = 0.06
         c.rateSmoothing = 0.08
         c.commandSmoothing = 0.02
-        c.lostBehaviour = .hold
+        c.lostBehaviour = .home
+        c.lostHold = 1.5
         // Tuning aid: DOCK_BENCH_TUNE="gain=6,deadBand=0.03" overrides (not used for the report).
         for item in (ProcessInfo.processInfo.environment["DOCK_BENCH_TUNE"] ?? "").split(separator: ",") {
             let kv = item.split(separator: "=")
@@ -95,6 +96,7 @@ struct SceneRunResult: Sendable {
 }
 
 enum SceneRunError: Error { case noCapabilities }
+let debugScene = ProcessInfo.processInfo.environment["DOCK_BENCH_DEBUG"] != nil
 
 /// Runs one scenario in virtual time over the wire: SimulatedStand bytes ↔ MotionController, the
 /// scene's detector ↔ TrackingPipeline, and the chosen controller in between.
@@ -183,7 +185,12 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
             let t0 = DispatchTime.now().uptimeNanoseconds
             let step = pipeline.step(observations: observations, time: f.captureTime, aim: first.standAim)
             var newTarget: TrackingTarget?
-            if !step.framing.framed.isEmpty {
+            let framedTracks = step.framing.framed.compactMap { id in pipeline.tracker.tracks.first { $0.id == id } }
+            if !framedTracks.isEmpty, framedTracks.allSatisfy({ $0.lifecycle == .lost }) {
+                // Every framed subject is hidden: hold the last target (its age stops the chase)
+                // rather than follow a coasting prediction.
+                newTarget = target
+            } else if !step.framing.framed.isEmpty {
                 var vx = 0.0, vy = 0.0, n = 0.0
                 for id in step.framing.framed {
                     if let track = pipeline.tracker.tracks.first(where: { $0.id == id }) {
@@ -238,6 +245,9 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
         samples.append(SceneSample(time: now, camera: worldAim, desired: desired, inFrame: inFrame, inRegion: inRegion,
                                    primaryDetectable: detectable, trackedID: tracked?.id, trackedPerson: tracked?.person,
                                    intended: intended))
+        if debugScene, micros % 1_000_000 == 0, let d = desired, let t = target {
+            print(String(format: "t=%.0f cam(%.3f,%.3f) truth(%.3f,%.3f) target(%.3f,%.3f) base(%.3f,%.3f)", now, worldAim.x, worldAim.y, d.x, d.y, -t.yaw, -t.pitch, base.0, base.1))
+        }
         if record && micros % 20_000 == 0 {
             trace.time.append(now); trace.camera.append(worldAim); trace.desired.append(desired)
         }
