@@ -15,7 +15,7 @@ start, end = "<!-- bench:tracking:start -->", "<!-- bench:tracking:end -->"
 text = open("BENCHMARKS.md").read()
 body = (f"{start}\nMeasured {datetime.date.today()} (release build). Reproduce: `bash scripts/bench-tracking.sh` "
         f"(or `swift build -c release --product dock-bench && .build/release/dock-bench scenario --suite --seed {seed} --plots Benchmarks/plots`).\n\n"
-        + report + end)
+        + report + (open("Benchmarks/tracking-notes.md").read() if __import__("os").path.exists("Benchmarks/tracking-notes.md") else "") + end)
 if start in text:
     text = text[:text.index(start)] + body + text[text.index(end) + len(end):]
 else:
