@@ -63,7 +63,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "dock-bench", dependencies: [
-            "DockProtocol", "DockSim", "DockCore",
+            "DockProtocol", "DockSim", "DockCore", "DockTracking",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import DockProtocol
 
 /// Where the framer wants the camera to point, in the stand's angles (yaw positive left, pitch
@@ -37,6 +42,21 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     public var searchAmplitude: Double = 0.6
     public var searchRate: Double = 0.3
     public var homeGain: Double = 1.0
+    /// Dead band with hysteresis on the predicted error, rad per axis: an axis at rest starts moving
+    /// once its error exceeds `deadBand` (or its target moves faster than `deadBandRate`) and comes
+    /// back to rest once the error is under `settleBand` and the target is slow. A still subject
+    /// with jittery detections thus gets a still camera. 0 disables it.
+    public var deadBand: Double = 0
+    public var settleBand: Double = 0
+    public var deadBandRate: Double = 0.05
+    /// Fraction of the target's rate fed forward (1 = all of it).
+    public var feedforwardGain: Double = 1
+    /// Time constant of the low-pass on the target's rate, s: the rate comes from a filter fed by
+    /// jittery detections at 10–30 Hz, and each new frame would otherwise step the command. 0 = off.
+    public var rateSmoothing: Double = 0
+    /// Time constant of the low-pass on the commanded rate, s (smooths the steps a new target
+    /// causes between frames, at the cost of lag). 0 = off.
+    public var commandSmoothing: Double = 0
 
     public init() {}
 }
@@ -49,6 +69,9 @@ public struct TrackingController: Sendable {
     public var configuration: TrackingControlConfiguration
     private var lastTarget: TrackingTarget?
     private var searchDirection = 1.0
+    private var smoothedRate: (yaw: Double, pitch: Double)?
+    private var lastCommand: (yaw: Double, pitch: Double, time: Double)?
+    private var moving: (yaw: Bool, pitch: Bool) = (false, false)
 
     public init(configuration: TrackingControlConfiguration = .init()) {
         self.configuration = configuration
@@ -59,22 +82,75 @@ public struct TrackingController: Sendable {
     public mutating func command(target: TrackingTarget?, positions: [Axis: Double], at now: Double) -> [Axis: Double] {
         let c = configuration
         if let target {
+            // Smooth the target's rate across new targets (a new capture time is a new frame).
+            if let previous = lastTarget, target.time > previous.time, let rate = smoothedRate, c.rateSmoothing > 0 {
+                let w = 1 - exp(-(target.time - previous.time) / c.rateSmoothing)
+                smoothedRate = (rate.yaw + (target.yawRate - rate.yaw) * w, rate.pitch + (target.pitchRate - rate.pitch) * w)
+            } else if lastTarget == nil || smoothedRate == nil || c.rateSmoothing <= 0 || target.time != lastTarget!.time {
+                smoothedRate = (target.yawRate, target.pitchRate)
+            }
             lastTarget = target
-            let lead = min(c.maximumPrediction, max(0, now - target.time)) + c.latency
+            // A stale target (the subject unseen for longer than the prediction horizon) is held,
+            // not chased: no feedforward, no extrapolation.
+            let age = max(0, now - target.time)
+            let rate = age > c.maximumPrediction ? (yaw: 0.0, pitch: 0.0) : smoothedRate!
+            let lead = min(c.maximumPrediction, age) + c.latency
             var rates: [Axis: Double] = [:]
             if let yaw = positions[.yaw] {
-                rates[.yaw] = target.yawRate + c.gain * (target.yaw + target.yawRate * lead - yaw)
+                rates[.yaw] = axisRate(target: target.yaw, rate: rate.yaw, lead: lead, position: yaw, moving: &moving.yaw)
             }
             if let pitch = positions[.pitch] {
-                rates[.pitch] = target.pitchRate + c.gain * (target.pitch + target.pitchRate * lead - pitch)
+                rates[.pitch] = axisRate(target: target.pitch, rate: rate.pitch, lead: lead, position: pitch, moving: &moving.pitch)
             }
-            return rates
+            return smooth(rates, at: now)
         }
+        smoothedRate = nil
+        moving = (false, false)
+        lastCommand = nil
         return lostCommand(positions: positions, at: now)
     }
 
     /// Forgets the subject (tracking turned off, camera flipped).
-    public mutating func reset() { lastTarget = nil }
+    public mutating func reset() {
+        lastTarget = nil
+        smoothedRate = nil
+        lastCommand = nil
+        moving = (false, false)
+    }
+
+    /// Feedforward plus P on the error predicted `lead` seconds ahead, inside the dead band's
+    /// hysteresis.
+    private func axisRate(target: Double, rate: Double, lead: Double, position: Double, moving: inout Bool) -> Double {
+        let c = configuration
+        let error = target + rate * lead - position
+        if c.deadBand > 0 {
+            let fast = abs(rate) > c.deadBandRate
+            if moving {
+                if !fast && abs(error) < c.settleBand { moving = false }
+            } else if fast || abs(error) > c.deadBand {
+                moving = true
+            }
+            if !moving { return 0 }
+        }
+        return c.feedforwardGain * rate + c.gain * error
+    }
+
+    private mutating func smooth(_ rates: [Axis: Double], at now: Double) -> [Axis: Double] {
+        let tau = configuration.commandSmoothing
+        guard tau > 0 else { return rates }
+        let yaw = rates[.yaw] ?? 0, pitch = rates[.pitch] ?? 0
+        var out = rates
+        if let last = lastCommand, now > last.time {
+            let w = 1 - exp(-(now - last.time) / tau)
+            let y = last.yaw + (yaw - last.yaw) * w, p = last.pitch + (pitch - last.pitch) * w
+            if rates[.yaw] != nil { out[.yaw] = y }
+            if rates[.pitch] != nil { out[.pitch] = p }
+            lastCommand = (y, p, now)
+        } else {
+            lastCommand = (yaw, pitch, now)
+        }
+        return out
+    }
 
     private mutating func lostCommand(positions: [Axis: Double], at now: Double) -> [Axis: Double] {
         let c = configuration

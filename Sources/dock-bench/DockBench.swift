@@ -9,7 +9,7 @@ struct DockBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dock-bench",
         abstract: "Benchmarks of dockd's pure core, in virtual time (no I/O, reproducible from a seed).",
-        subcommands: [CodecBench.self, ClosedLoopBench.self])
+        subcommands: [CodecBench.self, ClosedLoopBench.self, ScenarioBench.self])
 }
 
 /// Percentiles of a sample, for the printed tables.

@@ -1,0 +1,239 @@
+/// A tracking benchmark scenario: the camera on the stand, the people around it and the detector
+/// that sees them. Decoded from `Benchmarks/Scenarios/*.json` (schema: Benchmarks/Scenarios/README.md),
+/// so new scenarios need no code. World frame: X to the right of the stand's home direction, Y up,
+/// Z forward (the home direction), metres; the stand (and its camera) stands at X = Z = 0.
+public struct SceneScenario: Codable, Sendable {
+    public var name: String
+    public var description: String = ""
+    /// Virtual seconds to run.
+    public var duration: Double
+    /// Seed of the detector noise (the `--seed` option is added to it).
+    public var seed: UInt64 = 1
+    public var camera = SceneCamera()
+    public var detector = SceneDetector()
+    /// The stand's base sways and bobs like a hand-held stand (dock-sim's hand-held model).
+    public var handheld: Bool = false
+    /// Overrides of the stand's yaw / pitch speed limit, rad/s (nil: dock-sim's defaults).
+    public var yawMaxSpeed: Double?
+    public var pitchMaxSpeed: Double?
+    /// Region of interest, normalized, upper-left origin: [x, y, width, height].
+    public var regionOfInterest: [Double]?
+    public var people: [ScenePerson]
+    /// Who the camera should frame, from each entry's time on: person ids (a group is framed together
+    /// when it fits, as the framer does). An empty list means nobody.
+    public var primary: [ScenePrimaryEntry]
+    /// Times at which the subject's motion changes abruptly (start, stop, turn): settle time and
+    /// overshoot are measured after each.
+    public var marks: [Double] = []
+    /// Whether every intended subject stays within the stand's speed and range limits (the
+    /// "100 % in frame" target applies only then).
+    public var withinLimits: Bool = true
+
+    enum CodingKeys: String, CodingKey {
+        case name, description, duration, seed, camera, detector, handheld, yawMaxSpeed, pitchMaxSpeed
+        case regionOfInterest, people, primary, marks, withinLimits
+    }
+
+    public init(name: String, duration: Double, people: [ScenePerson], primary: [ScenePrimaryEntry]) {
+        self.name = name; self.duration = duration; self.people = people; self.primary = primary
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        description = try c.decodeIfPresent(String.self, forKey: .description) ?? ""
+        duration = try c.decode(Double.self, forKey: .duration)
+        seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? 1
+        camera = try c.decodeIfPresent(SceneCamera.self, forKey: .camera) ?? SceneCamera()
+        detector = try c.decodeIfPresent(SceneDetector.self, forKey: .detector) ?? SceneDetector()
+        handheld = try c.decodeIfPresent(Bool.self, forKey: .handheld) ?? false
+        yawMaxSpeed = try c.decodeIfPresent(Double.self, forKey: .yawMaxSpeed)
+        pitchMaxSpeed = try c.decodeIfPresent(Double.self, forKey: .pitchMaxSpeed)
+        regionOfInterest = try c.decodeIfPresent([Double].self, forKey: .regionOfInterest)
+        people = try c.decode([ScenePerson].self, forKey: .people)
+        primary = try c.decode([ScenePrimaryEntry].self, forKey: .primary)
+        marks = try c.decodeIfPresent([Double].self, forKey: .marks) ?? []
+        withinLimits = try c.decodeIfPresent(Bool.self, forKey: .withinLimits) ?? true
+    }
+
+    /// The region of interest as (x, y, width, height).
+    public var roi: SceneRect {
+        guard let r = regionOfInterest, r.count == 4 else { return SceneRect(x: 0, y: 0, width: 1, height: 1) }
+        return SceneRect(x: r[0], y: r[1], width: r[2], height: r[3])
+    }
+
+    /// The intended subjects at `t`.
+    public func intended(at t: Double) -> [Int] {
+        var ids: [Int] = []
+        for entry in primary where entry.t <= t { ids = entry.ids }
+        return ids
+    }
+}
+
+public struct ScenePrimaryEntry: Codable, Sendable {
+    public var t: Double
+    public var ids: [Int]
+    public init(t: Double, ids: [Int]) { self.t = t; self.ids = ids }
+}
+
+/// A pinhole camera on the stand's output shafts, mounted `height` metres above the floor.
+public struct SceneCamera: Codable, Sendable {
+    /// Full fields of view, degrees.
+    public var horizontalFieldOfView: Double = 64
+    public var verticalFieldOfView: Double = 39
+    public var imageWidth: Int = 1920
+    public var imageHeight: Int = 1080
+    public var height: Double = 1.2
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey { case horizontalFieldOfView, verticalFieldOfView, imageWidth, imageHeight, height }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = SceneCamera.init()
+        horizontalFieldOfView = try c.decodeIfPresent(Double.self, forKey: .horizontalFieldOfView) ?? d.horizontalFieldOfView
+        verticalFieldOfView = try c.decodeIfPresent(Double.self, forKey: .verticalFieldOfView) ?? d.verticalFieldOfView
+        imageWidth = try c.decodeIfPresent(Int.self, forKey: .imageWidth) ?? d.imageWidth
+        imageHeight = try c.decodeIfPresent(Int.self, forKey: .imageHeight) ?? d.imageHeight
+        height = try c.decodeIfPresent(Double.self, forKey: .height) ?? d.height
+    }
+}
+
+/// The person/face detector running on the camera's frames.
+public struct SceneDetector: Codable, Sendable {
+    /// Frames per second, and the delay from capture to the detections reaching the host, s.
+    public var frameRate: Double = 30
+    public var latency: Double = 0.08
+    /// Standard deviation of box center and size noise, as a fraction of the box's size.
+    public var jitter: Double = 0.02
+    /// Probability that a visible face / body is not detected in a frame.
+    public var missRate: Double = 0.05
+    /// Expected false-positive body boxes per frame.
+    public var falsePositiveRate: Double = 0.02
+    /// Probability per frame that two overlapping people's detector ids are swapped.
+    public var swapRate: Double = 0.05
+    /// Noise (standard deviation) of speaking and looking-at-camera confidences.
+    public var attributeNoise: Double = 0.1
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey { case frameRate, latency, jitter, missRate, falsePositiveRate, swapRate, attributeNoise }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = SceneDetector.init()
+        frameRate = try c.decodeIfPresent(Double.self, forKey: .frameRate) ?? d.frameRate
+        latency = try c.decodeIfPresent(Double.self, forKey: .latency) ?? d.latency
+        jitter = try c.decodeIfPresent(Double.self, forKey: .jitter) ?? d.jitter
+        missRate = try c.decodeIfPresent(Double.self, forKey: .missRate) ?? d.missRate
+        falsePositiveRate = try c.decodeIfPresent(Double.self, forKey: .falsePositiveRate) ?? d.falsePositiveRate
+        swapRate = try c.decodeIfPresent(Double.self, forKey: .swapRate) ?? d.swapRate
+        attributeNoise = try c.decodeIfPresent(Double.self, forKey: .attributeNoise) ?? d.attributeNoise
+    }
+}
+
+/// One person: a body (a box `width` wide from the floor to the top of the head) with a face
+/// below the top, moving on a scripted path.
+public struct ScenePerson: Codable, Sendable {
+    public var id: Int
+    /// Standing height, m; sitting lowers the head to `sitRatio` of it.
+    public var height: Double = 1.72
+    public var width: Double = 0.45
+    /// Path: positions at times, linearly interpolated, held before the first and after the last.
+    public var path: [SceneWaypoint]
+    /// [start, end] intervals when the person is in the room (default: always).
+    public var present: [[Double]]?
+    /// [start, end] intervals of speech.
+    public var speaking: [[Double]] = []
+    /// Looking-at-camera confidence, 0…1.
+    public var looking: Double = 0.8
+
+    public init(id: Int, path: [SceneWaypoint]) { self.id = id; self.path = path }
+
+    enum CodingKeys: String, CodingKey { case id, height, width, path, present, speaking, looking }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(Int.self, forKey: .id)
+        height = try c.decodeIfPresent(Double.self, forKey: .height) ?? 1.72
+        width = try c.decodeIfPresent(Double.self, forKey: .width) ?? 0.45
+        path = try c.decode([SceneWaypoint].self, forKey: .path)
+        present = try c.decodeIfPresent([[Double]].self, forKey: .present)
+        speaking = try c.decodeIfPresent([[Double]].self, forKey: .speaking) ?? []
+        looking = try c.decodeIfPresent(Double.self, forKey: .looking) ?? 0.8
+    }
+
+    public func isPresent(at t: Double) -> Bool {
+        guard let present else { return true }
+        return present.contains { $0.count == 2 && t >= $0[0] && t < $0[1] }
+    }
+
+    public func isSpeaking(at t: Double) -> Bool { speaking.contains { $0.count == 2 && t >= $0[0] && t < $0[1] } }
+
+    /// Floor position (x, z) and sitting fraction 0…1 at `t`.
+    public func pose(at t: Double) -> (x: Double, z: Double, sit: Double) {
+        guard let first = path.first else { return (0, 2, 0) }
+        if t <= first.t { return (first.x, first.z, first.sit) }
+        for (a, b) in zip(path, path.dropFirst()) where t < b.t {
+            let f = b.t > a.t ? (t - a.t) / (b.t - a.t) : 1
+            // Smoothstep between waypoints: people accelerate, they do not jump to a speed.
+            let s = f * f * (3 - 2 * f)
+            let m = b.smooth ? s : f
+            return (a.x + (b.x - a.x) * m, a.z + (b.z - a.z) * m, a.sit + (b.sit - a.sit) * s)
+        }
+        let last = path[path.count - 1]
+        return (last.x, last.z, last.sit)
+    }
+}
+
+public struct SceneWaypoint: Codable, Sendable {
+    public var t: Double
+    public var x: Double
+    public var z: Double
+    /// 0 standing, 1 sitting.
+    public var sit: Double = 0
+    /// Ease in and out of this segment (true) or move at constant speed (false).
+    public var smooth: Bool = true
+
+    public init(t: Double, x: Double, z: Double, sit: Double = 0, smooth: Bool = true) {
+        self.t = t; self.x = x; self.z = z; self.sit = sit; self.smooth = smooth
+    }
+
+    enum CodingKeys: String, CodingKey { case t, x, z, sit, smooth }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        t = try c.decode(Double.self, forKey: .t)
+        x = try c.decode(Double.self, forKey: .x)
+        z = try c.decode(Double.self, forKey: .z)
+        sit = try c.decodeIfPresent(Double.self, forKey: .sit) ?? 0
+        smooth = try c.decodeIfPresent(Bool.self, forKey: .smooth) ?? true
+    }
+}
+
+/// A normalized image rectangle, upper-left origin (plain, so DockSim needs no DockTracking).
+public struct SceneRect: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+
+    public var maxX: Double { x + width }
+    public var maxY: Double { y + height }
+    public var centerX: Double { x + width / 2 }
+    public var centerY: Double { y + height / 2 }
+    public var area: Double { max(0, width) * max(0, height) }
+
+    public func intersection(_ o: SceneRect) -> Double {
+        let w = min(maxX, o.maxX) - max(x, o.x), h = min(maxY, o.maxY) - max(y, o.y)
+        return w > 0 && h > 0 ? w * h : 0
+    }
+
+    public func union(_ o: SceneRect) -> SceneRect {
+        let l = min(x, o.x), t = min(y, o.y)
+        return SceneRect(x: l, y: t, width: max(maxX, o.maxX) - l, height: max(maxY, o.maxY) - t)
+    }
+
+    public func isInside(_ o: SceneRect) -> Bool { x >= o.x && y >= o.y && maxX <= o.maxX && maxY <= o.maxY }
+}

@@ -1,0 +1,67 @@
+import Testing
+@testable import DockSim
+
+@Suite("Scene") struct SceneTests {
+    private func scenario(_ people: [ScenePerson]) -> SceneScenario {
+        var s = SceneScenario(name: "test", duration: 1, people: people, primary: [ScenePrimaryEntry(t: 0, ids: [people[0].id])])
+        s.detector.jitter = 0
+        s.detector.missRate = 0
+        s.detector.falsePositiveRate = 0
+        return s
+    }
+
+    @Test func aPersonStraightAheadAtCameraHeightLandsAtTheImageCenter() {
+        var person = ScenePerson(id: 1, path: [SceneWaypoint(t: 0, x: 0, z: 3)])
+        // Face center (height − 0.12) at the camera's height.
+        person.height = SceneCamera().height + 0.12
+        let scene = SceneSimulator(scenario: scenario([person]))
+        let truth = scene.truth(at: 0, aim: SceneAim(x: 0, y: 0))[0]
+        let face = truth.faceRect!
+        #expect(abs(face.centerX - 0.5) < 1e-9)
+        #expect(abs(face.centerY - 0.5) < 1e-9)
+        #expect(abs(truth.faceDirection.x) < 1e-12 && abs(truth.faceDirection.y) < 1e-12)
+        // Pointing the camera at the person's direction from anywhere puts them back at the center.
+        var aside = person
+        aside.path = [SceneWaypoint(t: 0, x: 1.5, z: 2.5)]
+        let sideScene = SceneSimulator(scenario: scenario([aside]))
+        let direction = sideScene.truth(at: 0, aim: SceneAim(x: 0, y: 0))[0].faceDirection
+        let centered = sideScene.truth(at: 0, aim: direction)[0].faceRect!
+        #expect(abs(centered.centerX - 0.5) < 1e-6 && abs(centered.centerY - 0.5) < 1e-6)
+    }
+
+    @Test func aNearerPersonHidesTheFartherOneBehindThem() {
+        let far = ScenePerson(id: 1, path: [SceneWaypoint(t: 0, x: 0, z: 4)])
+        let near = ScenePerson(id: 2, path: [SceneWaypoint(t: 0, x: 0.05, z: 2)])
+        var scene = SceneSimulator(scenario: scenario([far, near]))
+        let truth = scene.truth(at: 0, aim: SceneAim(x: 0, y: 0))
+        #expect(!truth[0].faceVisible && !truth[0].bodyVisible)
+        #expect(truth[1].faceVisible && truth[1].bodyVisible)
+        let frame = scene.capture(at: 0, aim: SceneAim(x: 0, y: 0))
+        #expect(frame.detections.allSatisfy { $0.personID == 2 })
+        #expect(frame.detections.count == 2)
+        // Side by side, both are seen.
+        let beside = ScenePerson(id: 2, path: [SceneWaypoint(t: 0, x: 1.2, z: 2)])
+        let both = SceneSimulator(scenario: scenario([far, beside])).truth(at: 0, aim: SceneAim(x: 0, y: 0))
+        #expect(both.allSatisfy { $0.faceVisible && $0.bodyVisible })
+    }
+
+    @Test func aPerfectCameraScoresZeroError() {
+        let person = ScenePerson(id: 1, path: [SceneWaypoint(t: 0, x: -1, z: 3), SceneWaypoint(t: 2, x: 1, z: 3)])
+        let scene = SceneSimulator(scenario: scenario([person]))
+        var samples: [SceneSample] = []
+        for i in 0...200 {
+            let t = Double(i) * 0.01
+            // Iterate to the aim that frames the subject (the desired aim depends weakly on the aim).
+            var aim = SceneAim(x: 0, y: 0)
+            for _ in 0..<4 { aim = scene.desiredAim(at: t, aim: aim, faceLine: 0.35)! }
+            samples.append(SceneSample(time: t, camera: aim, desired: scene.desiredAim(at: t, aim: aim, faceLine: 0.35),
+                                       inFrame: true, inRegion: true, trackedID: 1, trackedPerson: 1, intended: [1]))
+        }
+        let m = SceneMetrics.compute(samples, marks: [0], horizontalFieldOfView: scene.horizontalFieldOfView,
+                                     verticalFieldOfView: scene.verticalFieldOfView)
+        #expect(m.rmsError < 1e-6 && m.p95Error < 1e-6)
+        #expect(m.overshoot < 1e-6 && m.settleTime == 0)
+        #expect(abs(m.pathRatio - 1) < 1e-3)
+        #expect(m.primarySwitches == 0 && m.inFrame == 1)
+    }
+}
