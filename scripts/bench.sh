@@ -28,3 +28,6 @@ core=$( {
 } )
 echo "$core"
 "$py" scripts/replace_section.py BENCHMARKS.md core <<<"$core"
+
+echo "== dock-bench scenario: auto-tracking in the scene simulator (ours, naive, oracle)" >&2
+bash scripts/bench-tracking.sh

@@ -30,6 +30,24 @@ public enum LostSubjectBehaviour: String, Sendable, CaseIterable {
 }
 
 public struct TrackingControlConfiguration: Sendable, Equatable {
+    /// The settings dockd tracks with, as measured by `dock-bench scenario` (BENCHMARKS.md): gain
+    /// 6/s, a 0.03 rad dead band that settles at 0.008 rad, smoothed target rates and commands,
+    /// home 1.5 s after the subject is lost.
+    public static let tuned: TrackingControlConfiguration = {
+        var c = TrackingControlConfiguration()
+        c.gain = 6
+        c.latency = 0.03
+        c.maximumPrediction = 0.3
+        c.deadBand = 0.03
+        c.settleBand = 0.008
+        c.deadBandRate = 0.06
+        c.rateSmoothing = 0.08
+        c.commandSmoothing = 0.02
+        c.lostBehaviour = .home
+        c.lostHold = 1.5
+        return c
+    }()
+
     /// Proportional gain on the predicted aim error, 1/s.
     public var gain: Double = 4
     /// Command-to-motion latency the target is predicted across, s (one feedback period + transport).

@@ -25,17 +25,7 @@ enum SceneControllerKind: Sendable, CustomStringConvertible {
 /// The settings dockd's tracking is benchmarked with.
 enum SceneTuning {
     static var control: TrackingControlConfiguration {
-        var c = TrackingControlConfiguration()
-        c.gain = 6
-        c.latency = 0.03
-        c.maximumPrediction = 0.3
-        c.deadBand = 0.03
-        c.settleBand = 0.008
-        c.deadBandRate = 0.06
-        c.rateSmoothing = 0.08
-        c.commandSmoothing = 0.02
-        c.lostBehaviour = .home
-        c.lostHold = 1.5
+        var c = TrackingControlConfiguration.tuned
         // Tuning aid: DOCK_BENCH_TUNE="gain=6,deadBand=0.03" overrides (not used for the report).
         for item in (ProcessInfo.processInfo.environment["DOCK_BENCH_TUNE"] ?? "").split(separator: ",") {
             let kv = item.split(separator: "=")
@@ -66,10 +56,7 @@ enum SceneTuning {
     }
 
     static var tracker: TrackerSettings {
-        var t = TrackerSettings()
-        // A 2 s occlusion must not end a subject's identity.
-        t.maximumLostDuration = 3.0
-        return t
+        .occlusionTolerant
     }
 
     static var framing: FramingSettings {

@@ -11,7 +11,7 @@ import DockTracking
 /// never taken for the subject's.
 struct StandTracking: Sendable {
     private(set) var pipeline: TrackingPipeline
-    var controller = TrackingController()
+    var controller = TrackingController(configuration: .tuned)
     private let baseCamera: CameraModel
     private(set) var zoom = 1.0
     var rateLimits: ClosedRange<Double> = 10...30
@@ -28,7 +28,7 @@ struct StandTracking: Sendable {
 
     init(camera: CameraModel, seed: UInt64) {
         baseCamera = camera
-        pipeline = TrackingPipeline(tracker: MultiSubjectTracker(seed: seed), camera: camera)
+        pipeline = TrackingPipeline(tracker: MultiSubjectTracker(settings: .occlusionTolerant, seed: seed), camera: camera)
     }
 
     var inFrame: Bool { lastStep?.framing.inFrame ?? false }
@@ -147,7 +147,7 @@ struct StandTracking: Sendable {
 
     /// The camera turned around (flip): what was tracked is behind it now.
     mutating func forgetSubjects(seed: UInt64) {
-        pipeline.tracker = MultiSubjectTracker(seed: seed)
+        pipeline.tracker = MultiSubjectTracker(settings: .occlusionTolerant, seed: seed)
         target = nil
         lastStep = nil
         controller.reset()
