@@ -6,7 +6,7 @@ VENV := .venv
 PYTEST := $(VENV)/bin/python -m pytest
 BIN := .build/debug
 
-.PHONY: all deps build build-release test unit-test integration-test demo bench fuzz install clean
+.PHONY: all deps build build-release test unit-test integration-test demo bench mot fuzz install clean
 
 all: build
 
@@ -37,6 +37,10 @@ demo: build
 
 bench: build-release
 	bash scripts/bench.sh
+
+# The tracker on MOTChallenge TUD-Campus detections, scored with py-motmetrics beside published trackers.
+mot:
+	bash scripts/mot.sh
 
 fuzz:
 	bash Fuzz/run.sh

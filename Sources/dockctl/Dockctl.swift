@@ -7,7 +7,8 @@ struct Dockctl: ParsableCommand {
         commandName: "dockctl",
         abstract: "Control dockd: stands, motion, animations, tracking and events.",
         subcommands: [Status.self, List.self, Watch.self, Track.self, Move.self, Orient.self, Limits.self,
-                      Animate.self, Stop.self, Battery.self, Events.self, Attach.self, Detach.self])
+                      Animate.self, Stop.self, Battery.self, Events.self, Attach.self, Detach.self,
+                      Framing.self, ROI.self, Select.self, Subjects.self])
 }
 
 /// Options every subcommand shares.

@@ -40,6 +40,9 @@ enum StandText {
             return "battery \(p["name"] ?? "?") \(Int((((p["level"] as? Double) ?? 0) * 100).rounded())) % \(p["charge"] ?? "")" + ((p["low"] as? Bool ?? false) ? " LOW" : "")
         case "tracking.changed":
             return "tracking \((p["enabled"] as? Bool ?? false) ? "on" : "off") (\(p["source"] ?? "?"))"
+        case "tracking.state":
+            let subjects = p["subjects"] as? [[String: Any]] ?? []
+            return "tracking \(subjects.count) subject(s), in frame: \((p["in_frame"] as? Bool ?? false) ? "yes" : "no")"
         case "stand.fault":
             return "fault   \(p["text"] ?? "")"
         default:

@@ -51,3 +51,16 @@ def test_clear_errors_and_exit_codes(rig, tmp_path):
 def test_completions_are_generated():
     out = subprocess.run([str(BIN / "dockctl"), "--generate-completion-script", "bash"], capture_output=True, text=True)
     assert out.returncode == 0 and "animate" in out.stdout
+
+
+def test_tracking_commands(rig):
+    rig.connected_stand(rig.client())
+    assert "no subjects tracked" in dockctl(rig, "subjects").stdout
+    assert dockctl(rig, "framing", "left").stdout.strip() == "framing left"
+    assert dockctl(rig, "framing", "sideways").returncode == 64
+    assert dockctl(rig, "roi", "0.1", "0.1", "0.8", "0.8").returncode == 0
+    bad = dockctl(rig, "roi", "0.5", "0.5", "0.8", "0.8")
+    assert bad.returncode == 1 and "inside the frame" in bad.stderr
+    none = dockctl(rig, "select", "--x", "0.5", "--y", "0.5")
+    assert none.returncode == 1 and "no subject found" in none.stderr
+    assert dockctl(rig, "select").stdout.strip() == "automatic selection"
