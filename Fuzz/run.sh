@@ -6,7 +6,7 @@
 #   FUZZ_SECONDS     time limit of FrameDecoderFuzz (default 120)
 #   FUZZ_RUNS        optional execution limit of FrameDecoderFuzz (-runs); whichever comes first
 #   FUZZ_RT_SECONDS  time limit of RoundTripFuzz (default 30; 0 skips it)
-#   FUZZ_TARGETS     targets to run (default "FrameDecoderFuzz RoundTripFuzz")
+#   FUZZ_TARGETS     targets to run (default "FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz")
 #   FUZZ_MAX_LEN     -max_len (default 600: two maximal frames and change)
 # Exit status: 0 when no target crashed, 1 when one did (artifacts in .build-fuzz/artifacts/),
 # 2 when the build failed.
@@ -18,7 +18,7 @@ OUT=$ROOT/.build-fuzz
 FUZZ_SECONDS=${FUZZ_SECONDS:-120}
 FUZZ_RT_SECONDS=${FUZZ_RT_SECONDS:-30}
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-600}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz"}
 # No allocation stacks (Swift allocates a lot; the stacks halve the speed); set ASAN_OPTIONS to override.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 
@@ -45,13 +45,17 @@ probe() {
 probe
 
 SOURCES=("$ROOT"/Sources/DockProtocol/*.swift)
+# The API's request parser is pure Swift + Foundation: its three files compile on their own.
+API_SOURCES=("$ROOT"/Sources/dockd/JSONValue.swift "$ROOT"/Sources/dockd/RPCError.swift "$ROOT"/Sources/dockd/JSONRPCRequest.swift)
 build() {
     local target=$1
+    local sources=("${SOURCES[@]}")
+    [ "$target" = JSONRPCFuzz ] && sources=("${API_SOURCES[@]}")
     echo "== building $target"
     # One module with the codec's sources: -wmo lets the generic decoder specialize; ld.gold warnings are harmless.
     # (run from .build-fuzz: with -wmo -g swiftc drops <module>-1.swiftmodule files into the cwd)
     if ! (cd "$OUT" && swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -g -module-name "$target" \
-            "$ROOT/Fuzz/$target.swift" "${SOURCES[@]}" -o "$OUT/$target") >"$OUT/logs/$target.build.log" 2>&1; then
+            "$ROOT/Fuzz/$target.swift" "${sources[@]}" -o "$OUT/$target") >"$OUT/logs/$target.build.log" 2>&1; then
         grep -v 'ld.gold' "$OUT/logs/$target.build.log" >&2
         echo "run.sh: build of $target failed" >&2; exit 2
     fi
@@ -60,6 +64,12 @@ build() {
 # Seeds: every vector's wire bytes, behind each chunking-control byte.
 seed() {
     local n
+    if [ "$1" = JSONRPCFuzz ]; then
+        mkdir -p "$OUT/corpus/$1-seeds"
+        cp "$ROOT"/Fuzz/seeds/jsonrpc/* "$OUT/corpus/$1-seeds/"
+        echo "== $(ls "$OUT/corpus/$1-seeds" | wc -l) seed inputs in .build-fuzz/corpus/$1-seeds"
+        return
+    fi
     n=$(python3 "$ROOT/Fuzz/seed_corpus.py" "$ROOT/protocol/vectors" "$OUT/corpus/$1-seeds") || {
         echo "run.sh: seeding failed (python3?)" >&2; exit 2; }
     echo "== $n seed inputs in .build-fuzz/corpus/$1-seeds"

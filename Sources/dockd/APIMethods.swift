@@ -24,26 +24,16 @@ struct APIMethods: Sendable {
     let daemonUID = UInt32(getuid())
 
     func handle(line: ByteBuffer, session: ClientSession) async -> JSONValue? {
-        let request: JSONValue
-        do {
-            request = try JSONDecoder().decode(JSONValue.self, from: Data(line.readableBytesView))
-        } catch {
-            return APIServer.errorReply(id: .null, .parse("the line is not JSON"))
+        let request: JSONRPCRequest
+        switch JSONRPCRequest.parse(line.readableBytesView) {
+        case .success(let parsed): request = parsed
+        case .failure(let failure): return APIServer.errorReply(id: failure.id, failure.error)
         }
-        guard case .object(let fields) = request else {
-            return APIServer.errorReply(id: .null, .invalidRequest("a request is a JSON object"))
-        }
-        let id = fields["id"]
-        let replyID = id ?? .null
-        guard fields["jsonrpc"] == "2.0" else { return APIServer.errorReply(id: replyID, .invalidRequest("\"jsonrpc\" must be \"2.0\"")) }
-        guard let method = fields["method"]?.string else { return APIServer.errorReply(id: replyID, .invalidRequest("\"method\" must be a string")) }
-        let params = fields["params"] ?? .object([:])
-        guard params.object != nil else { return APIServer.errorReply(id: replyID, .invalidParams("params must be an object")) }
         do {
-            let result = try await call(method, Params(params), session: session)
-            return id == nil ? nil : ["jsonrpc": "2.0", "id": replyID, "result": result]
+            let result = try await call(request.method, Params(request.params), session: session)
+            return request.id.map { ["jsonrpc": "2.0", "id": $0, "result": result] }
         } catch {
-            return id == nil ? nil : APIServer.errorReply(id: replyID, error)
+            return request.id.map { APIServer.errorReply(id: $0, error) }
         }
     }
 
