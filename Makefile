@@ -6,7 +6,7 @@ VENV := .venv
 PYTEST := $(VENV)/bin/python -m pytest
 BIN := .build/debug
 
-.PHONY: all deps build build-release test unit-test integration-test demo bench mot fuzz install clean
+.PHONY: all deps build build-release test unit-test integration-test demo bench mot faults fuzz install clean
 
 all: build
 
@@ -41,6 +41,10 @@ bench: build-release
 # The tracker on MOTChallenge TUD-Campus detections, scored with py-motmetrics beside published trackers.
 mot:
 	bash scripts/mot.sh
+
+# Unplug/replug 1000 times mid-motion, corrupted bytes, a stalled axis, a silent stand (about 10 min).
+faults: build
+	$(VENV)/bin/python bench/fault_campaign.py --bin $(CURDIR)/$(BIN) --cycles $${CYCLES:-1000}
 
 fuzz:
 	bash Fuzz/run.sh
