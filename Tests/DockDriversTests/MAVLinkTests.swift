@@ -134,6 +134,8 @@ import Testing
         _ = d.start(at: 0)
         _ = d.receive(gimbalHeartbeat(), at: 0.1)
         #expect(!d.tick(at: 0.2).bytes.isEmpty)  // the request again, now to the gimbal's system
+        _ = d.receive(gimbalHeartbeat(seq: 1), at: 1.1)  // later heartbeats do not restart the wait
+        _ = d.receive(gimbalHeartbeat(seq: 2), at: 2.1)
         #expect(d.tick(at: 2).reports.isEmpty)
         guard case .ready(_, let caps) = d.tick(at: 3.2).reports.first else { Issue.record("expected ready"); return }
         #expect(caps.axes.count == 2)

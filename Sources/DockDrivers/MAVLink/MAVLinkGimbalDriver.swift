@@ -45,7 +45,8 @@ public struct MAVLinkGimbalDriver: StandDriver {
     private var nextHeartbeat = 0.0
     private var nextRequest = 0.0
     private var gimbalSystem: UInt8?
-    private var heartbeatAt: Double?
+    /// When the gimbal's first HEARTBEAT came (the wait for its information starts then).
+    private var firstHeartbeatAt: Double?
     private var info: MAVGimbalDeviceInformation?
     private var ready = false
     private var failed = false
@@ -150,12 +151,12 @@ public struct MAVLinkGimbalDriver: StandDriver {
         if !ready {
             if time - startedAt > settings.handshakeTimeout {
                 failed = true
-                out.reports.append(.fatal(heartbeatAt == nil
+                out.reports.append(.fatal(firstHeartbeatAt == nil
                     ? "no HEARTBEAT from a gimbal (component \(settings.targetComponent)) in \(Int(settings.handshakeTimeout)) s"
                     : "the gimbal did not become ready in \(Int(settings.handshakeTimeout)) s"))
                 return out
             }
-            if let seen = heartbeatAt, info == nil, time - seen >= settings.infoWait {
+            if let seen = firstHeartbeatAt, info == nil, time - seen >= settings.infoWait {
                 // Gimbals that do not implement REQUEST_MESSAGE: go on with the configured ranges.
                 ready = true
                 out.reports.append(.ready(identity, capabilities))
@@ -179,7 +180,7 @@ public struct MAVLinkGimbalDriver: StandDriver {
                 gimbalSystem = frame.systemID
                 nextRequest = time  // ask again now that the target is known
             }
-            heartbeatAt = time
+            if firstHeartbeatAt == nil { firstHeartbeatAt = time }
         case .gimbalDeviceInformation:
             if gimbalSystem == nil { gimbalSystem = frame.systemID }
             info = MAVGimbalDeviceInformation(payload: frame.payload)
