@@ -73,7 +73,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "dock-driver-probe", dependencies: [
-            "DockDrivers", "DockIO", "DockProtocol",
+            "DockDrivers", "DockIO", "DockProtocol", "DockCore",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

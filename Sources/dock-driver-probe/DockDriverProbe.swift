@@ -1,4 +1,5 @@
 import ArgumentParser
+import DockCore
 import DockDrivers
 import DockIO
 import DockProtocol
@@ -42,6 +43,12 @@ struct DockDriverProbe: AsyncParsableCommand {
     @Option(help: "Proportional gain of the --target loop (1/s).")
     var gain: Double = 3
 
+    @Option(help: "Move with dockd's motion controller (DockCore, minimum-jerk path, closed on FEEDBACK) to these angles, e.g. yaw=0.5,pitch=0.2 (rad); prints the step-response metrics.")
+    var orient: String?
+
+    @Option(help: "Duration asked of the --orient move (s); the controller lengthens it to fit the limits.")
+    var orientDuration: Double = 1.5
+
     @Option(help: "Send one POSITION to these angles after READY, e.g. yaw=0.2 (rad).")
     var position: String?
 
@@ -60,7 +67,8 @@ struct DockDriverProbe: AsyncParsableCommand {
         }
         let script = Script(velocity: try velocity.map(Self.axes) ?? [:], velocitySeconds: velocitySeconds,
                             target: try target.map(Self.axes), gain: gain,
-                            position: try position.map(Self.axes), duration: duration)
+                            position: try position.map(Self.axes), duration: duration,
+                            orient: try orient.map(Self.axes), orientDuration: orientDuration)
         let state = ProbeState(driver: made, script: script, trace: traceBytes)
         let link = StandEndpoint(parsing: endpoint, defaultBaud: baud)
         let channel = try await StandTransport.connect(link, group: MultiThreadedEventLoopGroup.singleton)
@@ -131,6 +139,21 @@ struct Script: Sendable {
     var gain: Double
     var position: [Axis: Double]?
     var duration: Double
+    var orient: [Axis: Double]?
+    var orientDuration: Double
+}
+
+/// Step response of one --orient move through the motion controller.
+struct OrientRun {
+    var controller: MotionController
+    var id: MotionID?
+    var startedAt = 0.0
+    var start: [Axis: Double] = [:]
+    var endedAt: Double?
+    var state = ""
+    var settledAt: Double?
+    var maxOvershoot = 0.0
+    var commands = 0
 }
 
 actor ProbeState {
@@ -147,6 +170,7 @@ actor ProbeState {
     var lastFeedback: Feedback?
     var reportCounts: [String: Int] = [:]
     var bytesOut = 0, bytesIn = 0
+    var orientRun: OrientRun?
 
     init(driver: any StandDriver, script: Script, trace: Bool) { self.driver = driver; self.script = script; self.trace = trace }
 
@@ -184,6 +208,7 @@ actor ProbeState {
         case .ready(let identity, let caps):
             readyAt = t
             capabilities = caps
+            if script.orient != nil { orientRun = OrientRun(controller: MotionController(capabilities: caps)) }
             count("ready")
             emit(["t": t, "report": "ready", "model": identity.model, "serial": identity.serial,
                   "firmware": identity.firmware, "protocol": identity.protocolVersion, "feedback_hz": Int(caps.feedbackHz),
@@ -232,6 +257,10 @@ actor ProbeState {
                                          targets: p.sorted { $0.key < $1.key }.map { PositionTarget(axis: $0.key, position: Float($0.value)) }), at: t)
         }
         guard onFeedback else { return out }
+        if let goal = script.orient, var run = orientRun, let f = lastFeedback {
+            defer { orientRun = run }
+            return out + orientStep(&run, goal: goal, feedback: f, at: t)
+        }
         if let target = script.target, let f = lastFeedback {
             let values: [AxisValue] = target.sorted { $0.key < $1.key }.compactMap { axis, goal in
                 guard let a = f.axis(axis) else { return nil }
@@ -250,12 +279,59 @@ actor ProbeState {
         return out
     }
 
+    /// The daemon's loop: FEEDBACK → controller.feedback → controller.tick → commands to the driver.
+    private func orientStep(_ run: inout OrientRun, goal: [Axis: Double], feedback f: Feedback, at t: Double) -> [UInt8] {
+        run.controller.feedback(f, at: t)
+        if run.id == nil {
+            do {
+                run.id = try run.controller.setOrientation(goal, relative: false, duration: script.orientDuration, at: t)
+                run.startedAt = t
+                for a in f.axes { run.start[a.axis] = Double(a.position) }
+            } catch {
+                emit(["t": t, "report": "motion", "state": "refused", "reason": "\(error)"])
+                run.id = MotionID(rawValue: 0)
+                run.endedAt = t
+                return []
+            }
+        }
+        // Error relative to the goal, beyond it in the direction of travel = overshoot.
+        var worst = 0.0
+        for (axis, g) in goal {
+            guard let p = f.axis(axis).map({ Double($0.position) }), let s = run.start[axis] else { continue }
+            let dir: Double = g >= s ? 1 : -1
+            run.maxOvershoot = max(run.maxOvershoot, dir * (p - g))
+            worst = max(worst, abs(p - g))
+        }
+        if worst <= 0.01 { if run.settledAt == nil { run.settledAt = t } } else { run.settledAt = nil }
+        let output = run.controller.tick(at: t)
+        for p in output.progress where p.state.isFinal && run.endedAt == nil {
+            run.endedAt = t
+            run.state = "\(p.state)"
+            emit(["t": t, "report": "motion", "state": run.state, "duration": t - run.startedAt])
+        }
+        var bytes: [UInt8] = []
+        for m in output.messages {
+            run.commands += 1
+            bytes += driver.send(m, at: t)
+        }
+        return bytes
+    }
+
     func summary(at t: Double) {
         var line: [String: Any] = ["t": t, "report": "summary", "feedback": feedbackCount, "bytes_out": bytesOut,
                                    "bytes_in": bytesIn, "counts": reportCounts]
         if let first = firstFeedback, feedbackCount > 1, t > first { line["feedback_hz"] = Double(feedbackCount - 1) / (t - first) }
         if let f = lastFeedback { for a in f.axes { line["final_" + a.axis.description] = json(a.position) } }
         if let r = readyAt { line["ready_s"] = r }
+        if let run = orientRun {
+            var o: [String: Any] = ["state": run.state, "overshoot_rad": run.maxOvershoot, "commands": run.commands]
+            if let e = run.endedAt { o["completed_s"] = e - run.startedAt }
+            if let s = run.settledAt { o["settled_s"] = s - run.startedAt }
+            if let f = lastFeedback, let goal = script.orient {
+                o["final_error_rad"] = goal.map { axis, g in abs(Double(f.axis(axis)?.position ?? .nan) - g) }.max() ?? 0
+            }
+            line["orient"] = o
+        }
         emit(line)
     }
 

@@ -251,3 +251,23 @@ def test_mavlink_gimbal_without_device_information_uses_defaults(gimbal):
     # The first HEARTBEAT comes within 1 s (the pty is flushed on open), then 3 s for the information.
     assert ready["serial"] == "storm" and 2.9 < ready["t"] < 4.2
     assert len(of(lines, "feedback")) > 20
+
+
+# -- dockd's motion controller (DockCore) closed through each driver, as the daemon runs it
+
+@pytest.mark.parametrize("driver", ["visca-serial", "visca-ip", "mavlink-pty"])
+def test_motion_controller_orientation_move_through_each_driver(driver, camera, gimbal):
+    if driver.startswith("visca"):
+        cam, link = camera(link="pty" if driver == "visca-serial" else "udp")
+        endpoint = link.path + "@9600" if driver == "visca-serial" else f"udp:{EMULATOR_HOST}:52381"
+        options = {"profile": GENERIC, "transport": "serial" if driver == "visca-serial" else "ip"}
+        name = "visca"
+    else:
+        g = gimbal("pty")
+        endpoint, options, name = g.path + "@115200", {}, "mavlink"
+    code, lines, err = probe(name, endpoint, options, "--orient", "yaw=0.5,pitch=0.2", "--orient-duration", "1.5", seconds=3.5)
+    assert code == 0, err
+    assert [m["state"] for m in of(lines, "motion")] == ["completed"]
+    orient = of(lines, "summary")[0]["orient"]
+    assert orient["final_error_rad"] < 0.01 and orient["overshoot_rad"] < 0.01, orient
+    assert orient["settled_s"] < 2.0, orient
