@@ -72,6 +72,13 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        .executableTarget(name: "dock-driver-probe", dependencies: [
+            "DockDrivers", "DockIO", "DockProtocol", "DockCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
         .testTarget(name: "DockTrackingTests", dependencies: ["DockTracking"]),
         .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),

@@ -1,0 +1,57 @@
+import NIOCore
+import NIOPosix
+
+/// UDP and TCP links to network stands (VISCA-over-IP cameras, MAVLink gimbals on UDP): the
+/// driver sees plain bytes, one datagram per read, as on a serial link.
+public enum NetworkTransport {
+    /// Binds an ephemeral local port and exchanges datagrams with `host:port` only; datagrams from
+    /// any other address are dropped.
+    public static func connectUDP(host: String, port: Int, group: any EventLoopGroup) async throws -> StandChannel {
+        let remote = try SocketAddress.makeAddressResolvingHost(host, port: port)
+        let any = remote.protocol == .inet6 ? "::" : "0.0.0.0"
+        return try await DatagramBootstrap(group: group)
+            .bind(host: any, port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(DatagramBytesHandler(remote: remote))
+                    return try StandChannel(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+
+    public static func connectTCP(host: String, port: Int, group: any EventLoopGroup) async throws -> StandChannel {
+        try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture { try StandChannel(wrappingChannelSynchronously: channel) }
+            }
+    }
+
+    /// `HOST:PORT` or `[IPv6]:PORT`.
+    static func hostPort(_ text: Substring) -> (String, Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else { return nil }
+        var host = text[..<colon]
+        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        return host.isEmpty ? nil : (String(host), port)
+    }
+}
+
+/// Datagrams ⇄ byte buffers for one peer.
+final class DatagramBytesHandler: ChannelDuplexHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = AddressedEnvelope<ByteBuffer>
+
+    private let remote: SocketAddress
+    init(remote: SocketAddress) { self.remote = remote }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        guard envelope.remoteAddress == remote else { return }
+        context.fireChannelRead(wrapInboundOut(envelope.data))
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: remote, data: unwrapOutboundIn(data))), promise: promise)
+    }
+}

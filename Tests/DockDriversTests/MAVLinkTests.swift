@@ -1,0 +1,168 @@
+import DockDrivers
+import DockProtocol
+import Foundation
+import Testing
+
+@Suite struct MAVLinkCodecTests {
+    @Test func crcIsMCRF4XX() {
+        #expect(MAVLink.crc(Array("123456789".utf8)) == 0x6F91)
+    }
+
+    @Test func crcExtrasAndIdsMatchPymavlink() throws {
+        for e in try Fixtures.entries("mavlink_frames.json") {
+            let id = try #require(MAVLink.ID(rawValue: UInt32((e["msgid"] as! NSNumber).intValue)))
+            #expect(Int(id.crcExtra) == (e["crc_extra"] as! NSNumber).intValue, "\(e["name"]!)")
+        }
+    }
+
+    @Test func encodedFramesMatchPymavlinkBytes() throws {
+        for e in try Fixtures.entries("mavlink_frames.json") {
+            let f = e["fields"] as! [String: Any]
+            let payload: [UInt8]
+            let id = MAVLink.ID(rawValue: UInt32((e["msgid"] as! NSNumber).intValue))!
+            switch id {
+            case .heartbeat:
+                payload = MAVHeartbeat(type: 18, autopilot: 8).payload
+            case .gimbalDeviceSetAttitude:
+                let av = (f["angular_velocity"] as! [Any]).map(Fixtures.float)
+                payload = MAVGimbalDeviceSetAttitude(q: (f["q"] as! [Any]).map(Fixtures.float), angularVelocity: (av[0], av[1], av[2]),
+                                                     flags: GimbalDeviceFlags(rawValue: UInt16((f["flags"] as! NSNumber).intValue)),
+                                                     targetSystem: 1, targetComponent: 154).payload
+            case .commandLong:
+                payload = MAVCommandLong(command: UInt16((f["command"] as! NSNumber).intValue), params: (f["params"] as! [Any]).map(Fixtures.float),
+                                         targetSystem: 0, targetComponent: 154).payload
+            default:
+                continue  // gimbal → host messages: decoded below
+            }
+            let bytes = MAVLink.encode(id, payload: payload, sequence: UInt8((e["seq"] as! NSNumber).intValue),
+                                       systemID: UInt8((e["sys"] as! NSNumber).intValue), componentID: UInt8((e["comp"] as! NSNumber).intValue))
+            #expect(bytes.hexText == e["hex"] as! String, "\(e["name"]!)")
+        }
+    }
+
+    func frame(_ name: String) throws -> (bytes: [UInt8], fields: [String: Any]) {
+        let e = try #require(try Fixtures.entries("mavlink_frames.json").first { $0["name"] as! String == name })
+        return (Fixtures.hex(e["hex"] as! String), e["fields"] as! [String: Any])
+    }
+
+    @Test func decodesGimbalDeviceInformationFromPymavlink() throws {
+        let (bytes, _) = try frame("gimbal_device_information")
+        var d = MAVLinkDecoder()
+        let out = d.feed(bytes)
+        let f = try #require(try out.first?.get())
+        #expect(f.messageID == 283 && f.componentID == 154 && f.sequence == 3)
+        let info = MAVGimbalDeviceInformation(payload: f.payload)
+        #expect(info.uid == 0x1122334455667788 && info.modelName == "PeerGimbal" && info.vendorName == "PeerVendor")
+        #expect(info.customName == "custom" && info.hardwareVersion == 7)
+        #expect(MAVGimbalDeviceInformation.versionText(info.firmwareVersion) == "1.2.3")
+        #expect(info.pitchMin == -1.5 && info.pitchMax == 0.5 && info.yawMin == -2.5 && info.yawMax == 2.0 && info.rollMin.isNaN)
+        #expect(info.capFlags == 288)
+    }
+
+    @Test func decoderResynchronizesAfterNoiseAndCorruption() throws {
+        let (bytes, _) = try frame("gimbal_device_attitude_status")
+        var corrupted = bytes
+        corrupted[12] ^= 0xFF
+        var d = MAVLinkDecoder()
+        let out = d.feed([0x00, 0x55] + corrupted + bytes.prefix(7)) + d.feed(Array(bytes.dropFirst(7)))
+        #expect(out.compactMap { try? $0.get() }.count == 1)
+        #expect(out.contains(.failure(.crc)))
+    }
+}
+
+@Suite struct MAVLinkGimbalDriverTests {
+    func gimbalHeartbeat(seq: UInt8 = 0) -> [UInt8] {
+        MAVLink.encode(.heartbeat, payload: MAVHeartbeat(type: MAVHeartbeat.typeGimbal, autopilot: 8).payload,
+                       sequence: seq, systemID: 1, componentID: 154)
+    }
+
+    func fixture(_ name: String) throws -> [UInt8] {
+        let e = try #require(try Fixtures.entries("mavlink_frames.json").first { $0["name"] as! String == name })
+        return Fixtures.hex(e["hex"] as! String)
+    }
+
+    @Test func handshakeRequestsInformationAndReportsReadyWithItsLimits() throws {
+        var d = MAVLinkGimbalDriver()
+        var decoder = MAVLinkDecoder()
+        let first = decoder.feed(d.start(at: 0)).compactMap { try? $0.get() }
+        #expect(first.map(\.messageID) == [0, 76, 76])
+        #expect(first.allSatisfy { $0.systemID == 1 && $0.componentID == 191 })
+        #expect(d.receive(gimbalHeartbeat(), at: 0.1).isEmpty)
+        let r = d.receive(try fixture("gimbal_device_information"), at: 0.2)
+        guard case .ready(let id, let caps) = r.first else { Issue.record("expected ready, got \(r)"); return }
+        #expect(id.model == "PeerGimbal" && id.firmware == "1.2.3" && id.serial == "mavlink-1122334455667788")
+        // FRD yaw −2.5…2.0 (right positive) is stand yaw −2.0…2.5 (left positive).
+        #expect(caps.axis(.yaw)?.min == -2.0 && caps.axis(.yaw)?.max == 2.5)
+        #expect(caps.axis(.pitch)?.min == -1.5 && caps.axis(.pitch)?.max == 0.5)
+        #expect(caps.imuHz == 0 && caps.batteries.isEmpty && caps.feedbackHz == 50)
+    }
+
+    @Test func attitudeStatusBecomesFeedbackInStandAxes() throws {
+        var d = MAVLinkGimbalDriver()
+        _ = d.start(at: 0)
+        _ = d.receive(try fixture("gimbal_device_information"), at: 0.1)
+        let r = d.receive(try fixture("gimbal_device_attitude_status"), at: 0.2)
+        guard case .feedback(let f) = r.first else { Issue.record("expected feedback, got \(r)"); return }
+        // Camera 30° to the right and 10° up: stand yaw −30°, pitch +10°; z rate −0.2 = 0.2 rad/s to the left.
+        #expect(abs(Double(f.axis(.yaw)!.position) + 30 * .pi / 180) < 1e-5)
+        #expect(abs(Double(f.axis(.pitch)!.position) - 10 * .pi / 180) < 1e-5)
+        #expect(abs(f.axis(.yaw)!.velocity - 0.2) < 1e-6 && abs(f.axis(.pitch)!.velocity - 0.1) < 1e-6)
+        #expect(f.axis(.pitch)!.status == .atMax)  // AT_PITCH_LIMIT, nearer the upper limit
+    }
+
+    @Test func velocityBecomesSetAttitudeRatesInFRD() throws {
+        var d = MAVLinkGimbalDriver()
+        _ = d.start(at: 0)
+        _ = d.receive(gimbalHeartbeat() + (try fixture("gimbal_device_information")), at: 0.1)
+        var decoder = MAVLinkDecoder()
+        let bytes = d.send(.velocity([AxisValue(.yaw, 0.3), AxisValue(.pitch, 0.2)]), at: 0.2)
+        let f = try #require(try decoder.feed(bytes).first?.get())
+        #expect(f.messageID == 284)
+        let m = MAVGimbalDeviceSetAttitude(payload: f.payload)
+        #expect(m.q.allSatisfy { $0.isNaN })
+        #expect(m.angularVelocity.z == -0.3 && m.angularVelocity.y == 0.2 && m.angularVelocity.x == 0)
+        #expect(m.flags == [.rollLock, .pitchLock, .yawInVehicleFrame] && m.targetSystem == 1 && m.targetComponent == 154)
+        // A position is an attitude quaternion with the rates ignored.
+        let p = try #require(try decoder.feed(d.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.5)]), at: 0.3)).first?.get())
+        let q = MAVGimbalDeviceSetAttitude(payload: p.payload)
+        let (yaw, pitch) = MAVLinkGimbalDriver.yawPitch(q.q)
+        #expect(abs(yaw + 0.5) < 1e-6 && abs(pitch) < 1e-6 && q.angularVelocity.x.isNaN)
+    }
+
+    @Test func gimbalWithoutInformationIsUsedWithDefaultsAfterAWait() {
+        var d = MAVLinkGimbalDriver()
+        _ = d.start(at: 0)
+        _ = d.receive(gimbalHeartbeat(), at: 0.1)
+        #expect(!d.tick(at: 0.2).bytes.isEmpty)  // the request again, now to the gimbal's system
+        _ = d.receive(gimbalHeartbeat(seq: 1), at: 1.1)  // later heartbeats do not restart the wait
+        _ = d.receive(gimbalHeartbeat(seq: 2), at: 2.1)
+        #expect(d.tick(at: 2).reports.isEmpty)
+        guard case .ready(_, let caps) = d.tick(at: 3.2).reports.first else { Issue.record("expected ready"); return }
+        #expect(caps.axes.count == 2)
+    }
+
+    @Test func noGimbalIsFatal() {
+        var d = MAVLinkGimbalDriver()
+        _ = d.start(at: 0)
+        guard case .fatal = d.tick(at: 10.5).reports.first else { Issue.record("expected fatal"); return }
+    }
+
+    @Test func yawIsUnwrappedAcrossHalfATurn() {
+        var d = MAVLinkGimbalDriver()
+        _ = d.start(at: 0)
+        _ = d.receive(gimbalHeartbeat(), at: 0.1)
+        _ = d.tick(at: 3.5)
+        var yaws: [Float] = []
+        for (i, deg) in [170.0, 179.0, -179.0, -170.0].enumerated() {
+            var s = [UInt8](repeating: 0, count: 4)
+            let q = MAVLinkGimbalDriver.quaternion(yaw: deg * .pi / 180, pitch: 0)
+            for v in q { s += withUnsafeBytes(of: v.bitPattern.littleEndian, Array.init) }
+            s += [UInt8](repeating: 0, count: 12 + 4 + 4)
+            let bytes = MAVLink.encode(.gimbalDeviceAttitudeStatus, payload: s, sequence: UInt8(i), systemID: 1, componentID: 154)
+            if case .feedback(let f) = d.receive(bytes, at: 4 + Double(i) * 0.02).first { yaws.append(f.axis(.yaw)!.position) }
+        }
+        // FRD 170° right … −170° (i.e. 190° right): stand yaw −170° … −190°, no jump.
+        #expect(yaws.count == 4)
+        #expect(abs(Double(yaws[3]) + 190 * .pi / 180) < 1e-4)
+    }
+}

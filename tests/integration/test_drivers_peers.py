@@ -1,0 +1,273 @@
+"""dockd's hardware drivers against peers no one here wrote: the VISCA driver against a VISCA
+camera emulator (tests/peers/visca_camera.py), itself validated with the PyPI `visca-over-ip`
+controller, and the MAVLink gimbal driver against a gimbal device played by `pymavlink`. The
+drivers run in real time through dock-driver-probe (DockDrivers + DockIO on a pty or UDP)."""
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "peers"))
+
+import driver_fixtures  # noqa: E402
+import mavlink_gimbal as mg  # noqa: E402
+import visca_camera as vc  # noqa: E402
+from conftest import BIN  # noqa: E402
+
+GENERIC = ROOT / "profiles" / "visca" / "generic-ptzoptics.json"
+SONY = ROOT / "profiles" / "visca" / "sony-brc-x400.json"
+EMULATOR_HOST = "127.0.0.2"  # visca-over-ip binds 0.0.0.0:52381
+
+
+def probe(driver, endpoint, options, *args, seconds=2.5):
+    cmd = [str(BIN / "dock-driver-probe"), "--driver", driver, "--endpoint", endpoint, "--seconds", str(seconds)]
+    for k, v in options.items():
+        cmd += ["--option", f"{k}={v}"]
+    p = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30)
+    lines = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    return p.returncode, lines, p.stderr
+
+
+def wait_until(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def of(lines, kind):
+    return [line for line in lines if line["report"] == kind]
+
+
+@pytest.fixture
+def camera():
+    links = []
+
+    def make(profile=GENERIC, link="pty", **kw):
+        cam = vc.Camera(vc.load_profile(profile), **kw)
+        if link == "pty":
+            lk = vc.PtyLink(cam).start()
+        else:
+            lk = vc.UdpLink(cam, EMULATOR_HOST, 52381, raw=(link == "raw")).start()
+        links.append(lk)
+        return cam, lk
+    yield make
+    for lk in links:
+        lk.stop()
+
+
+# -- the emulator itself, checked with a VISCA controller we did not write
+
+def test_emulator_answers_visca_over_ip_controller(camera):
+    from visca_over_ip import Camera
+    cam, link = camera(link="udp")
+    controller = Camera(EMULATOR_HOST)
+    try:
+        assert link.control == [b"\x01"], "sequence reset"
+        assert cam.received[0][1] == bytes.fromhex("81 01 00 01 ff"), "IF_Clear on connect"
+        assert controller.get_pantilt_position() == (0, 0)
+        controller.pantilt(-13, -7)  # visca-over-ip: negative = direction 01 = left / up
+        time.sleep(0.5)
+        pan, tilt = controller.get_pantilt_position()
+        assert pan < -50 and tilt > 10, (pan, tilt)
+        controller.pantilt(0, 0)
+        time.sleep(0.05)
+        stopped = controller.get_pantilt_position()
+        time.sleep(0.2)
+        assert controller.get_pantilt_position() == stopped
+        controller.pantilt(24, 20, 1000, -200)
+        wait_until(lambda: controller.get_pantilt_position() == (1000, -200), 3, "absolute move")
+        controller.pantilt_home()
+        wait_until(lambda: controller.get_pantilt_position() == (0, 0), 3, "home")
+        # visca-over-ip sends inquiries as payload type 0x0100 (Sony: 0x0110); the emulator takes both.
+        assert {t for t, m in cam.received if m[1] == 0x09} == {0x0100}
+        assert cam.counts["errors"] == 0
+    finally:
+        controller.close_connection()
+
+
+def test_fixture_bytes_are_still_what_visca_over_ip_and_pymavlink_send():
+    """The Swift tests compare dockd's encoders with these files; regenerate them from the peers now."""
+    fixtures = ROOT / "Tests" / "DockDriversTests" / "Fixtures"
+    assert json.loads((fixtures / "visca_commands.json").read_text()) == driver_fixtures.visca_commands()
+    assert json.loads((fixtures / "mavlink_frames.json").read_text()) == json.loads(json.dumps(driver_fixtures.mavlink_frames()))
+
+
+# -- dockd's VISCA driver against the emulator
+
+def test_visca_over_pty_velocity_moves_the_camera_and_polls_feed_back(camera):
+    cam, link = camera(link="pty")
+    code, lines, err = probe("visca", link.path + "@9600", {"profile": GENERIC, "transport": "serial"},
+                             "--velocity", "yaw=0.3,pitch=0.1", "--velocity-seconds", "1")
+    assert code == 0, err
+    ready = of(lines, "ready")[0]
+    assert ready["serial"] == "visca-1" and ready["protocol"] == "visca"
+    # AddressSet and IF_Clear on connect, then polls.
+    assert [m for _, m in cam.received[:3]] == [bytes.fromhex("88 30 01 ff"), bytes.fromhex("81 01 00 01 ff"),
+                                                bytes.fromhex("81 09 06 12 ff")]
+    # 0.3 rad/s = 17.2°/s → byte 0x0d (17.0°/s) left; 0.1 rad/s = 5.7°/s → byte 0x07 (6.2°/s) up.
+    assert bytes.fromhex("81 01 06 01 0d 07 01 01 ff") in [m for _, m in cam.received]
+    pan, tilt = cam.degrees()
+    assert -19 < pan < -15 and 5 < tilt < 7.5, (pan, tilt)
+    summary = of(lines, "summary")[0]
+    assert summary["feedback_hz"] > 15
+    assert math.isclose(summary["final_yaw"], -math.radians(pan), abs_tol=0.002)
+    assert math.isclose(summary["final_pitch"], math.radians(tilt), abs_tol=0.002)
+    assert cam.counts["errors"] == 0 and cam.counts["buffer_full"] == 0, "one message in flight: no buffer-full storms"
+
+
+def test_visca_over_ip_closes_the_loop_on_polled_position(camera):
+    cam, link = camera(link="udp")
+    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:52381", {"profile": GENERIC, "transport": "ip"},
+                             "--target", "yaw=0.4,pitch=-0.2")
+    assert code == 0, err
+    assert link.control == [b"\x01"]
+    assert of(lines, "ready")[0]["protocol"] == "visca-over-ip"
+    summary = of(lines, "summary")[0]
+    assert abs(summary["final_yaw"] - 0.4) < 0.01 and abs(summary["final_pitch"] + 0.2) < 0.01, summary
+    pan, tilt = cam.degrees()
+    assert abs(pan + math.degrees(0.4)) < 0.6 and abs(tilt + math.degrees(0.2)) < 0.6
+    assert {t for t, m in cam.received if m[1] == 0x09} == {0x0110}, "inquiries as Sony's payload type 0x0110"
+    assert cam.counts["buffer_full"] == 0
+
+
+def test_visca_raw_udp_position_on_a_five_nibble_sony_profile(camera):
+    cam, link = camera(profile=SONY, link="raw")
+    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:52381", {"profile": SONY, "transport": "raw-udp", "name": "brc"},
+                             "--position", "yaw=-0.3,pitch=0.2", "--duration", "1")
+    assert code == 0, err
+    assert of(lines, "ready")[0]["serial"] == "brc"
+    moves = [m for _, m in cam.received if m[2:4] == b"\x06\x02"]
+    assert len(moves) == 1 and len(moves[0]) == 4 + 2 + 5 + 4 + 1  # header, speeds, 5 pan + 4 tilt nibbles, FF
+    pan, tilt = cam.degrees()
+    assert abs(pan - math.degrees(0.3)) < 0.05 and abs(tilt - math.degrees(0.2)) < 0.05, (pan, tilt)
+    summary = of(lines, "summary")[0]
+    assert abs(summary["final_yaw"] + 0.3) < 0.002 and abs(summary["final_pitch"] - 0.2) < 0.002
+
+
+def test_visca_buffer_full_backs_off_and_errors_are_refusals(camera):
+    cam, link = camera(link="pty")
+    cam.inject = ["buffer_full", "buffer_full", "not_executable"]
+    code, lines, err = probe("visca", link.path + "@9600", {"profile": GENERIC},
+                             "--velocity", "yaw=0.3", "--velocity-seconds", "1.5")
+    assert code == 0, err
+    refused = of(lines, "refused")
+    assert [r["reason"] for r in refused] == ["command not executable"] and refused[0]["command"] == 0x10
+    assert cam.counts["buffer_full"] == 2, "each buffer-full answered by one delayed resend, no storm"
+    assert cam.degrees()[0] < -15, "the velocity went through after the refusal"
+
+
+def test_visca_drive_bytes_equal_visca_over_ip_for_the_same_speeds(camera):
+    """Live: what dockd's driver put on the wire vs what visca-over-ip sends for the same command."""
+    from visca_over_ip import Camera
+    cam, link = camera(link="udp")
+    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:52381", {"profile": GENERIC, "transport": "ip"},
+                             "--velocity", "yaw=-0.5,pitch=0.3", "--velocity-seconds", "0.5", seconds=1.0)
+    assert code == 0, err
+    ours = [m for _, m in cam.received if m[2:4] == b"\x06\x01" and m[6:8] != b"\x03\x03"]
+    assert ours, cam.received
+    # dockd: yaw −0.5 rad/s (right) = 28.6°/s → byte 17 (29.2); pitch 0.3 rad/s (up) = 17.2°/s → byte 13 (17.0).
+    before = len(cam.received)
+    controller = Camera(EMULATOR_HOST)
+    try:
+        controller.pantilt(17, -13)  # right at 17, up at 13
+        time.sleep(0.05)
+        theirs = [m for _, m in cam.received[before:] if m[2:4] == b"\x06\x01"]
+    finally:
+        controller.close_connection()
+    assert ours[0] == theirs[0] == bytes.fromhex("81 01 06 01 11 0d 02 01 ff")
+
+
+# -- dockd's MAVLink gimbal driver against pymavlink
+
+@pytest.fixture
+def gimbal():
+    made = []
+
+    def make(link="pty", **kw):
+        g = (mg.PtyGimbal(**kw) if link == "pty" else mg.UdpGimbal(**kw)).start()
+        made.append(g)
+        return g
+    yield make
+    for g in made:
+        g.stop()
+
+
+def test_mavlink_gimbal_over_pty_gets_the_commanded_rates(gimbal):
+    g = gimbal("pty")
+    code, lines, err = probe("mavlink", g.path + "@115200", {}, "--velocity", "yaw=0.3,pitch=0.2", "--velocity-seconds", "1")
+    assert code == 0, err
+    ready = of(lines, "ready")[0]
+    assert ready["model"] == "PeerGimbal" and ready["firmware"] == "1.2.3" and ready["serial"] == "mavlink-1234abcd"
+    yaw_axis = [a for a in ready["axes"] if a["axis"] == "yaw"][0]
+    assert math.isclose(yaw_axis["min"], -2.6, abs_tol=1e-6) and math.isclose(yaw_axis["max"], 2.6, abs_tol=1e-6)
+    types = {m.get_type() for m in g.gimbal.received}
+    assert {"HEARTBEAT", "COMMAND_LONG", "GIMBAL_DEVICE_SET_ATTITUDE"} <= types
+    hb = [m for m in g.gimbal.received if m.get_type() == "HEARTBEAT"][0]
+    assert hb.type == 18 and hb.get_srcComponent() == 191
+    req = [m for m in g.gimbal.received if m.get_type() == "COMMAND_LONG" and m.command == 512]
+    assert req and int(req[0].param1) == 283
+    sets = g.gimbal.set_attitudes
+    moving = [m for m in sets if m.angular_velocity_z != 0]
+    assert moving and all(math.isnan(v) for v in moving[0].q)
+    # Stand yaw left 0.3 rad/s = FRD z −0.3; pitch up 0.2 = FRD y +0.2 (decoded by pymavlink).
+    assert math.isclose(moving[0].angular_velocity_z, -0.3, rel_tol=1e-6)
+    assert math.isclose(moving[0].angular_velocity_y, 0.2, rel_tol=1e-6)
+    assert moving[0].flags == 4 | 8 | 32 and moving[0].target_component == 154
+    assert sets[-1].angular_velocity_z == 0 and sets[-1].angular_velocity_y == 0, "STOP after the velocity period"
+    # The gimbal turned right (FRD) about 0.3 rad; dockd reports it as +0.3 stand yaw.
+    assert -0.33 < g.gimbal.yaw < -0.27 and 0.17 < g.gimbal.pitch < 0.23
+    summary = of(lines, "summary")[0]
+    assert abs(summary["final_yaw"] + g.gimbal.yaw) < 0.01 and summary["feedback_hz"] > 40
+
+
+def test_mavlink_gimbal_over_udp_closed_loop_and_attitude_command(gimbal):
+    g = gimbal("udp")
+    code, lines, err = probe("mavlink", f"udp:127.0.0.1:{g.port}", {}, "--target", "yaw=-0.5,pitch=0.3")
+    assert code == 0, err
+    summary = of(lines, "summary")[0]
+    assert abs(summary["final_yaw"] + 0.5) < 0.01 and abs(summary["final_pitch"] - 0.3) < 0.01
+    g2 = gimbal("udp")
+    code, lines, err = probe("mavlink", f"udp:127.0.0.1:{g2.port}", {}, "--position", "yaw=0.5,pitch=-0.3", seconds=1.5)
+    assert code == 0, err
+    q = [m for m in g2.gimbal.set_attitudes if all(math.isfinite(v) for v in m.q)][0]
+    _, pitch, yaw = mg.quat_to_euler(q.q)
+    assert math.isclose(yaw, -0.5, abs_tol=1e-5) and math.isclose(pitch, -0.3, abs_tol=1e-5)
+    assert abs(g2.gimbal.yaw + 0.5) < 0.01
+
+
+def test_mavlink_gimbal_without_device_information_uses_defaults(gimbal):
+    g = gimbal("pty", answer_info=False)
+    code, lines, err = probe("mavlink", g.path + "@115200", {"name": "storm"}, "--velocity", "pitch=-0.2", seconds=5)
+    assert code == 0, err
+    ready = of(lines, "ready")[0]
+    # The first HEARTBEAT comes within 1 s (the pty is flushed on open), then 3 s for the information.
+    assert ready["serial"] == "storm" and 2.9 < ready["t"] < 4.2
+    assert len(of(lines, "feedback")) > 20
+
+
+# -- dockd's motion controller (DockCore) closed through each driver, as the daemon runs it
+
+@pytest.mark.parametrize("driver", ["visca-serial", "visca-ip", "mavlink-pty"])
+def test_motion_controller_orientation_move_through_each_driver(driver, camera, gimbal):
+    if driver.startswith("visca"):
+        cam, link = camera(link="pty" if driver == "visca-serial" else "udp")
+        endpoint = link.path + "@9600" if driver == "visca-serial" else f"udp:{EMULATOR_HOST}:52381"
+        options = {"profile": GENERIC, "transport": "serial" if driver == "visca-serial" else "ip"}
+        name = "visca"
+    else:
+        g = gimbal("pty")
+        endpoint, options, name = g.path + "@115200", {}, "mavlink"
+    code, lines, err = probe(name, endpoint, options, "--orient", "yaw=0.5,pitch=0.2", "--orient-duration", "1.5", seconds=3.5)
+    assert code == 0, err
+    assert [m["state"] for m in of(lines, "motion")] == ["completed"]
+    orient = of(lines, "summary")[0]["orient"]
+    assert orient["final_error_rad"] < 0.01 and orient["overshoot_rad"] < 0.01, orient
+    assert orient["settled_s"] < 2.0, orient
