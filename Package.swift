@@ -80,7 +80,8 @@ let package = Package(
         ]),
 
         .testTarget(name: "DockTrackingTests", dependencies: ["DockTracking"]),
-        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim"]),
+        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),
         .testTarget(name: "DockCoreTests", dependencies: ["DockCore", "DockSim", "DockProtocol"]),

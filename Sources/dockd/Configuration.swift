@@ -88,9 +88,31 @@ struct Configuration: Sendable, Equatable {
             var path: String?
             var unix: String?
             var bluetooth: String?
+            var udp: String?
+            var tcp: String?
             var channel: Int?
             var baud: Int?
             var driver: String?
+            // Driver options (VISCA, MAVLink): passed to the driver as text, checked by it.
+            var address: Int?
+            var profile: String?
+            var transport: String?
+            var poll_hz: Double?
+            var name: String?
+            var system_id: Int?
+            var component_id: Int?
+            var target_component: Int?
+            var feedback_hz: Double?
+            var max_speed: Double?
+
+            var options: [String: String] {
+                var o: [String: String] = [:]
+                func put(_ key: String, _ value: (any CustomStringConvertible)?) { if let value { o[key] = value.description } }
+                put("address", address); put("profile", profile); put("transport", transport); put("poll_hz", poll_hz)
+                put("name", name); put("system_id", system_id); put("component_id", component_id)
+                put("target_component", target_component); put("feedback_hz", feedback_hz); put("max_speed", max_speed)
+                return o
+            }
         }
         struct CameraSection: Decodable {
             var horizontal_fov_deg: Double?
@@ -120,19 +142,25 @@ struct Configuration: Sendable, Equatable {
             for (i, d) in (device ?? []).enumerated() {
                 let name = "\(source): device[\(i)]"
                 let driver = d.driver ?? "native"
-                guard driver == "native" else { throw Invalid(description: "\(name).driver '\(driver)' is not supported (native)") }
-                let baud = d.baud ?? 115_200
+                guard Drivers.names.contains(driver) else {
+                    throw Invalid(description: "\(name).driver '\(driver)' is not one of \(Drivers.names.joined(separator: ", "))")
+                }
+                // VISCA's serial default is 9600 baud; the native protocol's 115200.
+                let baud = d.baud ?? (driver == "visca" ? 9600 : 115_200)
                 guard SerialPort.isSupported(baud: baud) else { throw Invalid(description: "\(name).baud \(baud) is not a supported rate") }
                 if let channel = d.channel, !(1...30).contains(channel) {
                     throw Invalid(description: "\(name).channel must be an RFCOMM channel 1…30")
                 }
-                switch (d.path, d.unix, d.bluetooth) {
-                case (let path?, nil, nil): c.devices.append(Device(endpoint: .serial(path: path, baud: baud), driver: driver))
-                case (nil, let unix?, nil): c.devices.append(Device(endpoint: .unix(path: unix), driver: driver))
-                case (nil, nil, let address?):
-                    c.devices.append(Device(endpoint: .bluetooth(address: address, channel: d.channel.map(UInt8.init)), driver: driver))
-                default: throw Invalid(description: "\(name): give exactly one of path, unix or bluetooth")
-                }
+                let given = [d.path, d.unix, d.bluetooth, d.udp, d.tcp].compactMap { $0 }
+                guard given.count == 1 else { throw Invalid(description: "\(name): give exactly one of path, unix, bluetooth, udp or tcp") }
+                let endpoint: StandEndpoint
+                if let path = d.path { endpoint = .serial(path: path, baud: baud) }
+                else if let unix = d.unix { endpoint = .unix(path: unix) }
+                else if let address = d.bluetooth { endpoint = .bluetooth(address: address, channel: d.channel.map(UInt8.init)) }
+                else if let udp = d.udp, case .udp = StandEndpoint(parsing: "udp:" + udp) { endpoint = StandEndpoint(parsing: "udp:" + udp) }
+                else if let tcp = d.tcp, case .tcp = StandEndpoint(parsing: "tcp:" + tcp) { endpoint = StandEndpoint(parsing: "tcp:" + tcp) }
+                else { throw Invalid(description: "\(name): udp and tcp take HOST:PORT") }
+                c.devices.append(Device(endpoint: endpoint, driver: driver, options: d.options))
             }
             if let h = hotplug {
                 if let v = h.enabled { c.hotplug.enabled = v }
