@@ -271,3 +271,41 @@ def test_motion_controller_orientation_move_through_each_driver(driver, camera, 
     orient = of(lines, "summary")[0]["orient"]
     assert orient["final_error_rad"] < 0.01 and orient["overshoot_rad"] < 0.01, orient
     assert orient["settled_s"] < 2.0, orient
+
+
+# -- the real dockd owning each kind of hardware, configured the way a user would
+
+@pytest.mark.parametrize("driver", ["visca-serial", "visca-ip", "mavlink-pty"])
+def test_dockd_steers_each_driver_from_its_configuration(driver, camera, gimbal, tmp_path):
+    from conftest import Client, wait_for
+    if driver.startswith("visca"):
+        cam, link = camera(link="pty" if driver == "visca-serial" else "udp")
+        where = f'path = "{link.path}"' if driver == "visca-serial" else f'udp = "{EMULATOR_HOST}:52381"\ntransport = "ip"'
+        device = f'{where}\ndriver = "visca"\nprofile = "{GENERIC}"\nname = "ptz-1"\n'
+        expected_id = "ptz-1"
+    else:
+        g = gimbal("pty")
+        device = f'path = "{g.path}"\ndriver = "mavlink"\nname = "gimbal-1"\n'
+        expected_id = "gimbal-1"
+    config = tmp_path / "dockd.conf"
+    config.write_text(f"[[device]]\n{device}")
+    dockd = subprocess.Popen([str(BIN / "dockd"),
+                              "--config", str(config), "--socket", str(tmp_path / "d.sock"), "--socket-group", "", "--no-hotplug"],
+                             stderr=open(tmp_path / "dockd.err", "wb"))
+    try:
+        wait_for((tmp_path / "d.sock").exists, 10, "dockd's socket")
+        c = Client(tmp_path / "d.sock")
+        stand = wait_for(lambda: next((s for s in c.result("stands.list") if s["state"] == "connected"), None), 15,
+                         "the stand through its driver")
+        assert stand["id"] == expected_id and stand["driver"] == driver.split("-")[0]
+        c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+        motion = c.result("motion.orient", {"yaw": 0.3, "pitch": 0.1, "duration": 1.5})
+        done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                                   and m["params"]["state"] != "running", timeout=10)
+        assert done["params"]["state"] == "completed", (done, (tmp_path / "dockd.err").read_text()[-1500:])
+        positions = c.latest("motion.state")["params"]["positions"]
+        assert abs(positions["yaw"] - 0.3) < 0.02 and abs(positions["pitch"] - 0.1) < 0.02, positions
+        c.close()
+    finally:
+        dockd.terminate()
+        dockd.wait(5)
