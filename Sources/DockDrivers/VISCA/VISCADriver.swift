@@ -11,12 +11,14 @@ import DockProtocol
 /// "Buffer full" backs off; other errors become `.refused`; no answer is resent, then reported.
 public struct VISCADriver: StandDriver {
     public enum Transport: String, Sendable {
-        /// RS-232/422 byte stream (also raw VISCA over TCP): AddressSet + IF_Clear on start.
+        /// RS-232/422 byte stream: AddressSet + IF_Clear on start.
         case serial
         /// Sony VISCA-over-IP (UDP 52381, 8-byte header): sequence reset + IF_Clear on start.
         case ip
         /// Raw VISCA in UDP datagrams, no header: IF_Clear on start.
         case raw
+        /// Raw VISCA on a TCP stream (e.g. PTZOptics' port 5678): IF_Clear on start, no AddressSet.
+        case tcp
     }
 
     public let name = "visca"
@@ -96,7 +98,7 @@ public struct VISCADriver: StandDriver {
         switch transport {
         case .serial: return transmit(Pending(kind: .addressSet, payload: VISCA.addressSet()), at: time)
         case .ip: return transmit(Pending(kind: .resetSequence, payload: [0x01]), at: time)
-        case .raw: return transmit(Pending(kind: .ifClear, payload: VISCA.ifClear(address: address)), at: time)
+        case .raw, .tcp: return transmit(Pending(kind: .ifClear, payload: VISCA.ifClear(address: address)), at: time)
         }
     }
 
@@ -384,7 +386,7 @@ public struct VISCADriver: StandDriver {
     private mutating func transmit(_ p: Pending, at time: Double) -> [UInt8] {
         let wire: [UInt8]
         switch transport {
-        case .serial, .raw: wire = p.payload
+        case .serial, .raw, .tcp: wire = p.payload
         case .ip:
             let type: VISCAOverIP.PayloadType
             switch p.kind {
