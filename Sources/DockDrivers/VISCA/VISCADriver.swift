@@ -45,6 +45,9 @@ public struct VISCADriver: StandDriver {
     private var queued: Pending?
     /// A message to resend after a "buffer full" back-off.
     private var retry: Pending?
+    /// The next handshake step (IF_Clear after AddressSet or the sequence reset).
+    private var setupNext: Pending?
+    private var lastSentKind: Kind?
     private var backoffUntil = 0.0
     private var nextPollAt = 0.0
     private var lastDrive: [UInt8]?
@@ -54,7 +57,6 @@ public struct VISCADriver: StandDriver {
     private var lastSample: (yaw: Double, pitch: Double, time: Double)?
     private var velocity = (yaw: 0.0, pitch: 0.0)
     private var deferred: [DriverReport] = []
-    private var startedAt = 0.0
     private let replyTimeout: Double
     private let completionTimeout = 2.0
     private let attemptsAllowed = 3
@@ -93,7 +95,6 @@ public struct VISCADriver: StandDriver {
     // MARK: StandDriver
 
     public mutating func start(at time: Double) -> [UInt8] {
-        startedAt = time
         phase = .setup
         switch transport {
         case .serial: return transmit(Pending(kind: .addressSet, payload: VISCA.addressSet()), at: time)
@@ -206,7 +207,7 @@ public struct VISCADriver: StandDriver {
         if payload == [0x01], inFlight?.pending.kind == .resetSequence {
             inFlight = nil
             sequence = 0
-            queueSetup(Pending(kind: .ifClear, payload: VISCA.ifClear(address: address)))
+            setupNext = Pending(kind: .ifClear, payload: VISCA.ifClear(address: address))
         } else if payload.first == 0x0F {
             // 0F 01: sequence number abnormal, 0F 02: message abnormal: start the numbering again.
             counters.retries += 1
@@ -214,9 +215,6 @@ public struct VISCADriver: StandDriver {
             retry = Pending(kind: .resetSequence, payload: [0x01])
         }
     }
-
-    private var setupNext: Pending?
-    private mutating func queueSetup(_ p: Pending) { setupNext = p }
 
     private mutating func handle(_ reply: VISCA.Reply, at time: Double, into reports: inout [DriverReport]) {
         switch reply {
@@ -228,7 +226,7 @@ public struct VISCADriver: StandDriver {
                 reports.append(.fatal("VISCA address \(address) not on the chain (\(Int(next) - 1) camera(s) answered AddressSet)"))
                 return
             }
-            queueSetup(Pending(kind: .ifClear, payload: VISCA.ifClear(address: address)))
+            setupNext = Pending(kind: .ifClear, payload: VISCA.ifClear(address: address))
         case .ack(let socket):
             guard let flight = inFlight else { return }
             if case .move = flight.pending.kind {
@@ -380,8 +378,6 @@ public struct VISCADriver: StandDriver {
         }
         return []
     }
-
-    private var lastSentKind: Kind?
 
     private mutating func transmit(_ p: Pending, at time: Double) -> [UInt8] {
         let wire: [UInt8]
