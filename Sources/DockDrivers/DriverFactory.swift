@@ -8,6 +8,15 @@ public enum DriverFactory {
 
     public static let names = ["visca", "mavlink"]
 
+    /// The usual baud rate of a driver's serial devices when the configuration names none.
+    public static func defaultBaud(for name: String) -> Int? {
+        switch name {
+        case "visca": 9600
+        case "mavlink": 115_200
+        default: nil
+        }
+    }
+
     /// - visca: `address` (1–7, default 1), `profile` (name or path, default generic-ptzoptics),
     ///   `transport` (`serial` | `ip` | `raw-udp` | `raw-tcp`, default serial), `poll_hz` (default 20),
     ///   `name` (the stand's serial in the API, default `visca-<address>`).
@@ -22,7 +31,8 @@ public enum DriverFactory {
             let profile = try VISCAProfile.load(options["profile"] ?? "generic-ptzoptics")
             let transport: VISCADriver.Transport
             switch options["transport"] ?? "serial" {
-            case "serial", "raw-tcp": transport = .serial
+            case "serial": transport = .serial
+            case "raw-tcp": transport = .tcp
             case "ip": transport = .ip
             case "raw-udp": transport = .raw
             case let other: throw Failure("visca transport must be serial, ip, raw-udp or raw-tcp, not \(other)")

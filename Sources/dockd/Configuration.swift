@@ -1,3 +1,4 @@
+import DockDrivers
 import DockIO
 import Foundation
 import TOMLKit
@@ -145,8 +146,8 @@ struct Configuration: Sendable, Equatable {
                 guard Drivers.names.contains(driver) else {
                     throw Invalid(description: "\(name).driver '\(driver)' is not one of \(Drivers.names.joined(separator: ", "))")
                 }
-                // VISCA's serial default is 9600 baud; the native protocol's 115200.
-                let baud = d.baud ?? (driver == "visca" ? 9600 : 115_200)
+                // Each protocol's usual serial rate: VISCA 9600, the native protocol and MAVLink 115200.
+                let baud = d.baud ?? DriverFactory.defaultBaud(for: driver) ?? 115_200
                 guard SerialPort.isSupported(baud: baud) else { throw Invalid(description: "\(name).baud \(baud) is not a supported rate") }
                 if let channel = d.channel, !(1...30).contains(channel) {
                     throw Invalid(description: "\(name).channel must be an RFCOMM channel 1…30")

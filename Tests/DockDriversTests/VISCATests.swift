@@ -217,6 +217,10 @@ import Testing
         #expect(visca.address == 2 && visca.transport == .ip && visca.serialName == "stage-left" && visca.profile.pan.nibbles == 5)
         let m = try DriverFactory.make(name: "mavlink", options: ["system_id": "5", "target_component": "154"])
         #expect((m as? MAVLinkGimbalDriver)?.settings.systemID == 5)
+        let tcp = try DriverFactory.make(name: "visca", options: ["transport": "raw-tcp", "profile": Fixtures.profiles + "/generic-ptzoptics.json"])
+        var t = try #require(tcp as? VISCADriver)
+        #expect(t.start(at: 0) == VISCA.ifClear(address: 1))  // no AddressSet on a TCP stream
+        #expect(DriverFactory.defaultBaud(for: "visca") == 9600)
     }
 
     @Test func rejectsUnknownDriversAndOptions() {

@@ -54,6 +54,8 @@ def camera():
         cam = vc.Camera(vc.load_profile(profile), **kw)
         if link == "pty":
             lk = vc.PtyLink(cam).start()
+        elif link == "tcp":
+            lk = vc.TcpLink(cam).start()
         else:
             lk = vc.UdpLink(cam, EMULATOR_HOST, 52381, raw=(link == "raw")).start()
         links.append(lk)
@@ -150,6 +152,17 @@ def test_visca_raw_udp_position_on_a_five_nibble_sony_profile(camera):
     assert abs(pan - math.degrees(0.3)) < 0.05 and abs(tilt - math.degrees(0.2)) < 0.05, (pan, tilt)
     summary = of(lines, "summary")[0]
     assert abs(summary["final_yaw"] + 0.3) < 0.002 and abs(summary["final_pitch"] - 0.2) < 0.002
+
+
+def test_visca_raw_tcp_stream_without_address_set(camera):
+    cam, link = camera(link="tcp")
+    host, port = link.address
+    code, lines, err = probe("visca", f"tcp:{host}:{port}", {"profile": GENERIC, "transport": "raw-tcp"},
+                             "--target", "yaw=-0.3,pitch=0.1", seconds=2.0)
+    assert code == 0, err
+    assert cam.received[0][1] == bytes.fromhex("81 01 00 01 ff"), "IF_Clear first, no AddressSet on TCP"
+    summary = of(lines, "summary")[0]
+    assert abs(summary["final_yaw"] + 0.3) < 0.01 and abs(summary["final_pitch"] - 0.1) < 0.01
 
 
 def test_visca_buffer_full_backs_off_and_errors_are_refusals(camera):

@@ -35,23 +35,28 @@ def visca_commands():
     import visca_camera as vc
     from visca_over_ip import Camera
 
+    def next_after(before):
+        deadline = time.monotonic() + 2
+        while len(cam.received) <= before and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return cam.received[before]
+
     cam = vc.Camera(vc.load_profile(PROFILE))
     link = vc.UdpLink(cam, "127.0.0.2", 52381).start()
     controller = Camera("127.0.0.2")
     try:
-        out = [{"name": "if_clear", "visca_over_ip": cam.received[0][1].hex(" "), "dockd": {"kind": "if_clear"},
-                "payload_type": cam.received[0][0]}]
+        ptype, payload = next_after(0)
+        out = [{"name": "if_clear", "visca_over_ip": payload.hex(" "), "dockd": {"kind": "if_clear"}, "payload_type": ptype}]
         for name, call, dockd in VISCA_CASES:
             before = len(cam.received)
             call(controller)
-            time.sleep(0.02)
-            ptype, payload = cam.received[before]
+            ptype, payload = next_after(before)
             out.append({"name": name, "visca_over_ip": payload.hex(" "), "payload_type": ptype, "dockd": dockd})
         # Stop: visca-over-ip sends speed bytes 00 00, outside VISCA's 01…18 range; dockd sends 01 01.
         before = len(cam.received)
         controller.pantilt(0, 0)
-        time.sleep(0.02)
-        out.append({"name": "stop", "visca_over_ip": cam.received[before][1].hex(" "), "payload_type": cam.received[before][0],
+        ptype, payload = next_after(before)
+        out.append({"name": "stop", "visca_over_ip": payload.hex(" "), "payload_type": ptype,
                     "dockd": {"kind": "drive", "pan_speed": 1, "tilt_speed": 1, "pan": 0, "tilt": 0},
                     "dockd_hex": "81 01 06 01 01 01 03 03 ff"})
         return out

@@ -324,6 +324,56 @@ class UdpLink(Link):
         self.sock.close()
 
 
+class TcpLink(Link):
+    """Raw VISCA on a TCP stream (as PTZOptics' port 5678): one controller at a time."""
+
+    def __init__(self, camera, host="127.0.0.1", port=0):
+        super().__init__(camera)
+        self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind((host, port))
+        self.server.listen(1)
+        self.server.settimeout(0.05)
+        self.address = self.server.getsockname()
+        self.conn = None
+
+    def serve(self):
+        buf = b""
+        while not self.stopping.is_set():
+            if self.conn is None:
+                try:
+                    self.conn, _ = self.server.accept()
+                    self.conn.settimeout(0.05)
+                except (socket.timeout, OSError):
+                    continue
+            try:
+                chunk = self.conn.recv(256)
+            except socket.timeout:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.conn, buf = None, b""
+                continue
+            buf += chunk
+            while b"\xff" in buf:
+                msg, buf = buf.split(b"\xff", 1)
+                conn = self.conn
+                self.camera.handle(msg + b"\xff", lambda out, conn=conn: self._send(conn, out))
+
+    @staticmethod
+    def _send(conn, data):
+        try:
+            conn.sendall(data)
+        except OSError:
+            pass
+
+    def close(self):
+        for s in (self.conn, self.server):
+            if s:
+                s.close()
+
+
 def load_profile(path):
     with open(path) as f:
         return json.load(f)

@@ -11,12 +11,14 @@ import DockProtocol
 /// "Buffer full" backs off; other errors become `.refused`; no answer is resent, then reported.
 public struct VISCADriver: StandDriver {
     public enum Transport: String, Sendable {
-        /// RS-232/422 byte stream (also raw VISCA over TCP): AddressSet + IF_Clear on start.
+        /// RS-232/422 byte stream: AddressSet + IF_Clear on start.
         case serial
         /// Sony VISCA-over-IP (UDP 52381, 8-byte header): sequence reset + IF_Clear on start.
         case ip
         /// Raw VISCA in UDP datagrams, no header: IF_Clear on start.
         case raw
+        /// Raw VISCA on a TCP stream (e.g. PTZOptics' port 5678): IF_Clear on start, no AddressSet.
+        case tcp
     }
 
     public let name = "visca"
@@ -43,6 +45,9 @@ public struct VISCADriver: StandDriver {
     private var queued: Pending?
     /// A message to resend after a "buffer full" back-off.
     private var retry: Pending?
+    /// The next handshake step (IF_Clear after AddressSet or the sequence reset).
+    private var setupNext: Pending?
+    private var lastSentKind: Kind?
     private var backoffUntil = 0.0
     private var nextPollAt = 0.0
     private var lastDrive: [UInt8]?
@@ -52,7 +57,6 @@ public struct VISCADriver: StandDriver {
     private var lastSample: (yaw: Double, pitch: Double, time: Double)?
     private var velocity = (yaw: 0.0, pitch: 0.0)
     private var deferred: [DriverReport] = []
-    private var startedAt = 0.0
     private let replyTimeout: Double
     private let completionTimeout = 2.0
     private let attemptsAllowed = 3
@@ -91,12 +95,11 @@ public struct VISCADriver: StandDriver {
     // MARK: StandDriver
 
     public mutating func start(at time: Double) -> [UInt8] {
-        startedAt = time
         phase = .setup
         switch transport {
         case .serial: return transmit(Pending(kind: .addressSet, payload: VISCA.addressSet()), at: time)
         case .ip: return transmit(Pending(kind: .resetSequence, payload: [0x01]), at: time)
-        case .raw: return transmit(Pending(kind: .ifClear, payload: VISCA.ifClear(address: address)), at: time)
+        case .raw, .tcp: return transmit(Pending(kind: .ifClear, payload: VISCA.ifClear(address: address)), at: time)
         }
     }
 
@@ -204,7 +207,7 @@ public struct VISCADriver: StandDriver {
         if payload == [0x01], inFlight?.pending.kind == .resetSequence {
             inFlight = nil
             sequence = 0
-            queueSetup(Pending(kind: .ifClear, payload: VISCA.ifClear(address: address)))
+            setupNext = Pending(kind: .ifClear, payload: VISCA.ifClear(address: address))
         } else if payload.first == 0x0F {
             // 0F 01: sequence number abnormal, 0F 02: message abnormal: start the numbering again.
             counters.retries += 1
@@ -212,9 +215,6 @@ public struct VISCADriver: StandDriver {
             retry = Pending(kind: .resetSequence, payload: [0x01])
         }
     }
-
-    private var setupNext: Pending?
-    private mutating func queueSetup(_ p: Pending) { setupNext = p }
 
     private mutating func handle(_ reply: VISCA.Reply, at time: Double, into reports: inout [DriverReport]) {
         switch reply {
@@ -226,7 +226,7 @@ public struct VISCADriver: StandDriver {
                 reports.append(.fatal("VISCA address \(address) not on the chain (\(Int(next) - 1) camera(s) answered AddressSet)"))
                 return
             }
-            queueSetup(Pending(kind: .ifClear, payload: VISCA.ifClear(address: address)))
+            setupNext = Pending(kind: .ifClear, payload: VISCA.ifClear(address: address))
         case .ack(let socket):
             guard let flight = inFlight else { return }
             if case .move = flight.pending.kind {
@@ -379,12 +379,10 @@ public struct VISCADriver: StandDriver {
         return []
     }
 
-    private var lastSentKind: Kind?
-
     private mutating func transmit(_ p: Pending, at time: Double) -> [UInt8] {
         let wire: [UInt8]
         switch transport {
-        case .serial, .raw: wire = p.payload
+        case .serial, .raw, .tcp: wire = p.payload
         case .ip:
             let type: VISCAOverIP.PayloadType
             switch p.kind {
