@@ -20,13 +20,20 @@ public enum SimAction: Equatable, Sendable {
     case unplug(seconds: Double)
     /// Stand-side log line, sent as a FAULT with code `log`.
     case log(String)
+    /// Faulty firmware: FEEDBACK reports NaN positions (`nan`), positions far outside the axis range
+    /// (`range`) or impossible velocities (`speed`) for `seconds`, so hosts can be tested against it.
+    case lie(Lie, seconds: Double)
+
+    public enum Lie: String, Sendable, CaseIterable {
+        case nan, range, speed
+    }
 
     public struct ParseError: Error, CustomStringConvertible, Equatable {
         public let description: String
     }
 
     /// Parses one command, e.g. `press tracking`, `zoom 2.0`, `undock`, `battery 0.1`, `corrupt 0.1 2`,
-    /// `stall pitch 1.5`, `silent 2`, `unplug 1`, `button 0 press`, `charger on`, `log text…`.
+    /// `stall pitch 1.5`, `silent 2`, `unplug 1`, `button 0 press`, `charger on`, `lie nan 1`, `log text…`.
     public static func parse(_ line: String) throws(ParseError) -> SimAction {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard let verb = words.first else { throw ParseError(description: "empty command") }
@@ -77,6 +84,10 @@ public enum SimAction: Equatable, Sendable {
             try arity(1); return .silent(seconds: try number(0, "seconds", in: 0...86400))
         case "unplug":
             try arity(1); return .unplug(seconds: try number(0, "seconds", in: 0...86400))
+        case "lie":
+            try arity(2)
+            guard let lie = Lie(rawValue: args[0]) else { throw ParseError(description: "lie: expected nan, range or speed") }
+            return .lie(lie, seconds: try number(1, "seconds", in: 0...86400))
         case "log":
             guard !args.isEmpty else { throw ParseError(description: "log: expected a text") }
             return .log(args.joined(separator: " "))

@@ -35,6 +35,7 @@ public struct SimulatedStand: Sendable {
     private var corruptFraction = 0.0
     private var corruptUntil: UInt64 = 0
     private var silentUntil: UInt64 = 0
+    private var lying: (kind: SimAction.Lie, until: UInt64)?
 
     /// Frames the stand decoded from the host, by kind, and errors; tests read these.
     public var hostCounters: DecoderCounters { decoder.counters }
@@ -113,6 +114,8 @@ public struct SimulatedStand: Sendable {
             break
         case .log(let text):
             send(.fault(Fault(timeUs: now, severity: .info, code: .log, text: text)))
+        case .lie(let kind, let seconds):
+            lying = (kind, now + UInt64(seconds * 1e6))
         }
         flushEvents()
         return takeOutput()
@@ -338,7 +341,16 @@ public struct SimulatedStand: Sendable {
             return AxisFeedback(axis: m.axis, position: Float(quantized), velocity: Float(axis.velocity + 0.002 * random.gaussian()),
                                 effort: Float(effort), status: status)
         }
-        return Feedback(timeUs: now, axes: axesFeedback)
+        guard let lie = lying, now < lie.until else { return Feedback(timeUs: now, axes: axesFeedback) }
+        return Feedback(timeUs: now, axes: axesFeedback.map { a in
+            var a = a
+            switch lie.kind {
+            case .nan: a.position = .nan
+            case .range: a.position += 20
+            case .speed: a.velocity = 500
+            }
+            return a
+        })
     }
 
     private mutating func imuSample() -> ImuSample {

@@ -45,6 +45,7 @@ actor StandSession {
     private var lastHeard = 0.0
     private var lastControlTick = 0.0
     private var lastProgressPublished = -Double.infinity
+    private var lastInvalidReport = -Double.infinity
 
     init(endpoint: StandEndpoint, driver: any StandDriver, hub: EventHub, group: any EventLoopGroup, clock: DaemonClock,
          settings: SessionSettings, logger: Logger) {
@@ -188,6 +189,19 @@ actor StandSession {
     }
 
     private func handle(_ report: DriverReport, now: Double) async {
+        if case .feedback(let feedback) = report, let lie = implausible(feedback) {
+            // Never steer by a sample the stand cannot have measured: without fresh feedback the
+            // controller's watchdog ends any motion and commands zero velocity.
+            counters.invalidFeedback += 1
+            if now - lastInvalidReport >= 1 {
+                lastInvalidReport = now
+                logger.error("rejected implausible feedback from the stand: \(lie)")
+                await hub.publish(topic: "logs", method: "stand.fault",
+                                  params: ["stand": JSONValue(standID ?? ""), "code": 0, "severity": 2,
+                                           "text": JSONValue("rejected implausible feedback: \(lie)")], time: now)
+            }
+            return
+        }
         switch report {
         case .ready(let id, let caps):
             identity = id
@@ -233,6 +247,22 @@ actor StandSession {
         case .fatal(let reason):
             drop(reason)
         }
+    }
+
+    /// Why a FEEDBACK frame cannot be true, or nil: a non-finite value, a limited axis far outside its
+    /// range, a speed far beyond the axis's maximum.
+    private func implausible(_ feedback: Feedback) -> String? {
+        for a in feedback.axes {
+            guard a.position.isFinite, a.velocity.isFinite else { return "\(a.axis) reported \(a.position) rad, \(a.velocity) rad/s" }
+            guard let c = capabilities?.axis(a.axis) else { continue }
+            if !c.continuous && (a.position < c.min - 0.2 || a.position > c.max + 0.2) {
+                return "\(a.axis) at \(a.position) rad, outside its range \(c.min)…\(c.max)"
+            }
+            if abs(a.velocity) > 3 * c.maxSpeed + 0.5 {
+                return "\(a.axis) at \(a.velocity) rad/s, its maximum is \(c.maxSpeed)"
+            }
+        }
+        return nil
     }
 
     // MARK: - Control loop: one step per FEEDBACK frame
@@ -509,7 +539,8 @@ actor StandSession {
                 "errors": .object(Dictionary(uniqueKeysWithValues: FrameError.allCases.map { ($0.rawValue, JSONValue(d.errors[$0] ?? 0)) })),
                 "reconnects": JSONValue(counters.reconnects), "handshakes": JSONValue(counters.handshakes),
                 "nacks": JSONValue(link.refused), "faults": JSONValue(counters.faults), "feedback_frames": JSONValue(counters.feedbackFrames),
-                "retries": JSONValue(link.retries), "commands_failed": JSONValue(link.commandsFailed)]
+                "retries": JSONValue(link.retries), "commands_failed": JSONValue(link.commandsFailed),
+                "invalid_feedback": JSONValue(counters.invalidFeedback)]
     }
 
     func batteryList() -> JSONValue { .array(batteries.keys.sorted().compactMap { batteries[$0].map(batteryJSON) }) }
@@ -540,6 +571,7 @@ struct SessionCounters: Sendable {
     var handshakes = 0
     var faults = 0
     var feedbackFrames = 0
+    var invalidFeedback = 0
 }
 
 /// What the daemon's configuration sets for every stand session.

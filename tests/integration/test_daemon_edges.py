@@ -131,3 +131,24 @@ def test_unanswered_commands_are_resent(rig):
         return counters if counters["retries"] >= 1 else None
     counters = wait_for(retried, 5, "a resent command")
     assert counters["commands_failed"] == 0 or counters["retries"] >= 3
+
+
+def test_a_lying_stand_is_not_believed(rig):
+    """A stand reporting NaN, impossible positions or speeds: dockd drops those samples, reports
+    it, and its motion fails safe instead of steering by them."""
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("subscribe", {"topics": ["logs", "motion"], "motion_rate": 10})
+    for lie in ("nan", "range", "speed"):
+        c.notifications.clear()
+        motion = c.result("motion.orient", {"yaw": 0.4 if lie != "range" else -0.4, "duration": 1.0})
+        rig.sim_command(f"lie {lie} 0.6")
+        fault = c.wait_notification(lambda m: m.get("method") == "stand.fault" and "implausible" in m["params"]["text"], timeout=5)
+        assert "rejected implausible feedback" in fault["params"]["text"]
+        done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                                   and m["params"]["state"] != "running", timeout=8)
+        assert done["params"]["state"] == "failed", done  # no feedback it can trust: it stops
+        time.sleep(1.0)  # the lie ends; honest feedback returns
+        assert c.result("stand.get")["state"] == "connected"
+        time.sleep(0.6)  # the orientation rate limit (2 per second)
+    assert c.result("stand.get")["counters"]["invalid_feedback"] >= 3 * 40
