@@ -152,3 +152,27 @@ def test_a_lying_stand_is_not_believed(rig):
         assert c.result("stand.get")["state"] == "connected"
         time.sleep(0.6)  # the orientation rate limit (2 per second)
     assert c.result("stand.get")["counters"]["invalid_feedback"] >= 3 * 40
+
+
+def test_a_thousand_clients_are_served_and_their_fds_released(rig):
+    import os
+    import resource
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    count = min(1000, soft - 100)
+    clients = []
+    for _ in range(count):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(str(rig.socket_path))
+        clients.append(s)
+    for s in clients:
+        s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"dockd.version"}\n')
+    answered = 0
+    for s in clients:
+        s.settimeout(10)
+        answered += b'"dockd"' in s.recv(4096)
+    assert answered == count
+    fds_busy = len(os.listdir(f"/proc/{rig.dockd.pid}/fd"))
+    for s in clients:
+        s.close()
+    wait_for(lambda: len(os.listdir(f"/proc/{rig.dockd.pid}/fd")) < fds_busy - count + 50, 10, "the client fds to be released")
+    assert rig.client().result("dockd.stats")["clients"] == 1
