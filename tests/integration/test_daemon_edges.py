@@ -176,3 +176,38 @@ def test_a_thousand_clients_are_served_and_their_fds_released(rig):
         s.close()
     wait_for(lambda: len(os.listdir(f"/proc/{rig.dockd.pid}/fd")) < fds_busy - count + 50, 10, "the client fds to be released")
     assert rig.client().result("dockd.stats")["clients"] == 1
+
+
+def test_an_observation_flood_is_refused_without_slowing_the_control_loop(rig):
+    import threading
+    watcher, flooder = rig.client(), rig.client()
+    rig.connected_stand(watcher)
+    watcher.result("subscribe", {"topics": ["motion"], "motion_rate": 100})
+    watcher.latest("motion.state")
+    codes = []
+
+    def flood():
+        frame = b'{"jsonrpc":"2.0","id":1,"method":"tracking.observe","params":{"observations":[]}}\n'
+        end = time.monotonic() + 2
+        while time.monotonic() < end:
+            flooder.send_raw(frame)
+            codes.append(flooder.read_message().get("error", {}).get("code"))
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=flood)
+    start = time.monotonic()
+    thread.start()
+    seen = []
+    while time.monotonic() - start < 2:
+        try:
+            m = watcher.read_message(0.5)
+        except (socket.timeout, TimeoutError):
+            continue
+        if m.get("method") == "motion.state":
+            seen.append(time.monotonic())
+    thread.join()
+    rate = len(seen) / 2
+    assert len(codes) > 300, f"only {len(codes)} requests in 2 s"
+    assert codes.count(-32004) > 0.9 * len(codes), "frame rate too high for the flood"
+    assert rate > 70, f"motion.state at {rate}/s during the flood (FEEDBACK is 100 Hz)"
+    assert watcher.result("dockd.version")["daemon"] == "dockd"
