@@ -29,13 +29,7 @@ struct Daemon: Service {
         let stands = StandRegistry { endpoint, driver in
             StandSession(endpoint: endpoint, driver: driver, hub: hub, group: group, clock: clock, settings: sessionSettings, logger: logger)
         }
-        for device in configuration.devices {
-            do {
-                await stands.add(endpoint: device.endpoint, driver: try Drivers.make(device.driver, options: device.options, settings: sessionSettings))
-            } catch {
-                logger.error("device \(device.endpoint) not attached: \(error)")
-            }
-        }
+        for device in configuration.devices { await attach(device, to: stands, settings: sessionSettings) }
         let hotplug = configuration.hotplug
         let matcher = Hotplug.Matcher(serialPattern: hotplug.serialPattern)
         if hotplug.enabled {
@@ -92,6 +86,15 @@ struct Daemon: Service {
         }
     }
 
+    /// A configured device with its driver; a driver that cannot be built is reported, the others run.
+    private func attach(_ device: Configuration.Device, to stands: StandRegistry, settings: SessionSettings) async {
+        do {
+            await stands.add(endpoint: device.endpoint, driver: try Drivers.make(device.driver, options: device.options, settings: settings))
+        } catch {
+            logger.error("device \(device.endpoint) not attached: \(error)")
+        }
+    }
+
     /// udev add → attach, remove → stop and release: stands come and go with their cables.
     private func followHotplug(_ matcher: Hotplug.Matcher, baud: Int, stands: StandRegistry, settings: SessionSettings) async {
         for await event in Hotplug.changes(matcher) {
@@ -116,11 +119,7 @@ struct Daemon: Service {
                 let before = Set(current.devices.map(\.endpoint.description))
                 let after = Set(fresh.devices.map(\.endpoint.description))
                 for device in fresh.devices where !before.contains(device.endpoint.description) {
-                    do {
-                        await stands.add(endpoint: device.endpoint, driver: try Drivers.make(device.driver, options: device.options, settings: settings))
-                    } catch {
-                        logger.error("device \(device.endpoint) not attached: \(error)")
-                    }
+                    await attach(device, to: stands, settings: settings)
                 }
                 for device in current.devices where !after.contains(device.endpoint.description) {
                     await stands.remove(endpoint: device.endpoint)

@@ -24,7 +24,6 @@ actor StandSession {
     private(set) var identity: StandIdentity?
     private(set) var capabilities: Capabilities?
     private(set) var lastFeedback: Feedback?
-    private(set) var lastImu: ImuSample?
     private(set) var batteries: [UInt8: BatteryState] = [:]
     private(set) var docked: Bool?
     private(set) var lastError: String?
@@ -224,8 +223,8 @@ actor StandSession {
             lastFeedback = feedback
             counters.feedbackFrames += 1
             await controlTick(feedback: feedback, now: now)
-        case .imu(let sample):
-            lastImu = sample
+        case .imu:
+            break  // base-motion compensation from the IMU is not implemented yet (issue 4)
         case .event(let event):
             await standEvent(event, now: now)
         case .battery(let state):
@@ -343,7 +342,6 @@ actor StandSession {
 
     func select(ids: [String], client: Int, pid: Int32?, force: Bool) async throws(RPCError) {
         try await acquire(client: client, pid: pid, force: force)
-        _ = tracking.stateJSON(stand: "", time: 0)  // ids of the latest frame are selectable
         try tracking.select(ids: ids)
     }
 

@@ -23,8 +23,6 @@ struct StandTracking: Sendable {
     private var lastStepAim = Aim(x: 0, y: 0)
     private(set) var target: TrackingTarget?
     private(set) var lastObservation = -Double.infinity
-    /// Subjects by the id text clients see.
-    private var idsByText: [String: SubjectIdentifier] = [:]
 
     init(camera: CameraModel, seed: UInt64) {
         baseCamera = camera
@@ -118,7 +116,9 @@ struct StandTracking: Sendable {
     mutating func select(ids: [String]) throws(RPCError) {
         var chosen: [SubjectIdentifier] = []
         for text in ids {
-            guard let id = idsByText[text.lowercased()] else { throw .invalidParameter("no tracked subject \(text)") }
+            guard let id = pipeline.tracker.subjects.first(where: { $0.id.description.lowercased() == text.lowercased() })?.id else {
+                throw .invalidParameter("no tracked subject \(text)")
+            }
             chosen.append(id)
         }
         pipeline.selector.select(ids: chosen)
@@ -155,13 +155,12 @@ struct StandTracking: Sendable {
 
     // MARK: - The tracking-state stream
 
-    mutating func stateJSON(stand: String, time: Double) -> JSONValue {
+    func stateJSON(stand: String, time: Double) -> JSONValue {
         guard let step = lastStep else {
             return ["stand": JSONValue(stand), "time": JSONValue(time), "subjects": [], "in_frame": false]
         }
         var subjects: [JSONValue] = []
         for s in pipeline.subjectStates(of: step, aim: lastStepAim) {
-            idsByText[s.id.description.lowercased()] = s.id
             subjects.append([
                 "id": JSONValue(s.id.description), "kind": s.category == .person ? "person" : "object",
                 "rect": Self.rectJSON(s.rect), "face_rect": s.faceRect.map(Self.rectJSON) ?? .null,
