@@ -30,6 +30,9 @@ public struct MotionConfiguration: Sendable, Equatable {
     public var rateWindow: Double = 1.0
     /// Without feedback for this many periods the controller stops the stand (PROTOCOL.md §5).
     public var feedbackTimeoutPeriods: Double = 3
+    /// A stand whose measured round trip is longer than this answers too late to be steered: motion
+    /// commands are refused and running motion stops (its FEEDBACK shows the past by half of it).
+    public var maxRoundTrip: Double = 0.5
     /// Custom animation bounds.
     public var maxKeyframes: Int = 256
     public var maxAnimationDuration: Double = 60

@@ -17,6 +17,12 @@ import DockProtocol
 ///     p_now = p_measured + v_measured · age        (age = t − host time of the FEEDBACK)
 ///     v     = v_ref(t + latency) + Kp · (p_ref(t) − p_now)
 ///
+/// On a link with a measured round trip `rtt` (`setRoundTrip`), a FEEDBACK shows the stand as it was
+/// up to `rtt` before it arrived, and a command acts up to `rtt` after it is sent. So, as a Smith
+/// predictor does, the position adds what the velocities commanded in `[t_f − rtt, t_f]` will have
+/// moved (t_f = host time of the FEEDBACK), and the reference is sampled `rtt/2` ahead (the link is
+/// taken as symmetric). With `rtt` ≈ 0 this is the loop above.
+///
 /// then clamped by `VelocityShaper` to the speed limit, to a speed that can still stop at the
 /// position limits, and to the acceleration limit relative to the previous command. Predicting the
 /// sample to the tick makes the loop independent of when the daemon ticks relative to the FEEDBACK
@@ -39,6 +45,10 @@ public struct MotionController: Sendable {
     private var measuredStatus: [AxisStatus]
     private var measured: [Bool]
     private var lastFeedbackTime: Double?
+    /// The link's round trip, s (0 until measured).
+    public private(set) var roundTrip = 0.0
+    /// The velocities sent, with when, for the last `maxRoundTrip` plus a period (oldest first).
+    private var sentVelocities: [(time: Double, velocity: [Double])] = []
 
     private enum Mode: Sendable {
         case idle
@@ -126,6 +136,12 @@ public struct MotionController: Sendable {
             measured[i] = true
         }
         lastFeedbackTime = time
+    }
+
+    /// The link's measured round trip (s): motion is predicted across it; past
+    /// `configuration.maxRoundTrip` motion stops and commands are refused.
+    public mutating func setRoundTrip(_ seconds: Double) {
+        roundTrip = seconds.isFinite ? max(0, seconds) : 0
     }
 
     // MARK: - Commands
@@ -268,6 +284,7 @@ public struct MotionController: Sendable {
     private mutating func follow(_ plan: MotionPlan, at time: Double, dt: Double, into out: inout ControlOutput) {
         let elapsed = time - plan.start
         let position = predictedPositions(at: time)
+        let lead = roundTrip / 2
         let errors = axes.indices.map { plan.paths[$0].finalPosition - position[$0] }
         if elapsed >= plan.duration && settled(errors) {
             finish(plan, .completed, at: time, into: &out)
@@ -280,8 +297,8 @@ public struct MotionController: Sendable {
             return
         }
         let wanted = axes.indices.map { i in
-            let reference = plan.paths[i].sample(at: elapsed)
-            let feedForward = plan.paths[i].sample(at: elapsed + latency).velocity
+            let reference = plan.paths[i].sample(at: elapsed + lead)
+            let feedForward = plan.paths[i].sample(at: elapsed + lead + latency).velocity
             return feedForward + configuration.positionGain * (reference.position - position[i])
         }
         send(wanted, at: time, dt: dt, into: &out)
@@ -296,7 +313,25 @@ public struct MotionController: Sendable {
     /// the motion stops anyway.
     private func predictedPositions(at time: Double) -> [Double] {
         let age = lastFeedbackTime.map { min(max(0, time - $0), configuration.feedbackTimeoutPeriods * period) } ?? 0
-        return axes.indices.map { measuredPosition[$0] + measuredVelocity[$0] * age }
+        var position = axes.indices.map { measuredPosition[$0] + measuredVelocity[$0] * age }
+        guard roundTrip > 0, let received = lastFeedbackTime else { return position }
+        // What the commands of the round trip before the FEEDBACK will have moved: each velocity
+        // holds from when it was sent until the next one.
+        let start = received - min(roundTrip, configuration.maxRoundTrip)
+        for (k, sent) in sentVelocities.enumerated() {
+            let until = k + 1 < sentVelocities.count ? sentVelocities[k + 1].time : time
+            let overlap = min(until, received) - max(sent.time, start)
+            guard overlap > 0 else { continue }
+            for i in axes.indices { position[i] += sent.velocity[i] * overlap }
+        }
+        return position
+    }
+
+    private mutating func recordSent(at time: Double) {
+        sentVelocities.append((time, lastCommand))
+        // Keep the velocity in force at the start of the longest window `predictedPositions` reads.
+        let horizon = time - configuration.maxRoundTrip - configuration.feedbackTimeoutPeriods * period
+        while sentVelocities.count > 1 && sentVelocities[1].time <= horizon { sentVelocities.removeFirst() }
     }
 
     /// Settled at the target: every axis within half the tolerance now and where it will coast to
@@ -313,6 +348,7 @@ public struct MotionController: Sendable {
 
     private func requireFeedback() throws(MotionError) {
         guard measured.allSatisfy({ $0 }) else { throw .noFeedback }
+        guard roundTrip <= configuration.maxRoundTrip else { throw .linkTooSlow(roundTrip) }
     }
 
     private mutating func takeRateSlot(at time: Double) throws(MotionError) {
@@ -348,16 +384,19 @@ public struct MotionController: Sendable {
                                           dt: dt, limits: limits[i], deadband: deadband[i])
         }
         out.messages.append(.velocity(axes.indices.map { AxisValue(axes[$0], Float(lastCommand[$0])) }))
+        recordSent(at: time)
     }
 
     private mutating func sendZeroVelocity(into out: inout ControlOutput) {
         lastCommand = axes.map { _ in 0 }
         out.messages.append(.velocity(axes.map { AxisValue($0, 0) }))
+        if let lastTickTime { recordSent(at: lastTickTime) }
     }
 
     /// PROTOCOL.md §5: after 3 missed feedback periods the host stops issuing motion.
     private func feedbackLoss(at time: Double) -> String? {
         guard let last = lastFeedbackTime else { return "no feedback from the stand" }
+        guard roundTrip <= configuration.maxRoundTrip else { return MotionError.linkTooSlow(roundTrip).description }
         let age = time - last
         guard age > configuration.feedbackTimeoutPeriods * period else { return nil }
         return "no feedback from the stand for \(age.formatted3) s"

@@ -13,6 +13,8 @@ public enum MotionError: Error, Equatable, Sendable, CustomStringConvertible {
     case frameRateTooHigh
     /// No FEEDBACK has arrived yet, so the controller does not know where the stand is.
     case noFeedback
+    /// The link's round trip (s) is beyond `MotionConfiguration.maxRoundTrip`.
+    case linkTooSlow(Double)
 
     public var description: String {
         switch self {
@@ -21,6 +23,7 @@ public enum MotionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .outOfRange(let reason): "out of range: \(reason)"
         case .frameRateTooHigh: "too many orientation or animation calls: wait before sending another"
         case .noFeedback: "no feedback from the stand yet: its position is unknown"
+        case .linkTooSlow(let roundTrip): "the stand answers too late to be steered (round trip \(Int(roundTrip * 1000)) ms)"
         }
     }
 }

@@ -1,7 +1,8 @@
 import DockProtocol
 
 /// The dockd stand protocol v1 (protocol/PROTOCOL.md) as a driver: HELLO with retries and the
-/// version check, heartbeats, acknowledged commands resent after 100 ms up to 3 times.
+/// version check, heartbeats, acknowledged commands resent up to 3 times (after 100 ms, or longer on
+/// a link measured slower), and the link's round trip timed by asking an ACK of a frame every 100 ms.
 public struct NativeDriver: StandDriver {
     public let name = "native"
     private let heartbeatTimeoutMs: UInt16
@@ -15,14 +16,25 @@ public struct NativeDriver: StandDriver {
     private var helloTries = 0
     private var lastSent = -Double.infinity
     private var heartbeatInterval = 0.125
-    private var awaitingAck: [UInt16: Pending] = [:]
+    /// Commands waiting for their ACK, in the order sent.
+    private var awaitingAck: [Pending] = []
+    /// Frames that asked for an ACK only to time the link: seq → when sent.
+    private var probes: [UInt16: Double] = [:]
+    private var lastProbe = -Double.infinity
     public private(set) var counters = DriverCounters()
 
     private struct Pending: Sendable {
         var message: Message
+        /// Every copy sent so far: an ACK for any of them (a late one too) means it was accepted.
+        var seqs: [UInt16]
         var sentAt: Double
-        var attempts: Int
     }
+
+    /// How often a frame asks for an ACK to time the link (PROTOCOL.md §3): 20 ACKs a second, 200
+    /// bytes/s, so the smoothed round trip follows a change within about half a second.
+    private static let probeInterval = 0.05
+    /// Resend after 100 ms on a healthy link (PROTOCOL.md §5); never wait more than this on a slow one.
+    private static let resendFloor = 0.1, resendCeiling = 1.0
 
     /// Commands worth an acknowledgement: a lost STOP, LED, LIMITS or MOTORS would go unnoticed.
     /// Velocity setpoints are not: the next control tick sends a fresh one.
@@ -44,7 +56,9 @@ public struct NativeDriver: StandDriver {
         decoder = FrameDecoder()
         identity = nil
         isReady = false
-        awaitingAck = [:]
+        awaitingAck = []
+        probes = [:]
+        lastProbe = -Double.infinity
         helloTries = 0
         // A leading 0x00 ends whatever line noise came before (PROTOCOL.md §1).
         return [0] + hello(at: time)
@@ -53,7 +67,7 @@ public struct NativeDriver: StandDriver {
     private mutating func hello(at time: Double) -> [UInt8] {
         helloTries += 1
         helloSent = time
-        return frame(.hello(Hello(heartbeatTimeoutMs: heartbeatTimeoutMs, host: host)), ackRequested: true, at: time)
+        return frame(.hello(Hello(heartbeatTimeoutMs: heartbeatTimeoutMs, host: host)), ackRequested: true, at: time).bytes
     }
 
     public mutating func receive(_ bytes: [UInt8], at time: Double) -> [DriverReport] {
@@ -61,14 +75,14 @@ public struct NativeDriver: StandDriver {
         for result in decoder.feed(bytes) {
             switch result {
             case .failure(let error): reports.append(.garbage(error))
-            case .success(let frame): handle(frame.message, into: &reports)
+            case .success(let frame): handle(frame.message, at: time, into: &reports)
             }
         }
         counters.decoder = earlierLinks.adding(decoder.counters)
         return reports
     }
 
-    private mutating func handle(_ message: Message, into reports: inout [DriverReport]) {
+    private mutating func handle(_ message: Message, at time: Double, into reports: inout [DriverReport]) {
         switch message {
         case .helloReply(let reply):
             guard reply.major == ProtocolVersion.major else {
@@ -88,9 +102,9 @@ public struct NativeDriver: StandDriver {
         case .battery(let b): reports.append(.battery(b))
         case .fault(let f): reports.append(.fault(f))
         case .ack(let ack):
-            awaitingAck.removeValue(forKey: ack.seq)
+            answered(ack.seq, at: time)
         case .nack(let nack):
-            awaitingAck.removeValue(forKey: nack.seq)
+            answered(nack.seq, at: time)
             counters.refused += 1
             if nack.type == MessageType.hello.rawValue && nack.knownCode == .versionMismatch {
                 reports.append(.fatal("the stand refused dockd's protocol version: \(nack.detail)"))
@@ -103,16 +117,35 @@ public struct NativeDriver: StandDriver {
     }
 
     public mutating func send(_ command: Message, at time: Double) -> [UInt8] {
-        frame(command, ackRequested: Self.wantsAck(command), at: time)
+        guard Self.wantsAck(command) else { return frame(command, ackRequested: false, at: time).bytes }
+        let sent = frame(command, ackRequested: true, at: time)
+        awaitingAck.append(Pending(message: command, seqs: [sent.seq], sentAt: time))
+        return sent.bytes
     }
 
-    private mutating func frame(_ message: Message, ackRequested: Bool, at time: Double) -> [UInt8] {
-        let frame = sequencer.frame(message, ackRequested: ackRequested)
-        if ackRequested, message.type != .hello {
-            awaitingAck[frame.seq] = Pending(message: message, sentAt: time, attempts: (awaitingAck[frame.seq]?.attempts ?? 0) + 1)
+    /// Frames and numbers a message. Once the stand is ready, a frame that needs no ACK asks for one
+    /// anyway every `probeInterval`, to time the link (any frame may ask, PROTOCOL.md §2).
+    private mutating func frame(_ message: Message, ackRequested: Bool, at time: Double) -> (seq: UInt16, bytes: [UInt8]) {
+        let probe = !ackRequested && isReady && time - lastProbe >= Self.probeInterval
+        let frame = sequencer.frame(message, ackRequested: ackRequested || probe)
+        if probe {
+            probes[frame.seq] = time
+            lastProbe = time
         }
         lastSent = time
-        return FrameEncoder.encode(frame)
+        return (frame.seq, FrameEncoder.encode(frame))
+    }
+
+    /// An ACK or NACK for `seq`: a probe times the link; a command is done with.
+    private mutating func answered(_ seq: UInt16, at time: Double) {
+        if let sent = probes.removeValue(forKey: seq) {
+            counters.roundTrip.sample(time - sent)
+            return
+        }
+        guard let i = awaitingAck.firstIndex(where: { $0.seqs.contains(seq) }) else { return }
+        let pending = awaitingAck.remove(at: i)
+        // Karn's rule: the answer to a resent command may be for any copy, so it times nothing.
+        if pending.seqs.count == 1 { counters.roundTrip.sample(time - pending.sentAt) }
     }
 
     public mutating func tick(at time: Double) -> DriverOutput {
@@ -124,22 +157,28 @@ public struct NativeDriver: StandDriver {
             }
             out.bytes += hello(at: time)
         }
-        for (seq, pending) in awaitingAck where time - pending.sentAt > 0.1 {
-            awaitingAck.removeValue(forKey: seq)
-            guard pending.attempts <= 3 else {
+        let timeout = counters.roundTrip.resendTimeout(floor: Self.resendFloor, ceiling: Self.resendCeiling)
+        var stillWaiting: [Pending] = []
+        for var pending in awaitingAck {
+            guard time - pending.sentAt > timeout else { stillWaiting.append(pending); continue }
+            guard pending.seqs.count <= 3 else {
                 counters.commandsFailed += 1
                 out.reports.append(.refused(command: pending.message.type.rawValue,
-                                            reason: "no acknowledgement after \(pending.attempts) tries"))
+                                            reason: "no acknowledgement after \(pending.seqs.count) tries"))
                 continue
             }
             counters.retries += 1
-            let frame = sequencer.frame(pending.message, ackRequested: true)
-            awaitingAck[frame.seq] = Pending(message: pending.message, sentAt: time, attempts: pending.attempts + 1)
-            lastSent = time
-            out.bytes += FrameEncoder.encode(frame)
+            let resent = frame(pending.message, ackRequested: true, at: time)
+            pending.seqs.append(resent.seq)
+            pending.sentAt = time
+            stillWaiting.append(pending)
+            out.bytes += resent.bytes
         }
+        awaitingAck = stillWaiting
+        // A probe unanswered for 2 s was lost (or the link is gone): it times nothing.
+        probes = probes.filter { time - $0.value < 2 }
         if isReady && time - lastSent > heartbeatInterval {
-            out.bytes += frame(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: Int(time * 1000))), ackRequested: false, at: time)
+            out.bytes += frame(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: Int(time * 1000))), ackRequested: false, at: time).bytes
         }
         return out
     }

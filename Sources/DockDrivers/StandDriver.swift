@@ -69,5 +69,7 @@ public struct DriverCounters: Sendable, Equatable {
     public var retries = 0
     public var commandsFailed = 0
     public var refused = 0
+    /// The measured round trip to the stand and back (drivers that can measure it).
+    public var roundTrip = RoundTripEstimator()
     public init() {}
 }

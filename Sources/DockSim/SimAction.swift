@@ -15,6 +15,12 @@ public enum SimAction: Equatable, Sendable {
     case stall(Axis, seconds: Double)
     /// Send nothing for `seconds`.
     case silent(seconds: Double)
+    /// Answer late: everything the stand sends for `seconds` reaches the host `delayMs` later, in
+    /// order (a congested radio link, firmware busy elsewhere).
+    case slow(delayMs: Double, seconds: Double)
+    /// The stand's own clock jumps by `seconds` (negative: backwards), as after a firmware clock
+    /// reset or a wrap: every later timestamp it sends carries the offset.
+    case clockJump(seconds: Double)
     /// Drop the link (close the pty or socket) and bring it back after `seconds`. Only the I/O shell
     /// can do this; the pure stand ignores it.
     case unplug(seconds: Double)
@@ -33,7 +39,7 @@ public enum SimAction: Equatable, Sendable {
     }
 
     /// Parses one command, e.g. `press tracking`, `zoom 2.0`, `undock`, `battery 0.1`, `corrupt 0.1 2`,
-    /// `stall pitch 1.5`, `silent 2`, `unplug 1`, `button 0 press`, `charger on`, `lie nan 1`, `log text…`.
+    /// `stall pitch 1.5`, `silent 2`, `slow 200 3`, `clockjump -30`, `unplug 1`, `button 0 press`, `charger on`, `lie nan 1`, `log text…`.
     public static func parse(_ line: String) throws(ParseError) -> SimAction {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard let verb = words.first else { throw ParseError(description: "empty command") }
@@ -82,6 +88,11 @@ public enum SimAction: Equatable, Sendable {
             return .stall(axis, seconds: try number(1, "seconds", in: 0...86400))
         case "silent":
             try arity(1); return .silent(seconds: try number(0, "seconds", in: 0...86400))
+        case "slow":
+            try arity(2)
+            return .slow(delayMs: try number(0, "a delay in ms", in: 0...10_000), seconds: try number(1, "seconds", in: 0...86400))
+        case "clockjump":
+            try arity(1); return .clockJump(seconds: try number(0, "seconds", in: -86400...86400))
         case "unplug":
             try arity(1); return .unplug(seconds: try number(0, "seconds", in: 0...86400))
         case "lie":

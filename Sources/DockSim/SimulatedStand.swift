@@ -35,6 +35,11 @@ public struct SimulatedStand: Sendable {
     private var corruptFraction = 0.0
     private var corruptUntil: UInt64 = 0
     private var silentUntil: UInt64 = 0
+    private var slow: (delay: UInt64, until: UInt64)?
+    /// Bytes sent while slow, with when they reach the host; later bytes queue behind them.
+    private var delayed: [(due: UInt64, bytes: [UInt8])] = []
+    /// The stand's clock minus the simulation's, µs: non-zero after a `clockjump`.
+    private var clockOffset: Int64 = 0
     private var lying: (kind: SimAction.Lie, until: UInt64)?
 
     /// Frames the stand decoded from the host, by kind, and errors; tests read these.
@@ -106,14 +111,18 @@ public struct SimulatedStand: Sendable {
         case .stall(let axis, let seconds):
             if let i = axes.firstIndex(where: { $0.model.axis == axis }) {
                 axes[i].stalledUntil = Double(now) / 1e6 + seconds
-                send(.fault(Fault(timeUs: now, severity: .error, code: .stall, axis: axis, text: "\(axis) stalled")))
+                send(.fault(Fault(timeUs: stamp(now), severity: .error, code: .stall, axis: axis, text: "\(axis) stalled")))
             }
         case .silent(let seconds):
             silentUntil = now + UInt64(seconds * 1e6)
+        case .slow(let delayMs, let seconds):
+            slow = (UInt64(delayMs * 1000), now + UInt64(seconds * 1e6))
+        case .clockJump(let seconds):
+            clockOffset += Int64(seconds * 1e6)
         case .unplug:
             break
         case .log(let text):
-            send(.fault(Fault(timeUs: now, severity: .info, code: .log, text: text)))
+            send(.fault(Fault(timeUs: stamp(now), severity: .info, code: .log, text: text)))
         case .lie(let kind, let seconds):
             lying = (kind, now + UInt64(seconds * 1e6))
         }
@@ -128,6 +137,7 @@ public struct SimulatedStand: Sendable {
         sessionActive = false
         for i in axes.indices { axes[i].command = .stopping }
         output.removeAll()
+        delayed.removeAll()
     }
 
     // MARK: - Time
@@ -157,7 +167,7 @@ public struct SimulatedStand: Sendable {
             if !heartbeatLapsed && now - lastHeard > UInt64(heartbeatTimeoutMs) * 1000 {
                 heartbeatLapsed = true
                 for i in axes.indices { axes[i].command = .stopping }
-                send(.fault(Fault(timeUs: now, severity: .warning, code: .heartbeatLost,
+                send(.fault(Fault(timeUs: stamp(now), severity: .warning, code: .heartbeatLost,
                                   text: "no valid frame from the host for \(heartbeatTimeoutMs) ms: motors stopped")))
             }
             if now >= nextFeedback {
@@ -231,7 +241,7 @@ public struct SimulatedStand: Sendable {
                                     serial: configuration.serial)))
         send(.capabilities(configuration.capabilities))
         reportBatteries(force: true)
-        send(.event(StandEvent(timeUs: now, kind: .docked, value: docked ? 1 : 0)))
+        send(.event(StandEvent(timeUs: stamp(now), kind: .docked, value: docked ? 1 : 0)))
         nextFeedback = now
         nextImu = now
     }
@@ -294,7 +304,7 @@ public struct SimulatedStand: Sendable {
                                             serial: configuration.serial)))
             case .capabilities: send(.capabilities(configuration.capabilities))
             case .batteries: reportBatteries(force: true)
-            case .docked: send(.event(StandEvent(timeUs: now, kind: .docked, value: docked ? 1 : 0)))
+            case .docked: send(.event(StandEvent(timeUs: stamp(now), kind: .docked, value: docked ? 1 : 0)))
             }
             return .success(())
         case .hello, .helloReply, .capabilities, .feedback, .imu, .event, .battery, .fault:
@@ -341,8 +351,8 @@ public struct SimulatedStand: Sendable {
             return AxisFeedback(axis: m.axis, position: Float(quantized), velocity: Float(axis.velocity + 0.002 * random.gaussian()),
                                 effort: Float(effort), status: status)
         }
-        guard let lie = lying, now < lie.until else { return Feedback(timeUs: now, axes: axesFeedback) }
-        return Feedback(timeUs: now, axes: axesFeedback.map { a in
+        guard let lie = lying, now < lie.until else { return Feedback(timeUs: stamp(now), axes: axesFeedback) }
+        return Feedback(timeUs: stamp(now), axes: axesFeedback.map { a in
             var a = a
             switch lie.kind {
             case .nan: a.position = .nan
@@ -360,7 +370,7 @@ public struct SimulatedStand: Sendable {
         func noisy(_ v: Double, _ sigma: Double, bias: Double = 0) -> Float { Float(v + bias + sigma * random.gaussian()) }
         // Gravity seen in the tilted base frame (small angles) plus the walking bob.
         let g = 9.81 + base.verticalAcceleration(at: t)
-        return ImuSample(timeUs: now,
+        return ImuSample(timeUs: stamp(now),
                          gyro: (x: noisy(motion.rates.2, c.gyroNoise, bias: c.gyroBias), y: noisy(motion.rates.1, c.gyroNoise, bias: -c.gyroBias),
                                 z: noisy(motion.rates.0, c.gyroNoise, bias: c.gyroBias)),
                          accel: (x: noisy(-g * motion.angles.1, c.accelNoise), y: noisy(g * motion.angles.2, c.accelNoise), z: noisy(g, c.accelNoise)))
@@ -402,7 +412,11 @@ public struct SimulatedStand: Sendable {
         let due = pendingEvents.filter { $0.time <= now }
         pendingEvents.removeAll { $0.time <= now }
         guard sessionActive else { return }
-        for item in due { send(.event(item.event)) }
+        for item in due {
+            var event = item.event
+            event.timeUs = stamp(item.time)
+            send(.event(event))
+        }
     }
 
     // MARK: - Output
@@ -416,11 +430,29 @@ public struct SimulatedStand: Sendable {
                 bytes[i] = UInt8(truncatingIfNeeded: random.next())
             }
         }
-        output.append(contentsOf: bytes)
+        if let slow, now < slow.until {
+            delayed.append((now + slow.delay, bytes))
+        } else if !delayed.isEmpty {
+            delayed.append((now, bytes))  // behind what is still in flight: a link keeps order
+        } else {
+            output.append(contentsOf: bytes)
+        }
     }
 
+    /// What the stand sent, plus the delayed bytes now due.
     private mutating func takeOutput() -> [UInt8] {
         defer { output.removeAll(keepingCapacity: true) }
-        return output
+        guard !delayed.isEmpty else { return output }
+        var due: [UInt8] = []
+        while let first = delayed.first, first.due <= now {
+            due.append(contentsOf: first.bytes)
+            delayed.removeFirst()
+        }
+        return due + output
+    }
+
+    /// A reading of the stand's own clock at simulation time `t` (it never goes below zero).
+    private func stamp(_ t: UInt64) -> UInt64 {
+        UInt64(max(0, Int64(t) + clockOffset))
     }
 }

@@ -19,7 +19,7 @@ struct DockSimCommand: ParsableCommand {
             The first line on stdout names the link: `pty /dev/pts/N` or `unix PATH` (again after \
             every `unplug`). Commands on stdin, one per line: press tracking|shutter|flip, \
             button ID press|release, zoom F, dock, undock, battery L, charger on|off, corrupt F S, \
-            stall AXIS S, silent S, unplug S, log TEXT. With --unix, a new connection replaces the \
+            stall AXIS S, silent S, slow MS S, clockjump S, unplug S, log TEXT. With --unix, a new connection replaces the \
             previous one.
             """)
 

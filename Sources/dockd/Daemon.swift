@@ -15,16 +15,18 @@ struct Daemon: Service {
     let configuration: Configuration
     let configPath: String
     let logger: Logger
+    /// `--debug-stall-on-sigusr2`: SIGUSR2 stalls the control loops this long (tests only).
+    var stallOnSignal: Double?
 
     func run() async throws {
         let group = MultiThreadedEventLoopGroup.singleton
         let clock = DaemonClock()
         let hub = EventHub(logger: logger)
-        let lastTick = ControlLoopTicks()
+        let liveness = Liveness()
         var settings = SessionSettings(heartbeatTimeoutMs: configuration.heartbeatTimeoutMs)
         settings.camera = CameraModel(horizontalFieldOfView: configuration.camera.horizontalFOVDegrees * .pi / 180,
                                       verticalFieldOfView: configuration.camera.verticalFOVDegrees * .pi / 180)
-        settings.watchdog = { lastTick.record(clock.now()) }
+        settings.liveness = liveness
         let sessionSettings = settings
         let stands = StandRegistry { endpoint, driver in
             StandSession(endpoint: endpoint, driver: driver, hub: hub, group: group, clock: clock, settings: sessionSettings, logger: logger)
@@ -53,7 +55,13 @@ struct Daemon: Service {
                         Systemd.ready(status: "serving \(configuration.devices.count) configured stand(s)")
                     }
                 }
-                tasks.addTask { await statusAndWatchdog(stands: stands, lastTick: lastTick, clock: clock) }
+                tasks.addTask { await reportStatus(stands: stands) }
+                if let interval = Systemd.watchdogInterval {
+                    tasks.addTask { await feedWatchdog(every: interval, liveness: liveness, group: group, clock: clock) }
+                }
+                if let seconds = stallOnSignal {
+                    tasks.addTask { await stallOnUser2(stands: stands, seconds: seconds) }
+                }
                 tasks.addTask { await reloadOnHangup(stands: stands, settings: sessionSettings) }
                 if hotplug.enabled {
                     tasks.addTask { await followHotplug(matcher, baud: hotplug.baud, stands: stands, settings: sessionSettings) }
@@ -68,21 +76,48 @@ struct Daemon: Service {
         if case .path(let path, _, _) = listener { unlinkSocket(path) }
     }
 
-    /// STATUS= lines for `systemctl status`, and WATCHDOG=1 while the control loops are ticking (or
-    /// no stand is connected, when there is no loop to watch).
-    private func statusAndWatchdog(stands: StandRegistry, lastTick: ControlLoopTicks, clock: DaemonClock) async {
-        let interval = Systemd.watchdogInterval
+    /// WATCHDOG=1 while every watched part runs (each connected stand's control loop, each event
+    /// loop; see `Liveness`). When a part stalls, pings stop and the log names it; systemd then
+    /// restarts dockd, and the stands, no longer hearing from it, stop their motors on their own
+    /// heartbeat timeout. This task awaits no stand session, which a stall would block.
+    private func feedWatchdog(every interval: Double, liveness: Liveness, group: MultiThreadedEventLoopGroup,
+                              clock: DaemonClock) async {
+        let loops = Array(group.makeIterator())
+        var withheld = false
+        while !Task.isCancelled {
+            for (i, loop) in loops.enumerated() { loop.execute { liveness.beat("event loop \(i)", at: clock.now()) } }
+            try? await Task.sleep(for: .seconds(interval / 4))
+            let stale = liveness.stale(at: clock.now(), limit: interval / 2)
+            if stale.isEmpty {
+                Systemd.notify("WATCHDOG=1")
+                if withheld { logger.notice("every loop runs again: watchdog pings resumed") }
+                withheld = false
+            } else if !withheld {
+                withheld = true
+                let parts = stale.map { "\($0.part) has not run for \(Int($0.age * 1000)) ms" }
+                logger.critical("stalled, not pinging the watchdog: \(parts.joined(separator: "; "))")
+            }
+        }
+    }
+
+    /// STATUS= lines for `systemctl status`.
+    private func reportStatus(stands: StandRegistry) async {
         var lastStatus = ""
         while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(interval.map { Int($0 * 250) } ?? 1000))
+            try? await Task.sleep(for: .seconds(1))
             var connected = 0
             for s in await stands.all where await s.linkState == .connected { connected += 1 }
             let status = "\(connected) stand(s) connected"
             if status != lastStatus { Systemd.status(status); lastStatus = status }
-            if let interval {
-                let tick = lastTick.latest
-                if connected == 0 || clock.now() - tick < interval / 2 { Systemd.notify("WATCHDOG=1") }
-            }
+        }
+    }
+
+    /// Fault injection for the watchdog's test (`--debug-stall-on-sigusr2`): SIGUSR2 blocks every
+    /// stand session's actor for `seconds`, as a deadlock or a runaway computation would.
+    private func stallOnUser2(stands: StandRegistry, seconds: Double) async {
+        for await _ in await UnixSignalsSequence(trapping: .sigusr2) {
+            logger.warning("SIGUSR2: stalling every stand's control loop for \(seconds) s (--debug-stall-on-sigusr2)")
+            for s in await stands.all { await s.stallForTesting(seconds: seconds) }
         }
     }
 
@@ -133,11 +168,4 @@ struct Daemon: Service {
             Systemd.notify("READY=1")
         }
     }
-}
-
-/// When a control loop last ticked; the watchdog task reads it from another task.
-final class ControlLoopTicks: Sendable {
-    private let time = Mutex<Double>(0)
-    func record(_ now: Double) { time.withLock { $0 = now } }
-    var latest: Double { time.withLock { $0 } }
 }

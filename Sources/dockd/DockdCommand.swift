@@ -36,6 +36,10 @@ struct DockdCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Start even when the configuration file does not exist (use the defaults).")
     var ignoreMissingConfig = false
 
+    /// Fault injection for the watchdog test (tests/integration/test_watchdog.py); hidden from --help.
+    @Option(name: .long, help: .hidden)
+    var debugStallOnSigusr2: Double?
+
     func run() async throws {
         var configuration = Configuration()
         if !ignoreMissingConfig || FileManagerLite.exists(config) {
@@ -68,7 +72,8 @@ struct DockdCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "dockd")
-        let daemon = Daemon(configuration: configuration, configPath: config, logger: logger)
+        var daemon = Daemon(configuration: configuration, configPath: config, logger: logger)
+        daemon.stallOnSignal = debugStallOnSigusr2
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -8,6 +8,7 @@ extension RPCError {
         case .invalidParameter, .outOfRange: self = .invalidParameter(error.description)
         case .frameRateTooHigh: self = .frameRateTooHigh
         case .noFeedback: self = .notConnected(nil)
+        case .linkTooSlow: self = .motionFailed(error.description)
         }
     }
 }

@@ -6,6 +6,9 @@ import DockTracking
 import Logging
 import NIOCore
 import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One stand, from the daemon's side: owns its link, reconnects with backoff, runs the protocol
 /// session (handshake, heartbeats, acknowledgements) and the motion controller, and publishes what
@@ -45,6 +48,7 @@ actor StandSession {
     private var lastControlTick = 0.0
     private var lastProgressPublished = -Double.infinity
     private var lastInvalidReport = -Double.infinity
+    private var linkPace = LinkPace.onTime
 
     init(endpoint: StandEndpoint, driver: any StandDriver, hub: EventHub, group: any EventLoopGroup, clock: DaemonClock,
          settings: SessionSettings, logger: Logger) {
@@ -54,6 +58,13 @@ actor StandSession {
         var logger = logger
         logger[metadataKey: "stand"] = "\(endpoint)"
         self.logger = logger
+    }
+
+    private nonisolated var livenessName: String { "the control loop of \(endpoint)" }
+
+    /// Blocks this actor, and the thread it runs on, for `seconds`: the watchdog's test stall.
+    func stallForTesting(seconds: Double) {
+        usleep(UInt32(min(seconds, 60) * 1e6))
     }
 
     /// The stable id: the serial number from the stand's HELLO_REPLY, never the device path.
@@ -112,6 +123,7 @@ actor StandSession {
     }
 
     private func linkLost() async {
+        settings.liveness.forget(livenessName)
         let wasConnected = linkState == .connected
         writer = nil
         link = nil
@@ -144,6 +156,7 @@ actor StandSession {
     private func tickKeepAlive() async {
         guard link != nil else { return }
         let now = clock.now()
+        settings.liveness.beat(livenessName, at: now)
         if now - lastHeard > settings.linkTimeout {
             drop("no valid frame for \(Int(settings.linkTimeout * 1000)) ms: link lost")
             return
@@ -273,7 +286,6 @@ actor StandSession {
         tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch)
         await steerByTracking(yaw: yaw, pitch: pitch, now: now)
         await runController(now: now)
-        settings.watchdog()
         await hub.publish(topic: "motion", method: "motion.state", params: motionJSON(feedback, now: now), time: now)
     }
 
@@ -282,11 +294,39 @@ actor StandSession {
     /// timer when feedback stalls, so the deadman and the feedback watchdog still act.
     private func runController(now: Double) async {
         guard var controller = motion else { return }
+        await noteRoundTrip(now: now)
+        controller.setRoundTrip(driver.counters.roundTrip.smoothed ?? 0)
         let output = controller.tick(at: now)
         motion = controller
         lastControlTick = now
         for message in output.messages { await send(message) }
         for progress in output.progress { await publishProgress(progress, now: now) }
+    }
+
+    /// How late the stand answers, as reported: on time, later than the protocol's 50 ms (a
+    /// congested radio, busy firmware), or too late for the controller to steer across.
+    enum LinkPace: Comparable { case onTime, late, tooLateToSteer }
+
+    /// Reports each change of the stand's pace; the controller predicts across the delay, or stops.
+    private func noteRoundTrip(now: Double) async {
+        guard let roundTrip = driver.counters.roundTrip.smoothed else { return }
+        // Hysteresis (a fifth below each threshold) so a round trip at the edge does not flap.
+        func pace(margin: Double) -> LinkPace {
+            roundTrip > settings.motion.maxRoundTrip * margin ? .tooLateToSteer : roundTrip > 0.05 * margin ? .late : .onTime
+        }
+        let next = pace(margin: 1) > linkPace ? pace(margin: 1) : pace(margin: 0.8) < linkPace ? pace(margin: 0.8) : linkPace
+        guard next != linkPace else { return }
+        linkPace = next
+        let ms = Int((roundTrip * 1000).rounded())
+        let text = switch next {
+        case .onTime: "the stand answers on time again: round trip \(ms) ms"
+        case .late: "the stand answers late: round trip \(ms) ms (the protocol promises ACKs within 50 ms; a busy host adds to it); motion predicts across it"
+        case .tooLateToSteer: "the stand answers late: round trip \(ms) ms, too late to steer: motion stops and is refused until it recovers"
+        }
+        if next == .onTime { logger.notice("\(text)") } else { logger.warning("\(text)") }
+        await hub.publish(topic: "logs", method: "stand.fault",
+                          params: ["stand": JSONValue(standID ?? ""), "code": 0, "severity": JSONValue(next == .onTime ? 0 : next == .late ? 1 : 2),
+                                   "text": JSONValue(text)], time: now)
     }
 
     // MARK: - System tracking
@@ -538,7 +578,9 @@ actor StandSession {
                 "reconnects": JSONValue(counters.reconnects), "handshakes": JSONValue(counters.handshakes),
                 "nacks": JSONValue(link.refused), "faults": JSONValue(counters.faults), "feedback_frames": JSONValue(counters.feedbackFrames),
                 "retries": JSONValue(link.retries), "commands_failed": JSONValue(link.commandsFailed),
-                "invalid_feedback": JSONValue(counters.invalidFeedback)]
+                "invalid_feedback": JSONValue(counters.invalidFeedback),
+                "round_trip_ms": link.roundTrip.smoothed.map { JSONValue(($0 * 1e4).rounded() / 10) } ?? .null,
+                "round_trip_max_ms": JSONValue((link.roundTrip.largest * 1e4).rounded() / 10)]
     }
 
     func batteryList() -> JSONValue { .array(batteries.keys.sorted().compactMap { batteries[$0].map(batteryJSON) }) }
@@ -587,8 +629,8 @@ struct SessionSettings: Sendable {
     var trackingSeed: UInt64 = 1
     /// Assumed age of a frame whose observations come without a capture timestamp, s.
     var defaultCaptureLatency = 0.05
-    /// Called once per control-loop tick: feeds the systemd watchdog.
-    var watchdog: @Sendable () -> Void = {}
+    /// Where each connected stand's control loop beats for the systemd watchdog.
+    var liveness = Liveness()
 }
 
 func capabilitiesJSON(_ caps: Capabilities) -> JSONValue {

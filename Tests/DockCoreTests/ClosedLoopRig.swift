@@ -52,9 +52,13 @@ struct ClosedLoopRig {
     /// NACKs the stand sent: a correct controller never provokes one.
     private(set) var nacks: [Nack] = []
     private var lastStatus: [Axis: AxisStatus] = [:]
+    /// With a slow link the stand's frames arrive this late, and each FEEDBACK is stamped on arrival.
+    private let linkDelay: Double
 
+    /// `linkDelay`: the stand answers that many seconds late (its `slow` fault); the controller is
+    /// told the round trip, as the daemon tells it what its driver measured.
     init(stand configuration: StandConfiguration = StandConfiguration(), motion: MotionConfiguration = .init(),
-         feedbackPhase: Double = 0) throws {
+         feedbackPhase: Double = 0, linkDelay: Double = 0) throws {
         precondition(feedbackPhase >= 0 && feedbackPhase < Double(Self.stepMicros) / 1e6, "a phase within one period")
         var stand = SimulatedStand(configuration: configuration, seed: 7)
         var sequencer = FrameSequencer()
@@ -69,6 +73,11 @@ struct ClosedLoopRig {
         self.sequencer = sequencer
         self.decoder = decoder
         self.controller = MotionController(capabilities: try #require(capabilities), configuration: motion)
+        self.linkDelay = linkDelay
+        if linkDelay > 0 {
+            _ = self.stand.apply(.slow(delayMs: linkDelay * 1000, seconds: 86400), atMicros: 0)
+            controller.setRoundTrip(linkDelay)
+        }
         // The stand's FEEDBACK falls on multiples of 10 ms after its HELLO at 0; ticks lag them.
         self.micros = UInt64((feedbackPhase * 1e6).rounded())
     }
@@ -86,7 +95,7 @@ struct ClosedLoopRig {
             case .feedback(let f):
                 // The stand's clock started at the rig's 0: its time_us is the rig's micros then.
                 precondition(f.timeUs <= micros)
-                controller.feedback(f, at: Self.hostEpoch + Double(f.timeUs) / 1e6)
+                controller.feedback(f, at: linkDelay > 0 ? time : Self.hostEpoch + Double(f.timeUs) / 1e6)
                 for a in f.axes { lastStatus[a.axis] = a.status }
             case .nack(let n): nacks.append(n)
             default: break

@@ -30,6 +30,51 @@ import DockProtocol
         #expect(host.feedback.count >= 15)
     }
 
+    @Test func slowDelaysEveryFrameInOrderThenCatchesUp() {
+        var host = TestHost()
+        host.handshake()
+        host.run(0.2)
+        host.clear()
+        host.apply(.slow(delayMs: 150, seconds: 1.0))
+        host.run(0.149)
+        #expect(host.feedback.isEmpty, "nothing arrives before the delay has passed")
+        host.run(0.9)
+        let late = host.received.compactMap { r -> Int64? in
+            if case .feedback(let f) = r.frame.message { Int64(r.time) - Int64(f.timeUs) } else { nil }
+        }
+        #expect(late.count >= 85 && late.allSatisfy { (149_000...151_000).contains($0) }, "each FEEDBACK 150 ms late")
+        #expect(host.errors.isEmpty)
+        host.run(1.0)
+        // In order, with no gap in sequence numbers, and on time again once the slow spell is over.
+        let seqs = host.received.map(\.frame.seq)
+        #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
+        let lastFeedback = host.received.last { if case .feedback = $0.frame.message { true } else { false } }
+        if let last = lastFeedback, case .feedback(let f) = last.frame.message {
+            #expect(last.time - f.timeUs < 2_000)
+        } else {
+            Issue.record("no FEEDBACK after the slow spell")
+        }
+    }
+
+    @Test func clockJumpOffsetsEveryLaterTimestampAndNothingElse() {
+        var host = TestHost()
+        host.handshake()
+        host.run(1.0)
+        host.clear()
+        host.apply(.clockJump(seconds: -0.9))
+        host.apply(.press(.trackingButton))
+        host.run(0.2)
+        let feedback = host.feedback
+        #expect(feedback.count >= 18)
+        #expect(feedback.allSatisfy { $0.timeUs < 400_000 }, "the stand's clock went back 0.9 s at t = 1 s")
+        let events = host.messages.compactMap { if case .event(let e) = $0 { e } else { nil } }
+        #expect(events.map(\.timeUs) == [100_000, 200_000], "press at t = 1 s, release 100 ms later, on the stand's clock")
+        // Below zero the clock stops at zero rather than wrapping.
+        host.apply(.clockJump(seconds: -100))
+        host.run(0.05)
+        #expect(host.feedback.suffix(3).allSatisfy { $0.timeUs == 0 })
+    }
+
     @Test func buttonPressSendsPressAndRelease() {
         var host = TestHost()
         host.handshake()

@@ -34,6 +34,9 @@ import DockProtocol
         #expect(try SimAction.parse("zoom 2.0") == .zoom(2))
         #expect(try SimAction.parse("stall pitch 1.5") == .stall(.pitch, seconds: 1.5))
         #expect(try SimAction.parse("unplug 1") == .unplug(seconds: 1))
+        #expect(try SimAction.parse("slow 200 3") == .slow(delayMs: 200, seconds: 3))
+        #expect(try SimAction.parse("clockjump -30") == .clockJump(seconds: -30))
+        #expect(throws: SimAction.ParseError.self) { try SimAction.parse("slow 200") }
         #expect(try SimAction.parse("button 1 release") == .customButton(id: 1, pressed: false))
         #expect(throws: SimAction.ParseError.self) { try SimAction.parse("battery 1.5") }
         #expect(throws: SimAction.ParseError.self) { try SimAction.parse("silent") }

@@ -1,0 +1,52 @@
+import DockCore
+import DockProtocol
+import Testing
+
+/// A stand that answers late (a congested radio link, firmware busy elsewhere): its FEEDBACK shows
+/// the past. The controller, told the measured round trip, predicts across it.
+@Suite("Slow link")
+struct SlowLinkTests {
+    /// Overshoot past the target, rad, and whether the move completed, for a 0.5 rad yaw turn in 1 s.
+    private func turn(linkDelay: Double, toldRoundTrip: Bool = true) throws -> (overshoot: Double, completed: Bool, final: Double) {
+        var rig = try ClosedLoopRig(stand: ClosedLoopRig.yawOnlyStand, linkDelay: linkDelay)
+        if !toldRoundTrip { rig.controller.setRoundTrip(0) }
+        rig.run(for: 0.5)  // the first (late) FEEDBACK arrives
+        let t0 = rig.time
+        let id = try rig.controller.setOrientation([.yaw: 0.5], relative: false, duration: 1.0, at: t0)
+        let done = rig.runUntilFinished(id, timeout: 5)
+        rig.run(for: 0.5)
+        let peak = rig.samples(since: t0).map(\.yaw.motorPosition).max() ?? 0
+        return (peak - 0.5, done?.progress.state == .completed, rig.truth(.yaw).motorPosition)
+    }
+
+    /// Within 20 mrad (a healthy link's tests ask 10): the prediction integrates the commands and
+    /// leaves out the motor's ~20 ms lag.
+    @Test("150 and 300 ms late: the move completes with little overshoot", arguments: [0.15, 0.3])
+    func predictsAcrossTheDelay(delay: Double) throws {
+        let result = try turn(linkDelay: delay)
+        #expect(result.completed)
+        #expect(result.overshoot < 0.02, "overshoot \(result.overshoot) rad")
+        #expect(abs(result.final - 0.5) < 0.01)
+    }
+
+    @Test func withoutThePredictionTheSameMoveOvershoots() throws {
+        // The test above would pass vacuously if the delay did not matter.
+        let result = try turn(linkDelay: 0.15, toldRoundTrip: false)
+        #expect(result.overshoot > 0.05, "overshoot \(result.overshoot) rad")
+    }
+
+    @Test func pastTheMaximumRoundTripMotionIsRefusedAndStops() throws {
+        var rig = try ClosedLoopRig(stand: ClosedLoopRig.yawOnlyStand)
+        rig.run(for: 0.1)
+        try rig.controller.setVelocity([.yaw: 1], at: rig.time)
+        rig.run(for: 0.2)
+        #expect(rig.truth(.yaw).velocity > 0.9)
+        rig.controller.setRoundTrip(0.6)
+        rig.run(for: 0.3)
+        #expect(abs(rig.truth(.yaw).velocity) < 0.01, "velocity mode stops")
+        #expect(throws: MotionError.linkTooSlow(0.6)) { _ = try rig.controller.setOrientation([.yaw: 0], relative: false, duration: nil, at: rig.time) }
+        #expect(throws: MotionError.linkTooSlow(0.6)) { try rig.controller.setVelocity([.yaw: 1], at: rig.time) }
+        rig.controller.setRoundTrip(0.01)
+        #expect(throws: Never.self) { try rig.controller.setVelocity([.yaw: 1], at: rig.time) }
+    }
+}

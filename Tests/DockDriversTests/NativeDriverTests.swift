@@ -1,0 +1,103 @@
+import DockDrivers
+import DockProtocol
+import DockSim
+import Testing
+
+/// The native driver against the pure simulated stand in virtual time: the driver's 20 ms duties
+/// run as dockd runs them, and the stand's bytes come back as they would over the link.
+private struct NativeLink {
+    var driver = NativeDriver()
+    var stand = SimulatedStand()
+    var micros: UInt64 = 0
+    var reports: [DriverReport] = []
+    var time: Double { Double(micros) / 1e6 }
+
+    init() {
+        let hello = driver.start(at: 0)
+        deliver(stand.receive(hello, atMicros: 0))
+    }
+
+    mutating func deliver(_ bytes: [UInt8]) { reports += driver.receive(bytes, at: time) }
+
+    mutating func send(_ command: Message) { deliver(stand.receive(driver.send(command, at: time), atMicros: micros)) }
+
+    mutating func apply(_ action: SimAction) { deliver(stand.apply(action, atMicros: micros)) }
+
+    mutating func run(_ seconds: Double) {
+        let end = micros + UInt64(seconds * 1e6)
+        while micros < end {
+            micros += 1000
+            deliver(stand.advance(toMicros: micros))
+            if micros % 20_000 == 0 {
+                let duty = driver.tick(at: time)
+                reports += duty.reports
+                deliver(stand.receive(duty.bytes, atMicros: micros))
+            }
+        }
+    }
+
+    var refusals: [String] { reports.compactMap { if case .refused(_, let reason) = $0 { reason } else { nil } } }
+}
+
+@Suite("Native driver: link timing")
+struct NativeDriverTests {
+    @Test func aHealthyLinkMeasuresAShortRoundTripWithoutDisturbingTheStand() throws {
+        var link = NativeLink()
+        link.run(2)
+        let roundTrip = try #require(link.driver.counters.roundTrip.smoothed)
+        #expect(roundTrip < 0.005)
+        #expect(link.stand.hostCounters.totalErrors == 0)
+        #expect(link.refusals.isEmpty)
+        #expect(link.driver.counters.retries == 0)
+    }
+
+    /// Idle, only HEARTBEATs (8 a second) carry the probes; in motion VELOCITY at 100 Hz does (20 a second).
+    @Test("a slow stand's round trip is measured within seconds", arguments: [0.15, 0.4])
+    func measuresASlowStand(delay: Double) throws {
+        var link = NativeLink()
+        link.run(0.5)
+        link.apply(.slow(delayMs: delay * 1000, seconds: 60))
+        link.run(4)
+        let roundTrip = try #require(link.driver.counters.roundTrip.smoothed)
+        #expect(abs(roundTrip - delay) < 0.1 * delay, "smoothed round trip \(roundTrip) s for a \(delay) s delay")
+        #expect(link.driver.counters.roundTrip.largest < delay + 0.03)
+    }
+
+    @Test func aLateAcknowledgementStillAnswersItsCommand() {
+        // 250 ms late before any slow round trip was measured: the STOP is resent after 100 ms,
+        // and the first copy's late ACK settles it; nothing is reported failed.
+        var link = NativeLink()
+        link.run(0.5)
+        link.apply(.slow(delayMs: 250, seconds: 60))
+        link.send(.stop)
+        link.run(1.0)
+        #expect(link.driver.counters.retries >= 1)
+        #expect(link.driver.counters.commandsFailed == 0)
+        #expect(link.refusals.isEmpty)
+    }
+
+    @Test func onAMeasuredSlowLinkCommandsAreNotResentNeedlessly() {
+        var link = NativeLink()
+        link.run(0.5)
+        link.apply(.slow(delayMs: 250, seconds: 60))
+        link.run(2)  // the round trip is measured by now
+        let before = link.driver.counters.retries
+        for _ in 0..<5 {
+            link.send(.stop)
+            link.run(0.5)
+        }
+        #expect(link.driver.counters.retries == before)
+        #expect(link.driver.counters.commandsFailed == 0)
+    }
+
+    @Test func aStandThatNeverAnswersStillFailsTheCommandAfterThreeResends() {
+        var link = NativeLink()
+        link.run(0.5)
+        link.apply(.silent(seconds: 5))
+        link.send(.stop)
+        link.run(1.0)
+        #expect(link.driver.counters.retries == 3)
+        #expect(link.driver.counters.commandsFailed == 1)
+        #expect(link.refusals == ["no acknowledgement after 4 tries"])
+    }
+}
