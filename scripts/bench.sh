@@ -17,6 +17,10 @@ echo "== dockd: time to READY, CPU/RSS, command -> frame latency, requests/s, fa
 timeout --kill-after=10 300 "$py" bench/daemon_bench.py --bin "$bin" --write BENCHMARKS.md \
     --reproduce "make bench   # or: swift build -c release && bash scripts/bench.sh"
 
+echo "== dockd: control-loop timing while clients abuse the API" >&2
+timeout --kill-after=10 300 "$py" bench/loop_jitter.py --bin "$bin" --write BENCHMARKS.md \
+    --reproduce "make bench   # or: python3 bench/loop_jitter.py --bin .build/release"
+
 echo "== dock-bench: the wire codec and the controller on the simulated stand, in virtual time" >&2
 core=$( {
     echo "Measured $(date -u +%F) at $(git rev-parse --short HEAD 2>/dev/null || echo '?'), release build."

@@ -14,27 +14,31 @@ public struct LineFrameDecoder: NIOSingleStepByteToMessageDecoder {
 
     private let maximumLength: Int
     private var discarding = 0
+    /// How many readable bytes are already known to hold no newline: each byte is searched once,
+    /// however many reads a long line takes to arrive.
+    private var searched = 0
 
     public init(maximumLength: Int) { self.maximumLength = maximumLength }
 
     public mutating func decode(buffer: inout ByteBuffer) throws -> ClientLine? {
         let view = buffer.readableBytesView
-        if discarding > 0 || view.count > maximumLength && view.firstIndex(of: UInt8(ascii: "\n")) == nil {
-            if let newline = view.firstIndex(of: UInt8(ascii: "\n")) {
-                let dropped = discarding + (newline - view.startIndex) + 1
-                buffer.moveReaderIndex(forwardBy: newline - view.startIndex + 1)
-                discarding = 0
-                return .oversize(bytes: dropped)
+        let newline = view[(view.startIndex + min(searched, view.count))...].firstIndex(of: UInt8(ascii: "\n"))
+        guard let newline else {
+            searched = view.count
+            if discarding > 0 || view.count > maximumLength {
+                discarding += view.count
+                buffer.moveReaderIndex(forwardBy: view.count)
+                searched = 0
             }
-            discarding += view.count
-            buffer.moveReaderIndex(forwardBy: view.count)
             return nil
         }
-        guard let newline = view.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        searched = 0
         let length = newline - view.startIndex
-        if length > maximumLength {
+        if discarding > 0 || length > maximumLength {
+            let dropped = discarding + length + 1
             buffer.moveReaderIndex(forwardBy: length + 1)
-            return .oversize(bytes: length + 1)
+            discarding = 0
+            return .oversize(bytes: dropped)
         }
         let line = buffer.readSlice(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)

@@ -119,3 +119,53 @@ def test_an_unprivileged_client_may_read_but_not_administer(open_dir):
         assert replies[2]["result"]["daemon"] == "dockd"
     finally:
         proc.terminate(); proc.wait(5)
+
+
+def test_dockd_runs_without_root(open_dir):
+    """As the unit runs it (User=dockd, no capabilities): an ordinary user with access to the
+    stand's device node and its runtime directory. It owns the stand, serves the API, moves."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to become an unprivileged user")
+    nobody = pwd.getpwnam("nobody")
+    if not os.access(BIN / "dockd", os.X_OK) or any(not (p.stat().st_mode & 0o001) for p in (BIN / "dockd").parents
+                                                     if p != Path("/")):
+        pytest.skip(f"{BIN} is not reachable by other users")
+    link = open_dir / "stand"
+    sim = subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--seed", "9"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    dockd = None
+    try:
+        pty = sim.stdout.readline().decode().split()[1]
+        os.chown(pty, nobody.pw_uid, -1)  # what udev's rule does for the dock group
+        run_dir = open_dir / "run"
+        run_dir.mkdir()
+        os.chown(run_dir, nobody.pw_uid, nobody.pw_gid)
+        socket_path = run_dir / "dockd.sock"
+        dockd = subprocess.Popen(["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups",
+                                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
+                                  str(BIN / "dockd"), "--ignore-missing-config", "--config", str(open_dir / "none"),
+                                  "--no-hotplug", "--device", str(link), "--socket", str(socket_path), "--socket-group", ""],
+                                 stderr=open(open_dir / "dockd.err", "wb"))
+        wait_for(socket_path.exists, 10, "dockd's socket")
+        status = Path(f"/proc/{dockd.pid}/status").read_text()
+        uids = next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1:]
+        assert set(uids) == {str(nobody.pw_uid)}, status
+        cap_eff = next(line for line in status.splitlines() if line.startswith("CapEff:")).split()[1]
+        assert int(cap_eff, 16) == 0
+        assert socket_path.stat().st_uid == nobody.pw_uid
+        c = Client(socket_path)
+        wait_for(lambda: any(s["state"] == "connected" for s in c.result("stands.list")), 10, "the stand")
+        c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+        motion = c.result("motion.orient", {"yaw": 0.3, "duration": 0.5})
+        done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                                   and m["params"]["state"] != "running", timeout=10)
+        assert done["params"]["state"] == "completed", done
+        c.close()
+        dockd.terminate()
+        assert dockd.wait(10) == 0
+        assert not socket_path.exists(), "dockd removes its socket on the way out"
+    finally:
+        if dockd is not None and dockd.poll() is None:
+            dockd.kill()
+        sim.terminate()
+        sim.wait(5)
