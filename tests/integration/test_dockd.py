@@ -160,3 +160,34 @@ def test_sigkill_leaves_the_stand_to_its_heartbeat_timeout(rig):
     wait_for(lambda: "motors stopped" in rig.sim_log(), 3, "the stand's heartbeat-lost FAULT")
     elapsed = time.monotonic() - killed
     assert elapsed < 1.5, f"the stand stopped itself {elapsed:.2f} s after dockd died"
+
+
+def test_a_client_killed_mid_request_loses_its_lease_and_its_motion_stops(rig):
+    """A real process holding the stand, killed (SIGKILL) halfway through writing a request: dockd
+    drops the half line, releases the lease, and the velocity it was sending runs out (deadman)."""
+    import subprocess
+    import sys
+    watcher = rig.client()
+    rig.connected_stand(watcher)
+    watcher.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    victim = subprocess.Popen([sys.executable, "-c", """
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"motion.velocity","params":{"yaw":0.6}}\\n')
+s.recv(4096)
+s.sendall(b'{"jsonrpc":"2.0","id":2,"method":"motion.velocity","params":{"ya')
+print("sent", flush=True)
+time.sleep(60)
+""", str(rig.socket_path)], stdout=subprocess.PIPE)
+    assert victim.stdout.readline().strip() == b"sent"
+    wait_for(lambda: watcher.latest("motion.state")["params"]["velocities"]["yaw"] > 0.3, 5, "the victim's motion")
+    victim.kill()
+    victim.wait(5)
+    stopped = watcher.wait_notification(lambda m: m.get("method") == "motion.state"
+                                        and abs(m["params"]["velocities"]["yaw"]) < 0.02, timeout=5)
+    assert stopped
+    # The lease went with the connection: another client controls the stand without forcing.
+    other = rig.client()
+    assert other.result("motion.velocity", {"yaw": 0.1}) is not None
+    assert rig.client().result("dockd.version")["daemon"] == "dockd"
