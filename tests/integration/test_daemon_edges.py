@@ -213,3 +213,42 @@ def test_an_observation_flood_is_refused_without_slowing_the_control_loop(rig):
     assert codes.count(-32004) > 0.9 * len(codes), "frame rate too high for the flood"
     assert rate > 70, f"motion.state at {rate}/s during the flood (FEEDBACK is 100 Hz)"
     assert watcher.result("dockd.version")["daemon"] == "dockd"
+
+
+def test_after_a_crash_the_restarted_daemon_takes_its_state_from_the_configuration(tmp_path):
+    """SIGKILL, then start again as systemd's Restart=on-failure would: the configured stand is
+    owned again under its serial, with the configured heartbeat timeout; nothing was left behind
+    (the stale socket file is replaced)."""
+    link = tmp_path / "stand"
+    sim = subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", "KEEP-1", "--log-frames"],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "sim.err", "wb"))
+    wait_for(link.exists, 5, "the stand's link")
+    config = tmp_path / "dockd.conf"
+    config.write_text(f'[daemon]\nheartbeat_timeout_ms = 800\n[[device]]\npath = "{link}"\n')
+    argv = [str(BIN / "dockd"), "--config", str(config), "--socket", str(tmp_path / "d.sock"), "--socket-group", "",
+            "--no-hotplug"]
+    dockd = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
+    try:
+        for life in (1, 2):
+            wait_for((tmp_path / "d.sock").exists, 10, "dockd's socket")
+            c = wait_for(lambda: _connect(tmp_path / "d.sock"), 10, "a connection")
+            wait_for(lambda: [s["id"] for s in c.result("stands.list") if s["state"] == "connected"] == ["KEEP-1"],
+                     10, f"the configured stand (life {life})")
+            c.close()
+            if life == 1:
+                dockd.send_signal(signal.SIGKILL)
+                dockd.wait(5)
+                assert (tmp_path / "d.sock").exists(), "SIGKILL leaves the socket file behind"
+                dockd = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
+        hellos = [l for l in (tmp_path / "sim.err").read_text().splitlines() if " HELLO " in l and " in " in l]
+        assert len(hellos) >= 2 and all("heartbeat 800 ms" in h for h in hellos), hellos
+    finally:
+        dockd.terminate(); dockd.wait(5)
+        sim.terminate(); sim.wait(5)
+
+
+def _connect(path):
+    try:
+        return Client(path)
+    except OSError:
+        return None
