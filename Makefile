@@ -6,7 +6,7 @@ VENV := .venv
 PYTEST := $(VENV)/bin/python -m pytest
 BIN := .build/debug
 
-.PHONY: all deps build build-release test unit-test integration-test demo bench mot faults fuzz install clean
+.PHONY: all deps build build-release test unit-test integration-test demo bench soak mot faults fuzz install clean
 
 all: build
 
@@ -37,6 +37,13 @@ demo: build
 
 bench: build-release
 	bash scripts/bench.sh
+
+# Live tracking through the real dockd for SOAK_SECONDS (an hour by default; not in `make test` or CI):
+# RSS, fds and CPU sampled from /proc, the figures written into BENCHMARKS.md.
+soak: deps
+	for p in dockd dock-sim dock-bench; do $(SWIFT) build -c release --product $$p || exit; done
+	$(VENV)/bin/python bench/soak.py --bin $(CURDIR)/.build/release --seconds $${SOAK_SECONDS:-3600} --out out/soak; \
+	status=$$?; $(VENV)/bin/python scripts/replace_section.py BENCHMARKS.md soak < out/soak/summary.md && exit $$status
 
 # The tracker on MOTChallenge TUD-Campus detections, scored with py-motmetrics beside published trackers.
 mot:

@@ -34,6 +34,8 @@ let package = Package(
         .target(name: "DockCore", dependencies: ["DockProtocol"]),
         .target(name: "DockTracking"),
         .target(name: "DockDrivers", dependencies: ["DockProtocol"]),
+        // The blocking JSON-RPC client of dockd's API socket (dockctl, dock-bench live).
+        .target(name: "DockClient"),
 
         // I/O shell pieces shared by the executables.
         .target(name: "DockIO", dependencies: [
@@ -53,6 +55,7 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "dockctl", dependencies: [
+            "DockClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "dock-sim", dependencies: [
@@ -63,7 +66,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "dock-bench", dependencies: [
-            "DockProtocol", "DockSim", "DockCore", "DockTracking",
+            "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

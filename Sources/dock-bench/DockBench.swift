@@ -8,8 +8,8 @@ import Foundation
 struct DockBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dock-bench",
-        abstract: "Benchmarks of dockd's pure core, in virtual time (no I/O, reproducible from a seed).",
-        subcommands: [CodecBench.self, ClosedLoopBench.self, ScenarioBench.self])
+        abstract: "Benchmarks of dockd's pure core in virtual time (no I/O, reproducible from a seed), and of the real daemon live.",
+        subcommands: [CodecBench.self, ClosedLoopBench.self, ScenarioBench.self, LiveBench.self])
 }
 
 /// Percentiles of a sample, for the printed tables.

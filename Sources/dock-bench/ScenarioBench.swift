@@ -103,7 +103,8 @@ struct ScenarioBench: ParsableCommand {
             var names: [String] = []
             for (i, s) in loaded.enumerated() {
                 let path = "\(plots)/\(s.name).svg"
-                let svg = scenePlot(scenario: s, ours: ours[i].trace, naive: naive[i].trace, oracle: oracle[i].trace)
+                let svg = scenePlot(scenario: s, series: [.init("ours", ours[i].trace, .blue), .init("naive", naive[i].trace, .red),
+                                                           .init("oracle", oracle[i].trace, .green, dashed: true)])
                 try svg.write(toFile: path, atomically: true, encoding: .utf8)
                 names.append("[\(s.name)](\(path))")
             }
@@ -117,51 +118,4 @@ struct ScenarioBench: ParsableCommand {
 func pooledRMS(_ metrics: [SceneMetrics]) -> Double {
     let sum = metrics.reduce(0) { $0 + $1.squaredErrorSum }, count = metrics.reduce(0) { $0 + $1.errorCount }
     return count > 0 ? (sum / Double(count)).squareRoot() : 0
-}
-
-/// Yaw and pitch of the camera's world aim over time, in degrees (pan positive left, tilt positive up).
-func scenePlot(scenario: SceneScenario, ours: SceneTrace, naive: SceneTrace, oracle: SceneTrace) -> String {
-    let width = 900.0, panel = 260.0, left = 60.0, top = 40.0, gap = 50.0
-    let hfov = scenario.camera.horizontalFieldOfView, vfov = scenario.camera.verticalFieldOfView
-    var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width + 20))\" height=\"\(Int(top + 2 * panel + gap + 50))\" font-family=\"sans-serif\" font-size=\"12\">\n"
-    svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-    svg += "<text x=\"\(left)\" y=\"20\" font-size=\"14\">\(scenario.name): camera aim vs ideal (grey band ±5 % FOV)  —  ideal black, ours blue, naive red, oracle green</text>\n"
-    for (index, axis) in ["pan (yaw, ° left +)", "tilt (pitch, ° up +)"].enumerated() {
-        let y0 = top + Double(index) * (panel + gap)
-        func value(_ a: SceneAim) -> Double { (index == 0 ? -a.x : -a.y) * 180 / .pi }
-        let band = 0.05 * (index == 0 ? hfov : vfov)
-        var values = ours.camera.map(value) + ours.desired.compactMap { $0.map(value) }
-        values += naive.camera.map(value)
-        var lo = (values.min() ?? -1) - band, hi = (values.max() ?? 1) + band
-        if hi - lo < 10 { let mid = (hi + lo) / 2; lo = mid - 5; hi = mid + 5 }
-        let tMax = max(scenario.duration, 1)
-        func px(_ t: Double) -> Double { left + t / tMax * (width - left) }
-        func py(_ v: Double) -> Double { y0 + panel - (v - lo) / (hi - lo) * panel }
-        svg += "<rect x=\"\(left)\" y=\"\(y0)\" width=\"\(width - left)\" height=\"\(panel)\" fill=\"none\" stroke=\"#888\"/>\n"
-        svg += "<text x=\"\(left + 5)\" y=\"\(y0 + 14)\">\(axis)</text>\n"
-        for k in 0...4 {
-            let v = lo + (hi - lo) * Double(k) / 4
-            svg += String(format: "<text x=\"5\" y=\"%.1f\">%.1f</text>\n", py(v) + 4, v)
-        }
-        for k in 0...Int(tMax / 5) {
-            let t = Double(k) * 5
-            svg += String(format: "<text x=\"%.1f\" y=\"%.1f\">%.0f s</text>\n", px(t) - 8, y0 + panel + 15, t)
-        }
-        // Error band: polygon over the runs of samples with an ideal aim.
-        var runs: [[(Double, Double)]] = [[]]
-        for (t, d) in zip(ours.time, ours.desired) {
-            if let d { runs[runs.count - 1].append((t, value(d))) } else if !runs[runs.count - 1].isEmpty { runs.append([]) }
-        }
-        for run in runs where run.count > 1 {
-            let upper = run.map { String(format: "%.1f,%.1f", px($0.0), py($0.1 + band * 180 / .pi)) }
-            let lower = run.reversed().map { String(format: "%.1f,%.1f", px($0.0), py($0.1 - band * 180 / .pi)) }
-            svg += "<polygon points=\"\((upper + lower).joined(separator: " "))\" fill=\"#ddd\" stroke=\"none\"/>\n"
-            svg += "<polyline points=\"\(run.map { String(format: "%.1f,%.1f", px($0.0), py($0.1)) }.joined(separator: " "))\" fill=\"none\" stroke=\"black\" stroke-width=\"1.5\"/>\n"
-        }
-        for (trace, color, dash) in [(naive, "#d33", ""), (oracle, "#2a2", " stroke-dasharray=\"5,3\""), (ours, "#24c", "")] {
-            let points = zip(trace.time, trace.camera).map { String(format: "%.1f,%.1f", px($0.0), py(value($0.1))) }
-            svg += "<polyline points=\"\(points.joined(separator: " "))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.2\"\(dash)/>\n"
-        }
-    }
-    return svg + "</svg>\n"
 }

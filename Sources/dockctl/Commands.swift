@@ -1,4 +1,5 @@
 import ArgumentParser
+import DockClient
 import Foundation
 
 struct Status: ParsableCommand {

@@ -4,17 +4,27 @@ import Glibc
 #endif
 
 /// A blocking JSON-RPC client over dockd's Unix socket: what a command-line tool needs, nothing more.
-final class APIClient {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        let exitCode: Int32
+/// Shared by dockctl and dock-bench's live mode.
+public final class APIClient {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        /// The exit code a command-line tool reports it with (sysexits).
+        public let exitCode: Int32
+        /// The JSON-RPC error code when dockd answered the call with an error.
+        public let code: Int?
+
+        public init(description: String, exitCode: Int32, code: Int? = nil) {
+            self.description = description
+            self.exitCode = exitCode
+            self.code = code
+        }
     }
 
     private let fd: Int32
     private var buffer = Data()
     private var nextID = 1
 
-    init(socketPath: String) throws {
+    public init(socketPath: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))", exitCode: 69) }
         var address = sockaddr_un()
@@ -45,7 +55,7 @@ final class APIClient {
     deinit { close(fd) }
 
     /// Sends a request and waits for its reply; notifications that arrive meanwhile go to `onNotification`.
-    func call(_ method: String, _ params: [String: Any] = [:], onNotification: (([String: Any]) -> Void)? = nil) throws -> Any {
+    public func call(_ method: String, _ params: [String: Any] = [:], onNotification: (([String: Any]) -> Void)? = nil) throws -> Any {
         let id = nextID
         nextID += 1
         try send(["jsonrpc": "2.0", "id": id, "method": method, "params": params])
@@ -54,7 +64,7 @@ final class APIClient {
             if let replyID = message["id"] as? Int, replyID == id {
                 if let error = message["error"] as? [String: Any] {
                     let code = error["code"] as? Int ?? 0
-                    throw Failure(description: error["message"] as? String ?? "error \(code)", exitCode: code == -32007 ? 77 : 1)
+                    throw Failure(description: error["message"] as? String ?? "error \(code)", exitCode: code == -32007 ? 77 : 1, code: code)
                 }
                 return message["result"] ?? NSNull()
             }
@@ -62,7 +72,7 @@ final class APIClient {
         }
     }
 
-    func send(_ object: [String: Any]) throws {
+    public func send(_ object: [String: Any]) throws {
         var data = try JSONSerialization.data(withJSONObject: object)
         data.append(UInt8(ascii: "\n"))
         try data.withUnsafeBytes { raw in
@@ -76,7 +86,7 @@ final class APIClient {
     }
 
     /// The next message, or nil if none arrives before `deadline` (nil deadline: wait forever).
-    func receive(until deadline: Date?) throws -> [String: Any]? {
+    public func receive(until deadline: Date?) throws -> [String: Any]? {
         while !buffer.contains(UInt8(ascii: "\n")) {
             if let deadline {
                 let ms = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
@@ -96,7 +106,7 @@ final class APIClient {
     }
 
     /// The next JSON message from dockd.
-    func receive() throws -> [String: Any] {
+    public func receive() throws -> [String: Any] {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer[buffer.startIndex..<newline]

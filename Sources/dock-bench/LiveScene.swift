@@ -1,0 +1,199 @@
+import DockClient
+import DockSim
+import Foundation
+
+/// What a live run saw: the stand's path, the primary subject dockd reported, and how its
+/// observations were received.
+struct LiveRecord {
+    /// The primary subject of one `tracking.state`, in the frame captured at `captureTime`.
+    struct Primary {
+        /// dockd's clock.
+        var captureTime: Double
+        var id: String
+        /// Image point of its face (or body) center, upper-left origin.
+        var point: (x: Double, y: Double)
+    }
+
+    var path = StandPath()
+    /// Each `tracking.state` by arrival (our clock): its primary, nil when there is none.
+    var primaries: [(arrival: Double, primary: Primary?)] = []
+    var framesSent = 0
+    /// Frames not captured because the loop woke more than a frame period late.
+    var framesSkipped = 0
+    /// tracking.observe errors by JSON-RPC code.
+    var refused: [Int: Int] = [:]
+    var motionReports: Int { path.points.count }
+}
+
+/// One scenario in wall-clock time through dockd: the scene simulator renders the detector's frames
+/// from where the stand really points (dockd's motion stream, the same feedback dockd tracks with)
+/// and sends them as `tracking.observe` at the detector's rate, each a detector latency after its
+/// capture and stamped with its capture time.
+final class LiveScene {
+    private let client: APIClient
+    private let scenario: SceneScenario
+    private var scene: SceneSimulator
+    /// The stand's base in the world: dock-sim's hand-held model, run on the stand's clock.
+    private let base: SimulatedStand
+    private var record = LiveRecord()
+    private var start = 0.0
+
+    init(scenario: SceneScenario, seed: UInt64, client: APIClient) {
+        self.client = client
+        self.scenario = scenario
+        scene = SceneSimulator(scenario: scenario, seed: seed)
+        var stand = StandConfiguration()
+        stand.handheld = scenario.handheld
+        base = SimulatedStand(configuration: stand)
+    }
+
+    /// The camera's world aim at `t` (our clock), nil before the stand has reported.
+    private func worldAim(at t: Double, path: StandPath) -> SceneAim? {
+        guard let p = path.angles(at: t) else { return nil }
+        let attitude = base.baseAttitude(atMicros: UInt64(max(0, p.standMicros)))
+        return SceneAim.fromStand(yaw: p.yaw, pitch: p.pitch, baseYaw: attitude.0, basePitch: attitude.1)
+    }
+
+    /// Sets the stand up as the virtual-time run has it: a connected stand at home, the scenario's
+    /// camera, region of interest and speed limits, system tracking on; subscribes to its motion and
+    /// tracking state.
+    func prepare() throws {
+        let deadline = Date().addingTimeInterval(10)
+        while !(try client.call("stands.list") as? [[String: Any]] ?? []).contains(where: { $0["state"] as? String == "connected" }) {
+            guard Date() < deadline else { throw LiveFailure(description: "no stand connected to dockd within 10 s") }
+            usleep(50_000)
+        }
+        _ = try client.call("camera.set", ["camera": ["horizontal_fov": scene.horizontalFieldOfView, "vertical_fov": scene.verticalFieldOfView]])
+        if let r = scenario.regionOfInterest, r.count == 4 {
+            _ = try client.call("tracking.roi", ["rect": ["x": r[0], "y": r[1], "width": r[2], "height": r[3]]])
+        }
+        var limits: [String: Any] = [:]
+        if let s = scenario.yawMaxSpeed { limits["yaw"] = ["max_speed": s] }
+        if let s = scenario.pitchMaxSpeed { limits["pitch"] = ["max_speed": s] }
+        if !limits.isEmpty { _ = try client.call("motion.limits", ["axes": limits]) }
+        _ = try client.call("tracking.set", ["enabled": true])
+        // The first motion.state (the subscription's snapshot, or the first report) may come before the reply.
+        var reported = false
+        func note(_ message: [String: Any]) { reported = reported || message["method"] as? String == "motion.state" }
+        _ = try client.call("subscribe", ["topics": ["motion", "tracking"], "motion_rate": 1000], onNotification: note)
+        while !reported, let message = try client.receive(until: deadline) { note(message) }
+        guard reported else { throw LiveFailure(description: "the stand sent no feedback within 10 s") }
+        try goHome()
+    }
+
+    /// Turns the stand to (0, 0), where the scenario's world frame has it start, and waits for it.
+    private func goHome() throws {
+        // The motion's last progress may come before the call's reply: notifications are kept from the start.
+        var ended: [Double: String] = [:]
+        func note(_ message: [String: Any]) {
+            guard message["method"] as? String == "motion.progress", let p = message["params"] as? [String: Any],
+                  let id = number(p["id"]), let state = p["state"] as? String, state != "running" else { return }
+            ended[id] = state
+        }
+        let reply = try client.call("motion.orient", ["yaw": 0.0, "pitch": 0.0], onNotification: note) as? [String: Any]
+        guard let id = number(reply?["id"]) else { throw LiveFailure(description: "motion.orient answered without an id") }
+        let deadline = Date().addingTimeInterval(10)
+        while ended[id] == nil, let message = try client.receive(until: deadline) { note(message) }
+        guard let state = ended[id] else { throw LiveFailure(description: "the stand did not reach home within 10 s") }
+        guard state == "completed" else { throw LiveFailure(description: "the stand did not go home: motion \(state)") }
+        // A pause of a second starts a new observation stream: a previous client's frames (a soak's
+        // last run) must not count in this one's rate check.
+        let pause = Date().addingTimeInterval(1.1)
+        while try client.receive(until: pause) != nil {}
+    }
+
+    /// Runs the scenario for its duration in real time.
+    func run() throws -> LiveRecord {
+        start = monotonicSeconds()
+        let period = 1 / scenario.detector.frameRate
+        var nextCapture = 0.0
+        var pending: [SceneFrame] = []
+        while true {
+            let now = monotonicSeconds() - start
+            guard now < scenario.duration else { break }
+            if nextCapture <= now {
+                // Rendered at its capture time from the stand's path, even when the loop wakes late.
+                if let aim = worldAim(at: nextCapture, path: record.path) { pending.append(scene.capture(at: nextCapture, aim: aim)) }
+                nextCapture += period
+                if nextCapture < now { record.framesSkipped += Int((now - nextCapture) / period) + 1; nextCapture = now + period }
+            } else if let frame = pending.first, frame.deliveryTime <= now {
+                pending.removeFirst()
+                try send(frame)
+            } else {
+                let next = min(nextCapture, pending.first?.deliveryTime ?? .infinity, scenario.duration)
+                if let message = try client.receive(until: Date(timeIntervalSinceNow: next - now)) { handle(message) }
+            }
+        }
+        return record
+    }
+
+    private func send(_ frame: SceneFrame) throws {
+        var observations: [[String: Any]] = []
+        for d in frame.detections where d.rect.width > 0 && d.rect.height > 0 {
+            var o: [String: Any] = ["kind": d.kind == .face ? "face" : "body", "confidence": d.confidence,
+                                    "rect": ["x": d.rect.x, "y": d.rect.y, "width": d.rect.width, "height": d.rect.height]]
+            if let s = d.speakingConfidence { o["speaking_confidence"] = s }
+            if let l = d.lookingAtCameraConfidence { o["looking_at_camera_confidence"] = l }
+            observations.append(o)
+        }
+        record.framesSent += 1
+        do {
+            _ = try client.call("tracking.observe", ["observations": observations, "origin": "upper_left", "timestamp": start + frame.captureTime],
+                                onNotification: handle)
+        } catch let failure as APIClient.Failure where failure.code != nil {
+            record.refused[failure.code!, default: 0] += 1
+        }
+    }
+
+    private func handle(_ message: [String: Any]) {
+        let arrival = monotonicSeconds() - start
+        guard let params = message["params"] as? [String: Any] else { return }
+        switch message["method"] as? String {
+        case "motion.state":
+            record.path.record(params, arrival: arrival)
+        case "tracking.state":
+            record.primaries.append((arrival, Self.primary(in: params)))
+        default:
+            break
+        }
+    }
+
+    /// The run's metrics, judged from the truth every 10 ms as in virtual time (with the stand's
+    /// reported angles for the camera's), and its trace for a plot.
+    func evaluate(_ record: LiveRecord) -> (metrics: SceneMetrics, trace: SceneTrace) {
+        // Who each reported primary really is, seen from where the stand pointed at its capture.
+        var numbers: [String: Int] = [:]
+        let tracked: [(arrival: Double, id: Int?, person: Int?)] = record.primaries.map { entry in
+            guard let p = entry.primary else { return (entry.arrival, nil, nil) }
+            let id = numbers[p.id] ?? numbers.count
+            numbers[p.id] = id
+            let t = p.captureTime + record.path.offset
+            let person = worldAim(at: t, path: record.path).flatMap { scene.person(atImagePoint: p.point.x, p.point.y, at: t, aim: $0) }
+            return (entry.arrival, id, person)
+        }
+        var samples: [SceneSample] = [], trace = SceneTrace()
+        var next = 0, current: (id: Int?, person: Int?) = (nil, nil)
+        for step in 1...Int((scenario.duration * 100).rounded()) {
+            let t = Double(step) / 100
+            while next < tracked.count, tracked[next].arrival <= t { current = (tracked[next].id, tracked[next].person); next += 1 }
+            guard let aim = worldAim(at: t, path: record.path) else { continue }
+            let sample = scene.sample(at: t, aim: aim, faceLine: SceneTuning.framing.faceLine, trackedID: current.id, trackedPerson: current.person)
+            samples.append(sample)
+            if step % 2 == 0 { trace.time.append(t); trace.camera.append(aim); trace.desired.append(sample.desired) }
+        }
+        let metrics = SceneMetrics.compute(samples, marks: scenario.marks, horizontalFieldOfView: scene.horizontalFieldOfView,
+                                           verticalFieldOfView: scene.verticalFieldOfView)
+        return (metrics, trace)
+    }
+
+    /// The selected subject of highest saliency in a `tracking.state`, and where its face (or body) was.
+    private static func primary(in params: [String: Any]) -> LiveRecord.Primary? {
+        let subjects = (params["subjects"] as? [[String: Any]] ?? []).filter { $0["selected"] as? Bool == true }
+        guard let capture = number(params["capture_time"]),
+              let chosen = subjects.min(by: { (number($0["saliency_rank"]) ?? .infinity) < (number($1["saliency_rank"]) ?? .infinity) }),
+              let id = chosen["id"] as? String,
+              let rect = (chosen["face_rect"] as? [String: Any]) ?? (chosen["rect"] as? [String: Any]),
+              let x = number(rect["x"]), let y = number(rect["y"]), let w = number(rect["width"]), let h = number(rect["height"]) else { return nil }
+        return LiveRecord.Primary(captureTime: capture, id: id, point: (x + w / 2, y + h / 2))
+    }
+}

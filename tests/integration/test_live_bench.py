@@ -1,0 +1,36 @@
+"""`dock-bench live`: a scene through dock-sim and the real dockd, observations over the socket."""
+import json
+import subprocess
+
+from conftest import BIN
+
+# One person in front of the stand walks 2.2 m to the left, then 4.4 m to the right, at 2.5 m
+# (±41°, past the camera's ±32°), and stays there: only a camera that follows keeps the face in
+# the picture.
+WALK = {
+    "name": "walk-past-the-edges",
+    "duration": 10,
+    "people": [{"id": 1, "path": [{"t": 0, "x": 0, "z": 2.5}, {"t": 1, "x": 0, "z": 2.5},
+                                  {"t": 4, "x": -2.2, "z": 2.5}, {"t": 8, "x": 2.2, "z": 2.5}]}],
+    "primary": [{"t": 0, "ids": [1]}],
+    "marks": [1, 4, 8],
+}
+
+
+def test_live_run_keeps_the_walker_in_frame_through_dockd(tmp_path):
+    scenario = tmp_path / "walk.json"
+    scenario.write_text(json.dumps(WALK))
+    report = tmp_path / "live.json"
+    run = subprocess.run([str(BIN / "dock-bench"), "live", str(scenario), "--binaries", str(BIN), "--json", str(report)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads(report.read_text())
+    assert figures["dockd_serving"], "dockd stopped answering during the run"
+    # 30 Hz for 10 s; a loaded machine may skip a few frames or have a burst refused.
+    assert figures["frames_sent"] >= 250, figures
+    assert sum(figures["refused"].values()) <= 0.05 * figures["frames_sent"], figures["refused"]
+    assert figures["motion_reports"] >= 500, "dockd's motion stream at the stand's 100 Hz feedback"
+    live = figures["live"]
+    assert live["in_frame"] >= 0.9, f"walker in frame {live['in_frame']:.1%} of the time: the stand did not follow"
+    assert live["primary_switches"] == 0
+    assert "| live |" in run.stdout and "| virtual time |" in run.stdout
