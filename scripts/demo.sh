@@ -37,5 +37,14 @@ echo "-- move yaw at -0.5 rad/s for 1 s"; "$bin/dockctl" move --yaw-rate=-0.5 --
 echo "-- animate no";      "$bin/dockctl" animate no --wait
 echo "-- animate kapow";   "$bin/dockctl" animate kapow --wait
 wait "${pids[2]}" 2>/dev/null || true
+
+echo "== tracking: a simulated scene plays the camera app, sending what its detector sees"
+echo "   (two people crossing; dock-bench live renders their boxes from where the stand points)"
+"$bin/dockctl" watch tracking motion --rate 2 --seconds 18 &
+pids+=($!)
+mkdir -p out
+"$bin/dock-bench" live --socket "$work/dockd.sock" Benchmarks/Scenarios/two-crossing.json --plot out/demo-tracking.svg
+wait "${pids[3]}" 2>/dev/null || true
+echo "   plot of the subject and the camera's aim: out/demo-tracking.svg"
 echo "== dockd's log"
 tail -n 8 "$work/dockd.err"
