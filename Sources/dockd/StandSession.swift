@@ -223,8 +223,8 @@ actor StandSession {
             lastFeedback = feedback
             counters.feedbackFrames += 1
             await controlTick(feedback: feedback, now: now)
-        case .imu:
-            break  // base-motion compensation from the IMU is not implemented yet (issue 4)
+        case .imu(let sample):
+            tracking.recordImu(sample, time: now)
         case .event(let event):
             await standEvent(event, now: now)
         case .battery(let state):
