@@ -50,7 +50,7 @@ actor StandSession {
          settings: SessionSettings, logger: Logger) {
         self.endpoint = endpoint; self.driver = driver; self.hub = hub; self.group = group; self.clock = clock
         self.settings = settings
-        self.tracking = StandTracking(camera: settings.camera, seed: settings.trackingSeed)
+        self.tracking = StandTracking(camera: settings.camera, seed: settings.trackingSeed, control: settings.trackingControl)
         var logger = logger
         logger[metadataKey: "stand"] = "\(endpoint)"
         self.logger = logger
@@ -585,6 +585,7 @@ struct SessionSettings: Sendable {
     }()
     var camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, verticalFieldOfView: 43 * .pi / 180)
     var trackingSeed: UInt64 = 1
+    var trackingControl = TrackingControlConfiguration.tuned
     /// Assumed age of a frame whose observations come without a capture timestamp, s.
     var defaultCaptureLatency = 0.05
     /// Called once per control-loop tick: feeds the systemd watchdog.

@@ -11,7 +11,7 @@ import DockTracking
 /// the IMU (hand-held), so neither the stand's own motion nor its base's is taken for the subject's.
 struct StandTracking: Sendable {
     private(set) var pipeline: TrackingPipeline
-    var controller = TrackingController(configuration: .tuned)
+    var controller: TrackingController
     private let baseCamera: CameraModel
     private(set) var zoom = 1.0
     var rateLimits: ClosedRange<Double> = 10...30
@@ -25,7 +25,8 @@ struct StandTracking: Sendable {
     private(set) var target: TrackingTarget?
     private(set) var lastObservation = -Double.infinity
 
-    init(camera: CameraModel, seed: UInt64) {
+    init(camera: CameraModel, seed: UInt64, control: TrackingControlConfiguration = .tuned) {
+        controller = TrackingController(configuration: control)
         baseCamera = camera
         pipeline = TrackingPipeline(tracker: MultiSubjectTracker(settings: .occlusionTolerant, seed: seed), camera: camera)
     }
