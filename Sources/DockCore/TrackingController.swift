@@ -32,8 +32,8 @@ public enum LostSubjectBehaviour: String, Sendable, CaseIterable {
 public struct TrackingControlConfiguration: Sendable, Equatable {
     /// The settings dockd tracks with, as measured by `dock-bench scenario` (BENCHMARKS.md): gain
     /// 6/s, a 0.015 rad dead band that settles at 0.005 rad (narrowed from 0.03 / 0.008 once the
-    /// hand-held base's sway was compensated from the IMU rather than absorbed by the band: slow
-    /// walk 2.5 → 1.5 % RMS, idle jitter still under the oracle's), smoothed target rates and commands,
+    /// hand-held base's sway was compensated from the IMU: slow walk 2.5 → 1.5 % RMS, idle jitter
+    /// on a desk still under the oracle's), smoothed target rates and commands,
     /// home once there is no target and the last one is over 1.5 s old. (dockd and the benchmark
     /// hold the last target while the tracker keeps the subject's track: 3 s after it was last
     /// seen, up to 6 s while a nearer person hides it. The target goes only with the track, by

@@ -3,7 +3,8 @@
 /// low-confidence ones with confirmed tracks, then tentative tracks), and runs each track's
 /// lifecycle. A lost track covered by a taller (nearer) confirmed track is occluded: it is kept
 /// while hidden, and only a detection of its own size touching the occluder can re-acquire it, so
-/// neither the person in front nor a stray detection elsewhere takes over its identity. Pure: the caller passes observations and their capture time; identifiers come from
+/// neither the person in front nor a stray detection elsewhere takes over its identity.
+/// Pure: the caller passes observations and their capture time; identifiers come from
 /// the injected seeded generator, so a run repeats exactly from its seed. (The generator is a
 /// concrete type, not a generic parameter, so calls from other modules need no unspecialized
 /// generic dispatch on the per-frame path.)
