@@ -368,12 +368,14 @@ public struct SimulatedStand: Sendable {
         let motion = base.attitude(at: t)
         let c = configuration
         func noisy(_ v: Double, _ sigma: Double, bias: Double = 0) -> Float { Float(v + bias + sigma * random.gaussian()) }
-        // Gravity seen in the tilted base frame (small angles) plus the walking bob.
+        // In PROTOCOL.md's base frame (x forward, y left, z up, right-handed): the base's pitch is
+        // positive up, the stand's convention, which is a negative rotation about y. Gravity seen
+        // in the tilted base frame (small angles) plus the walking bob.
         let g = 9.81 + base.verticalAcceleration(at: t)
         return ImuSample(timeUs: stamp(now),
-                         gyro: (x: noisy(motion.rates.2, c.gyroNoise, bias: c.gyroBias), y: noisy(motion.rates.1, c.gyroNoise, bias: -c.gyroBias),
+                         gyro: (x: noisy(motion.rates.2, c.gyroNoise, bias: c.gyroBias), y: noisy(-motion.rates.1, c.gyroNoise, bias: -c.gyroBias),
                                 z: noisy(motion.rates.0, c.gyroNoise, bias: c.gyroBias)),
-                         accel: (x: noisy(-g * motion.angles.1, c.accelNoise), y: noisy(g * motion.angles.2, c.accelNoise), z: noisy(g, c.accelNoise)))
+                         accel: (x: noisy(g * motion.angles.1, c.accelNoise), y: noisy(g * motion.angles.2, c.accelNoise), z: noisy(g, c.accelNoise)))
     }
 
     // MARK: - Batteries and events

@@ -33,12 +33,18 @@ public struct Box: Sendable, Hashable {
         x >= left && x <= right && y >= top && y <= bottom
     }
 
-    /// Intersection over union, 0 when disjoint.
-    public func intersectionOverUnion(_ other: Box) -> Double {
+    /// Area of the overlap, 0 when disjoint.
+    public func intersectionArea(_ other: Box) -> Double {
         let overlapWidth = min(right, other.right) - max(left, other.left)
         let overlapHeight = min(bottom, other.bottom) - max(top, other.top)
         guard overlapWidth > 0, overlapHeight > 0 else { return 0 }
-        let intersection = overlapWidth * overlapHeight
+        return overlapWidth * overlapHeight
+    }
+
+    /// Intersection over union, 0 when disjoint.
+    public func intersectionOverUnion(_ other: Box) -> Double {
+        let intersection = intersectionArea(other)
+        guard intersection > 0 else { return 0 }
         let union = area + other.area - intersection
         return union > 0 ? intersection / union : 0
     }

@@ -1,7 +1,10 @@
 /// Multi-subject tracker: pairs faces with bodies, predicts every track with its Kalman filter,
 /// associates in gated optimal passes (high-confidence detections with confirmed and lost tracks,
 /// low-confidence ones with confirmed tracks, then tentative tracks), and runs each track's
-/// lifecycle. Pure: the caller passes observations and their capture time; identifiers come from
+/// lifecycle. A lost track covered by a taller (nearer) confirmed track is occluded: it is kept
+/// while hidden, and only a detection of its own size touching the occluder can re-acquire it, so
+/// neither the person in front nor a stray detection elsewhere takes over its identity.
+/// Pure: the caller passes observations and their capture time; identifiers come from
 /// the injected seeded generator, so a run repeats exactly from its seed. (The generator is a
 /// concrete type, not a generic parameter, so calls from other modules need no unspecialized
 /// generic dispatch on the per-frame path.)
@@ -45,7 +48,7 @@ public struct MultiSubjectTracker: Sendable {
             else if subject.confidence >= settings.lowConfidence { low.append(index) }
         }
 
-        var frame = FrameAssociation(subjects: subjects, trackCount: tracks.count)
+        var frame = FrameAssociation(subjects: subjects, occluders: tracks.map(occluder(of:)))
         associate(&frame, lifecycles: [.confirmed, .lost], candidates: high,
                   minimumOverlap: settings.minimumOverlap, allowReacquisition: true, time: time)
         associate(&frame, lifecycles: [.confirmed], candidates: low,
@@ -64,10 +67,14 @@ public struct MultiSubjectTracker: Sendable {
                 tracks[index].consecutiveHits = 0
             }
         }
+        for index in tracks.indices where !matchedTrack[index] && frame.occluders[index] != nil {
+            tracks[index].lastSeenOrHidden = time
+        }
         // Tentative tracks die on their first miss; lost ones when their re-acquisition window ends.
-        let maximumLostDuration = settings.maximumLostDuration
+        let maximumLostDuration = settings.maximumLostDuration, maximumOccludedDuration = settings.maximumOccludedDuration
         tracks.removeAll { track in
-            track.lastSeen != time && (track.lifecycle == .tentative || time - track.lastSeen > maximumLostDuration)
+            track.lastSeen != time && (track.lifecycle == .tentative || time - track.lastSeenOrHidden > maximumLostDuration
+                                       || time - track.lastSeen > maximumOccludedDuration)
         }
         for index in high where !matchedSubject[index] && subjects[index].confidence >= settings.newTrackConfidence {
             createdCount += 1
@@ -95,6 +102,7 @@ public struct MultiSubjectTracker: Sendable {
         for (row, trackIndex) in trackIndices.enumerated() {
             // Read the few fields needed rather than copying whole tracks per pair.
             let category = tracks[trackIndex].category, isLost = tracks[trackIndex].lifecycle == .lost
+            let occluder = frame.occluders[trackIndex]
             let trackedBody = tracks[trackIndex].body?.box, trackedFace = tracks[trackIndex].face?.box
             for (column, subjectIndex) in subjectIndices.enumerated() {
                 guard category == frame.subjects[subjectIndex].category else { continue }
@@ -107,6 +115,10 @@ public struct MultiSubjectTracker: Sendable {
                     (comparesBodies, tracked, measured) = (false, trackedFace, face)
                 } else {
                     continue
+                }
+                if isLost {
+                    let previous = comparesBodies ? tracks[trackIndex].body!.lastMeasurement : tracks[trackIndex].face!.lastMeasurement
+                    guard isReacquisitionCandidate(measured.box, lastMeasured: previous, occluder: occluder) else { continue }
                 }
                 let overlap = tracked.intersectionOverUnion(measured.box)
                 if overlap >= minimumOverlap {
@@ -127,6 +139,34 @@ public struct MultiSubjectTracker: Sendable {
             tracks[trackIndex].update(with: frame.subjects[subjectIndex], time: time, settings: settings, stepInterval: stepInterval)
         }
     }
+
+    /// The predicted box of the nearer subject hiding a lost track: a taller confirmed track
+    /// covering at least `occlusionCoverage` of the lost track's predicted box. nil when the track
+    /// is not lost or nothing hides it.
+    private func occluder(of hidden: Track) -> Box? {
+        guard hidden.lifecycle == .lost else { return nil }
+        let box = hidden.box
+        guard box.area > 0 else { return nil }
+        var best: (box: Box, coverage: Double)?
+        for track in tracks where track.lifecycle == .confirmed {
+            let cover = track.box
+            guard cover.height > box.height else { continue }
+            let coverage = box.intersectionArea(cover) / box.area
+            if coverage >= settings.occlusionCoverage, coverage > best?.coverage ?? 0 { best = (cover, coverage) }
+        }
+        return best?.box
+    }
+
+    /// Whether a detection may re-acquire a lost track at all: about the size the track was last
+    /// measured at and, while the track is hidden behind `occluder`, touching the occluder — a
+    /// subject comes out from behind the person hiding it; one seen anywhere else would have been
+    /// seen on the way there.
+    private func isReacquisitionCandidate(_ box: Box, lastMeasured: Box, occluder: Box?) -> Bool {
+        let ratio = box.height / max(lastMeasured.height, .leastNonzeroMagnitude)
+        guard ratio <= settings.reacquisitionSizeRatio, ratio >= 1 / settings.reacquisitionSizeRatio else { return false }
+        if let occluder { return box.intersectionArea(occluder) > 0 }
+        return true
+    }
 }
 
 extension MultiSubjectTracker {
@@ -137,18 +177,21 @@ extension MultiSubjectTracker {
 }
 
 /// What one frame's association passes share: the paired subjects, their comparable parts, and
-/// which tracks and subjects are already matched.
+/// which tracks are hidden behind which, and which tracks and subjects are already matched.
 private struct FrameAssociation {
     let subjects: [SubjectObservation]
     /// Per subject: its body (or object) and its face.
     let parts: [ComparableParts]
+    /// Per track: the predicted box of the nearer subject hiding it, if it is lost behind one.
+    let occluders: [Box?]
     var matchedTrack: [Bool]
     var matchedSubject: [Bool]
 
-    init(subjects: [SubjectObservation], trackCount: Int) {
+    init(subjects: [SubjectObservation], occluders: [Box?]) {
         self.subjects = subjects
         parts = subjects.map { ComparableParts(body: $0.body ?? $0.object, face: $0.face) }
-        matchedTrack = [Bool](repeating: false, count: trackCount)
+        self.occluders = occluders
+        matchedTrack = [Bool](repeating: false, count: occluders.count)
         matchedSubject = [Bool](repeating: false, count: subjects.count)
     }
 }

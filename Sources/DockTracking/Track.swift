@@ -30,6 +30,9 @@ public struct Track: Sendable {
     public internal(set) var faceYaw: Double?
     public let firstSeen: Double
     public internal(set) var lastSeen: Double
+    /// The last time the track was seen or known to be hidden behind a nearer subject: a lost
+    /// track's re-acquisition window runs from here.
+    public internal(set) var lastSeenOrHidden: Double
     public internal(set) var consecutiveHits: Int
 
     init(id: SubjectIdentifier, observation: SubjectObservation, time: Double, settings: KalmanSettings) {
@@ -38,6 +41,7 @@ public struct Track: Sendable {
         lifecycle = .tentative
         firstSeen = time
         lastSeen = time
+        lastSeenOrHidden = time
         consecutiveHits = 1
         if let part = observation.body ?? observation.object {
             body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings)
@@ -86,6 +90,7 @@ public struct Track: Sendable {
         takeAttributes(of: observation.face, weight: weight)
         consecutiveHits = lifecycle == .lost ? 1 : consecutiveHits + 1
         lastSeen = time
+        lastSeenOrHidden = time
     }
 
     /// Exponential smoothing of the face attributes, so one noisy frame neither makes nor breaks a

@@ -17,8 +17,19 @@ public struct TrackerSettings: Sendable, Hashable {
     public var reacquisitionGate: Double = 9.49
     /// Consecutive sightings that confirm a tentative track.
     public var confirmationHits: Int = 3
-    /// How long a lost track may be re-acquired with its identity.
+    /// How long a lost track may be re-acquired with its identity; time spent hidden behind a
+    /// nearer subject does not count (see `maximumOccludedDuration`).
     public var maximumLostDuration: Double = 1.5
+    /// How long a lost track that stays hidden behind a nearer subject may be re-acquired: a person
+    /// standing behind someone is still there, but not forever.
+    public var maximumOccludedDuration: Double = 6.0
+    /// A lost track is occluded when a taller (so nearer) confirmed track's box covers at least this
+    /// fraction of its predicted box.
+    public var occlusionCoverage: Double = 0.5
+    /// A lost track is re-acquired only by a detection whose height is within this factor of the
+    /// height it was last measured at: a person does not halve or double in size while hidden, and
+    /// a nearer person (or a small false detection) passing its prediction is not it.
+    public var reacquisitionSizeRatio: Double = 1.5
     /// How long a person's face may go unseen before it is dropped from the track.
     public var faceMemory: Double = 1.0
     /// Time constant of the speaking / looking / yaw smoothing.

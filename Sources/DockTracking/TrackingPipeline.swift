@@ -45,6 +45,18 @@ public struct TrackingPipeline: Sendable {
         return TrackingStep(time: time, selection: selection, framing: framing)
     }
 
+    /// Whether the step frames subjects and every one of them is lost (hidden or gone): the camera
+    /// should then hold where it pointed, not chase their coasting predictions.
+    public func framesOnlyLostSubjects(_ step: TrackingStep) -> Bool {
+        var any = false
+        for id in step.framing.framed {
+            guard let track = tracker.tracks.first(where: { $0.id == id }) else { continue }
+            if track.lifecycle != .lost { return false }
+            any = true
+        }
+        return any
+    }
+
     /// The subjects as a client sees them with the camera at `aim`, in rank order — DockKit's
     /// tracking state. Separate from `step` because clients want it at about 10 Hz, not per frame.
     public func subjectStates(of step: TrackingStep, aim: Aim) -> [TrackedSubjectState] {

@@ -105,6 +105,7 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
     }
     guard let capabilities else { throw SceneRunError.noCapabilities }
     var motion = MotionController(capabilities: capabilities)
+    var baseEstimator = BaseAttitudeEstimator()
 
     let hfov = scene.horizontalFieldOfView, vfov = scene.verticalFieldOfView
     let camera = CameraModel(horizontalFieldOfView: hfov, verticalFieldOfView: vfov)
@@ -123,7 +124,7 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
     var micros: UInt64 = 0
     let tick: UInt64 = 10_000
     var positions: [Axis: Double] = [:]
-    var pending: [(frame: SceneFrame, standAim: Aim)] = []
+    var pending: [(frame: SceneFrame, estimatedAim: Aim)] = []
     var nextCapture = 0.0
     var target: TrackingTarget?
     var naiveRates: [Axis: Double] = [:]
@@ -139,23 +140,29 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
         micros += tick
         let now = Double(micros) / 1e6
         for case .success(let frame) in decoder.feed(stand.advance(toMicros: micros)) {
-            if case .feedback(let feedback) = frame.message {
+            switch frame.message {
+            case .feedback(let feedback):
                 motion.feedback(feedback, at: now)
                 positions = motion.state.positions
+            case .imu(let sample):
+                baseEstimator.add(sample, at: now)
+            default:
+                break
             }
         }
         let base = stand.baseAttitude(atMicros: micros)
         let yawOut = stand.truth(.yaw)?.outputPosition ?? 0, pitchOut = stand.truth(.pitch)?.outputPosition ?? 0
         let worldAim = SceneAim.fromStand(yaw: yawOut, pitch: pitchOut, baseYaw: base.0, basePitch: base.1)
-        // The stand-frame aim dockd knows: the measured motor angles.
-        let standAim = Aim(x: -(positions[.yaw] ?? 0), y: -(positions[.pitch] ?? 0))
+        // The aim dockd knows: the measured motor angles plus the base's attitude from the IMU.
+        let baseAttitude = baseEstimator.current
+        let estimatedAim = Aim(x: -((positions[.yaw] ?? 0) + baseAttitude.yaw), y: -((positions[.pitch] ?? 0) + baseAttitude.pitch))
 
         // Detector frames.
         if now + 1e-9 >= nextCapture {
             nextCapture += period
             if nextCapture < now { nextCapture = now + period }
             if case .oracle = kind {} else {
-                pending.append((scene.capture(at: now, aim: worldAim), standAim))
+                pending.append((scene.capture(at: now, aim: worldAim), estimatedAim))
             }
         }
         while let first = pending.first, first.frame.deliveryTime <= now + 1e-9 {
@@ -166,14 +173,13 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
             for d in f.detections {
                 let rect = NormalizedRect(x: d.rect.x, y: d.rect.y, width: d.rect.width, height: d.rect.height)
                 observations.append(Observation(kind: d.kind == .face ? .face : .body,
-                                                box: camera.angularBox(of: rect, aim: first.standAim), confidence: d.confidence,
+                                                box: camera.angularBox(of: rect, aim: first.estimatedAim), confidence: d.confidence,
                                                 speakingConfidence: d.speakingConfidence, lookingAtCameraConfidence: d.lookingAtCameraConfidence))
             }
             let t0 = DispatchTime.now().uptimeNanoseconds
-            let step = pipeline.step(observations: observations, time: f.captureTime, aim: first.standAim)
+            let step = pipeline.step(observations: observations, time: f.captureTime, aim: first.estimatedAim)
             var newTarget: TrackingTarget?
-            let framedTracks = step.framing.framed.compactMap { id in pipeline.tracker.tracks.first { $0.id == id } }
-            if !framedTracks.isEmpty, framedTracks.allSatisfy({ $0.lifecycle == .lost }) {
+            if pipeline.framesOnlyLostSubjects(step) {
                 // Every framed subject is hidden: hold the last target (its age stops the chase)
                 // rather than follow a coasting prediction.
                 newTarget = target
@@ -188,21 +194,21 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
                 newTarget = TrackingTarget(yaw: -step.framing.desiredAim.x, pitch: -step.framing.desiredAim.y,
                                            yawRate: -vx, pitchRate: -vy, time: f.captureTime)
             }
-            if case .ours = kind { _ = controller.command(target: newTarget, positions: positions, at: now) }
+            if case .ours = kind { _ = controller.command(target: newTarget, positions: positions, base: baseAttitude, at: now) }
             costs.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000)
             maxSubjects = max(maxSubjects, pipeline.tracker.subjects.count)
             target = newTarget
             if case .naive(let gain, let deadZone) = kind {
                 naiveRates = [:]
                 if newTarget != nil {
-                    let ex = step.framing.desiredAim.x - first.standAim.x, ey = step.framing.desiredAim.y - first.standAim.y
+                    let ex = step.framing.desiredAim.x - first.estimatedAim.x, ey = step.framing.desiredAim.y - first.estimatedAim.y
                     naiveRates[.yaw] = abs(ex) / hfov > deadZone ? -gain * ex : 0
                     naiveRates[.pitch] = abs(ey) / vfov > deadZone ? -gain * ey : 0
                 }
             }
             // Who the pipeline's primary really is: the true person whose body holds its box center.
             if let primary = step.selection.primary, let track = pipeline.tracker.tracks.first(where: { $0.id == primary }) {
-                let seen = camera.normalizedRect(of: track.face?.box ?? track.box, aim: first.standAim)
+                let seen = camera.normalizedRect(of: track.face?.box ?? track.box, aim: first.estimatedAim)
                 let cx = seen.x + seen.width / 2, cy = seen.y + seen.height / 2
                 var best: (person: Int, distance: Double)?
                 for p in f.truth where p.present {
@@ -243,7 +249,7 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
         var rates: [Axis: Double]
         switch kind {
         case .ours:
-            rates = controller.command(target: target, positions: positions, at: now)
+            rates = controller.command(target: target, positions: positions, base: baseAttitude, at: now)
         case .naive:
             rates = naiveRates
         case .oracle:

@@ -1,3 +1,4 @@
+import DockCore
 import DockDrivers
 import DockIO
 import Foundation
@@ -14,6 +15,7 @@ struct Configuration: Sendable, Equatable {
     var heartbeatTimeoutMs: UInt16 = 500
     var devices: [Device] = []
     var camera = Camera()
+    var tracking = Tracking()
     var hotplug = HotplugSettings()
 
     /// Stands that udev announces are attached without configuration.
@@ -33,6 +35,13 @@ struct Configuration: Sendable, Equatable {
     struct Camera: Sendable, Equatable {
         var horizontalFOVDegrees = 70.0
         var verticalFOVDegrees = 43.0
+    }
+
+    /// What the stand does once the tracked subjects are gone (held for as long as the tracker keeps
+    /// their tracks, then `lostHold` seconds after the last target).
+    struct Tracking: Sendable, Equatable {
+        var lostBehaviour = TrackingControlConfiguration.tuned.lostBehaviour
+        var lostHold = TrackingControlConfiguration.tuned.lostHold
     }
 
     struct Invalid: Error, CustomStringConvertible {
@@ -70,6 +79,7 @@ struct Configuration: Sendable, Equatable {
         var daemon: DaemonSection?
         var device: [DeviceSection]?
         var camera: CameraSection?
+        var tracking: TrackingSection?
         var hotplug: HotplugSection?
 
         struct HotplugSection: Decodable {
@@ -118,6 +128,11 @@ struct Configuration: Sendable, Equatable {
         struct CameraSection: Decodable {
             var horizontal_fov_deg: Double?
             var vertical_fov_deg: Double?
+        }
+
+        struct TrackingSection: Decodable {
+            var lost_behaviour: String?
+            var lost_hold_s: Double?
         }
 
         func resolved(source: String) throws(Invalid) -> Configuration {
@@ -179,6 +194,19 @@ struct Configuration: Sendable, Equatable {
                 if let v = cam.vertical_fov_deg {
                     guard v > 1 && v < 180 else { throw Invalid(description: "\(source): camera.vertical_fov_deg must be in (1, 180)") }
                     c.camera.verticalFOVDegrees = v
+                }
+            }
+            if let t = tracking {
+                if let name = t.lost_behaviour {
+                    guard let behaviour = LostSubjectBehaviour(rawValue: name) else {
+                        let names = LostSubjectBehaviour.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                        throw Invalid(description: "\(source): tracking.lost_behaviour must be one of \(names)")
+                    }
+                    c.tracking.lostBehaviour = behaviour
+                }
+                if let hold = t.lost_hold_s {
+                    guard hold >= 0 && hold <= 600 else { throw Invalid(description: "\(source): tracking.lost_hold_s must be in [0, 600]") }
+                    c.tracking.lostHold = hold
                 }
             }
             return c

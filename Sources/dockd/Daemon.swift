@@ -26,6 +26,8 @@ struct Daemon: Service {
         var settings = SessionSettings(heartbeatTimeoutMs: configuration.heartbeatTimeoutMs)
         settings.camera = CameraModel(horizontalFieldOfView: configuration.camera.horizontalFOVDegrees * .pi / 180,
                                       verticalFieldOfView: configuration.camera.verticalFOVDegrees * .pi / 180)
+        settings.trackingControl.lostBehaviour = configuration.tracking.lostBehaviour
+        settings.trackingControl.lostHold = configuration.tracking.lostHold
         settings.liveness = liveness
         let sessionSettings = settings
         let stands = StandRegistry { endpoint, driver in

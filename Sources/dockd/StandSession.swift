@@ -54,7 +54,7 @@ actor StandSession {
          settings: SessionSettings, logger: Logger) {
         self.endpoint = endpoint; self.driver = driver; self.hub = hub; self.group = group; self.clock = clock
         self.settings = settings
-        self.tracking = StandTracking(camera: settings.camera, seed: settings.trackingSeed)
+        self.tracking = StandTracking(camera: settings.camera, seed: settings.trackingSeed, control: settings.trackingControl)
         var logger = logger
         logger[metadataKey: "stand"] = "\(endpoint)"
         self.logger = logger
@@ -236,8 +236,8 @@ actor StandSession {
             lastFeedback = feedback
             counters.feedbackFrames += 1
             await controlTick(feedback: feedback, now: now)
-        case .imu:
-            break  // base-motion compensation from the IMU is not implemented yet (issue 4)
+        case .imu(let sample):
+            tracking.recordImu(sample, time: now)
         case .event(let event):
             await standEvent(event, now: now)
         case .battery(let state):
@@ -627,6 +627,7 @@ struct SessionSettings: Sendable {
     }()
     var camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, verticalFieldOfView: 43 * .pi / 180)
     var trackingSeed: UInt64 = 1
+    var trackingControl = TrackingControlConfiguration.tuned
     /// Assumed age of a frame whose observations come without a capture timestamp, s.
     var defaultCaptureLatency = 0.05
     /// Where each connected stand's control loop beats for the systemd watchdog.

@@ -7,24 +7,26 @@ import DockTracking
 
 /// System tracking for one stand: observations in (normalized boxes at a capture time), a target
 /// for the TrackingController out. Subjects are tracked in the stand's angular frame: each box goes
-/// through the camera model at the motor angles of its capture time, so the stand's own motion is
-/// never taken for the subject's.
+/// through the camera model at the motor angles of its capture time plus the base's attitude from
+/// the IMU (hand-held), so neither the stand's own motion nor its base's is taken for the subject's.
 struct StandTracking: Sendable {
     private(set) var pipeline: TrackingPipeline
-    var controller = TrackingController(configuration: .tuned)
+    var controller: TrackingController
     private let baseCamera: CameraModel
     private(set) var zoom = 1.0
     var rateLimits: ClosedRange<Double> = 10...30
 
     /// Motor angles over the last 2 s: the aim at any capture time.
     private var history: [(time: Double, yaw: Double, pitch: Double)] = []
+    private var base = BaseAttitudeEstimator()
     private var arrivals: [Double] = []
     private(set) var lastStep: TrackingStep?
     private var lastStepAim = Aim(x: 0, y: 0)
     private(set) var target: TrackingTarget?
     private(set) var lastObservation = -Double.infinity
 
-    init(camera: CameraModel, seed: UInt64) {
+    init(camera: CameraModel, seed: UInt64, control: TrackingControlConfiguration = .tuned) {
+        controller = TrackingController(configuration: control)
         baseCamera = camera
         pipeline = TrackingPipeline(tracker: MultiSubjectTracker(settings: .occlusionTolerant, seed: seed), camera: camera)
     }
@@ -39,15 +41,24 @@ struct StandTracking: Sendable {
         if let first = history.first, time - first.time > 2 { history.removeFirst(history.count / 4) }
     }
 
+    mutating func recordImu(_ sample: ImuSample, time: Double) {
+        base.add(sample, at: time)
+    }
+
     /// The camera's aim when a frame was captured (x right, y down: the tracker's convention).
     func aim(at time: Double) -> Aim {
+        let motors = motorAngles(at: time), tilt = base.attitude(at: time)
+        return Aim(x: -(motors.yaw + tilt.yaw), y: -(motors.pitch + tilt.pitch))
+    }
+
+    private func motorAngles(at time: Double) -> (yaw: Double, pitch: Double) {
         guard let after = history.firstIndex(where: { $0.time >= time }) else {
-            return history.last.map { Aim(x: -$0.yaw, y: -$0.pitch) } ?? Aim(x: 0, y: 0)
+            return history.last.map { ($0.yaw, $0.pitch) } ?? (0, 0)
         }
-        guard after > 0 else { return Aim(x: -history[0].yaw, y: -history[0].pitch) }
+        guard after > 0 else { return (history[0].yaw, history[0].pitch) }
         let a = history[after - 1], b = history[after]
         let f = b.time > a.time ? (time - a.time) / (b.time - a.time) : 1
-        return Aim(x: -(a.yaw + f * (b.yaw - a.yaw)), y: -(a.pitch + f * (b.pitch - a.pitch)))
+        return (a.yaw + f * (b.yaw - a.yaw), a.pitch + f * (b.pitch - a.pitch))
     }
 
     // MARK: - Camera
@@ -93,7 +104,11 @@ struct StandTracking: Sendable {
         lastStep = step
         lastStepAim = aim
         lastObservation = now
-        target = Self.target(step, tracks: pipeline.tracker.tracks, time: captureTime)
+        // Every framed subject hidden: hold the last target (its age stops the chase, and the
+        // controller's lost behaviour starts once the tracker lets the subjects go).
+        if !pipeline.framesOnlyLostSubjects(step) {
+            target = Self.target(step, tracks: pipeline.tracker.tracks, time: captureTime)
+        }
     }
 
     /// The framer's desired aim as stand angles, moving with the primary subject when re-centering.
@@ -108,7 +123,7 @@ struct StandTracking: Sendable {
     /// Rates for the motors while tracking is active, nil when it is not.
     mutating func command(positions: [Axis: Double], at now: Double) -> [Axis: Double]? {
         guard isActive(at: now) else { return nil }
-        return controller.command(target: target, positions: positions, at: now)
+        return controller.command(target: target, positions: positions, base: base.current, at: now)
     }
 
     // MARK: - Selection and framing

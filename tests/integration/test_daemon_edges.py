@@ -27,6 +27,8 @@ def test_a_wrong_value_names_the_key(tmp_path):
     assert out.returncode == 78 and "device[0]" in out.stderr, out.stderr
     out = run_dockd(tmp_path, '[[device]]\npath = 5\n')
     assert out.returncode == 78 and "path" in out.stderr, out.stderr
+    out = run_dockd(tmp_path, '[tracking]\nlost_behaviour = "sideways"\n')
+    assert out.returncode == 78 and "tracking.lost_behaviour" in out.stderr, out.stderr
 
 
 def test_two_stands_are_named_by_serial_and_bluetooth_fails_for_its_device_only(tmp_path):

@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from conftest import Rig
+
 HFOV, VFOV = 1.2, 0.75  # radians
 
 
@@ -184,3 +186,30 @@ def test_flip_turns_the_stand_half_a_turn(rig):
     time.sleep(3)
     yaw = scene.aim()[0]
     assert abs(abs(yaw - start) - math.pi) < 0.05, f"yaw {start:.3f} -> {yaw:.3f}"
+
+
+@pytest.mark.parametrize("behaviour", ["home", "hold"])
+def test_a_lost_subject_is_held_then_the_configured_lost_behaviour_runs(tmp_path, behaviour):
+    # The rig's dockd reads this (missing by default) configuration file.
+    (tmp_path / "none.conf").write_text(f'[tracking]\nlost_behaviour = "{behaviour}"\n')
+    rig = Rig(tmp_path)
+    try:
+        c = rig.client()
+        rig.connected_stand(c)
+        subject = {"yaw": 0.5, "pitch": 0.0}
+        scene = Scene(c, [subject])
+        c.result("tracking.framing", {"mode": "center"})
+        scene.run(3)
+        tracked = scene.aim()[0]
+        assert abs(tracked - 0.5) < 0.1
+        scene.subjects = []  # gone; the camera keeps sending (empty) frames
+        scene.run(1.5)
+        assert abs(scene.aim()[0] - tracked) < 0.03, "the stand should hold while the subject's track is kept"
+        scene.run(4.5)
+        yaw = scene.aim()[0]
+        if behaviour == "home":
+            assert abs(yaw) < 0.1, f"not home 6 s after the subject left: yaw {yaw:.3f}"
+        else:
+            assert abs(yaw - tracked) < 0.03, f"moved from {tracked:.3f} to {yaw:.3f} with lost_behaviour = hold"
+    finally:
+        rig.stop()
