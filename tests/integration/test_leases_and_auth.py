@@ -43,7 +43,7 @@ def test_what_a_client_changed_reverts_when_it_disconnects(rig):
     motion = other.result("motion.orient", {"yaw": 0.6, "duration": 0.8})
     done = watcher.wait_notification(lambda m: m.get("method") == "motion.progress"
                                      and m["params"]["id"] == motion["id"] and m["params"]["state"] != "running", timeout=6)
-    assert done["params"]["state"] == "completed"
+    assert done["params"]["state"] == "completed", done
 
 
 def test_admin_methods_are_for_root_and_the_daemon_user(rig):
