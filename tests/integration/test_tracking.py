@@ -86,6 +86,36 @@ def test_left_framing_puts_the_subject_on_the_left_third(rig):
     assert abs(u - 1 / 3) < 0.07, f"subject at u={u:.3f}, the left third is 0.333"
 
 
+def test_right_framing_puts_the_subject_on_the_right_third(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    subject = {"yaw": 0.3, "pitch": 0.0}
+    scene = Scene(c, [subject])
+    c.result("tracking.framing", {"mode": "right"})
+    scene.run(4)
+    u, _ = scene.image_position(subject)
+    assert abs(u - 2 / 3) < 0.07, f"subject at u={u:.3f}, the right third is 0.667"
+
+
+def test_a_region_of_interest_keeps_the_subject_inside_it(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    subject = {"yaw": 0.0, "pitch": 0.0}
+    scene = Scene(c, [subject])
+    c.result("tracking.framing", {"mode": "center"})
+    roi = {"x": 0.05, "y": 0.2, "width": 0.3, "height": 0.6}  # the left part of the frame
+    c.result("tracking.roi", {"rect": roi})
+    scene.run(4)
+    u, v = scene.image_position(subject)
+    assert roi["x"] < u < roi["x"] + roi["width"], f"subject at u={u:.3f}, outside the ROI's {roi}"
+    assert abs(u - (roi["x"] + roi["width"] / 2)) < 0.08, f"centered in the ROI: u={u:.3f}"
+    # The whole frame again: the subject comes back to the center.
+    c.result("tracking.roi", {"rect": {"x": 0, "y": 0, "width": 1, "height": 1}})
+    scene.run(3)
+    u, _ = scene.image_position(subject)
+    assert abs(u - 0.5) < 0.07, f"subject at u={u:.3f} after the ROI was reset"
+
+
 def test_a_still_subject_gets_a_still_camera(rig):
     c = rig.client()
     rig.connected_stand(c)
@@ -118,6 +148,12 @@ def test_selection_state_stream_and_overrides(rig):
     scene.run(1)
     selected = [s["id"] for s in c.latest("tracking.state")["params"]["subjects"] if s["selected"]]
     assert selected == [chosen]
+    # A point on the speaker selects the speaker.
+    u, v = scene.image_position(speaker)
+    assert len(c.result("tracking.select", {"x": u, "y": v})["ids"]) == 1
+    scene.run(1)
+    selected = [s for s in c.latest("tracking.state")["params"]["subjects"] if s["selected"]]
+    assert [s["id"] for s in selected] == [ranks[0]["id"]], "the subject under the point is the one selected"
     # A point where nobody is: no subject found. Back to automatic with an empty list.
     assert c.call("tracking.select", {"x": 0.02, "y": 0.02})["error"]["code"] == -32006
     assert c.result("tracking.select", {"ids": []})["ids"] == []
