@@ -41,6 +41,13 @@ public struct CameraModel: Sendable, Hashable {
                   verticalFieldOfView: 2 * atan(imageHeight / (2 * focalLengthY)))
     }
 
+    /// The same camera zoomed by `factor` (an optical zoom or a crop): a factor of 2 doubles every
+    /// subject's size in the image, i.e. halves tan(fov/2).
+    public func zoomed(by factor: Double) -> CameraModel {
+        CameraModel(horizontalFieldOfView: 2 * atan(horizontalHalfTangent / factor),
+                    verticalFieldOfView: 2 * atan(verticalHalfTangent / factor))
+    }
+
     /// Angle off the optical axis of a normalized coordinate (0…1 across the field).
     private func angle(normalized: Double, halfTangent: Double) -> Double {
         atan((normalized - 0.5) * 2 * halfTangent)

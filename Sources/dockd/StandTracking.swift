@@ -12,7 +12,8 @@ import DockTracking
 struct StandTracking: Sendable {
     private(set) var pipeline: TrackingPipeline
     var controller: TrackingController
-    private let baseCamera: CameraModel
+    /// The camera before zoom: the configuration's, or what a client set with `camera.set`.
+    private var baseCamera: CameraModel
     private(set) var zoom = 1.0
     var rateLimits: ClosedRange<Double> = 10...30
 
@@ -64,19 +65,15 @@ struct StandTracking: Sendable {
     // MARK: - Camera
 
     mutating func setCamera(_ camera: CameraModel) {
-        pipeline.camera = Self.zoomed(camera, by: zoom)
+        baseCamera = camera  // a later zoom scales this one, not the configuration's
+        pipeline.camera = camera.zoomed(by: zoom)
     }
 
     /// A zoom event: a factor of 2 doubles the subject's size, i.e. halves tan(fov/2).
     mutating func applyZoom(_ factor: Double) {
         guard factor.isFinite, factor > 0 else { return }
         zoom = min(20, max(0.05, zoom * factor))
-        pipeline.camera = Self.zoomed(baseCamera, by: zoom)
-    }
-
-    private static func zoomed(_ camera: CameraModel, by zoom: Double) -> CameraModel {
-        CameraModel(horizontalFieldOfView: 2 * atan(tan(camera.horizontalFieldOfView / 2) / zoom),
-                    verticalFieldOfView: 2 * atan(tan(camera.verticalFieldOfView / 2) / zoom))
+        pipeline.camera = baseCamera.zoomed(by: zoom)
     }
 
     // MARK: - Observations

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import DockTracking
 
@@ -15,6 +16,18 @@ import Testing
         #expect(abs(center.x - 0.3) < 1e-12 && abs(center.y + 0.1) < 1e-12)
         let edge = camera.angularPoint(normalizedX: 1, normalizedY: 0.5, aim: aim)
         #expect(abs(edge.x - (0.3 + camera.horizontalFieldOfView / 2)) < 1e-12)
+    }
+
+    @Test func zoomHalvesTheHalfTangentAndAnOffsetsAngle() {
+        // 90° across: the right edge is 45° off axis; zoomed 2×, the same image point is atan(0.5) off.
+        let wide = CameraModel(horizontalFieldOfView: .pi / 2, verticalFieldOfView: .pi / 3)
+        let tele = wide.zoomed(by: 2)
+        #expect(abs(tan(tele.horizontalFieldOfView / 2) - 0.5) < 1e-12)
+        #expect(abs(tan(tele.verticalFieldOfView / 2) - tan(Double.pi / 6) / 2) < 1e-12)
+        let edge = tele.angularPoint(normalizedX: 1, normalizedY: 0.5, aim: Aim(x: 0, y: 0))
+        #expect(abs(edge.x - atan(0.5)) < 1e-12)
+        // Zooming back out restores the camera.
+        #expect(abs(tele.zoomed(by: 0.5).horizontalFieldOfView - .pi / 2) < 1e-12)
     }
 
     @Test func intrinsicsGiveTheFieldOfView() {

@@ -7,6 +7,7 @@ import jsonschema
 import pytest
 
 import openrpc_check
+from conftest import wait_for
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +191,60 @@ def test_every_method_and_notification_is_exercised_against_the_document(rig, do
     expect("stand.connected", timeout=15)
     assert c.result("unsubscribe", {"topics": ["motion", "logs"]})["topics"] == ["battery", "events", "stands", "tracking"]
     assert seen == {n["name"] for n in document["x-notifications"]}
+
+
+def _all_property_names(node, document, seen=None):
+    """Every parameter and object-property name reachable from `node`, following $refs."""
+    seen = set() if seen is None else seen
+    names = set()
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if ref and ref not in seen:
+            seen.add(ref)
+            target = document
+            for part in ref.lstrip("#/").split("/"):
+                target = target[part]
+            names |= _all_property_names(target, document, seen)
+        if "name" in node and "schema" in node:
+            names.add(node["name"])
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                names |= set(value)
+            names |= _all_property_names(value, document, seen)
+    elif isinstance(node, list):
+        for item in node:
+            names |= _all_property_names(item, document, seen)
+    return names
+
+
+# The methods that name a file: an administrator (root or dockd's own user, SO_PEERCRED)
+# attaching or detaching a stand's tty; dockd opens it only as a tty (see the test below).
+ADMIN_PATHS = {("stands.attach", "device"), ("stands.detach", "device")}
+
+
+def test_no_method_takes_a_path_except_the_admins_tty(document):
+    """Security (hardening issue): no API method reads or writes a file the caller names."""
+    names = set()
+    for method in document["methods"]:
+        for name in _all_property_names(method.get("params", []), document):
+            names.add((method["name"], name))
+    suspicious = {(m, n) for m, n in names if any(w in n.lower() for w in ("path", "file", "dir", "config", "device", "socket", "url"))}
+    assert suspicious == ADMIN_PATHS, f"parameters that could name a file: {sorted(suspicious - ADMIN_PATHS)}"
+    assert len(names) > 20, f"the walk found only {sorted(names)}: it is not reading the document"
+
+
+def test_attaching_a_file_that_is_not_a_tty_neither_reads_nor_writes_it(rig, tmp_path):
+    victim = tmp_path / "important.txt"
+    victim.write_text("keep me\n")
+    before = victim.stat()
+    c = rig.client()  # the tests run as root: an administrator
+    c.result("stands.attach", {"device": str(victim)})
+    def reported():
+        stand = next((s for s in c.result("stands.list") if s["endpoint"].startswith(f"serial:{victim}")), None)
+        return stand if stand and stand["last_error"] else None
+    stand = wait_for(reported, 10, "the refusal")
+    assert "not a tty" in stand["last_error"], stand
+    time.sleep(0.6)  # a retry or two
+    after = victim.stat()
+    assert victim.read_text() == "keep me\n" and after.st_size == before.st_size and after.st_mtime_ns == before.st_mtime_ns
+    c.result("stands.detach", {"device": str(victim)})
