@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Builds and runs the libFuzzer targets of the protocol codec (see Fuzz/README.md).
+# Builds and runs the libFuzzer targets of the wire codecs and parsers (see Fuzz/README.md).
 # Needs only swiftc on PATH (e.g. /opt/swift/usr/bin) and python3 for the seed corpus.
 #
 # Environment:
-#   FUZZ_SECONDS     time limit of FrameDecoderFuzz (default 120)
-#   FUZZ_RUNS        optional execution limit of FrameDecoderFuzz (-runs); whichever comes first
-#   FUZZ_RT_SECONDS  time limit of RoundTripFuzz (default 30; 0 skips it)
-#   FUZZ_TARGETS     targets to run (default "FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz")
-#   FUZZ_MAX_LEN     -max_len (default 600: two maximal frames and change)
+#   FUZZ_SECONDS         time limit of FrameDecoderFuzz (default 120)
+#   FUZZ_RUNS            optional execution limit of FrameDecoderFuzz (-runs); whichever comes first
+#   FUZZ_RT_SECONDS      time limit of RoundTripFuzz and JSONRPCFuzz (default 30; 0 skips RoundTripFuzz)
+#   FUZZ_VISCA_SECONDS   time limit of VISCAFuzz (default 60)
+#   FUZZ_MAVLINK_SECONDS time limit of MAVLinkFuzz (default 60)
+#   FUZZ_TARGETS         targets to run (default: all of them, "FrameDecoderFuzz RoundTripFuzz
+#                        JSONRPCFuzz VISCAFuzz MAVLinkFuzz")
+#   FUZZ_MAX_LEN         -max_len (default 600: two maximal frames and change)
 # Exit status: 0 when no target crashed, 1 when one did (artifacts in .build-fuzz/artifacts/),
 # 2 when the build failed.
 set -uo pipefail
@@ -17,15 +20,19 @@ ROOT=$PWD
 OUT=$ROOT/.build-fuzz
 FUZZ_SECONDS=${FUZZ_SECONDS:-120}
 FUZZ_RT_SECONDS=${FUZZ_RT_SECONDS:-30}
+FUZZ_VISCA_SECONDS=${FUZZ_VISCA_SECONDS:-60}
+FUZZ_MAVLINK_SECONDS=${FUZZ_MAVLINK_SECONDS:-60}
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-600}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz VISCAFuzz MAVLinkFuzz"}
 # No allocation stacks (Swift allocates a lot; the stacks halve the speed); set ASAN_OPTIONS to override.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 
 if ! command -v swiftc >/dev/null; then
     echo "run.sh: swiftc not on PATH (try PATH=/opt/swift/usr/bin:\$PATH)" >&2; exit 2
 fi
-mkdir -p "$OUT/corpus" "$OUT/artifacts" "$OUT/logs"
+mkdir -p "$OUT/corpus" "$OUT/artifacts" "$OUT/logs" "$OUT/modules"
+# VISCAFuzz loads the repository's camera profiles the way dockd does.
+export DOCKD_VISCA_PROFILES=$ROOT/profiles/visca
 
 # A libFuzzer probe: the toolchain ships libclang_rt.fuzzer and asan; linking also needs a C++
 # runtime (libstdc++-12-dev) and a linker (binutils-gold / lld) from apt.
@@ -44,29 +51,58 @@ probe() {
 }
 probe
 
-SOURCES=("$ROOT"/Sources/DockProtocol/*.swift)
+PROTOCOL_SOURCES=("$ROOT"/Sources/DockProtocol/*.swift)
 # The API's request parser is pure Swift + Foundation: its three files compile on their own.
 API_SOURCES=("$ROOT"/Sources/dockd/JSONValue.swift "$ROOT"/Sources/dockd/RPCError.swift "$ROOT"/Sources/dockd/JSONRPCRequest.swift)
+# The drivers depend on DockProtocol only; they import it, so it is built as a module of its own.
+mapfile -t DRIVER_SOURCES < <(find "$ROOT/Sources/DockDrivers" -name '*.swift' | sort)
+SANITIZE=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g)
+
+# (each swiftc runs from .build-fuzz: with -wmo -g it drops <module>-1.swiftmodule files into the cwd)
+protocol_module() {
+    [ -n "${PROTOCOL_MODULE_BUILT:-}" ] && return
+    echo "== building the DockProtocol module"
+    if ! (cd "$OUT/modules" && swiftc "${SANITIZE[@]}" -module-name DockProtocol -emit-module -emit-library -static \
+            "${PROTOCOL_SOURCES[@]}" -o "$OUT/modules/libDockProtocol.a") >"$OUT/logs/DockProtocol.build.log" 2>&1; then
+        cat "$OUT/logs/DockProtocol.build.log" >&2
+        echo "run.sh: build of the DockProtocol module failed" >&2; exit 2
+    fi
+    PROTOCOL_MODULE_BUILT=1
+}
+
 build() {
-    local target=$1
-    local sources=("${SOURCES[@]}")
-    [ "$target" = JSONRPCFuzz ] && sources=("${API_SOURCES[@]}")
+    local target=$1 sources extra=()
+    case $target in
+        FrameDecoderFuzz) sources=("$ROOT/Fuzz/Chunking.swift" "${PROTOCOL_SOURCES[@]}") ;;
+        RoundTripFuzz) sources=("${PROTOCOL_SOURCES[@]}") ;;
+        JSONRPCFuzz) sources=("${API_SOURCES[@]}") ;;
+        VISCAFuzz|MAVLinkFuzz)
+            protocol_module
+            sources=("$ROOT/Fuzz/Chunking.swift" "$ROOT/Fuzz/DriverChecks.swift" "${DRIVER_SOURCES[@]}")
+            extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockProtocol) ;;
+        *) echo "run.sh: unknown target $target" >&2; exit 2 ;;
+    esac
     echo "== building $target"
-    # One module with the codec's sources: -wmo lets the generic decoder specialize; ld.gold warnings are harmless.
-    # (run from .build-fuzz: with -wmo -g swiftc drops <module>-1.swiftmodule files into the cwd)
-    if ! (cd "$OUT" && swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -g -module-name "$target" \
+    # One module with the code under test: -wmo lets generic code specialize; ld.gold warnings are harmless.
+    if ! (cd "$OUT" && swiftc "${SANITIZE[@]}" -module-name "$target" "${extra[@]}" \
             "$ROOT/Fuzz/$target.swift" "${sources[@]}" -o "$OUT/$target") >"$OUT/logs/$target.build.log" 2>&1; then
         grep -v 'ld.gold' "$OUT/logs/$target.build.log" >&2
         echo "run.sh: build of $target failed" >&2; exit 2
     fi
 }
 
-# Seeds: every vector's wire bytes, behind each chunking-control byte.
+# Seeds: the committed ones in Fuzz/seeds/, or for the native codec every vector's wire bytes
+# behind each chunking-control byte.
 seed() {
-    local n
-    if [ "$1" = JSONRPCFuzz ]; then
+    local n committed
+    case $1 in
+        JSONRPCFuzz) committed=jsonrpc ;;
+        VISCAFuzz) committed=visca ;;
+        MAVLinkFuzz) committed=mavlink ;;
+    esac
+    if [ -n "${committed:-}" ]; then
         mkdir -p "$OUT/corpus/$1-seeds"
-        cp "$ROOT"/Fuzz/seeds/jsonrpc/* "$OUT/corpus/$1-seeds/"
+        cp "$ROOT/Fuzz/seeds/$committed"/* "$OUT/corpus/$1-seeds/"
         echo "== $(ls "$OUT/corpus/$1-seeds" | wc -l) seed inputs in .build-fuzz/corpus/$1-seeds"
         return
     fi
@@ -111,6 +147,8 @@ for target in $FUZZ_TARGETS; do
     seed "$target"
     case $target in
         FrameDecoderFuzz) run "$target" "$FUZZ_SECONDS" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} ;;
+        VISCAFuzz) run "$target" "$FUZZ_VISCA_SECONDS" ;;
+        MAVLinkFuzz) run "$target" "$FUZZ_MAVLINK_SECONDS" ;;
         *) run "$target" "$FUZZ_RT_SECONDS" ;;
     esac
 done
