@@ -8,8 +8,11 @@
 #   FUZZ_RT_SECONDS      time limit of RoundTripFuzz and JSONRPCFuzz (default 30; 0 skips RoundTripFuzz)
 #   FUZZ_VISCA_SECONDS   time limit of VISCAFuzz (default 60)
 #   FUZZ_MAVLINK_SECONDS time limit of MAVLinkFuzz (default 60)
+#   FUZZ_CONFIG_SECONDS  time limit of ConfigFuzz (default 60)
 #   FUZZ_TARGETS         targets to run (default: all of them, "FrameDecoderFuzz RoundTripFuzz
-#                        JSONRPCFuzz VISCAFuzz MAVLinkFuzz")
+#                        JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz")
+#   TOMLKIT_DIR          TOMLKit's sources for ConfigFuzz (default .build/checkouts/TOMLKit, which
+#                        `swift package resolve` creates; run.sh runs it when the folder is missing)
 #   FUZZ_MAX_LEN         -max_len (default 600: two maximal frames and change)
 # Exit status: 0 when no target crashed, 1 when one did (artifacts in .build-fuzz/artifacts/),
 # 2 when the build failed.
@@ -22,8 +25,10 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-120}
 FUZZ_RT_SECONDS=${FUZZ_RT_SECONDS:-30}
 FUZZ_VISCA_SECONDS=${FUZZ_VISCA_SECONDS:-60}
 FUZZ_MAVLINK_SECONDS=${FUZZ_MAVLINK_SECONDS:-60}
+FUZZ_CONFIG_SECONDS=${FUZZ_CONFIG_SECONDS:-60}
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-600}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz VISCAFuzz MAVLinkFuzz"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz"}
+TOMLKIT_DIR=${TOMLKIT_DIR:-$ROOT/.build/checkouts/TOMLKit}
 # No allocation stacks (Swift allocates a lot; the stacks halve the speed); set ASAN_OPTIONS to override.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 
@@ -59,15 +64,51 @@ mapfile -t DRIVER_SOURCES < <(find "$ROOT/Sources/DockDrivers" -name '*.swift' |
 SANITIZE=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g)
 
 # (each swiftc runs from .build-fuzz: with -wmo -g it drops <module>-1.swiftmodule files into the cwd)
-protocol_module() {
-    [ -n "${PROTOCOL_MODULE_BUILT:-}" ] && return
-    echo "== building the DockProtocol module"
-    if ! (cd "$OUT/modules" && swiftc "${SANITIZE[@]}" -module-name DockProtocol -emit-module -emit-library -static \
-            "${PROTOCOL_SOURCES[@]}" -o "$OUT/modules/libDockProtocol.a") >"$OUT/logs/DockProtocol.build.log" 2>&1; then
-        cat "$OUT/logs/DockProtocol.build.log" >&2
-        echo "run.sh: build of the DockProtocol module failed" >&2; exit 2
+# module NAME SOURCES...: an instrumented static library and its module, in .build-fuzz/modules, once per run.
+BUILT_MODULES=" "
+module() {
+    local name=$1; shift
+    [[ $BUILT_MODULES == *" $name "* ]] && return
+    echo "== building the $name module"
+    if ! (cd "$OUT/modules" && swiftc "${SANITIZE[@]}" -module-name "$name" -emit-module -emit-library -static \
+            -I "$OUT/modules" "$@" -o "$OUT/modules/lib$name.a") >"$OUT/logs/$name.build.log" 2>&1; then
+        cat "$OUT/logs/$name.build.log" >&2
+        echo "run.sh: build of the $name module failed" >&2; exit 2
     fi
-    PROTOCOL_MODULE_BUILT=1
+    BUILT_MODULES+="$name "
+}
+
+# ConfigFuzz: dockd's parser imports DockDrivers, DockIO (only its pure StandEndpoint and SerialPort
+# are used) and TOMLKit, whose C++ half (CTOML, toml++) is compiled by clang++ with the same sanitizers.
+config_modules() {
+    module DockProtocol "${PROTOCOL_SOURCES[@]}"
+    module DockDrivers "${DRIVER_SOURCES[@]}"
+    module DockIO "$ROOT/Sources/DockIO/StandEndpoint.swift" "$ROOT/Sources/DockIO/SerialPort.swift"
+    if [ ! -d "$TOMLKIT_DIR/Sources/CTOML" ]; then
+        echo "== swift package resolve (ConfigFuzz needs TOMLKit's sources)"
+        (cd "$ROOT" && swift package resolve) >"$OUT/logs/resolve.log" 2>&1
+    fi
+    if [ ! -d "$TOMLKIT_DIR/Sources/CTOML" ]; then
+        echo "run.sh: ConfigFuzz needs TOMLKit's sources in $TOMLKIT_DIR (swift package resolve failed:" \
+             "see .build-fuzz/logs/resolve.log)" >&2; exit 2
+    fi
+    [[ $BUILT_MODULES == *" CTOML "* ]] || {
+        echo "== building CTOML (toml++) with clang++"
+        local cpp objects=()
+        for cpp in "$TOMLKIT_DIR"/Sources/CTOML/Sources/*.cpp; do
+            objects+=("$OUT/modules/CTOML-$(basename "$cpp" .cpp | tr -c 'A-Za-z0-9\n' _).o")
+            if ! clang++ -std=c++17 -DTOML_EXCEPTIONS=1 -O1 -g -fsanitize=fuzzer-no-link,address \
+                    -I "$TOMLKIT_DIR/Sources/CTOML/include" -c "$cpp" -o "${objects[-1]}" >>"$OUT/logs/CTOML.build.log" 2>&1; then
+                cat "$OUT/logs/CTOML.build.log" >&2
+                echo "run.sh: build of CTOML failed" >&2; exit 2
+            fi
+        done
+        rm -f "$OUT/modules/libCTOML.a" && ar rcs "$OUT/modules/libCTOML.a" "${objects[@]}"
+        BUILT_MODULES+="CTOML "
+    }
+    local tomlkit
+    mapfile -t tomlkit < <(find "$TOMLKIT_DIR/Sources/TOMLKit" -name '*.swift' | sort)
+    module TOMLKit -I "$TOMLKIT_DIR/Sources/CTOML/include/CTOML" "${tomlkit[@]}"
 }
 
 build() {
@@ -77,9 +118,14 @@ build() {
         RoundTripFuzz) sources=("${PROTOCOL_SOURCES[@]}") ;;
         JSONRPCFuzz) sources=("${API_SOURCES[@]}") ;;
         VISCAFuzz|MAVLinkFuzz)
-            protocol_module
+            module DockProtocol "${PROTOCOL_SOURCES[@]}"
             sources=("$ROOT/Fuzz/Chunking.swift" "$ROOT/Fuzz/DriverChecks.swift" "${DRIVER_SOURCES[@]}")
             extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockProtocol) ;;
+        ConfigFuzz)
+            config_modules
+            sources=("$ROOT/Sources/dockd/Configuration.swift" "$ROOT/Sources/dockd/Drivers.swift")
+            extra=(-I "$OUT/modules" -I "$TOMLKIT_DIR/Sources/CTOML/include/CTOML" -L "$OUT/modules"
+                   -lTOMLKit -lCTOML -lDockIO -lDockDrivers -lDockProtocol -lstdc++) ;;
         *) echo "run.sh: unknown target $target" >&2; exit 2 ;;
     esac
     echo "== building $target"
@@ -99,6 +145,7 @@ seed() {
         JSONRPCFuzz) committed=jsonrpc ;;
         VISCAFuzz) committed=visca ;;
         MAVLinkFuzz) committed=mavlink ;;
+        ConfigFuzz) committed=config ;;
     esac
     if [ -n "${committed:-}" ]; then
         mkdir -p "$OUT/corpus/$1-seeds"
@@ -149,6 +196,7 @@ for target in $FUZZ_TARGETS; do
         FrameDecoderFuzz) run "$target" "$FUZZ_SECONDS" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} ;;
         VISCAFuzz) run "$target" "$FUZZ_VISCA_SECONDS" ;;
         MAVLinkFuzz) run "$target" "$FUZZ_MAVLINK_SECONDS" ;;
+        ConfigFuzz) run "$target" "$FUZZ_CONFIG_SECONDS" ;;
         *) run "$target" "$FUZZ_RT_SECONDS" ;;
     esac
 done
