@@ -31,6 +31,8 @@ FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz VISCAFu
 TOMLKIT_DIR=${TOMLKIT_DIR:-$ROOT/.build/checkouts/TOMLKit}
 # No allocation stacks (Swift allocates a lot; the stacks halve the speed); set ASAN_OPTIONS to override.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
+# Swift's own crash backtracer reads memory ASan calls wild and buries the report: leave crashes to ASan.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 if ! command -v swiftc >/dev/null; then
     echo "run.sh: swiftc not on PATH (try PATH=/opt/swift/usr/bin:\$PATH)" >&2; exit 2

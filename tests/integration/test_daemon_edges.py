@@ -29,6 +29,14 @@ def test_a_wrong_value_names_the_key(tmp_path):
     assert out.returncode == 78 and "path" in out.stderr, out.stderr
 
 
+def test_a_control_character_is_refused_with_its_line_not_an_abort(tmp_path):
+    # Fuzz/known/KNOWN-2: toml++ asserted (dockd aborted, exit 134) on a control character in a table header.
+    out = run_dockd(tmp_path, '[[\x18device]]\npath = "/dev/ttyACM0"\n')
+    assert out.returncode == 78 and "dockd.conf:1:3: control character U+0018" in out.stderr, out.stderr
+    out = run_dockd(tmp_path, '[daemon]\r\nlog_level = "info"\rsocket = "/tmp/x"\n')
+    assert out.returncode == 78 and "dockd.conf:2:19: control character U+000D" in out.stderr, out.stderr
+
+
 def test_two_stands_are_named_by_serial_and_bluetooth_fails_for_its_device_only(tmp_path):
     sims = []
     for serial in ("STAND-A", "STAND-B"):
