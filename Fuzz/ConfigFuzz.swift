@@ -3,7 +3,7 @@ import Foundation
 
 // libFuzzer target for dockd's configuration parser (Sources/dockd/Configuration.swift): TOML
 // through TOMLKit (Swift over the C++ toml++), then the checks of `resolved`. Built by Fuzz/run.sh
-// from this file, Configuration.swift and Drivers.swift, against DockDrivers, the pure part of DockIO
+// from this file, Configuration.swift, TOMLPreflight.swift and Drivers.swift, against DockDrivers, the pure part of DockIO
 // (StandEndpoint.swift, SerialPort.swift) and TOMLKit, every one of them instrumented.
 //
 // Input: the bytes of a dockd.conf. Any input is either refused with a message that names a line or

@@ -50,8 +50,8 @@ struct Configuration: Sendable, Equatable {
     }
 
     static func parse(_ text: String, source: String) throws(Invalid) -> Configuration {
-        if let (line, column, scalar) = firstControlCharacter(text) {
-            throw Invalid(description: "\(source):\(line):\(column): control character U+\(String(format: "%04X", scalar.value)) is not allowed in TOML")
+        if let problem = TOMLPreflight.problem(in: text) {
+            throw Invalid(description: "\(source):\(problem.line):\(problem.column): \(problem.what)")
         }
         let file: File
         do {
@@ -66,24 +66,6 @@ struct Configuration: Sendable, Equatable {
             throw Invalid(description: "\(source): \(error)")
         }
         return try file.resolved(source: source)
-    }
-
-    /// TOML allows no control character but tab and line ends (LF, CR LF), and toml++ (inside
-    /// TOMLKit) asserts on some instead of refusing them: Fuzz/ConfigFuzz.swift found that
-    /// `[[\u{18}device]]` aborted dockd (Fuzz/known/KNOWN-2-…). So they are refused before parsing,
-    /// with their line and column (1-based, in characters).
-    static func firstControlCharacter(_ text: String) -> (line: Int, column: Int, scalar: Unicode.Scalar)? {
-        var line = 1, column = 0
-        var previous: Unicode.Scalar?
-        for scalar in text.unicodeScalars {
-            if previous == "\r" && scalar != "\n" { return (line, column, "\r") }
-            previous = scalar
-            if scalar == "\n" { line += 1; column = 0; continue }
-            column += 1
-            let control = scalar.value < 0x20 || scalar.value == 0x7F
-            if control && scalar != "\t" && scalar != "\r" { return (line, column, scalar) }
-        }
-        return previous == "\r" ? (line, column, "\r") : nil
     }
 
     /// The file's shape, as written by people.
