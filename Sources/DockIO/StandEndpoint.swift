@@ -40,9 +40,10 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// `HOST:PORT` or `[IPv6]:PORT`.
+    /// `HOST:PORT` or `[IPv6]:PORT`, the port 1…65535 (getaddrinfo would silently take 99999 as 34463).
     private static func hostPort(_ text: Substring) -> (String, Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else { return nil }
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (1...65535).contains(port) else { return nil }
         var host = text[..<colon]
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         return host.isEmpty ? nil : (String(host), port)

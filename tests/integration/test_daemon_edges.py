@@ -27,6 +27,11 @@ def test_a_wrong_value_names_the_key(tmp_path):
     assert out.returncode == 78 and "device[0]" in out.stderr, out.stderr
     out = run_dockd(tmp_path, '[[device]]\npath = 5\n')
     assert out.returncode == 78 and "path" in out.stderr, out.stderr
+    # ConfigFuzz's port rule caught these on hand-written inputs: ports 0 and 99999 were accepted
+    # (getaddrinfo takes 99999 as 34463).
+    for port in (0, 99999):
+        out = run_dockd(tmp_path, f'[[device]]\nudp = "127.0.0.1:{port}"\ndriver = "mavlink"\n')
+        assert out.returncode == 78 and "device[0]: udp and tcp take HOST:PORT, the port 1…65535" in out.stderr, out.stderr
 
 
 def test_what_toml_plus_plus_asserts_on_is_refused_with_its_line_not_an_abort(tmp_path):
