@@ -1,9 +1,9 @@
 /// What toml++ 3.4.0 (inside TOMLKit 0.6.0) asserts on instead of reporting a parse error: an abort
 /// in debug builds, undefined behaviour (`__builtin_assume`) in release ones. Fuzz/ConfigFuzz.swift
-/// found two: a control character (`[[\u{18}device]]`, Fuzz/known/KNOWN-2) and a table header whose
-/// name starts with neither a key character nor a quote (`[[:52381"`, KNOWN-3; toml++ fixed that in
-/// marzer/tomlplusplus#301, after the version TOMLKit ships). `problem(in:)` finds both first, with
-/// their line and column, so that the parser never sees them.
+/// found two (Fuzz/known/ConfigFuzz/): a control character (`[[\u{18}device]]`, KNOWN-2) and a
+/// table header whose name starts with neither a key character nor a quote (`[[:52381"`, KNOWN-3;
+/// toml++ fixed that in marzer/tomlplusplus#301, after the version TOMLKit ships).
+/// `problem(in:)` finds both first, with their line and column, so that the parser never sees them.
 enum TOMLPreflight {
     struct Problem: Equatable {
         var line: Int

@@ -35,7 +35,7 @@ def test_a_wrong_value_names_the_key(tmp_path):
 
 
 def test_what_toml_plus_plus_asserts_on_is_refused_with_its_line_not_an_abort(tmp_path):
-    # Fuzz/known/KNOWN-2 and KNOWN-3: toml++ 3.4 (in TOMLKit) asserted, and dockd aborted (exit 134),
+    # Fuzz/known/ConfigFuzz/KNOWN-2 and KNOWN-3: toml++ 3.4 (in TOMLKit) asserted, and dockd aborted (exit 134),
     # on a control character and on a table header that does not start with a key.
     out = run_dockd(tmp_path, '[[\x18device]]\npath = "/dev/ttyACM0"\n')
     assert out.returncode == 78 and "dockd.conf:1:3: control character U+0018" in out.stderr, out.stderr
