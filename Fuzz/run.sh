@@ -13,7 +13,8 @@
 #                        JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz")
 #   TOMLKIT_DIR          TOMLKit's sources for ConfigFuzz (default .build/checkouts/TOMLKit, which
 #                        `swift package resolve` creates; run.sh runs it when the folder is missing)
-#   FUZZ_MAX_LEN         -max_len (default 600: two maximal frames and change)
+#   FUZZ_MAX_LEN         -max_len of the stream targets (default 600: two maximal frames and change;
+#                        ConfigFuzz takes 4096, a whole configuration file)
 # Exit status: 0 when no target crashed, 1 when one did (artifacts in .build-fuzz/artifacts/),
 # 2 when the build failed.
 set -uo pipefail
@@ -198,7 +199,7 @@ for target in $FUZZ_TARGETS; do
         FrameDecoderFuzz) run "$target" "$FUZZ_SECONDS" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} ;;
         VISCAFuzz) run "$target" "$FUZZ_VISCA_SECONDS" ;;
         MAVLinkFuzz) run "$target" "$FUZZ_MAVLINK_SECONDS" ;;
-        ConfigFuzz) run "$target" "$FUZZ_CONFIG_SECONDS" ;;
+        ConfigFuzz) run "$target" "$FUZZ_CONFIG_SECONDS" -max_len=4096 ;;  # a whole dockd.conf (the later flag wins)
         *) run "$target" "$FUZZ_RT_SECONDS" ;;
     esac
 done

@@ -1,9 +1,10 @@
 /// What toml++ 3.4.0 (inside TOMLKit 0.6.0) asserts on instead of reporting a parse error: an abort
 /// in debug builds, undefined behaviour (`__builtin_assume`) in release ones. Fuzz/ConfigFuzz.swift
-/// found two (Fuzz/known/ConfigFuzz/): a control character (`[[\u{18}device]]`, KNOWN-2) and a
+/// found them (Fuzz/known/ConfigFuzz/): a control character (`[[\u{18}device]]`, KNOWN-2) and a
 /// table header whose name starts with neither a key character nor a quote (`[[:52381"`, KNOWN-3;
-/// toml++ fixed that in marzer/tomlplusplus#301, after the version TOMLKit ships).
-/// `problem(in:)` finds both first, with their line and column, so that the parser never sees them.
+/// toml++ fixed that in marzer/tomlplusplus#301, after the version TOMLKit ships); then a third,
+/// a `}` where an array expects an element (`a = [}`, KNOWN-4). `problem(in:)` finds all three
+/// first, with their line and column, so that the parser never sees them.
 enum TOMLPreflight {
     struct Problem: Equatable {
         var line: Int
@@ -13,7 +14,7 @@ enum TOMLPreflight {
     }
 
     static func problem(in text: String) -> Problem? {
-        controlCharacter(in: text) ?? tableHeaderWithoutKey(in: Array(text.unicodeScalars))
+        controlCharacter(in: text) ?? structureProblem(in: Array(text.unicodeScalars))
     }
 
     /// TOML allows no control character but tab and line ends (LF, CR LF).
@@ -36,25 +37,33 @@ enum TOMLPreflight {
     }
 
     /// Where an expression starts (not inside a value or a string), `[` or `[[` and blanks must be
-    /// followed by a key (bare or quoted) or the `]` that toml++ itself refuses.
-    static func tableHeaderWithoutKey(in s: [Unicode.Scalar]) -> Problem? {
+    /// followed by a key (bare or quoted) or the `]` that toml++ itself refuses; and where an array
+    /// expects an element (after `[` or `,`, blanks, line ends and comments aside) a `}` must not be.
+    static func structureProblem(in s: [Unicode.Scalar]) -> Problem? {
         var i = 0, line = 1, lineStart = 0
-        var expressionStart = true, inValue = false, depth = 0
+        var expressionStart = true, inValue = false
+        var open: [Unicode.Scalar] = []  // the value's unclosed `[` and `{`
+        var elementStart = false
         func blank(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" }
         func newline(at k: Int) { line += 1; lineStart = k + 1 }
+        func problem(at k: Int, _ what: String) -> Problem { Problem(line: line, column: k - lineStart + 1, what: what) }
         while i < s.count {
             let c = s[i]
-            switch c {
-            case "\n":
+            if c == "\n" {
                 newline(at: i)
-                if depth == 0 { expressionStart = true; inValue = false }
+                if open.isEmpty { expressionStart = true; inValue = false }
                 i += 1
-            case " ", "\t", "\r":
-                i += 1
-            case "#":
+                continue
+            }
+            if blank(c) || c == "\r" { i += 1; continue }
+            if c == "#" {
                 while i < s.count && s[i] != "\n" { i += 1 }
+                continue
+            }
+            if elementStart && c == "}" { return problem(at: i, "expected a value in the array, saw '}'") }
+            elementStart = false
+            switch c {
             case "\"", "'":
-                expressionStart = false
                 i = endOfString(s, from: i, newline: newline)
             case "[" where expressionStart:
                 var k = i + 1
@@ -64,21 +73,23 @@ enum TOMLPreflight {
                     while k < s.count && blank(s[k]) { k += 1 }
                 }
                 if k < s.count && !(isBareKey(s[k]) || s[k] == "\"" || s[k] == "'" || s[k] == "]") {
-                    return Problem(line: line, column: k - lineStart + 1, what: "a table header must start with a key")
+                    return problem(at: k, "a table header must start with a key")
                 }
-                expressionStart = false
                 i = k
             case "=" where !inValue:
-                inValue = true; expressionStart = false; i += 1
+                inValue = true; i += 1
             case "[", "{":
-                if inValue { depth += 1 }
-                expressionStart = false; i += 1
+                if inValue { open.append(c); elementStart = c == "[" }
+                i += 1
             case "]", "}":
-                if inValue { depth = max(0, depth - 1) }
-                expressionStart = false; i += 1
+                if inValue && !open.isEmpty { open.removeLast() }
+                i += 1
+            case "," where open.last == "[":
+                elementStart = true; i += 1
             default:
-                expressionStart = false; i += 1
+                i += 1
             }
+            expressionStart = false
         }
         return nil
     }

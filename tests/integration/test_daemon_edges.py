@@ -35,8 +35,8 @@ def test_a_wrong_value_names_the_key(tmp_path):
 
 
 def test_what_toml_plus_plus_asserts_on_is_refused_with_its_line_not_an_abort(tmp_path):
-    # Fuzz/known/ConfigFuzz/KNOWN-2 and KNOWN-3: toml++ 3.4 (in TOMLKit) asserted, and dockd aborted (exit 134),
-    # on a control character and on a table header that does not start with a key.
+    # Fuzz/known/ConfigFuzz/KNOWN-2, 3 and 4: toml++ 3.4 (in TOMLKit) asserted, and dockd aborted (exit 134),
+    # on a control character, a table header that does not start with a key and a '}' as an array element.
     out = run_dockd(tmp_path, '[[\x18device]]\npath = "/dev/ttyACM0"\n')
     assert out.returncode == 78 and "dockd.conf:1:3: control character U+0018" in out.stderr, out.stderr
     out = run_dockd(tmp_path, '[daemon]\r\nlog_level = "info"\rsocket = "/tmp/x"\n')
@@ -45,6 +45,8 @@ def test_what_toml_plus_plus_asserts_on_is_refused_with_its_line_not_an_abort(tm
     assert out.returncode == 78 and "dockd.conf:1:3: a table header must start with a key" in out.stderr, out.stderr
     out = run_dockd(tmp_path, '[camera]\n[ [a]]\n')
     assert out.returncode == 78 and "dockd.conf:2:" in out.stderr, out.stderr
+    out = run_dockd(tmp_path, 'a = [1, # c\n}\n')  # KNOWN-4
+    assert out.returncode == 78 and "dockd.conf:2:1: expected a value in the array, saw '}'" in out.stderr, out.stderr
 
 
 def test_brackets_inside_values_and_strings_are_not_table_headers(tmp_path):
