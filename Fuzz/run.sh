@@ -98,6 +98,7 @@ config_modules() {
     [[ $BUILT_MODULES == *" CTOML "* ]] || {
         echo "== building CTOML (toml++) with clang++"
         local cpp objects=()
+        : >"$OUT/logs/CTOML.build.log"
         for cpp in "$TOMLKIT_DIR"/Sources/CTOML/Sources/*.cpp; do
             objects+=("$OUT/modules/CTOML-$(basename "$cpp" .cpp | tr -c 'A-Za-z0-9\n' _).o")
             if ! clang++ -std=c++17 -DTOML_EXCEPTIONS=1 -O1 -g -fsanitize=fuzzer-no-link,address \
