@@ -39,7 +39,7 @@ func checkRefusal(_ message: String, text: String) {
     let rest = message.dropFirst(source.count)
     if rest.hasPrefix(":"), rest.dropFirst().first?.isNumber == true {
         let parts = rest.dropFirst().split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        let lines = text.unicodeScalars.filter { $0 == "\n" }.count + 1  // scalars: "\r\n" is one Character
         guard parts.count == 3, let line = Int(parts[0]), let column = Int(parts[1]), (1...lines).contains(line), column >= 1 else {
             violation("refusal with a bad position: \(message)")
         }
