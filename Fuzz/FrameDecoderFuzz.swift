@@ -1,6 +1,6 @@
 // libFuzzer target for the streaming FrameDecoder (PROTOCOL.md §1).
-// Built by Fuzz/run.sh with swiftc directly, together with Sources/DockProtocol/*.swift:
-//   swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo Fuzz/FrameDecoderFuzz.swift Sources/DockProtocol/*.swift
+// Built by Fuzz/run.sh with swiftc directly, together with Fuzz/Chunking.swift and Sources/DockProtocol/*.swift:
+//   swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo Fuzz/FrameDecoderFuzz.swift Fuzz/Chunking.swift Sources/DockProtocol/*.swift
 //
 // Input layout: byte 0 chooses how the rest is chunked and which feed API is used; bytes 1... are
 // the wire stream. Every invariant violation calls `violation`, which traps (libFuzzer saves the input).
@@ -9,37 +9,6 @@ import Glibc
 
 func violation(_ what: String, _ file: StaticString = #file, _ line: UInt = #line) -> Never {
     fatalError("FrameDecoderFuzz invariant violated: \(what)", file: file, line: line)
-}
-
-/// A tiny deterministic generator for chunk sizes, seeded from the control byte.
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Splits `stream` into consecutive chunks as chosen by `control`, calling `body` for each.
-func forEachChunk(of stream: ArraySlice<UInt8>, control: UInt8, _ body: (ArraySlice<UInt8>) -> Void) {
-    var start = stream.startIndex
-    var rng = SplitMix(state: UInt64(control) &* 0x1234_5678_9ABC_DEF1)
-    while start < stream.endIndex {
-        let size: Int
-        switch control & 3 {
-        case 0: size = stream.count                          // all at once
-        case 1: size = Int(control >> 2) + 1                 // fixed size 1...64
-        case 2: size = Int(rng.next() % 300)                 // varying, including empty chunks
-        default: size = 1                                    // byte at a time
-        }
-        let end = min(stream.endIndex, start + size)
-        body(stream[start..<end])
-        start = end
-    }
-    if control & 3 == 2 { body(stream[stream.endIndex...]) }  // an empty feed at the end
 }
 
 /// What the spec says the framing layer does with a stream, independent of FrameDecoder:

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Builds and runs the libFuzzer targets of the protocol codec (see Fuzz/README.md).
+# Builds and runs the libFuzzer targets of the wire codecs and parsers (see Fuzz/README.md).
 # Needs only swiftc on PATH (e.g. /opt/swift/usr/bin) and python3 for the seed corpus.
 #
 # Environment:
-#   FUZZ_SECONDS     time limit of FrameDecoderFuzz (default 120)
-#   FUZZ_RUNS        optional execution limit of FrameDecoderFuzz (-runs); whichever comes first
-#   FUZZ_RT_SECONDS  time limit of RoundTripFuzz (default 30; 0 skips it)
-#   FUZZ_TARGETS     targets to run (default "FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz")
-#   FUZZ_MAX_LEN     -max_len (default 600: two maximal frames and change)
+#   FUZZ_SECONDS         time limit of FrameDecoderFuzz (default 120)
+#   FUZZ_RUNS            optional execution limit of FrameDecoderFuzz (-runs); whichever comes first
+#   FUZZ_RT_SECONDS      time limit of RoundTripFuzz and JSONRPCFuzz (default 30; 0 skips RoundTripFuzz)
+#   FUZZ_VISCA_SECONDS   time limit of VISCAFuzz (default 60)
+#   FUZZ_MAVLINK_SECONDS time limit of MAVLinkFuzz (default 60)
+#   FUZZ_CONFIG_SECONDS  time limit of ConfigFuzz (default 60)
+#   FUZZ_TARGETS         targets to run (default: all of them, "FrameDecoderFuzz RoundTripFuzz
+#                        JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz")
+#   TOMLKIT_DIR          TOMLKit's sources for ConfigFuzz (default .build/checkouts/TOMLKit, which
+#                        `swift package resolve` creates; run.sh runs it when the folder is missing)
+#   FUZZ_MAX_LEN         -max_len of the stream targets (default 600: two maximal frames and change;
+#                        ConfigFuzz takes 4096, a whole configuration file)
 # Exit status: 0 when no target crashed, 1 when one did (artifacts in .build-fuzz/artifacts/),
 # 2 when the build failed.
 set -uo pipefail
@@ -17,15 +24,23 @@ ROOT=$PWD
 OUT=$ROOT/.build-fuzz
 FUZZ_SECONDS=${FUZZ_SECONDS:-120}
 FUZZ_RT_SECONDS=${FUZZ_RT_SECONDS:-30}
+FUZZ_VISCA_SECONDS=${FUZZ_VISCA_SECONDS:-60}
+FUZZ_MAVLINK_SECONDS=${FUZZ_MAVLINK_SECONDS:-60}
+FUZZ_CONFIG_SECONDS=${FUZZ_CONFIG_SECONDS:-60}
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-600}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz"}
+TOMLKIT_DIR=${TOMLKIT_DIR:-$ROOT/.build/checkouts/TOMLKit}
 # No allocation stacks (Swift allocates a lot; the stacks halve the speed); set ASAN_OPTIONS to override.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
+# Swift's own crash backtracer reads memory ASan calls wild and buries the report: leave crashes to ASan.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 if ! command -v swiftc >/dev/null; then
     echo "run.sh: swiftc not on PATH (try PATH=/opt/swift/usr/bin:\$PATH)" >&2; exit 2
 fi
-mkdir -p "$OUT/corpus" "$OUT/artifacts" "$OUT/logs"
+mkdir -p "$OUT/corpus" "$OUT/artifacts" "$OUT/logs" "$OUT/modules"
+# VISCAFuzz loads the repository's camera profiles the way dockd does.
+export DOCKD_VISCA_PROFILES=$ROOT/profiles/visca
 
 # A libFuzzer probe: the toolchain ships libclang_rt.fuzzer and asan; linking also needs a C++
 # runtime (libstdc++-12-dev) and a linker (binutils-gold / lld) from apt.
@@ -44,29 +59,101 @@ probe() {
 }
 probe
 
-SOURCES=("$ROOT"/Sources/DockProtocol/*.swift)
+PROTOCOL_SOURCES=("$ROOT"/Sources/DockProtocol/*.swift)
 # The API's request parser is pure Swift + Foundation: its three files compile on their own.
 API_SOURCES=("$ROOT"/Sources/dockd/JSONValue.swift "$ROOT"/Sources/dockd/RPCError.swift "$ROOT"/Sources/dockd/JSONRPCRequest.swift)
+# The drivers depend on DockProtocol only; they import it, so it is built as a module of its own.
+mapfile -t DRIVER_SOURCES < <(find "$ROOT/Sources/DockDrivers" -name '*.swift' | sort)
+SANITIZE=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g)
+
+# (each swiftc runs from .build-fuzz: with -wmo -g it drops <module>-1.swiftmodule files into the cwd)
+# module NAME SOURCES...: an instrumented static library and its module, in .build-fuzz/modules, once per run.
+BUILT_MODULES=" "
+module() {
+    local name=$1; shift
+    [[ $BUILT_MODULES == *" $name "* ]] && return
+    echo "== building the $name module"
+    if ! (cd "$OUT/modules" && swiftc "${SANITIZE[@]}" -module-name "$name" -emit-module -emit-library -static \
+            -I "$OUT/modules" "$@" -o "$OUT/modules/lib$name.a") >"$OUT/logs/$name.build.log" 2>&1; then
+        cat "$OUT/logs/$name.build.log" >&2
+        echo "run.sh: build of the $name module failed" >&2; exit 2
+    fi
+    BUILT_MODULES+="$name "
+}
+
+# ConfigFuzz: dockd's parser imports DockDrivers, DockIO (only its pure StandEndpoint and SerialPort
+# are used) and TOMLKit, whose C++ half (CTOML, toml++) is compiled by clang++ with the same sanitizers.
+config_modules() {
+    module DockProtocol "${PROTOCOL_SOURCES[@]}"
+    module DockDrivers "${DRIVER_SOURCES[@]}"
+    module DockIO "$ROOT/Sources/DockIO/StandEndpoint.swift" "$ROOT/Sources/DockIO/SerialPort.swift"
+    if [ ! -d "$TOMLKIT_DIR/Sources/CTOML" ]; then
+        echo "== swift package resolve (ConfigFuzz needs TOMLKit's sources)"
+        (cd "$ROOT" && swift package resolve) >"$OUT/logs/resolve.log" 2>&1
+    fi
+    if [ ! -d "$TOMLKIT_DIR/Sources/CTOML" ]; then
+        echo "run.sh: ConfigFuzz needs TOMLKit's sources in $TOMLKIT_DIR (swift package resolve failed:" \
+             "see .build-fuzz/logs/resolve.log)" >&2; exit 2
+    fi
+    [[ $BUILT_MODULES == *" CTOML "* ]] || {
+        echo "== building CTOML (toml++) with clang++"
+        local cpp objects=()
+        : >"$OUT/logs/CTOML.build.log"
+        for cpp in "$TOMLKIT_DIR"/Sources/CTOML/Sources/*.cpp; do
+            objects+=("$OUT/modules/CTOML-$(basename "$cpp" .cpp | tr -c 'A-Za-z0-9\n' _).o")
+            if ! clang++ -std=c++17 -DTOML_EXCEPTIONS=1 -O1 -g -fsanitize=fuzzer-no-link,address \
+                    -I "$TOMLKIT_DIR/Sources/CTOML/include" -c "$cpp" -o "${objects[-1]}" >>"$OUT/logs/CTOML.build.log" 2>&1; then
+                cat "$OUT/logs/CTOML.build.log" >&2
+                echo "run.sh: build of CTOML failed" >&2; exit 2
+            fi
+        done
+        rm -f "$OUT/modules/libCTOML.a" && ar rcs "$OUT/modules/libCTOML.a" "${objects[@]}"
+        BUILT_MODULES+="CTOML "
+    }
+    local tomlkit
+    mapfile -t tomlkit < <(find "$TOMLKIT_DIR/Sources/TOMLKit" -name '*.swift' | sort)
+    module TOMLKit -I "$TOMLKIT_DIR/Sources/CTOML/include/CTOML" "${tomlkit[@]}"
+}
+
 build() {
-    local target=$1
-    local sources=("${SOURCES[@]}")
-    [ "$target" = JSONRPCFuzz ] && sources=("${API_SOURCES[@]}")
+    local target=$1 sources extra=()
+    case $target in
+        FrameDecoderFuzz) sources=("$ROOT/Fuzz/Chunking.swift" "${PROTOCOL_SOURCES[@]}") ;;
+        RoundTripFuzz) sources=("${PROTOCOL_SOURCES[@]}") ;;
+        JSONRPCFuzz) sources=("${API_SOURCES[@]}") ;;
+        VISCAFuzz|MAVLinkFuzz)
+            module DockProtocol "${PROTOCOL_SOURCES[@]}"
+            sources=("$ROOT/Fuzz/Chunking.swift" "$ROOT/Fuzz/DriverChecks.swift" "${DRIVER_SOURCES[@]}")
+            extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockProtocol) ;;
+        ConfigFuzz)
+            config_modules
+            sources=("$ROOT/Sources/dockd/Configuration.swift" "$ROOT/Sources/dockd/TOMLPreflight.swift" "$ROOT/Sources/dockd/Drivers.swift")
+            extra=(-I "$OUT/modules" -I "$TOMLKIT_DIR/Sources/CTOML/include/CTOML" -L "$OUT/modules"
+                   -lTOMLKit -lCTOML -lDockIO -lDockDrivers -lDockProtocol -lstdc++) ;;
+        *) echo "run.sh: unknown target $target" >&2; exit 2 ;;
+    esac
     echo "== building $target"
-    # One module with the codec's sources: -wmo lets the generic decoder specialize; ld.gold warnings are harmless.
-    # (run from .build-fuzz: with -wmo -g swiftc drops <module>-1.swiftmodule files into the cwd)
-    if ! (cd "$OUT" && swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -g -module-name "$target" \
+    # One module with the code under test: -wmo lets generic code specialize; ld.gold warnings are harmless.
+    if ! (cd "$OUT" && swiftc "${SANITIZE[@]}" -module-name "$target" "${extra[@]}" \
             "$ROOT/Fuzz/$target.swift" "${sources[@]}" -o "$OUT/$target") >"$OUT/logs/$target.build.log" 2>&1; then
         grep -v 'ld.gold' "$OUT/logs/$target.build.log" >&2
         echo "run.sh: build of $target failed" >&2; exit 2
     fi
 }
 
-# Seeds: every vector's wire bytes, behind each chunking-control byte.
+# Seeds: the committed ones in Fuzz/seeds/, or for the native codec every vector's wire bytes
+# behind each chunking-control byte.
 seed() {
-    local n
-    if [ "$1" = JSONRPCFuzz ]; then
+    local n committed
+    case $1 in
+        JSONRPCFuzz) committed=jsonrpc ;;
+        VISCAFuzz) committed=visca ;;
+        MAVLinkFuzz) committed=mavlink ;;
+        ConfigFuzz) committed=config ;;
+    esac
+    if [ -n "${committed:-}" ]; then
         mkdir -p "$OUT/corpus/$1-seeds"
-        cp "$ROOT"/Fuzz/seeds/jsonrpc/* "$OUT/corpus/$1-seeds/"
+        cp "$ROOT/Fuzz/seeds/$committed"/* "$OUT/corpus/$1-seeds/"
         echo "== $(ls "$OUT/corpus/$1-seeds" | wc -l) seed inputs in .build-fuzz/corpus/$1-seeds"
         return
     fi
@@ -111,6 +198,9 @@ for target in $FUZZ_TARGETS; do
     seed "$target"
     case $target in
         FrameDecoderFuzz) run "$target" "$FUZZ_SECONDS" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} ;;
+        VISCAFuzz) run "$target" "$FUZZ_VISCA_SECONDS" ;;
+        MAVLinkFuzz) run "$target" "$FUZZ_MAVLINK_SECONDS" ;;
+        ConfigFuzz) run "$target" "$FUZZ_CONFIG_SECONDS" -max_len=4096 ;;  # a whole dockd.conf (the later flag wins)
         *) run "$target" "$FUZZ_RT_SECONDS" ;;
     esac
 done

@@ -25,14 +25,6 @@ public enum NetworkTransport {
                 channel.eventLoop.makeCompletedFuture { try StandChannel(wrappingChannelSynchronously: channel) }
             }
     }
-
-    /// `HOST:PORT` or `[IPv6]:PORT`.
-    static func hostPort(_ text: Substring) -> (String, Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else { return nil }
-        var host = text[..<colon]
-        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
-        return host.isEmpty ? nil : (String(host), port)
-    }
 }
 
 /// Datagrams ⇄ byte buffers for one peer.

@@ -59,6 +59,9 @@ struct Configuration: Sendable, Equatable {
     }
 
     static func parse(_ text: String, source: String) throws(Invalid) -> Configuration {
+        if let problem = TOMLPreflight.problem(in: text) {
+            throw Invalid(description: "\(source):\(problem.line):\(problem.column): \(problem.what)")
+        }
         let file: File
         do {
             file = try TOMLDecoder().decode(File.self, from: text)
@@ -175,7 +178,7 @@ struct Configuration: Sendable, Equatable {
                 else if let address = d.bluetooth { endpoint = .bluetooth(address: address, channel: d.channel.map(UInt8.init)) }
                 else if let udp = d.udp, case .udp = StandEndpoint(parsing: "udp:" + udp) { endpoint = StandEndpoint(parsing: "udp:" + udp) }
                 else if let tcp = d.tcp, case .tcp = StandEndpoint(parsing: "tcp:" + tcp) { endpoint = StandEndpoint(parsing: "tcp:" + tcp) }
-                else { throw Invalid(description: "\(name): udp and tcp take HOST:PORT") }
+                else { throw Invalid(description: "\(name): udp and tcp take HOST:PORT, the port 1…65535") }
                 c.devices.append(Device(endpoint: endpoint, driver: driver, options: d.options))
             }
             if let h = hotplug {

@@ -29,6 +29,34 @@ def test_a_wrong_value_names_the_key(tmp_path):
     assert out.returncode == 78 and "path" in out.stderr, out.stderr
     out = run_dockd(tmp_path, '[tracking]\nlost_behaviour = "sideways"\n')
     assert out.returncode == 78 and "tracking.lost_behaviour" in out.stderr, out.stderr
+    # ConfigFuzz's port rule caught these on hand-written inputs: ports 0 and 99999 were accepted
+    # (getaddrinfo takes 99999 as 34463).
+    for port in (0, 99999):
+        out = run_dockd(tmp_path, f'[[device]]\nudp = "127.0.0.1:{port}"\ndriver = "mavlink"\n')
+        assert out.returncode == 78 and "device[0]: udp and tcp take HOST:PORT, the port 1…65535" in out.stderr, out.stderr
+
+
+def test_what_toml_plus_plus_asserts_on_is_refused_with_its_line_not_an_abort(tmp_path):
+    # Fuzz/known/ConfigFuzz/KNOWN-2, 3 and 4: toml++ 3.4 (in TOMLKit) asserted, and dockd aborted (exit 134),
+    # on a control character, a table header that does not start with a key and a '}' as an array element.
+    out = run_dockd(tmp_path, '[[\x18device]]\npath = "/dev/ttyACM0"\n')
+    assert out.returncode == 78 and "dockd.conf:1:3: control character U+0018" in out.stderr, out.stderr
+    out = run_dockd(tmp_path, '[daemon]\r\nlog_level = "info"\rsocket = "/tmp/x"\n')
+    assert out.returncode == 78 and "dockd.conf:2:19: control character U+000D" in out.stderr, out.stderr
+    out = run_dockd(tmp_path, '[[:52381"\ndriver = "visca"\n')
+    assert out.returncode == 78 and "dockd.conf:1:3: a table header must start with a key" in out.stderr, out.stderr
+    out = run_dockd(tmp_path, '[camera]\n[ [a]]\n')
+    assert out.returncode == 78 and "dockd.conf:2:" in out.stderr, out.stderr
+    out = run_dockd(tmp_path, 'a = [1, # c\n}\n')  # KNOWN-4
+    assert out.returncode == 78 and "dockd.conf:2:1: expected a value in the array, saw '}'" in out.stderr, out.stderr
+
+
+def test_brackets_inside_values_and_strings_are_not_table_headers(tmp_path):
+    # The check above must not refuse valid TOML: these reach the parser, which only objects to the last key.
+    text = ('note = """\n[:not a header\n"""\nlist = [\n[+1], { a = "[:" },\n]\n'
+            "quoted = '[:' # [:\n[daemon]\nheartbeat_timeout_ms = 20\n")
+    out = run_dockd(tmp_path, text)
+    assert out.returncode == 78 and "daemon.heartbeat_timeout_ms" in out.stderr, out.stderr
 
 
 def test_two_stands_are_named_by_serial_and_bluetooth_fails_for_its_device_only(tmp_path):

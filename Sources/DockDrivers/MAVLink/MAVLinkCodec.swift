@@ -77,36 +77,43 @@ public struct MAVLinkDecoder: Sendable {
         var out: [Result<MAVLink.Frame, FrameError>] = []
         var skipped = 0
         func flushSkipped() { if skipped > 0 { out.append(.failure(.malformed)); skipped = 0 } }
-        while let first = buffer.first {
-            guard first == MAVLink.stxV2 || first == MAVLink.stxV1 else { buffer.removeFirst(); skipped += 1; continue }
+        // Frames start at `at`; what is before it is consumed. The bytes are dropped once, at the
+        // end: dropping them one by one would make a large read of noise cost its length squared.
+        var at = 0
+        while at < buffer.count {
+            let first = buffer[at]
+            guard first == MAVLink.stxV2 || first == MAVLink.stxV1 else { at += 1; skipped += 1; continue }
             let v2 = first == MAVLink.stxV2
             let header = v2 ? 10 : 6
-            guard buffer.count >= header else { break }
-            let length = Int(buffer[1])
-            let signed = v2 && buffer[2] & 0x01 != 0
+            guard buffer.count - at >= header else { break }
+            let length = Int(buffer[at + 1])
+            let signed = v2 && buffer[at + 2] & 0x01 != 0
             let total = header + length + 2 + (signed ? 13 : 0)
-            guard buffer.count >= total else { break }
-            let messageID = v2 ? UInt32(buffer[7]) | UInt32(buffer[8]) << 8 | UInt32(buffer[9]) << 16 : UInt32(buffer[5])
-            let crcAt = header + length
+            guard buffer.count - at >= total else { break }
+            let messageID = v2 ? UInt32(buffer[at + 7]) | UInt32(buffer[at + 8]) << 8 | UInt32(buffer[at + 9]) << 16
+                               : UInt32(buffer[at + 5])
+            let crcAt = at + header + length
             let wire = UInt16(buffer[crcAt]) | UInt16(buffer[crcAt + 1]) << 8
             if let id = MAVLink.ID(rawValue: messageID) {
-                let c = MAVLink.crc(CollectionOfOne(id.crcExtra), initial: MAVLink.crc(buffer[1..<crcAt]))
+                let c = MAVLink.crc(CollectionOfOne(id.crcExtra), initial: MAVLink.crc(buffer[(at + 1)..<crcAt]))
                 guard c == wire else {
                     // Not a frame after all (or corrupted): resynchronize one byte later.
                     flushSkipped()
                     out.append(.failure(.crc))
-                    buffer.removeFirst()
+                    at += 1
                     continue
                 }
             }
             flushSkipped()
-            let seq = v2 ? buffer[4] : buffer[2], sys = v2 ? buffer[5] : buffer[3], comp = v2 ? buffer[6] : buffer[4]
+            let seq = v2 ? buffer[at + 4] : buffer[at + 2], sys = v2 ? buffer[at + 5] : buffer[at + 3]
+            let comp = v2 ? buffer[at + 6] : buffer[at + 4]
             out.append(.success(MAVLink.Frame(sequence: seq, systemID: sys, componentID: comp, messageID: messageID,
-                                              payload: Array(buffer[header..<crcAt]))))
-            buffer.removeFirst(total)
+                                              payload: Array(buffer[(at + header)..<crcAt]))))
+            at += total
         }
         flushSkipped()
-        if buffer.count > 300 { buffer.removeAll(); out.append(.failure(.oversize)) }
+        // What waits for more input is less than one frame (at most 279 bytes): no oversize rule needed.
+        buffer.removeFirst(at)
         return out
     }
 }

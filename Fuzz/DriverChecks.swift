@@ -1,0 +1,80 @@
+import DockProtocol
+
+// What every StandDriver owes the session that feeds it, checked the same way for each driver
+// target: counters that add up, one `.ready`, finite feedback, and only well-formed bytes out.
+
+/// What a driver said while being fed a stream, and how many bytes it was fed.
+struct DriverRun {
+    var reports: [DriverReport] = []
+    var fed = 0
+}
+
+/// Starts `driver`, then feeds `stream` one read per chunk (10 ms apart, a tick after each) and,
+/// once it is ready, sends a command chosen by each chunk's first byte. `frames` is how many
+/// frames the driver's decoder must have counted (worked out by the caller from the codec alone);
+/// `checkSent` checks each block of outgoing bytes.
+func exercise<D: StandDriver>(_ driver: inout D, stream: ArraySlice<UInt8>, control: UInt8, frames: Int,
+                              checkSent: ([UInt8]) -> Void) {
+    var run = DriverRun()
+    var time = 0.0
+    var ready = false
+    func sent(_ bytes: [UInt8]) { if !bytes.isEmpty { checkSent(bytes) } }
+    sent(driver.start(at: time))
+    forEachChunk(of: stream, control: control) { chunk in
+        time += 0.01
+        let reports = driver.receive(Array(chunk), at: time)
+        run.fed += chunk.count
+        ready = ready || reports.contains { if case .ready = $0 { true } else { false } }
+        run.reports += reports
+        if ready, let first = chunk.first { sent(driver.send(command(first), at: time)) }
+        let output = driver.tick(at: time)
+        sent(output.bytes)
+        run.reports += output.reports
+    }
+    checkCounters(driver.counters, run: run, frames: frames)
+    checkReports(run.reports)
+}
+
+/// A velocity, a position, a stop or a motors command (which these drivers refuse), with values from `byte`.
+func command(_ byte: UInt8) -> Message {
+    let value = Float(Int8(bitPattern: byte)) / 32  // ±4 rad/s or rad: past every stand's range
+    switch byte & 3 {
+    case 0: return .velocity([AxisValue(.yaw, value), AxisValue(.pitch, -value / 2)])
+    case 1: return .position(duration: Float(byte >> 2) / 16, targets: [PositionTarget(axis: .yaw, position: value),
+                                                                       PositionTarget(axis: .pitch, position: -value)])
+    case 2: return .stop
+    default: return .motors(enabled: [])
+    }
+}
+
+func checkCounters(_ counters: DriverCounters, run: DriverRun, frames: Int) {
+    let decoder = counters.decoder
+    if decoder.bytes != run.fed { violation("counters.decoder.bytes \(decoder.bytes) != \(run.fed) bytes received") }
+    if decoder.frames != frames { violation("counters.decoder.frames \(decoder.frames) != \(frames) frames in the stream") }
+    var garbage: [FrameError: Int] = [:]
+    for case .garbage(let error) in run.reports { garbage[error, default: 0] += 1 }
+    for kind in FrameError.allCases where decoder.errors[kind, default: 0] != garbage[kind, default: 0] {
+        violation("counters.decoder.errors[\(kind)] \(decoder.errors[kind, default: 0]) != \(garbage[kind, default: 0]) reported")
+    }
+    if counters.retries < 0 || counters.commandsFailed < 0 || counters.refused < 0 { violation("negative counter: \(counters)") }
+}
+
+func checkReports(_ reports: [DriverReport]) {
+    var readies = 0
+    for report in reports {
+        switch report {
+        case .ready(_, let capabilities):
+            readies += 1
+            for axis in capabilities.axes where !(axis.min.isFinite && axis.max.isFinite && axis.min <= axis.max) {
+                violation("capabilities give \(axis.axis) the range \(axis.min)...\(axis.max)")
+            }
+        case .feedback(let feedback):
+            for axis in feedback.axes where !(axis.position.isFinite && axis.velocity.isFinite) {
+                violation("feedback \(axis.axis) position \(axis.position) velocity \(axis.velocity)")
+            }
+        default:
+            break
+        }
+    }
+    if readies > 1 { violation("\(readies) .ready reports") }
+}
