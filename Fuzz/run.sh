@@ -81,11 +81,12 @@ module() {
     BUILT_MODULES+="$name "
 }
 
-# ConfigFuzz: dockd's parser imports DockDrivers, DockIO (only its pure StandEndpoint and SerialPort
-# are used) and TOMLKit, whose C++ half (CTOML, toml++) is compiled by clang++ with the same sanitizers.
+# ConfigFuzz: dockd's parser imports DockDrivers, DockCore, DockIO (only its pure StandEndpoint and
+# SerialPort are used) and TOMLKit, whose C++ half (CTOML, toml++) is compiled by clang++ with the same sanitizers.
 config_modules() {
     module DockProtocol "${PROTOCOL_SOURCES[@]}"
     module DockDrivers "${DRIVER_SOURCES[@]}"
+    module DockCore "$ROOT"/Sources/DockCore/*.swift  # the [tracking] section's lost-subject settings
     module DockIO "$ROOT/Sources/DockIO/StandEndpoint.swift" "$ROOT/Sources/DockIO/SerialPort.swift"
     if [ ! -d "$TOMLKIT_DIR/Sources/CTOML" ]; then
         echo "== swift package resolve (ConfigFuzz needs TOMLKit's sources)"
@@ -129,7 +130,7 @@ build() {
             config_modules
             sources=("$ROOT/Sources/dockd/Configuration.swift" "$ROOT/Sources/dockd/TOMLPreflight.swift" "$ROOT/Sources/dockd/Drivers.swift")
             extra=(-I "$OUT/modules" -I "$TOMLKIT_DIR/Sources/CTOML/include/CTOML" -L "$OUT/modules"
-                   -lTOMLKit -lCTOML -lDockIO -lDockDrivers -lDockProtocol -lstdc++) ;;
+                   -lTOMLKit -lCTOML -lDockIO -lDockCore -lDockDrivers -lDockProtocol -lstdc++) ;;
         *) echo "run.sh: unknown target $target" >&2; exit 2 ;;
     esac
     echo "== building $target"
