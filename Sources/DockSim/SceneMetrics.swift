@@ -48,7 +48,9 @@ public struct SceneMetrics: Sendable {
     /// (the right person selected and within 10 % of the FOV), s; nil when nothing was hidden.
     public var reacquireTime: Double?
     /// Changes of the pipeline's primary away from a correctly held subject (or a new identity for
-    /// the same person) while the intended subject did not change.
+    /// the same person) while the intended subject did not change. A new identity after the
+    /// subject was out of sight for longer than the tracker keeps a lost track (`identityWindow`)
+    /// is a fresh acquisition, not a switch.
     public var primarySwitches = 0
     /// Squared error sum and count, to pool RMS across scenarios.
     public var squaredErrorSum = 0.0
@@ -57,7 +59,7 @@ public struct SceneMetrics: Sendable {
     public init() {}
 
     public static func compute(_ samples: [SceneSample], marks: [Double], horizontalFieldOfView: Double,
-                               verticalFieldOfView: Double) -> SceneMetrics {
+                               verticalFieldOfView: Double, identityWindow: Double = .infinity) -> SceneMetrics {
         var m = SceneMetrics()
         guard samples.count > 3 else { return m }
         let dt = samples[1].time - samples[0].time
@@ -159,14 +161,24 @@ public struct SceneMetrics: Sendable {
         // Primary switches.
         var lastID: Int?, lastPerson: Int?, intendedChanged = -Double.infinity
         var previousIntended: [Int]?
+        // When the intended subject last came back from being out of sight longer than the tracker
+        // keeps a lost track: a new identity soon after that is a fresh acquisition.
+        var absentSince: Double?, longAbsenceEnded = -Double.infinity
         for s in samples {
             if previousIntended != s.intended { intendedChanged = s.time; previousIntended = s.intended }
+            if !s.primaryDetectable {
+                absentSince = absentSince ?? s.time
+            } else if let since = absentSince {
+                if s.time - since >= identityWindow { longAbsenceEnded = s.time }
+                absentSince = nil
+            }
             guard let id = s.trackedID else { continue }
+            let freshAcquisition = s.time - longAbsenceEnded < identityWindow
             if let lastID, id == lastID, s.time - intendedChanged > 2, let before = lastPerson, s.intended.contains(before),
                let now = s.trackedPerson, !s.intended.contains(now) {
                 // The same identity has moved onto another person (a tracker swap).
                 m.primarySwitches += 1
-            } else if let lastID, id != lastID, s.time - intendedChanged > 2 {
+            } else if let lastID, id != lastID, s.time - intendedChanged > 2, !freshAcquisition {
                 let wasCorrect = lastPerson.map { s.intended.contains($0) } ?? false
                 let isCorrect = s.trackedPerson.map { s.intended.contains($0) } ?? false
                 if wasCorrect && (!isCorrect || s.trackedPerson == lastPerson) { m.primarySwitches += 1 }

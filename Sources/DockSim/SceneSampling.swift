@@ -8,7 +8,9 @@ extension SceneSimulator {
         let image = SceneRect(x: 0, y: 0, width: 1, height: 1), roi = scenario.roi
         var inFrame = true, inRegion = true
         for id in intended {
-            guard let p = truth.first(where: { $0.id == id }), p.present, let face = p.faceRect else { continue }
+            guard let p = truth.first(where: { $0.id == id }), p.present else { continue }
+            // No projection at all: the person is behind the camera, certainly not in frame.
+            guard let face = p.faceRect else { inFrame = false; inRegion = false; continue }
             if !face.isInside(image) { inFrame = false }
             if !face.isInside(roi) { inRegion = false }
         }

@@ -160,8 +160,16 @@ public struct SceneSimulator: Sendable {
 
     public func desiredAim(truth: [ScenePersonTruth], intended: [Int], aim: SceneAim, faceLine: Double, groupFill: Double = 0.9, headroom: Double = 0.06) -> SceneAim? {
         let roi = scenario.roi
-        var members = intended.compactMap { id in truth.first { $0.id == id && $0.present && $0.bodyRect != nil } }
-        guard !members.isEmpty else { return nil }
+        let present = intended.compactMap { id in truth.first { $0.id == id && $0.present } }
+        guard let first = present.first else { return nil }
+        var members = present.filter { $0.bodyRect != nil }
+        guard !members.isEmpty else {
+            // Behind the camera (more than 90° off its axis): no image to frame in, but the aim that
+            // frames them is still well defined — their face on the region's framing point.
+            let wantX = atan((roi.centerX - 0.5) * 2 * horizontalHalfTangent)
+            let wantY = atan((roi.y + faceLine * roi.height - 0.5) * 2 * verticalHalfTangent)
+            return SceneAim(x: first.faceDirection.x - wantX, y: first.faceDirection.y - wantY)
+        }
         func extent(_ m: [ScenePersonTruth]) -> SceneRect { m.dropFirst().reduce(m[0].bodyRect!) { $0.union($1.bodyRect!) } }
         if members.count > 1, extent(members).width > groupFill * roi.width { members = [members[0]] }
         let group = extent(members)

@@ -182,7 +182,8 @@ final class LiveScene {
             if step % 2 == 0 { trace.time.append(t); trace.camera.append(aim); trace.desired.append(sample.desired) }
         }
         let metrics = SceneMetrics.compute(samples, marks: scenario.marks, horizontalFieldOfView: scene.horizontalFieldOfView,
-                                           verticalFieldOfView: scene.verticalFieldOfView)
+                                           verticalFieldOfView: scene.verticalFieldOfView,
+                                           identityWindow: SceneTuning.tracker.maximumLostDuration)  // dockd's tracker settings too
         return (metrics, trace)
     }
 

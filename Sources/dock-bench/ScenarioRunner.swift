@@ -207,37 +207,25 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
                 }
             }
             // Who the pipeline's primary really is: the true person whose body holds its box center.
-            if let primary = step.selection.primary, let track = pipeline.tracker.tracks.first(where: { $0.id == primary }) {
+            // A track not measured in this frame (coasting, hidden) keeps the person it had: its
+            // identity cannot change without a detection, though its predicted box may drift onto
+            // whoever hides it.
+            if let primary = step.selection.primary, let track = pipeline.tracker.tracks.first(where: { $0.id == primary }),
+               track.lastSeen < f.captureTime, tracked?.id == primary.number {
+                // Unmeasured this frame: `tracked` stays as it was.
+            } else if let primary = step.selection.primary, let track = pipeline.tracker.tracks.first(where: { $0.id == primary }) {
                 let seen = camera.normalizedRect(of: track.face?.box ?? track.box, aim: first.estimatedAim)
-                let cx = seen.x + seen.width / 2, cy = seen.y + seen.height / 2
-                var best: (person: Int, distance: Double)?
-                for p in f.truth where p.present {
-                    guard let body = p.bodyRect, cx >= body.x, cx <= body.maxX, cy >= body.y, cy <= body.maxY else { continue }
-                    let anchor = p.faceRect ?? body
-                    let distance = hypot(anchor.centerX - cx, anchor.centerY - cy)
-                    if best == nil || distance < best!.distance { best = (p.id, distance) }
-                }
-                tracked = (primary.number, best?.person)
+                tracked = (primary.number, scene.person(atImagePoint: seen.x + seen.width / 2, seen.y + seen.height / 2,
+                                                        at: f.captureTime, aim: f.aim))
             } else {
                 tracked = nil
             }
         }
 
         // Ground truth sample.
-        let truth = scene.truth(at: now, aim: worldAim)
-        let intended = scenario.intended(at: now)
-        let desired = scene.desiredAim(truth: truth, intended: intended, aim: worldAim, faceLine: faceLine)
-        var inFrame = true, inRegion = true
-        for id in intended {
-            guard let p = truth.first(where: { $0.id == id }), p.present, let face = p.faceRect else { continue }
-            if !face.isInside(SceneRect(x: 0, y: 0, width: 1, height: 1)) { inFrame = false }
-            if !face.isInside(roi) { inRegion = false }
-        }
-        let primaryTruth = intended.first.flatMap { id in truth.first { $0.id == id } }
-        let detectable = primaryTruth.map { $0.present && ($0.faceVisible || $0.bodyVisible) } ?? false
-        samples.append(SceneSample(time: now, camera: worldAim, desired: desired, inFrame: inFrame, inRegion: inRegion,
-                                   primaryDetectable: detectable, trackedID: tracked?.id, trackedPerson: tracked?.person,
-                                   intended: intended))
+        let sample = scene.sample(at: now, aim: worldAim, faceLine: faceLine, trackedID: tracked?.id, trackedPerson: tracked?.person)
+        samples.append(sample)
+        let intended = sample.intended, desired = sample.desired
         if debugScene, micros % 1_000_000 == 0, let d = desired, let t = target {
             print(String(format: "t=%.0f cam(%.3f,%.3f) truth(%.3f,%.3f) target(%.3f,%.3f) base(%.3f,%.3f)", now, worldAim.x, worldAim.y, d.x, d.y, -t.yaw, -t.pitch, base.0, base.1))
         }
@@ -271,6 +259,7 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
             _ = decoder.feed(stand.receive(FrameEncoder.encode(sequencer.frame(message)), atMicros: micros))
         }
     }
-    let metrics = SceneMetrics.compute(samples, marks: scenario.marks, horizontalFieldOfView: hfov, verticalFieldOfView: vfov)
+    let metrics = SceneMetrics.compute(samples, marks: scenario.marks, horizontalFieldOfView: hfov, verticalFieldOfView: vfov,
+                                       identityWindow: SceneTuning.tracker.maximumLostDuration)
     return SceneRunResult(metrics: metrics, trace: trace, stepCosts: costs, maxSubjects: maxSubjects)
 }
