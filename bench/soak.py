@@ -89,6 +89,10 @@ def summary_of(rows, name, after):
     }
 
 
+def load_average():
+    return open("/proc/loadavg").read().split()[0]
+
+
 def accepting(path):
     try:
         Client(path).close()
@@ -121,6 +125,7 @@ def main():
     wait_for(lambda: accepting(sock), 10, "dockd's socket")
     sampler = Sampler({"dockd": dockd.pid, "dock-sim": sim.pid}, args.interval, out / "samples.csv")
     sampler.start()
+    load_at_start = load_average()
     began = time.monotonic()
     runs, failures, first_round_end = [], [], None
     try:
@@ -160,21 +165,22 @@ def main():
     log_lines = dockd_log.read_text(errors="replace").splitlines()
     notable = [line for line in log_lines if any(f" {level} " in line for level in ("warning", "error", "critical"))]
     lines = report_lines(args, sampler.rows, first_round_end or 0, runs, failures, elapsed, stats,
-                         dockd.returncode, len(log_lines), notable, len(scenarios))
+                         dockd.returncode, len(log_lines), notable, len(scenarios), (load_at_start, load_average()))
     text = "\n".join(lines) + "\n"
     (out / "summary.md").write_text(text)
     print(text)
     return 0 if stats is not None and not failures else 1
 
 
-def report_lines(args, rows, warm, runs, failures, elapsed, stats, exit_code, log_count, notable, scenario_count):
+def report_lines(args, rows, warm, runs, failures, elapsed, stats, exit_code, log_count, notable, scenario_count, load):
     """The Markdown summary; `stats` is dockd.stats at the end (None: dockd was gone)."""
     lines = []
     add = lines.append
     add(f"Soak: {elapsed / 60:.1f} min of live tracking through one release dockd on one dock-sim (pty), "
         f"{len(runs) + len(failures)} `dock-bench live` runs ({scenario_count} scenarios in a loop, a new seed each round; "
         f"the hand-held one is left out: dock-sim's base stays still). /proc sampled every {args.interval:g} s "
-        f"(`{Path(args.out) / 'samples.csv'}`). The machine (2 cores) was shared with other work during the run.")
+        f"(`{Path(args.out) / 'samples.csv'}`). {os.cpu_count()} cores; load average (1 min) {load[0]} at the start, "
+        f"{load[1]} at the end: other work on the machine shows there.")
     add("")
     add("| process | RSS start → end (max) MiB | RSS after the first round → end MiB | fds start → end (max) | threads start → end (max) | CPU mean (max) % of a core |")
     add("|---|---|---|---|---|---|")
