@@ -26,6 +26,13 @@ public struct MultiSubjectTracker: Sendable {
     /// Confirmed and lost tracks: the subjects a client is told about.
     public var subjects: [Track] { tracks.filter { $0.lifecycle != .tentative } }
 
+    /// Drops every track (the camera turned around, a new camera client started) but keeps the
+    /// identifier generator going, so no later subject gets an identifier an earlier one had.
+    public mutating func forgetAll() {
+        tracks.removeAll()
+        lastTime = nil
+    }
+
     /// Confirmed tracks observed in the latest frame (what a MOTChallenge result lists).
     public var observedSubjects: [Track] {
         tracks.filter { $0.lifecycle == .confirmed && $0.lastSeen == lastTime }

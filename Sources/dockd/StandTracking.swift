@@ -157,9 +157,10 @@ struct StandTracking: Sendable {
         pipeline.selector.select(ids: [])
     }
 
-    /// The camera turned around (flip): what was tracked is behind it now.
-    mutating func forgetSubjects(seed: UInt64) {
-        pipeline.tracker = MultiSubjectTracker(settings: .occlusionTolerant, seed: seed)
+    /// The camera turned around (flip), or a new camera client started: what was tracked is gone.
+    /// Identifiers stay unique for the session.
+    mutating func forgetSubjects() {
+        pipeline.tracker.forgetAll()
         target = nil
         lastStep = nil
         controller.reset()

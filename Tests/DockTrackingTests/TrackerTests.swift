@@ -79,6 +79,21 @@ import Testing
         #expect(Array(text)[14] == "4")
     }
 
+    @Test func forgettingEveryTrackNeverReusesAnIdentifier() {
+        var tracker = Fixture.tracker([Fixture.Person(x: -0.2), Fixture.Person(x: 0.2)])
+        let before = Set(tracker.subjects.map(\.id))
+        #expect(before.count == 2)
+        tracker.forgetAll()
+        #expect(tracker.tracks.isEmpty)
+        for frame in 0..<5 {
+            tracker.update(observations: Fixture.Person(x: -0.2).observations + Fixture.Person(x: 0.2).observations,
+                           time: 10 + Double(frame) * Fixture.frameInterval)
+        }
+        let after = Set(tracker.subjects.map(\.id))
+        #expect(after.count == 2)
+        #expect(before.isDisjoint(with: after), "a subject after the reset got an earlier subject's id")
+    }
+
     @Test func tentativeTracksNeedConsecutiveHits() {
         var tracker = MultiSubjectTracker(seed: 3)
         tracker.update(observations: [], time: 0)  // the session is running before this subject appears
