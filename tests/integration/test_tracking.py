@@ -75,26 +75,16 @@ def test_center_framing_turns_the_stand_to_the_subject(rig):
     assert abs(yaw - 0.5) < 0.1
 
 
-def test_left_framing_puts_the_subject_on_the_left_third(rig):
+@pytest.mark.parametrize("mode, yaw, third", [("left", -0.3, 1 / 3), ("right", 0.3, 2 / 3)])
+def test_left_and_right_framing_put_the_subject_on_that_third(rig, mode, yaw, third):
     c = rig.client()
     rig.connected_stand(c)
-    subject = {"yaw": -0.3, "pitch": 0.0}
+    subject = {"yaw": yaw, "pitch": 0.0}
     scene = Scene(c, [subject])
-    c.result("tracking.framing", {"mode": "left"})
+    c.result("tracking.framing", {"mode": mode})
     scene.run(4)
     u, _ = scene.image_position(subject)
-    assert abs(u - 1 / 3) < 0.07, f"subject at u={u:.3f}, the left third is 0.333"
-
-
-def test_right_framing_puts_the_subject_on_the_right_third(rig):
-    c = rig.client()
-    rig.connected_stand(c)
-    subject = {"yaw": 0.3, "pitch": 0.0}
-    scene = Scene(c, [subject])
-    c.result("tracking.framing", {"mode": "right"})
-    scene.run(4)
-    u, _ = scene.image_position(subject)
-    assert abs(u - 2 / 3) < 0.07, f"subject at u={u:.3f}, the right third is 0.667"
+    assert abs(u - third) < 0.07, f"subject at u={u:.3f}, the {mode} third is {third:.3f}"
 
 
 def test_a_region_of_interest_keeps_the_subject_inside_it(rig):
