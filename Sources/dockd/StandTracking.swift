@@ -87,7 +87,10 @@ struct StandTracking: Sendable {
         guard arrivals.count >= 5, let first = arrivals.first else { return }
         let rate = Double(arrivals.count - 1) / max(1e-6, now - first)
         if rate > rateLimits.upperBound * 1.2 { arrivals.removeLast(); throw .frameRateTooHigh }
-        if rate < rateLimits.lowerBound / 1.2 { throw .frameRateTooLow }
+        // Too slow judged by the typical (median) interval, so that one pause under a second (a
+        // stream that restarts, a hiccup) costs no frame, while a steadily slow stream is refused.
+        let intervals = zip(arrivals, arrivals.dropFirst()).map { $1 - $0 }.sorted()
+        if 1 / max(1e-6, intervals[intervals.count / 2]) < rateLimits.lowerBound / 1.2 { throw .frameRateTooLow }
     }
 
     /// One frame's detections, boxes normalized with an upper-left origin in the upright image.

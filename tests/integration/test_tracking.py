@@ -159,6 +159,12 @@ def test_frame_rates_outside_10_to_30_hz_are_refused(rig):
     time.sleep(1.2)  # a pause starts a new stream
     slow = scene.run(1.5, rate=4)
     assert any(r.get("error", {}).get("code") == -32005 for r in slow), "4 Hz is too slow"
+    # A stream that pauses for less than a second and goes on at 20 Hz loses no frame.
+    time.sleep(1.2)
+    scene.run(1, rate=20)
+    time.sleep(0.6)
+    resumed = scene.run(1, rate=20)
+    assert all("result" in r for r in resumed), [r["error"] for r in resumed if "error" in r]
 
 
 def test_vision_origin_and_portrait_orientation_are_turned_upright(rig):
