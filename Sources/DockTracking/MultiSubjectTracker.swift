@@ -26,8 +26,8 @@ public struct MultiSubjectTracker: Sendable {
     /// Confirmed and lost tracks: the subjects a client is told about.
     public var subjects: [Track] { tracks.filter { $0.lifecycle != .tentative } }
 
-    /// Drops every track (the camera turned around, a new camera client started) but keeps the
-    /// identifier generator going, so no later subject gets an identifier an earlier one had.
+    /// Drops every track (the camera turned around) but keeps the identifier generator going, so
+    /// no later subject gets an identifier an earlier one had.
     public mutating func forgetAll() {
         tracks.removeAll()
         lastTime = nil

@@ -49,8 +49,6 @@ actor StandSession {
     private var lastProgressPublished = -Double.infinity
     private var lastInvalidReport = -Double.infinity
     private var linkPace = LinkPace.onTime
-    /// The client whose observations the tracker last took.
-    private var observationSource: Int?
 
     init(endpoint: StandEndpoint, driver: any StandDriver, hub: EventHub, group: any EventLoopGroup, clock: DaemonClock,
          settings: SessionSettings, logger: Logger) {
@@ -362,12 +360,6 @@ actor StandSession {
         if !systemTracking { try await acquire(client: client, pid: pid, force: false) }
         let now = clock.now()
         try tracking.checkRate(arrival: now)
-        // A new camera client after the last one's stream ended: its scene is not the old one's, so
-        // the old subjects (and the hold on them) go rather than steer the camera for seconds.
-        if client != observationSource {
-            if observationSource != nil && !tracking.isActive(at: now) { tracking.forgetSubjects() }
-            observationSource = client
-        }
         if let camera { tracking.setCamera(camera) }
         let capture = min(now, captureTime ?? now - settings.defaultCaptureLatency)
         tracking.observe(detections, captureTime: capture, now: now)

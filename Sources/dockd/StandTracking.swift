@@ -160,8 +160,8 @@ struct StandTracking: Sendable {
         pipeline.selector.select(ids: [])
     }
 
-    /// The camera turned around (flip), or a new camera client started: what was tracked is gone.
-    /// Identifiers stay unique for the session.
+    /// The camera turned around (flip): what was tracked is behind it now. Identifiers stay unique
+    /// for the session.
     mutating func forgetSubjects() {
         pipeline.tracker.forgetAll()
         target = nil

@@ -246,27 +246,3 @@ def test_a_lost_subject_is_held_then_the_configured_lost_behaviour_runs(tmp_path
     finally:
         rig.stop()
 
-
-def test_a_new_camera_client_starts_from_its_own_scene(rig):
-    """One camera app stops, another starts (a different scene): the old app's subjects do not
-    hold the camera; the new subject is framed as quickly as on a fresh start."""
-    first = rig.client()
-    rig.connected_stand(first)
-    old = {"yaw": 0.45, "pitch": 0.0}
-    scene = Scene(first, [old])
-    first.result("tracking.framing", {"mode": "center"})
-    scene.run(3)
-    old_ids = {s["id"] for s in first.result("tracking.get")["subjects"]}
-    assert old_ids
-    first.close()
-    rig.clients.remove(first)
-    time.sleep(1.2)  # the first stream has ended
-    second = rig.client()
-    new = {"yaw": 0.1, "pitch": 0.0}  # in view of where the first scene left the camera
-    scene = Scene(second, [new])
-    second.result("tracking.framing", {"mode": "center"})
-    scene.run(1.5)
-    state = second.result("tracking.get")
-    assert not old_ids & {s["id"] for s in state["subjects"]}, "the old scene's subjects are gone"
-    u, _ = scene.image_position(new)
-    assert abs(u - 0.5) < 0.1, f"new subject at u={u:.3f} after 1.5 s"
