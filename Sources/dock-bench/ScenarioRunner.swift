@@ -210,13 +210,12 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
             // A track not measured in this frame (coasting, hidden) keeps the person it had: its
             // identity cannot change without a detection, though its predicted box may drift onto
             // whoever hides it.
-            if let primary = step.selection.primary, let track = pipeline.tracker.tracks.first(where: { $0.id == primary }),
-               track.lastSeen < f.captureTime, tracked?.id == primary.number {
-                // Unmeasured this frame: `tracked` stays as it was.
-            } else if let primary = step.selection.primary, let track = pipeline.tracker.tracks.first(where: { $0.id == primary }) {
-                let seen = camera.normalizedRect(of: track.face?.box ?? track.box, aim: first.estimatedAim)
-                tracked = (primary.number, scene.person(atImagePoint: seen.x + seen.width / 2, seen.y + seen.height / 2,
-                                                        at: f.captureTime, aim: f.aim))
+            if let primary = step.selection.primary, let track = pipeline.tracker.tracks.first(where: { $0.id == primary }) {
+                if track.lastSeen >= f.captureTime || tracked?.id != primary.number {
+                    let seen = camera.normalizedRect(of: track.face?.box ?? track.box, aim: first.estimatedAim)
+                    tracked = (primary.number, scene.person(atImagePoint: seen.x + seen.width / 2, seen.y + seen.height / 2,
+                                                            at: f.captureTime, aim: f.aim))
+                }
             } else {
                 tracked = nil
             }

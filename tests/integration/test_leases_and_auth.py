@@ -73,10 +73,14 @@ print(json.dumps([json.loads(l) for l in buf.splitlines()]))
 """
 
 
-def run_as_nobody(socket_path):
-    """Runs a tiny client as the unprivileged user `nobody`; returns what it printed."""
+def require_setpriv():
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to become an unprivileged user")
+
+
+def run_as_nobody(socket_path):
+    """Runs a tiny client as the unprivileged user `nobody`; returns what it printed."""
+    require_setpriv()
     nobody = pwd.getpwnam("nobody")
     out = subprocess.run(["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups",
                           "/usr/bin/python3", "-c", NOBODY_CLIENT, str(socket_path)],
@@ -124,8 +128,7 @@ def test_an_unprivileged_client_may_read_but_not_administer(open_dir):
 def test_dockd_runs_without_root(open_dir):
     """As the unit runs it (User=dockd, no capabilities): an ordinary user with access to the
     stand's device node and its runtime directory. It owns the stand, serves the API, moves."""
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("needs root and setpriv to become an unprivileged user")
+    require_setpriv()
     nobody = pwd.getpwnam("nobody")
     if not os.access(BIN / "dockd", os.X_OK) or any(not (p.stat().st_mode & 0o001) for p in (BIN / "dockd").parents
                                                      if p != Path("/")):
