@@ -34,6 +34,10 @@ let package = Package(
         .target(name: "DockCore", dependencies: ["DockProtocol"]),
         .target(name: "DockTracking"),
         .target(name: "DockDrivers", dependencies: ["DockProtocol"]),
+        // The per-stand engine (pure): everything dockd decides about a stand, (event, now) → effects.
+        .target(name: "StandEngine", dependencies: ["DockProtocol", "DockCore", "DockTracking", "DockDrivers"]),
+        // The engine and the simulated stand joined over the wire in virtual time (tests, benchmarks).
+        .target(name: "EngineSimulation", dependencies: ["StandEngine", "DockSim", "DockDrivers", "DockProtocol"]),
         // The blocking JSON-RPC client of dockd's API socket (dockctl, dock-bench live).
         .target(name: "DockClient"),
 
@@ -46,7 +50,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "dockd", dependencies: [
-            "DockProtocol", "DockCore", "DockTracking", "DockDrivers", "DockIO", "CSystemd", "CUdev", "CBluetooth",
+            "DockProtocol", "DockCore", "DockTracking", "DockDrivers", "StandEngine", "DockIO", "CSystemd", "CUdev", "CBluetooth",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -66,7 +70,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "dock-bench", dependencies: [
-            "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockClient",
+            "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockClient", "StandEngine", "EngineSimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -88,6 +92,7 @@ let package = Package(
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),
         .testTarget(name: "DockCoreTests", dependencies: ["DockCore", "DockSim", "DockProtocol"]),
+        .testTarget(name: "StandEngineTests", dependencies: ["StandEngine", "EngineSimulation", "DockSim", "DockProtocol", "DockCore", "DockTracking"]),
         .testTarget(name: "DockIOTests", dependencies: ["DockIO", .product(name: "NIOCore", package: "swift-nio")]),
     ]
 )

@@ -111,6 +111,9 @@ extension Double {
     /// Three decimals, for error texts (no Foundation formatting in this pure module).
     var formatted3: String {
         guard isFinite else { return self > 0 ? "∞" : (self < 0 ? "-∞" : "nan") }
+        // Past what an Int holds (and far past any angle) the plain description says it; converting
+        // would trap.
+        guard abs(self) < 1e12 else { return "\(self)" }
         let scaled = (self * 1000).rounded()
         let sign = scaled < 0 ? "-" : ""
         let magnitude = Int(abs(scaled))

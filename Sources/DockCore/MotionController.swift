@@ -238,6 +238,17 @@ public struct MotionController: Sendable {
         lastCommand = axes.map { _ in 0 }
     }
 
+    /// Ends whatever runs with `reason` (a running motion fails with it) and sends STOP: the stand
+    /// refused its drives, or moves against them.
+    public mutating func abort(reason: String, at time: Double) {
+        if case .plan(let plan) = mode {
+            pending.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .failed(reason)))
+        }
+        mode = .idle
+        pending.messages.append(.stop)
+        lastCommand = axes.map { _ in 0 }
+    }
+
     /// Cancels `id` if it is the running motion: it ends `.cancelled` and the axes are sent zero
     /// velocity. Returns false (and does nothing) for any other id.
     @discardableResult

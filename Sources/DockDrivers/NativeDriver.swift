@@ -116,6 +116,8 @@ public struct NativeDriver: StandDriver {
         }
     }
 
+    public var stopConfirmed: Bool { !awaitingAck.contains { $0.message == .stop } }
+
     public mutating func send(_ command: Message, at time: Double) -> [UInt8] {
         guard Self.wantsAck(command) else { return frame(command, ackRequested: false, at: time).bytes }
         let sent = frame(command, ackRequested: true, at: time)

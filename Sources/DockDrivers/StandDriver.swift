@@ -25,6 +25,10 @@ public protocol StandDriver: Sendable {
 
     /// Called every ~20 ms: heartbeats, polls, resends, timeouts.
     mutating func tick(at time: Double) -> DriverOutput
+
+    /// The last `.stop` sent has been confirmed by the device (its acknowledgement, or whatever
+    /// the protocol offers); true when no stop is outstanding. The daemon waits for it on exit.
+    var stopConfirmed: Bool { get }
 }
 
 /// What a driver learned from the stand.
@@ -72,4 +76,9 @@ public struct DriverCounters: Sendable, Equatable {
     /// The measured round trip to the stand and back (drivers that can measure it).
     public var roundTrip = RoundTripEstimator()
     public init() {}
+}
+
+extension StandDriver {
+    /// Drivers whose protocol cannot confirm a stop report none outstanding.
+    public var stopConfirmed: Bool { true }
 }

@@ -6,24 +6,26 @@ import NIOPosix
 public enum NetworkTransport {
     /// Binds an ephemeral local port and exchanges datagrams with `host:port` only; datagrams from
     /// any other address are dropped.
-    public static func connectUDP(host: String, port: Int, group: any EventLoopGroup) async throws -> StandChannel {
+    static func connectUDP<Output: Sendable>(host: String, port: Int, group: any EventLoopGroup,
+                                             initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Output>) async throws -> Output {
         let remote = try SocketAddress.makeAddressResolvingHost(host, port: port)
         let any = remote.protocol == .inet6 ? "::" : "0.0.0.0"
         return try await DatagramBootstrap(group: group)
             .bind(host: any, port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
+                do {
                     try channel.pipeline.syncOperations.addHandler(DatagramBytesHandler(remote: remote))
-                    return try StandChannel(wrappingChannelSynchronously: channel)
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
                 }
+                return initializer(channel)
             }
     }
 
-    public static func connectTCP(host: String, port: Int, group: any EventLoopGroup) async throws -> StandChannel {
+    static func connectTCP<Output: Sendable>(host: String, port: Int, group: any EventLoopGroup,
+                                             initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Output>) async throws -> Output {
         try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { try StandChannel(wrappingChannelSynchronously: channel) }
-            }
+            .connect(host: host, port: port, channelInitializer: initializer)
     }
 }
 

@@ -41,8 +41,9 @@ public struct TrackerSettings: Sendable, Hashable {
 }
 
 extension TrackerSettings {
-    /// For live tracking (dockd and its benchmark): a subject hidden for 2 s keeps its identity.
-    public static let occlusionTolerant: TrackerSettings = {
+    /// What dockd tracks with, and what `dock-mot` and the benchmarks run: a subject hidden for
+    /// 2 s keeps its identity.
+    public static let shipped: TrackerSettings = {
         var t = TrackerSettings()
         t.maximumLostDuration = 3.0
         return t

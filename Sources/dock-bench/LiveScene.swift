@@ -1,6 +1,7 @@
 import DockClient
 import DockSim
 import Foundation
+import StandEngine
 
 /// What a live run saw: the stand's path, the primary subject dockd reported, and how its
 /// observations were received.
@@ -177,13 +178,13 @@ final class LiveScene {
             let t = Double(step) / 100
             while next < tracked.count, tracked[next].arrival <= t { current = (tracked[next].id, tracked[next].person); next += 1 }
             guard let aim = worldAim(at: t, path: record.path) else { continue }
-            let sample = scene.sample(at: t, aim: aim, faceLine: SceneTuning.framing.faceLine, trackedID: current.id, trackedPerson: current.person)
+            let sample = scene.sample(at: t, aim: aim, faceLine: TrackingSettings.shipped.framing.faceLine, trackedID: current.id, trackedPerson: current.person)
             samples.append(sample)
             if step % 2 == 0 { trace.time.append(t); trace.camera.append(aim); trace.desired.append(sample.desired) }
         }
         let metrics = SceneMetrics.compute(samples, marks: scenario.marks, horizontalFieldOfView: scene.horizontalFieldOfView,
                                            verticalFieldOfView: scene.verticalFieldOfView,
-                                           identityWindow: SceneTuning.tracker.maximumLostDuration)  // dockd's tracker settings too
+                                           identityWindow: TrackingSettings.shipped.tracker.maximumLostDuration)  // dockd's tracker settings too
         return (metrics, trace)
     }
 

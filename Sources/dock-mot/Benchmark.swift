@@ -21,7 +21,7 @@ enum Benchmark {
         var perStep: [Double] = []
         var tracked = 0
         for _ in 0..<5 {
-            var pipeline = TrackingPipeline(tracker: MultiSubjectTracker(seed: 7), camera: camera)
+            var pipeline = TrackingPipeline(tracker: MultiSubjectTracker(settings: .shipped, seed: 7), camera: camera)
             var checksum = 0
             let start = threadCPUSeconds()
             for (step, observations) in frames.enumerated() {

@@ -17,28 +17,28 @@ struct DockMOT: ParsableCommand {
     var output: String?
 
     @Option(help: "Detections at or above this confidence take part in the first association pass.")
-    var highConfidence = TrackerSettings().highConfidence
+    var highConfidence = TrackerSettings.shipped.highConfidence
 
     @Option(help: "Lowest detection confidence considered at all (second, ByteTrack-style pass).")
-    var lowConfidence = TrackerSettings().lowConfidence
+    var lowConfidence = TrackerSettings.shipped.lowConfidence
 
     @Option(help: "Lowest confidence that starts a new track.")
-    var newTrackConfidence = TrackerSettings().newTrackConfidence
+    var newTrackConfidence = TrackerSettings.shipped.newTrackConfidence
 
     @Option(help: "Minimum IoU between prediction and detection in the first pass.")
-    var minimumOverlap = TrackerSettings().minimumOverlap
+    var minimumOverlap = TrackerSettings.shipped.minimumOverlap
 
     @Option(help: "Consecutive frames that confirm a track.")
-    var confirmationHits = TrackerSettings().confirmationHits
+    var confirmationHits = TrackerSettings.shipped.confirmationHits
 
     @Option(help: "Seconds a lost track can be re-acquired with its identity.")
-    var maximumLostDuration = TrackerSettings().maximumLostDuration
+    var maximumLostDuration = TrackerSettings.shipped.maximumLostDuration
 
     @Option(help: "Kalman measurement noise, fraction of box size.")
-    var measurementNoise = KalmanSettings().measurementNoise
+    var measurementNoise = TrackerSettings.shipped.kalman.measurementNoise
 
     @Option(help: "Kalman acceleration noise, fraction of box size per second^1.5.")
-    var accelerationNoise = KalmanSettings().accelerationNoise
+    var accelerationNoise = TrackerSettings.shipped.kalman.accelerationNoise
 
     @Flag(help: "Write the matched detection instead of the Kalman-filtered box (the default, as SORT and ByteTrack do).")
     var measuredBoxes = false
@@ -55,7 +55,7 @@ struct DockMOT: ParsableCommand {
             return
         }
         guard let sequence else { throw ValidationError("--sequence is required unless --bench is given") }
-        var settings = TrackerSettings()
+        var settings = TrackerSettings.shipped
         settings.highConfidence = highConfidence
         settings.lowConfidence = lowConfidence
         settings.newTrackConfidence = newTrackConfidence

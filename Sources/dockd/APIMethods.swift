@@ -5,20 +5,23 @@ import DockCore
 import DockDrivers
 import DockIO
 import DockProtocol
+import DockTracking
 import Foundation
 import Logging
 import NIOCore
+import StandEngine
 
 /// The JSON-RPC methods (protocol/API.md). Parses a request line, runs the method, returns the reply
 /// (nil for notifications, which get no reply).
 struct APIMethods: Sendable {
-    static let apiVersion = (major: 1, minor: 0)
+    static let apiVersion = (major: 1, minor: 1)
     static let daemonVersion = "0.1.0"
 
     let stands: StandRegistry
     let hub: EventHub
     let clock: DaemonClock
-    let settings: SessionSettings
+    let settings: EngineSettings
+    let heartbeatTimeoutMs: UInt16
     let logger: Logger
     /// The daemon's own uid: admin methods are for it and for root.
     let daemonUID = UInt32(getuid())
@@ -27,7 +30,7 @@ struct APIMethods: Sendable {
         let request: JSONRPCRequest
         switch JSONRPCRequest.parse(line.readableBytesView) {
         case .success(let parsed): request = parsed
-        case .failure(let failure): return APIServer.errorReply(id: failure.id, failure.error)
+        case .failure(let failure): return failure.isNotification ? nil : APIServer.errorReply(id: failure.id, failure.error)
         }
         do {
             let result = try await call(request.method, Params(request.params), session: session)
@@ -38,15 +41,28 @@ struct APIMethods: Sendable {
     }
 
     /// A client disconnected (or was dropped): its leases end and what it changed reverts.
-    func clientGone(_ id: Int) async {
-        for s in await stands.all { await s.release(client: id) }
+    func clientGone(_ id: Int) {
+        for s in stands.all { s.clientGone(id) }
     }
 
-    /// The stand a controlling method acts on, leased to this client (busy if another holds it).
-    private func controlled(_ p: Params, _ session: ClientSession) async throws(RPCError) -> StandSession {
-        let s = try await stands.find(try p.optionalString("stand"))
-        try await s.acquire(client: session.id, pid: session.peer?.pid, force: try p.optionalBool("force") ?? false)
-        return s
+    /// A command for the stand the params name (or the only connected one).
+    private func command(_ p: Params, _ session: ClientSession, _ command: EngineCommand) async throws(RPCError) -> CommandResult {
+        let host = try find(p)
+        let force = try p.optionalBool("force") ?? false
+        do {
+            return try await host.command(command, from: session.client, force: force)
+        } catch {
+            throw RPCError(error)
+        }
+    }
+
+    private func find(_ p: Params) throws(RPCError) -> StandHost {
+        let id = try p.optionalString("stand")
+        do {
+            return try stands.find(id)
+        } catch {
+            throw RPCError(error)
+        }
     }
 
     /// Methods that change the daemon itself: root or the daemon's own user only.
@@ -64,104 +80,98 @@ struct APIMethods: Sendable {
                     "api": ["major": JSONValue(Self.apiVersion.major), "minor": JSONValue(Self.apiVersion.minor)],
                     "protocol": JSONValue("\(ProtocolVersion.major).\(ProtocolVersion.minor)")]
         case "dockd.stats":
-            return ["clients": JSONValue(await hub.clientCount), "dropped_subscribers": JSONValue(await hub.droppedSubscribers),
-                    "stands": JSONValue(await stands.all.count)]
+            return ["clients": JSONValue(hub.clientCount), "dropped_subscribers": JSONValue(hub.droppedSubscribers),
+                    "stands": JSONValue(stands.all.count)]
         case "rpc.discover":
             return try await OpenRPCDocument.shared.get()
         case "stands.list":
             var list: [JSONValue] = []
-            for s in await stands.all { list.append(await s.describe()) }
+            for s in stands.all { list.append(await describe(s)) }
             return .array(list)
         case "stand.get":
-            let s = try await stands.find(try p.optionalString("stand"))
-            var d = await s.describe().object ?? [:]
-            d["counters"] = await s.counterJSON()
-            d["batteries"] = await s.batteryList()
+            let s = try find(p)
+            var d = await describe(s).object ?? [:]
+            d["counters"] = await s.read { $0.driverCounters.json(engine: $0.counters) }
+            d["batteries"] = await batteries(s)
+            d["control"] = await s.read { engine in Self.control(engine) }
             return .object(d)
         case "battery.get":
-            return try await stands.find(try p.optionalString("stand")).batteryList()
+            return await batteries(try find(p))
         case "subscribe":
             return try await subscribe(p, session: session)
         case "unsubscribe":
             let topics = try p.topics()
-            await hub.unsubscribe(client: session.id, topics: topics)
-            return ["topics": .array(await hub.topics(of: session.id).sorted().map { JSONValue.string($0) })]
+            hub.unsubscribe(client: session.id, topics: topics)
+            return ["topics": .array(hub.topics(of: session.id).sorted().map { JSONValue.string($0) })]
         case "tracking.set":
-            let s = try await controlled(p, session)
-            await s.setSystemTracking(try p.bool("enabled"))
-            return ["enabled": JSONValue(try p.bool("enabled"))]
+            let enabled = try p.bool("enabled")
+            _ = try await command(p, session, .setTracking(enabled))
+            return ["enabled": JSONValue(enabled)]
         case "motion.velocity":
-            let s = try await controlled(p, session)
             let rates = try p.axes()
             guard !rates.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad/s") }
-            try await s.velocity(rates)
+            _ = try await command(p, session, .velocity(rates))
             return ["ok": true]
         case "motion.orient":
-            let s = try await controlled(p, session)
             let target = try p.axes()
             guard !target.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad") }
-            let id = try await s.orient(target, relative: try p.optionalBool("relative") ?? false, duration: try p.optionalNumber("duration"))
-            return ["id": JSONValue(id.rawValue)]
+            let relative = try p.optionalBool("relative") ?? false
+            let duration = try p.optionalNumber("duration")
+            if let duration, !(0...3600).contains(duration) { throw .invalidParams("duration must be 0…3600 s", field: "duration") }
+            return try motionID(await command(p, session, .orient(target, relative: relative, duration: duration)))
         case "motion.stop":
-            try await stands.find(try p.optionalString("stand")).stop()
+            guard case .stopped(let confirmed) = try await command(p, session, .stop) else { return ["ok": true] }
+            return ["ok": true, "confirmed": JSONValue(confirmed)]
+        case "motion.resume":
+            _ = try await command(p, session, .resume)
             return ["ok": true]
         case "motion.cancel":
-            let s = try await controlled(p, session)
             let id = try p.number("id")
-            guard id >= 1, id == id.rounded() else { throw .invalidParams("id must be a motion id") }
-            try await s.cancel(MotionID(rawValue: UInt64(id)))
+            guard id >= 1, id <= 9_007_199_254_740_991, id == id.rounded() else { throw .invalidParams("id must be a motion id", field: "id") }
+            _ = try await command(p, session, .cancel(MotionID(rawValue: UInt64(id))))
             return ["ok": true]
         case "motion.limits":
-            let s = try await controlled(p, session)
-            try await s.setLimits(try p.limits())
+            _ = try await command(p, session, .limits(try p.limits()))
             return ["ok": true]
         case "animation.play":
-            let s = try await controlled(p, session)
-            let id = try await s.play(try p.animation())
-            return ["id": JSONValue(id.rawValue)]
+            return try motionID(await command(p, session, .play(try p.animation())))
         case "tracking.observe":
-            let s = try await stands.find(try p.optionalString("stand"))
-            let detections = try p.detections()
-            let capture = try p.captureTime(daemonNow: clock.now())
-            return try await s.observe(detections, captureTime: capture, camera: try p.camera(), client: session.id, pid: session.peer?.pid)
+            let frame = ObservedFrame(detections: try p.detections(), captureTime: try p.captureTime(daemonNow: clock.now()), camera: try p.camera())
+            guard case .observed(let subjects, let inFrame) = try await command(p, session, .observe(frame)) else { return ["ok": true] }
+            return ["subjects": JSONValue(subjects), "in_frame": JSONValue(inFrame)]
         case "tracking.get":
-            return try await stands.find(try p.optionalString("stand")).trackingState()
+            let now = clock.now()
+            let stand = try find(p)
+            return await stand.read { $0.trackingReport(at: now).json(stand: $0.standID ?? "") }
         case "tracking.framing":
-            let s = try await stands.find(try p.optionalString("stand"))
-            try await s.setFraming(try p.framingMode(), client: session.id, pid: session.peer?.pid, force: try p.optionalBool("force") ?? false)
+            _ = try await command(p, session, .framing(try p.framingMode()))
             return ["ok": true]
         case "tracking.roi":
-            let s = try await stands.find(try p.optionalString("stand"))
             let rect = try p.rect("rect")
             guard rect.x >= 0, rect.y >= 0, rect.maxX <= 1 + 1e-9, rect.maxY <= 1 + 1e-9 else {
                 throw .invalidParameter("rect must lie inside the frame (0…1, upper-left origin)")
             }
-            try await s.setRegionOfInterest(rect, client: session.id, pid: session.peer?.pid, force: try p.optionalBool("force") ?? false)
+            _ = try await command(p, session, .regionOfInterest(rect))
             return ["ok": true]
         case "tracking.select":
-            let s = try await stands.find(try p.optionalString("stand"))
-            let force = try p.optionalBool("force") ?? false
             if let x = try p.optionalNumber("x") {
                 let y = try p.number("y")
                 guard (0...1).contains(x), (0...1).contains(y) else { throw .invalidParameter("x and y are normalized, upper-left origin") }
-                let id = try await s.select(atX: x, y: y, client: session.id, pid: session.peer?.pid, force: force)
-                return ["ids": [JSONValue(id)]]
+                return try selected(await command(p, session, .selectAt(x: x, y: y)))
             }
             guard let list = p.fields["ids"]?.array else { throw .invalidParams("give ids (a list; empty = automatic) or x and y") }
             var ids: [String] = []
             for v in list {
-                guard let id = v.string else { throw .invalidParams("ids are strings") }
+                guard let id = v.string else { throw .invalidParams("ids are strings", field: "ids") }
                 ids.append(id)
             }
-            try await s.select(ids: ids, client: session.id, pid: session.peer?.pid, force: force)
-            return ["ids": .array(ids.map { JSONValue.string($0) })]
+            return try selected(await command(p, session, .select(ids: ids)))
         case "camera.set":
-            let s = try await stands.find(try p.optionalString("stand"))
-            guard let camera = try p.camera() else { throw .invalidParams("camera is required") }
-            await s.setCamera(camera)
+            guard let camera = try p.camera() else { throw .invalidParams("camera is required", field: "camera") }
+            _ = try await command(p, session, .camera(camera))
             return ["ok": true]
         case "lease.release":
-            for s in await stands.all { await s.release(client: session.id) }
+            for s in stands.all { _ = try? await s.command(.releaseLease, from: session.client) }
             return ["ok": true]
         case "stands.attach":
             try requireAdmin(session, method)
@@ -169,11 +179,11 @@ struct APIMethods: Sendable {
             let endpoint = StandEndpoint(parsing: device)
             let driver: any StandDriver
             do {
-                driver = try Drivers.make(try p.optionalString("driver") ?? "native", options: [:], settings: settings)
+                driver = try Drivers.make(try p.optionalString("driver") ?? "native", options: [:], heartbeatTimeoutMs: heartbeatTimeoutMs)
             } catch {
                 throw .invalidParameter("\(error)")
             }
-            guard await stands.add(endpoint: endpoint, driver: driver) else { throw .invalidParameter("\(endpoint) is already attached") }
+            guard stands.add(endpoint: endpoint, driver: driver) else { throw .invalidParameter("\(endpoint) is already attached") }
             return ["endpoint": JSONValue("\(endpoint)")]
         case "stands.detach":
             try requireAdmin(session, method)
@@ -185,22 +195,82 @@ struct APIMethods: Sendable {
         }
     }
 
+    private func motionID(_ result: CommandResult) throws(RPCError) -> JSONValue {
+        guard case .motion(let id) = result else { throw .internal("no motion id") }
+        return ["id": JSONValue(id.rawValue)]
+    }
+
+    private func selected(_ result: CommandResult) throws(RPCError) -> JSONValue {
+        guard case .selected(let ids) = result else { throw .internal("no selection") }
+        return ["ids": .array(ids.map { JSONValue.string($0) })]
+    }
+
+    private func describe(_ host: StandHost) async -> JSONValue {
+        let endpoint = "\(host.endpoint)"
+        return await host.read { $0.description.json(endpoint: endpoint) }
+    }
+
+    private func batteries(_ host: StandHost) async -> JSONValue {
+        await host.read { engine in .array(engine.batteryReports.map { $0.json(stand: engine.standID ?? "") }) }
+    }
+
+    /// Who controls the stand and what is in force: what a client can read back of what it set.
+    private static func control(_ engine: StandEngine) -> JSONValue {
+        let framing = engine.tracking.pipeline.framer
+        let roi = framing.regionOfInterest
+        var limits: [String: JSONValue] = [:]
+        for l in engine.effectiveLimits ?? [] {
+            limits[l.axis.description] = ["min": l.min.isFinite ? JSONValue(l.min) : .null, "max": l.max.isFinite ? JSONValue(l.max) : .null,
+                                          "max_speed": JSONValue(shortest: l.maxSpeed)]
+        }
+        let camera = engine.tracking.camera
+        return ["lease_holder_client": engine.leaseHolder.map { JSONValue($0.id) } ?? .null,
+                "lease_holder_pid": engine.leaseHolder?.pid.map { JSONValue($0) } ?? .null,
+                "stopped": JSONValue(engine.stoppedBy != nil),
+                "stopped_by_pid": engine.stoppedBy?.pid.map { JSONValue($0) } ?? .null,
+                "framing": JSONValue(framing.mode.name), "roi": roi.json, "limits": .object(limits),
+                "camera": ["horizontal_fov": JSONValue(camera.horizontalFieldOfView), "vertical_fov": JSONValue(camera.verticalFieldOfView)],
+                "motion": engine.motionState.map { JSONValue($0.activity.name) } ?? .null]
+    }
+
     /// Adds topics, then sends a snapshot of each as notifications before any change.
     private func subscribe(_ p: Params, session: ClientSession) async throws(RPCError) -> JSONValue {
         let topics = try p.topics()
         let rate = try p.optionalNumber("motion_rate")
-        if let rate, !(rate > 0 && rate <= 1000) { throw .invalidParams("motion_rate must be in (0, 1000] Hz") }
-        await hub.subscribe(client: session.id, topics: topics, motionRate: rate)
-        for s in await stands.all {
-            if topics.contains("stands") { await hub.send(client: session.id, method: "stand.state", params: await s.describe()) }
+        if let rate, !(rate > 0 && rate <= 1000) { throw .invalidParams("motion_rate must be in (0, 1000] Hz", field: "motion_rate") }
+        hub.subscribe(client: session.id, topics: topics, motionRate: rate)
+        for s in stands.all {
+            if topics.contains("stands") { hub.send(client: session.id, method: "stand.state", params: await describe(s)) }
             if topics.contains("battery") {
-                for b in await s.batteryList().array ?? [] { await hub.send(client: session.id, method: "battery.state", params: b) }
+                for b in await batteries(s).array ?? [] { hub.send(client: session.id, method: "battery.state", params: b) }
             }
-            if topics.contains("motion"), let m = await s.motionSnapshot() {
-                await hub.send(client: session.id, method: "motion.state", params: m)
+            if topics.contains("motion"), let m = await s.read({ engine in engine.motionSnapshot.map { $0.json(stand: engine.standID ?? "") } }) {
+                hub.send(client: session.id, method: "motion.state", params: m)
             }
         }
-        return ["topics": .array(await hub.topics(of: session.id).sorted().map { JSONValue.string($0) })]
+        return ["topics": .array(hub.topics(of: session.id).sorted().map { JSONValue.string($0) })]
+    }
+}
+
+extension FramingMode {
+    var name: String {
+        switch self {
+        case .automatic: "automatic"
+        case .center: "center"
+        case .left: "left"
+        case .right: "right"
+        }
+    }
+}
+
+extension MotionState.Activity {
+    var name: String {
+        switch self {
+        case .idle: "idle"
+        case .velocity: "velocity"
+        case .orientation: "orientation"
+        case .animation: "animation"
+        }
     }
 }
 

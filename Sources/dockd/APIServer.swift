@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import StandEngine
 
 /// The JSON-RPC 2.0 socket: newline-delimited JSON over a Unix stream socket. Each client runs in
 /// its own task; a line over `maxLineLength` is answered with an error and dropped without being
@@ -26,6 +27,9 @@ struct APIServer: Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.socketOption(.so_sndbuf), value: 32 * 1024)
+            // `echo REQUEST | socat - UNIX-CONNECT:…` shuts its side down after the request: the
+            // reply must still go out.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 8 * 1024, high: 32 * 1024))
         let initializer: @Sendable (any Channel) -> EventLoopFuture<ClientChannel> = { channel in
             channel.eventLoop.makeCompletedFuture {
@@ -59,13 +63,13 @@ struct APIServer: Sendable {
 
     private func serve(client: ClientChannel, id: Int) async {
         let peer = await PeerCredentials.of(client.channel)
-        let notifications = await hub.register(client: id, onDrop: { client.channel.close(promise: nil) })
+        let notifications = hub.register(client: id, onDrop: { client.channel.close(promise: nil) })
         do {
             try await client.executeThenClose { inbound, outbound in
                 let session = ClientSession(id: id, peer: peer)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await message in notifications { try await outbound.write(Self.line(message)) }
+                        for await line in notifications { try await outbound.write(line) }
                     }
                     group.addTask {
                         for try await item in inbound {
@@ -78,7 +82,7 @@ struct APIServer: Sendable {
                             }
                             if let reply { try await outbound.write(Self.line(reply)) }
                         }
-                        await hub.remove(client: id)
+                        hub.remove(client: id)
                     }
                     try await group.next()
                     group.cancelAll()
@@ -87,8 +91,8 @@ struct APIServer: Sendable {
         } catch {
             logger.debug("client \(id) gone", metadata: ["error": "\(error)"])
         }
-        await hub.remove(client: id)
-        await api.clientGone(id)
+        hub.remove(client: id)
+        api.clientGone(id)
     }
 
     static func line(_ value: JSONValue) -> ByteBuffer {
@@ -133,6 +137,7 @@ final class ClientSession: Sendable {
     let id: Int
     let peer: PeerCredentials?
     init(id: Int, peer: PeerCredentials?) { self.id = id; self.peer = peer }
+    var client: ClientRef { ClientRef(id: id, pid: peer?.pid) }
 }
 
 extension JSONEncoder {

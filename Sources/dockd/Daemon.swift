@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import StandEngine
 import Synchronization
 import UnixSignals
 
@@ -23,26 +24,27 @@ struct Daemon: Service {
         let clock = DaemonClock()
         let hub = EventHub(logger: logger)
         let liveness = Liveness()
-        var settings = SessionSettings(heartbeatTimeoutMs: configuration.heartbeatTimeoutMs)
+        let heartbeat = configuration.heartbeatTimeoutMs
+        var settings = EngineSettings()
         settings.camera = CameraModel(horizontalFieldOfView: configuration.camera.horizontalFOVDegrees * .pi / 180,
                                       verticalFieldOfView: configuration.camera.verticalFOVDegrees * .pi / 180)
-        settings.trackingControl.lostBehaviour = configuration.tracking.lostBehaviour
-        settings.trackingControl.lostHold = configuration.tracking.lostHold
-        settings.liveness = liveness
-        let sessionSettings = settings
+        settings.tracking.control.lostBehaviour = configuration.tracking.lostBehaviour
+        settings.tracking.control.lostHold = configuration.tracking.lostHold
+        let engineSettings = settings
         let stands = StandRegistry { endpoint, driver in
-            StandSession(endpoint: endpoint, driver: driver, hub: hub, group: group, clock: clock, settings: sessionSettings, logger: logger)
+            StandHost(endpoint: endpoint, driver: driver, settings: engineSettings, loop: group.next(), hub: hub, clock: clock,
+                      liveness: liveness, logger: logger)
         }
-        for device in configuration.devices { await attach(device, to: stands, settings: sessionSettings) }
+        for device in configuration.devices { attach(device, to: stands, heartbeat: heartbeat) }
         let hotplug = configuration.hotplug
         let matcher = Hotplug.Matcher(serialPattern: hotplug.serialPattern)
         if hotplug.enabled {
             for event in Hotplug.present(matcher) {
                 logger.info("stand present", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
-                await stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud), driver: Drivers.native(sessionSettings))
+                stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud), driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
             }
         }
-        let api = APIMethods(stands: stands, hub: hub, clock: clock, settings: sessionSettings, logger: logger)
+        let api = APIMethods(stands: stands, hub: hub, clock: clock, settings: engineSettings, heartbeatTimeoutMs: heartbeat, logger: logger)
         let server = APIServer(api: api, hub: hub, logger: logger)
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
@@ -64,9 +66,9 @@ struct Daemon: Service {
                 if let seconds = stallOnSignal {
                     tasks.addTask { await stallOnUser2(stands: stands, seconds: seconds) }
                 }
-                tasks.addTask { await reloadOnHangup(stands: stands, settings: sessionSettings) }
+                tasks.addTask { await reloadOnHangup(stands: stands, heartbeat: heartbeat) }
                 if hotplug.enabled {
-                    tasks.addTask { await followHotplug(matcher, baud: hotplug.baud, stands: stands, settings: sessionSettings) }
+                    tasks.addTask { await followHotplug(matcher, baud: hotplug.baud, stands: stands, heartbeat: heartbeat) }
                 }
                 do { try await tasks.next() } catch is CancellationError {}  // SIGTERM: go on to stop the stands
                 tasks.cancelAll()
@@ -85,18 +87,22 @@ struct Daemon: Service {
     private func feedWatchdog(every interval: Double, liveness: Liveness, group: MultiThreadedEventLoopGroup,
                               clock: DaemonClock) async {
         let loops = Array(group.makeIterator())
-        var withheld = false
+        var reported: Set<String> = []
         while !Task.isCancelled {
             for (i, loop) in loops.enumerated() { loop.execute { liveness.beat("event loop \(i)", at: clock.now()) } }
             try? await Task.sleep(for: .seconds(interval / 4))
             let stale = liveness.stale(at: clock.now(), limit: interval / 2)
             if stale.isEmpty {
                 Systemd.notify("WATCHDOG=1")
-                if withheld { logger.notice("every loop runs again: watchdog pings resumed") }
-                withheld = false
-            } else if !withheld {
-                withheld = true
-                let parts = stale.map { "\($0.part) has not run for \(Int($0.age * 1000)) ms" }
+                if !reported.isEmpty { logger.notice("every loop runs again: watchdog pings resumed") }
+                reported = []
+            } else {
+                // Each part that stalls is named once, as it is found (a stalled event loop stops
+                // the stand loops on it too, found a tick later).
+                let fresh = stale.filter { !reported.contains($0.part) }
+                guard !fresh.isEmpty else { continue }
+                reported.formUnion(fresh.map(\.part))
+                let parts = fresh.map { "\($0.part) has not run for \(Int($0.age * 1000)) ms" }
                 logger.critical("stalled, not pinging the watchdog: \(parts.joined(separator: "; "))")
             }
         }
@@ -108,7 +114,7 @@ struct Daemon: Service {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             var connected = 0
-            for s in await stands.all where await s.linkState == .connected { connected += 1 }
+            for s in stands.all where s.linkState == .connected { connected += 1 }
             let status = "\(connected) stand(s) connected"
             if status != lastStatus { Systemd.status(status); lastStatus = status }
         }
@@ -119,26 +125,26 @@ struct Daemon: Service {
     private func stallOnUser2(stands: StandRegistry, seconds: Double) async {
         for await _ in await UnixSignalsSequence(trapping: .sigusr2) {
             logger.warning("SIGUSR2: stalling every stand's control loop for \(seconds) s (--debug-stall-on-sigusr2)")
-            for s in await stands.all { await s.stallForTesting(seconds: seconds) }
+            for s in stands.all { s.stallForTesting(seconds: seconds) }
         }
     }
 
     /// A configured device with its driver; a driver that cannot be built is reported, the others run.
-    private func attach(_ device: Configuration.Device, to stands: StandRegistry, settings: SessionSettings) async {
+    private func attach(_ device: Configuration.Device, to stands: StandRegistry, heartbeat: UInt16) {
         do {
-            await stands.add(endpoint: device.endpoint, driver: try Drivers.make(device.driver, options: device.options, settings: settings))
+            stands.add(endpoint: device.endpoint, driver: try Drivers.make(device.driver, options: device.options, heartbeatTimeoutMs: heartbeat))
         } catch {
             logger.error("device \(device.endpoint) not attached: \(error)")
         }
     }
 
     /// udev add → attach, remove → stop and release: stands come and go with their cables.
-    private func followHotplug(_ matcher: Hotplug.Matcher, baud: Int, stands: StandRegistry, settings: SessionSettings) async {
+    private func followHotplug(_ matcher: Hotplug.Matcher, baud: Int, stands: StandRegistry, heartbeat: UInt16) async {
         for await event in Hotplug.changes(matcher) {
             let endpoint = StandEndpoint.serial(path: event.devnode, baud: baud)
             logger.info("hotplug \(event.action.rawValue)", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
             switch event.action {
-            case .add: await stands.add(endpoint: endpoint, driver: Drivers.native(settings))
+            case .add: stands.add(endpoint: endpoint, driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
             case .remove: await stands.remove(endpoint: endpoint)
             }
         }
@@ -147,7 +153,7 @@ struct Daemon: Service {
     /// SIGHUP: re-read the file; a bad one is reported and the running configuration stays. A good
     /// one attaches the stands it adds and releases the ones it drops. The socket and log level
     /// change at restart.
-    private func reloadOnHangup(stands: StandRegistry, settings: SessionSettings) async {
+    private func reloadOnHangup(stands: StandRegistry, heartbeat: UInt16) async {
         var current = configuration
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
             Systemd.reloading()
@@ -156,7 +162,7 @@ struct Daemon: Service {
                 let before = Set(current.devices.map(\.endpoint.description))
                 let after = Set(fresh.devices.map(\.endpoint.description))
                 for device in fresh.devices where !before.contains(device.endpoint.description) {
-                    await attach(device, to: stands, settings: settings)
+                    attach(device, to: stands, heartbeat: heartbeat)
                 }
                 for device in current.devices where !after.contains(device.endpoint.description) {
                     await stands.remove(endpoint: device.endpoint)

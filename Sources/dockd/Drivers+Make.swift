@@ -1,15 +1,15 @@
 import DockDrivers
 
 extension Drivers {
-    static func native(_ settings: SessionSettings) -> any StandDriver {
-        NativeDriver(heartbeatTimeoutMs: settings.heartbeatTimeoutMs)
+    static func native(heartbeatTimeoutMs: UInt16) -> any StandDriver {
+        NativeDriver(heartbeatTimeoutMs: heartbeatTimeoutMs)
     }
 
-    static func make(_ name: String, options: [String: String], settings: SessionSettings) throws -> any StandDriver {
+    static func make(_ name: String, options: [String: String], heartbeatTimeoutMs: UInt16) throws -> any StandDriver {
         switch name {
         case "native":
             guard options.isEmpty else { throw Unknown(description: "the native driver takes no options (\(options.keys.sorted().joined(separator: ", ")))") }
-            return native(settings)
+            return native(heartbeatTimeoutMs: heartbeatTimeoutMs)
         case _ where DriverFactory.names.contains(name):
             do {
                 return try DriverFactory.make(name: name, options: options)

@@ -21,15 +21,18 @@ struct JSONRPCRequest: Sendable, Equatable {
         }
         let id = fields["id"]
         let replyID = id ?? .null
-        guard fields["jsonrpc"] == "2.0" else { return .failure(Failure(id: replyID, error: .invalidRequest("\"jsonrpc\" must be \"2.0\""))) }
-        guard let method = fields["method"]?.string else { return .failure(Failure(id: replyID, error: .invalidRequest("\"method\" must be a string"))) }
+        let notification = id == nil
+        guard fields["jsonrpc"] == "2.0" else { return .failure(Failure(id: replyID, error: .invalidRequest("\"jsonrpc\" must be \"2.0\""), isNotification: notification)) }
+        guard let method = fields["method"]?.string else { return .failure(Failure(id: replyID, error: .invalidRequest("\"method\" must be a string"), isNotification: notification)) }
         let params = fields["params"] ?? .object([:])
-        guard params.object != nil else { return .failure(Failure(id: replyID, error: .invalidParams("params must be an object"))) }
+        guard params.object != nil else { return .failure(Failure(id: replyID, error: .invalidParams("params must be an object"), isNotification: notification)) }
         return .success(JSONRPCRequest(id: id, method: method, params: params))
     }
 
     struct Failure: Error, Sendable, Equatable {
         var id: JSONValue
         var error: RPCError
+        /// A request object without an id is a notification: JSON-RPC 2.0 answers it never, not even with an error.
+        var isNotification = false
     }
 }

@@ -54,7 +54,8 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByFloatLiteral, Expr
 
 extension JSONValue {
     init(_ value: Double) { self = .number(value) }
-    init(_ value: Float) { self = .number(Double(value)) }
+    /// A float32 as the shortest decimal that prints it (0.9, not 0.8999999761581421).
+    init(_ value: Float) { self = value.isFinite ? .number(Double("\(value)") ?? Double(value)) : .number(Double(value)) }
     init<I: BinaryInteger>(_ value: I) { self = .number(Double(value)) }
     init(_ value: String) { self = .string(value) }
     init(_ value: Bool) { self = .bool(value) }

@@ -2,55 +2,67 @@ import DockDrivers
 import DockIO
 import Logging
 import NIOCore
+import StandEngine
+import Synchronization
 
 /// Every stand the daemon owns, looked up by its stable id (serial number).
-actor StandRegistry {
-    private var sessions: [StandSession] = []
-    private var tasks: [ObjectIdentifier: Task<Void, Never>] = [:]
-    private let makeSession: @Sendable (StandEndpoint, any StandDriver) -> StandSession
+final class StandRegistry: Sendable {
+    private struct Entry: Sendable {
+        let host: StandHost
+        let task: Task<Void, Never>
+    }
+    private let entries = Mutex<[Entry]>([])
+    private let makeHost: @Sendable (StandEndpoint, any StandDriver) -> StandHost
 
-    init(makeSession: @escaping @Sendable (StandEndpoint, any StandDriver) -> StandSession) {
-        self.makeSession = makeSession
+    init(makeHost: @escaping @Sendable (StandEndpoint, any StandDriver) -> StandHost) {
+        self.makeHost = makeHost
     }
 
     /// Starts owning the stand at `endpoint`; false if it is owned already.
     @discardableResult
     func add(endpoint: StandEndpoint, driver: any StandDriver) -> Bool {
-        guard !sessions.contains(where: { $0.endpoint == endpoint }) else { return false }
-        let session = makeSession(endpoint, driver)
-        sessions.append(session)
-        tasks[ObjectIdentifier(session)] = Task { await session.run() }
-        return true
+        entries.withLock { entries in
+            guard !entries.contains(where: { $0.host.endpoint == endpoint }) else { return false }
+            let host = makeHost(endpoint, driver)
+            entries.append(Entry(host: host, task: Task { await host.run() }))
+            return true
+        }
     }
 
     /// Stops the stand at `endpoint` and lets it go (a detach, or the device was unplugged).
     @discardableResult
     func remove(endpoint: StandEndpoint) async -> Bool {
-        guard let index = sessions.firstIndex(where: { $0.endpoint == endpoint }) else { return false }
-        let session = sessions.remove(at: index)
-        await session.shutdown()
-        let task = tasks.removeValue(forKey: ObjectIdentifier(session))
-        task?.cancel()
-        await task?.value
+        let entry = entries.withLock { entries -> Entry? in
+            guard let index = entries.firstIndex(where: { $0.host.endpoint == endpoint }) else { return nil }
+            return entries.remove(at: index)
+        }
+        guard let entry else { return false }
+        await entry.host.shutdown()
+        entry.task.cancel()
+        await entry.task.value
         return true
     }
 
-    var all: [StandSession] { sessions }
+    var all: [StandHost] { entries.withLock { $0.map(\.host) } }
 
     /// The stand named `id`, or when none is named, the only connected one (then the first).
-    func find(_ id: String?) async throws(RPCError) -> StandSession {
+    func find(_ id: String?) throws(EngineError) -> StandHost {
+        let hosts = all
         if let id {
-            for s in sessions where await s.standID == id { return s }
-            throw RPCError.notConnected(id)
+            guard let host = hosts.first(where: { $0.standID == id }) else { throw .notConnected(stand: id) }
+            return host
         }
-        for s in sessions where await s.linkState == .connected { return s }
-        throw RPCError.notConnected(nil)
+        guard let host = hosts.first(where: { $0.linkState == .connected }) else { throw .notConnected(stand: nil) }
+        return host
     }
 
-    /// Stops every stand's motors, then ends the sessions.
+    /// Stops every stand's motors (each waits for its STOP to be confirmed, bounded), then ends the hosts.
     func shutdown() async {
-        for s in sessions { await s.shutdown() }
-        for task in tasks.values { task.cancel() }
-        for task in tasks.values { await task.value }
+        let all = entries.withLock { $0 }
+        await withTaskGroup(of: Void.self) { group in
+            for entry in all { group.addTask { await entry.host.shutdown() } }
+        }
+        for entry in all { entry.task.cancel() }
+        for entry in all { await entry.task.value }
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import DockTracking
+import StandEngine
 
 /// Parsing of the tracking methods' params: observations, camera information, framing, ROI.
 extension Params {

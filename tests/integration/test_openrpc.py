@@ -153,7 +153,10 @@ def test_every_method_and_notification_is_exercised_against_the_document(rig, do
     nod = c.result("animation.play", {"keyframes": [{"time": 0.3, "pitch": 0.05}, {"time": 0.6, "pitch": 0}]})
     expect("motion.progress", lambda p: p["id"] == nod["id"] and p["state"] != "running")
     c.result("motion.velocity", {"yaw": 0.2})
-    c.result("motion.stop")
+    assert c.result("motion.stop")["ok"]
+    expect("motion.hold", lambda p: p["stopped"])
+    c.result("motion.resume")
+    expect("motion.hold", lambda p: not p["stopped"])
 
     for command, kind in [("press shutter", "shutter"), ("press flip", "flip"), ("button 0 press", "button"),
                           ("zoom 1.5", "zoom"), ("undock", "undocked"), ("dock", "docked")]:

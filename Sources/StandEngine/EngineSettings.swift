@@ -1,0 +1,25 @@
+import DockCore
+import DockTracking
+
+/// What the daemon's configuration sets for every stand's engine.
+public struct EngineSettings: Sendable {
+    /// Without a valid frame from the stand for this long the link is declared lost, s.
+    public var linkTimeout = 1.0
+    /// The controller's feedback watchdog is 10 periods here rather than the protocol's 3: on a busy
+    /// host the daemon's own scheduling can delay a FEEDBACK by tens of milliseconds.
+    public var motion: MotionConfiguration = {
+        var m = MotionConfiguration()
+        m.feedbackTimeoutPeriods = 10
+        return m
+    }()
+    public var camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, verticalFieldOfView: 43 * .pi / 180)
+    /// Seed of the subject identifiers (UUIDs): a run repeats exactly from it.
+    public var trackingSeed: UInt64 = 1
+    public var tracking = TrackingSettings.shipped
+    /// Assumed age of a frame whose observations come without a capture timestamp, s.
+    public var defaultCaptureLatency = 0.05
+    /// How long a STOP may wait for its acknowledgement before the caller is told it was not confirmed, s.
+    public var stopConfirmationTimeout = 0.5
+
+    public init() {}
+}

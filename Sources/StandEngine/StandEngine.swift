@@ -1,0 +1,630 @@
+import DockCore
+import DockDrivers
+import DockProtocol
+import DockTracking
+
+/// Everything dockd decides about one stand, as a pure state machine: `(event, now) → effects`.
+/// The link's bytes, client commands and timer ticks go in with the time they happened; bytes to
+/// write, notifications, replies and log lines come out. No I/O, no clock reads, no awaits: the
+/// daemon's shell only moves bytes and time, and tests and benchmarks run this same engine in
+/// virtual time against the simulated stand.
+///
+/// What lives here: the link's life (handshake, silence, loss), the motion controller and its
+/// control tick, system tracking and when it may drive, the control lease and what reverts, a stop
+/// that holds, the LED policy, the plausibility checks on what the stand reports, the link's pace,
+/// refusals from the stand, and what is re-sent after a reconnect.
+public struct StandEngine: Sendable {
+    public enum Event: Sendable {
+        /// The transport is open: the driver starts its handshake.
+        case linkOpened
+        case received([UInt8])
+        /// The transport closed (EOF, hangup, error, or the `closeLink` the engine asked for).
+        case linkClosed(reason: String)
+        /// The transport could not be opened (no such device, refused, busy).
+        case connectFailed(reason: String)
+        /// The timer: call at least every `tickInterval` while the link is open.
+        case tick
+        /// `token` comes back with the reply (nil: a JSON-RPC notification, no reply wanted).
+        case command(EngineCommand, from: ClientRef, force: Bool, token: Int?)
+        /// A client disconnected: if it held the lease, what it changed reverts.
+        case clientGone(Int)
+        /// The daemon is stopping: the motors stop; `stopConfirmed` tells when the stand has it.
+        case shutdown
+    }
+
+    /// How often the shell must tick while the link is open, s.
+    public static let tickInterval = 0.02
+
+    public let settings: EngineSettings
+    /// The name used before the stand has said who it is (its endpoint).
+    public let fallbackName: String
+    public private(set) var linkState: LinkState = .disconnected
+    public private(set) var identity: StandIdentity?
+    public private(set) var capabilities: Capabilities?
+    public private(set) var lastFeedback: (feedback: Feedback, time: Double)?
+    public private(set) var docked: Bool?
+    public private(set) var lastError: String?
+    public private(set) var systemTracking = true
+    public private(set) var counters = EngineCounters()
+    private var batteries: [UInt8: BatteryState] = [:]
+    private var lease = ControlLease()
+    private var driver: any StandDriver
+    private var motion: MotionController?
+    public private(set) var tracking: TrackingLoop
+    /// Client motion (velocity until its deadman, orientation, animation) pauses tracking until then.
+    private var clientMotionUntil = -Double.infinity
+    private var lastTrackingPublished = -Double.infinity
+    private var ledState: LedMode?
+    private var lastHeard = 0.0
+    private var framesHeard = 0
+    private var lastControlTick = -Double.infinity
+    private var lastProgressPublished = -Double.infinity
+    private var lastImplausibleReport = -Double.infinity
+    private var linkPace = LinkPace.onTime
+    private var refusals = RefusalWatch()
+    /// STOP replies waiting for the stand's acknowledgement: token and deadline.
+    private var pendingStops: [(token: Int, deadline: Double)] = []
+
+    public init(driver: any StandDriver, settings: EngineSettings, fallbackName: String) {
+        self.driver = driver
+        self.settings = settings
+        self.fallbackName = fallbackName
+        tracking = TrackingLoop(camera: settings.camera, seed: settings.trackingSeed, settings: settings.tracking)
+    }
+
+    /// The stable id: the serial number the stand reported, never the device path.
+    public var standID: String? { identity?.serial }
+    private var name: String { standID ?? fallbackName }
+
+    /// The driver has the last STOP confirmed by the stand (ACK, completion, or at rest).
+    public var stopConfirmed: Bool { linkState != .connected || driver.stopConfirmed }
+
+    // MARK: - Events
+
+    public mutating func handle(_ event: Event, at now: Double) -> EngineOutput {
+        var out = EngineOutput()
+        switch event {
+        case .linkOpened: linkOpened(at: now, &out)
+        case .received(let bytes): received(bytes, at: now, &out)
+        case .linkClosed(let reason): linkClosed(reason, at: now, &out)
+        case .connectFailed(let reason): lastError = reason
+        case .tick: tick(at: now, &out)
+        case .command(let command, let client, let force, let token): run(command, from: client, force: force, token: token, at: now, &out)
+        case .clientGone(let client): release(client, reason: "client \(client) disconnected", at: now, &out)
+        case .shutdown: shutdown(at: now, &out)
+        }
+        answerStops(at: now, &out)
+        return out
+    }
+
+    // MARK: - Link lifecycle
+
+    private mutating func linkOpened(at now: Double, _ out: inout EngineOutput) {
+        counters.linksOpened += 1
+        lastHeard = now
+        framesHeard = driver.counters.decoder.frames
+        linkState = .handshaking
+        out.bytes += driver.start(at: now)
+    }
+
+    private mutating func linkClosed(_ reason: String, at now: Double, _ out: inout EngineOutput) {
+        let wasConnected = linkState == .connected
+        if lastError == nil || wasConnected { lastError = reason }
+        linkState = .disconnected
+        motion = nil
+        if wasConnected {
+            out.log(.warning, "stand disconnected", ["reason": lastError ?? reason])
+            out.notifications.append(.disconnected(reason: lastError ?? reason))
+        }
+    }
+
+    /// Asks the shell to close the link from our side with a reason (silence, refused handshake).
+    private mutating func drop(_ reason: String, _ out: inout EngineOutput) {
+        lastError = reason
+        out.log(.error, reason)
+        out.closeLink = reason
+    }
+
+    private mutating func tick(at now: Double, _ out: inout EngineOutput) {
+        guard linkState != .disconnected else { return }
+        if now - lastHeard > settings.linkTimeout {
+            drop("no valid frame for \(Int(settings.linkTimeout * 1000)) ms: link lost", &out)
+            return
+        }
+        let output = driver.tick(at: now)
+        out.bytes += output.bytes
+        for report in output.reports { handle(report, at: now, &out) }
+        if linkState == .connected && now - lastControlTick > 2.5 * Self.tickInterval {
+            runController(at: now, &out)
+        }
+    }
+
+    private mutating func received(_ bytes: [UInt8], at now: Double, _ out: inout EngineOutput) {
+        let reports = driver.receive(bytes, at: now)
+        // Any valid frame is a sign of life, whether or not it carries a report (a heartbeat, an
+        // ACK, a frame during the handshake).
+        let frames = driver.counters.decoder.frames
+        if frames != framesHeard { framesHeard = frames; lastHeard = now }
+        for report in reports {
+            if case .garbage(let error) = report {
+                out.log(.debug, "dropped bytes from the stand", ["error": error.rawValue])
+                continue
+            }
+            lastHeard = now
+            handle(report, at: now, &out)
+        }
+    }
+
+    private mutating func handle(_ report: DriverReport, at now: Double, _ out: inout EngineOutput) {
+        switch report {
+        case .ready(let id, let caps):
+            identity = id
+            capabilities = caps
+            guard linkState == .handshaking else { return }
+            var controller = MotionController(capabilities: caps, configuration: settings.motion)
+            restoreLimits(into: &controller, &out)
+            motion = controller
+        case .feedback(let feedback):
+            if let lie = FeedbackCheck.implausible(feedback, capabilities: capabilities) {
+                // Never steer by a sample the stand cannot have measured: without fresh feedback the
+                // controller's watchdog ends any motion and commands zero velocity.
+                counters.implausibleReports += 1
+                reportImplausible("rejected implausible feedback: \(lie)", at: now, &out)
+                return
+            }
+            if linkState == .handshaking, motion != nil {
+                connected(feedback, at: now, &out)
+            } else if linkState == .connected {
+                lastFeedback = (feedback, now)
+                counters.feedbackFrames += 1
+                controlTick(feedback: feedback, at: now, &out)
+            }
+        case .imu(let sample):
+            tracking.recordImu(sample, time: now)
+        case .event(let event):
+            standEvent(event, at: now, &out)
+        case .battery(let state):
+            guard let problem = FeedbackCheck.implausible(state, capabilities: capabilities) else {
+                batteries[state.index] = state
+                out.notifications.append(.battery(batteryReport(state)))
+                return
+            }
+            counters.implausibleReports += 1
+            reportImplausible("rejected impossible battery report: \(problem)", at: now, &out)
+        case .fault(let fault):
+            counters.faults += 1
+            out.log(.warning, "stand fault", ["code": "\(fault.code)", "severity": "\(fault.severity)", "text": fault.text])
+            out.notifications.append(.fault(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text)))
+        case .refused(let command, let reason):
+            refused(command: command, reason: reason, at: now, &out)
+        case .garbage:
+            break
+        case .fatal(let reason):
+            drop(reason, &out)
+        }
+    }
+
+    /// Connected once the stand reports where it is: only then can it be steered.
+    private mutating func connected(_ feedback: Feedback, at now: Double, _ out: inout EngineOutput) {
+        lastFeedback = (feedback, now)
+        motion?.feedback(feedback, at: now)
+        linkState = .connected
+        lastError = nil
+        counters.handshakes += 1
+        out.log(.info, "stand connected", ["serial": identity?.serial ?? "?", "model": identity?.model ?? "?",
+                                          "firmware": identity?.firmware ?? "?", "driver": driver.name])
+        out.notifications.append(.connected(description))
+        ledState = nil
+        applyLed(at: now, &out)
+    }
+
+    /// A stand forgets host limits at a new HELLO: the lease holder's are applied again.
+    private func restoreLimits(into controller: inout MotionController, _ out: inout EngineOutput) {
+        guard !lease.limits.isEmpty else { return }
+        do {
+            try controller.setLimits(lease.limits)
+        } catch {
+            out.log(.warning, "the lease holder's limits no longer fit the stand: \(error)")
+        }
+    }
+
+    private mutating func reportImplausible(_ text: String, at now: Double, _ out: inout EngineOutput) {
+        guard now - lastImplausibleReport >= 1 else { return }
+        lastImplausibleReport = now
+        out.log(.error, text)
+        out.notifications.append(.fault(FaultReport(source: .dockd, code: DaemonFault.implausibleReport.rawValue, severity: 2, text: text)))
+    }
+
+    // MARK: - Control loop
+
+    private mutating func controlTick(feedback: Feedback, at now: Double, _ out: inout EngineOutput) {
+        motion?.feedback(feedback, at: now)
+        let yaw = feedback.axis(.yaw).map { Double($0.position) } ?? 0
+        let pitch = feedback.axis(.pitch).map { Double($0.position) } ?? 0
+        tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch)
+        steerByTracking(yaw: yaw, pitch: pitch, at: now, &out)
+        runController(at: now, &out)
+        out.notifications.append(.motionState(motionReport(feedback, at: now)))
+    }
+
+    /// One controller step: send what it asks, publish its progress. Runs on every FEEDBACK, right
+    /// after a command or an observation (so it acts without waiting for the next FEEDBACK), and
+    /// from the timer when feedback stalls, so the deadman and the feedback watchdog still act.
+    private mutating func runController(at now: Double, _ out: inout EngineOutput) {
+        guard var controller = motion else { return }
+        notePace(at: now, &out)
+        controller.setRoundTrip(driver.counters.roundTrip.smoothed ?? 0)
+        let output = controller.tick(at: now)
+        motion = controller
+        lastControlTick = now
+        for message in output.messages { out.bytes += driver.send(message, at: now) }
+        for progress in output.progress { publishProgress(progress, at: now, &out) }
+    }
+
+    /// How late the stand answers, as reported: on time, later than the protocol's 50 ms (a
+    /// congested radio, busy firmware), or too late for the controller to steer across.
+    enum LinkPace: Comparable { case onTime, late, tooLateToSteer }
+
+    /// Reports each change of the stand's pace; the controller predicts across the delay, or stops.
+    private mutating func notePace(at now: Double, _ out: inout EngineOutput) {
+        guard let roundTrip = driver.counters.roundTrip.smoothed else { return }
+        // Hysteresis (a fifth below each threshold) so a round trip at the edge does not flap.
+        func pace(margin: Double) -> LinkPace {
+            roundTrip > settings.motion.maxRoundTrip * margin ? .tooLateToSteer : roundTrip > 0.05 * margin ? .late : .onTime
+        }
+        let next = pace(margin: 1) > linkPace ? pace(margin: 1) : pace(margin: 0.8) < linkPace ? pace(margin: 0.8) : linkPace
+        guard next != linkPace else { return }
+        linkPace = next
+        let ms = Int((roundTrip * 1000).rounded())
+        let text = switch next {
+        case .onTime: "the stand answers on time again: round trip \(ms) ms"
+        case .late: "the stand answers late: round trip \(ms) ms (the protocol promises ACKs within 50 ms; a busy host adds to it); motion predicts across it"
+        case .tooLateToSteer: "the stand answers late: round trip \(ms) ms, too late to steer: motion stops and is refused until it recovers"
+        }
+        out.log(next == .onTime ? .notice : .warning, text)
+        out.notifications.append(.fault(FaultReport(source: .dockd, code: DaemonFault.linkPace.rawValue,
+                                                    severity: next == .onTime ? 0 : next == .late ? 1 : 2, text: text)))
+    }
+
+    /// Running progress goes out at most 10 times a second; final states always.
+    private mutating func publishProgress(_ progress: MotionProgress, at now: Double, _ out: inout EngineOutput) {
+        if progress.state == .running {
+            guard now - lastProgressPublished >= 0.1 else { return }
+            lastProgressPublished = now
+        } else if case .failed(let reason) = progress.state {
+            out.log(.warning, "\(progress.id) failed: \(reason)")
+        }
+        out.notifications.append(.motionProgress(progress))
+    }
+
+    // MARK: - Refusals
+
+    /// A command the stand refused (NACK, or unacknowledged after every resend). Refused drives
+    /// stop the motion and hold motion back for a while, so a stand that cannot move is not sent
+    /// dozens of drives a second, and the next caller hears why.
+    private mutating func refused(command: UInt8, reason: String, at now: Double, _ out: inout EngineOutput) {
+        let type = MessageType(rawValue: command)
+        let label = type.map { "\($0)".uppercased() } ?? "0x\(String(command, radix: 16))"
+        out.log(.warning, "the stand refused a command", ["type": label, "reason": reason])
+        out.notifications.append(.fault(FaultReport(source: .dockd, code: DaemonFault.commandRefused.rawValue, severity: 2,
+                                                    text: "the stand refused \(label): \(reason)")))
+        switch type {
+        case .stop:
+            for pending in pendingStops { out.reply(pending.token, .success(.stopped(confirmed: false))) }
+            pendingStops.removeAll()
+        case .velocity, .position:
+            guard let hold = refusals.refused("the stand refused \(label): \(reason)", at: now) else { return }
+            out.log(.error, "\(hold.reason); motion held back for \(hold.seconds) s")
+            if var controller = motion {
+                controller.abort(reason: hold.reason, at: now)
+                motion = controller
+                runController(at: now, &out)
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: - System tracking
+
+    /// While observations stream in and tracking is on (or the lease holder feeds its own), the
+    /// tracking controller drives the motors in velocity mode, unless a client's motion runs, a
+    /// stop holds, or the stand refuses drives.
+    private mutating func steerByTracking(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
+        guard systemTracking || lease.holder != nil, var controller = motion, now >= clientMotionUntil,
+              lease.stop == nil, !refusals.holding(at: now) else { return }
+        switch controller.state.activity {
+        case .orientation, .animation: return
+        case .idle, .velocity: break
+        }
+        var positions: [Axis: Double] = [:]
+        if capabilities?.axis(.yaw) != nil { positions[.yaw] = yaw }
+        if capabilities?.axis(.pitch) != nil { positions[.pitch] = pitch }
+        guard let rates = tracking.command(positions: positions, at: now) else { return }
+        try? controller.setVelocity(rates, at: now)
+        motion = controller
+        applyLed(at: now, &out)
+    }
+
+    /// LED policy: off when not tracking, on when tracking, blinking while the subject is in frame.
+    /// Sent only when it changes.
+    private mutating func applyLed(at now: Double, _ out: inout EngineOutput) {
+        guard linkState == .connected, capabilities?.features.contains(.led) == true else { return }
+        let mode: LedMode = !systemTracking ? .off : (tracking.isActive(at: now) && tracking.inFrame ? .blink : .on)
+        guard mode != ledState else { return }
+        ledState = mode
+        out.bytes += driver.send(.led(LedCommand(mode: mode, onMs: 250, offMs: 250)), at: now)
+    }
+
+    private mutating func setSystemTracking(_ enabled: Bool, source: String, at now: Double, _ out: inout EngineOutput) {
+        systemTracking = enabled
+        applyLed(at: now, &out)
+        out.notifications.append(.trackingChanged(enabled: enabled, source: source))
+    }
+
+    // MARK: - Stand events
+
+    private mutating func standEvent(_ event: StandEvent, at now: Double, _ out: inout EngineOutput) {
+        guard let kind = event.knownKind else { return }
+        let pressed = event.value == 1
+        let report: EventReport.Kind
+        switch kind {
+        case .docked:
+            docked = pressed
+            report = .docked(pressed)
+        case .trackingButton:
+            report = .trackingButton(pressed: pressed)
+            if pressed { setSystemTracking(!systemTracking, source: "button", at: now, &out) }
+        case .shutter:
+            report = .shutter(pressed: pressed)
+        case .flip:
+            report = .flip(pressed: pressed)
+            if pressed && systemTracking { flipCamera(at: now, &out) }
+        case .zoom:
+            report = .zoom(factor: Double(event.factor))
+            tracking.applyZoom(Double(event.factor))
+        case .customButton:
+            report = .button(id: Int(event.button), pressed: pressed)
+        }
+        out.notifications.append(.event(EventReport(kind: report)))
+    }
+
+    /// Camera flip (front ↔ back): the stand turns half a turn in yaw and tracking starts afresh on
+    /// what the other camera sees.
+    private mutating func flipCamera(at now: Double, _ out: inout EngineOutput) {
+        guard capabilities?.axis(.yaw)?.continuous == true, var controller = motion else { return }
+        tracking.forgetSubjects()
+        if (try? controller.setOrientation([.yaw: Double.pi], relative: true, duration: nil, at: now)) != nil {
+            motion = controller
+            runController(at: now, &out)
+        }
+    }
+
+    // MARK: - Commands
+
+    private mutating func run(_ command: EngineCommand, from client: ClientRef, force: Bool, token: Int?, at now: Double,
+                              _ out: inout EngineOutput) {
+        do throws(EngineError) {
+            if command.isLeased {
+                switch try lease.acquire(client, force: force, stand: name) {
+                case .takenOver(let from):
+                    out.notifications.append(.leaseChanged(client: client.id, takenFrom: from.id))
+                    out.log(.notice, "client \(client.id) took control from client \(from.id)")
+                case .acquired, .none:
+                    break
+                }
+            }
+            if command.startsMotion || isEnable(command) {
+                guard lease.mayMove(client) else { throw .stopped(by: lease.stop?.by, stand: name) }
+            }
+            if command.startsMotion, let reason = refusals.holdReason(at: now) { throw .motionFailed(reason) }
+            if case .stop = command {
+                stop(by: client, token: token, at: now, &out)
+                return
+            }
+            out.reply(token, .success(try execute(command, from: client, at: now, &out)))
+        } catch {
+            out.reply(token, .failure(error))
+        }
+    }
+
+    private func isEnable(_ command: EngineCommand) -> Bool {
+        if case .setTracking(true) = command { return true }
+        return false
+    }
+
+    private mutating func execute(_ command: EngineCommand, from client: ClientRef, at now: Double,
+                                  _ out: inout EngineOutput) throws(EngineError) -> CommandResult {
+        switch command {
+        case .setTracking(let enabled):
+            setSystemTracking(enabled, source: "api", at: now, &out)
+            return .tracking(enabled: enabled)
+        case .velocity(let rates):
+            try withController(at: now, &out) { c, now throws(MotionError) in try c.setVelocity(rates, at: now) }
+            clientMotionUntil = now + settings.motion.deadman
+            return .ok
+        case .orient(let target, let relative, let duration):
+            return .motion(try withController(at: now, &out) { c, now throws(MotionError) in
+                try c.setOrientation(target, relative: relative, duration: duration, at: now)
+            })
+        case .play(let animation):
+            return .motion(try withController(at: now, &out) { c, now throws(MotionError) in try c.play(animation, at: now) })
+        case .limits(let requests):
+            try withController(at: now, &out) { c, _ throws(MotionError) in try c.setLimits(requests) }
+            lease.limits.merge(requests) { _, new in new }
+            return .ok
+        case .cancel(let id):
+            let found = try withController(at: now, &out) { c, now throws(MotionError) in c.cancel(id, at: now) }
+            guard found else { throw .invalidParameter("no running motion \(id.rawValue)") }
+            return .ok
+        case .resume:
+            if try lease.resume(client, stand: name) {
+                out.notifications.append(.stopChanged(stopped: false, by: client))
+                out.log(.notice, "client \(client.id) resumed motion")
+            }
+            return .ok
+        case .observe(let frame):
+            return try observe(frame, from: client, at: now, &out)
+        case .framing(let mode):
+            tracking.setFraming(mode)
+            return .ok
+        case .regionOfInterest(let rect):
+            tracking.setRegionOfInterest(rect)
+            return .ok
+        case .select(let ids):
+            try tracking.select(ids: ids)
+            return .selected(ids)
+        case .selectAt(let x, let y):
+            return .selected([try tracking.select(atX: x, y: y)])
+        case .camera(let camera):
+            tracking.setCamera(camera)
+            return .ok
+        case .releaseLease:
+            release(client.id, reason: "client \(client.id) released its lease", at: now, &out)
+            return .ok
+        case .stop:
+            return .ok  // handled by `run`
+        }
+    }
+
+    private mutating func withController<T>(at now: Double, _ out: inout EngineOutput,
+                                            _ body: (inout MotionController, Double) throws(MotionError) -> T) throws(EngineError) -> T {
+        guard linkState == .connected, var controller = motion else { throw .notConnected(stand: standID ?? fallbackName) }
+        let result: T
+        do {
+            result = try body(&controller, now)
+        } catch {
+            throw EngineError(motion: error)
+        }
+        motion = controller
+        runController(at: now, &out)
+        return result
+    }
+
+    /// Observations from a camera-side client: checked for rate, tracked, and acted on at once.
+    private mutating func observe(_ frame: ObservedFrame, from client: ClientRef, at now: Double,
+                                  _ out: inout EngineOutput) throws(EngineError) -> CommandResult {
+        guard linkState == .connected else { throw .notConnected(stand: standID ?? fallbackName) }
+        // With system tracking on, observations come from the system source (any client); with it
+        // off, only the client that turned it off feeds its own (custom inference).
+        if !systemTracking { _ = try lease.acquire(client, force: false, stand: name) }
+        try tracking.checkRate(arrival: now)
+        if let camera = frame.camera { tracking.setCamera(camera) }
+        let capture = min(now, frame.captureTime ?? now - settings.defaultCaptureLatency)
+        tracking.observe(frame.detections, captureTime: capture, now: now)
+        // The tracking-state stream goes out about 10 times a second while observations come,
+        // whether or not tracking drives the motors now (a stop, a client's motion).
+        if now - lastTrackingPublished >= 0.1 {
+            lastTrackingPublished = now
+            out.notifications.append(.trackingState(tracking.report(time: now)))
+        }
+        if let feedback = lastFeedback {
+            let yaw = feedback.feedback.axis(.yaw).map { Double($0.position) } ?? 0
+            let pitch = feedback.feedback.axis(.pitch).map { Double($0.position) } ?? 0
+            steerByTracking(yaw: yaw, pitch: pitch, at: now, &out)
+            runController(at: now, &out)
+        }
+        return .observed(subjects: tracking.lastStep?.selection.ranked.count ?? 0, inFrame: tracking.inFrame)
+    }
+
+    /// Everything stops now and stays stopped until the issuer or the lease holder says otherwise.
+    /// The reply waits for the stand to acknowledge the STOP (bounded).
+    private mutating func stop(by client: ClientRef, token: Int?, at now: Double, _ out: inout EngineOutput) {
+        lease.hold(stopBy: client)
+        out.notifications.append(.stopChanged(stopped: true, by: client))
+        out.log(.notice, "client \(client.id) stopped the stand")
+        guard linkState == .connected, var controller = motion else {
+            out.reply(token, .success(.stopped(confirmed: false)))
+            return
+        }
+        controller.stop(at: now)
+        motion = controller
+        runController(at: now, &out)
+        if let token { pendingStops.append((token, now + settings.stopConfirmationTimeout)) }
+    }
+
+    private mutating func answerStops(at now: Double, _ out: inout EngineOutput) {
+        guard !pendingStops.isEmpty else { return }
+        let confirmed = driver.stopConfirmed
+        pendingStops.removeAll { pending in
+            if confirmed || linkState != .connected {
+                out.reply(pending.token, .success(.stopped(confirmed: confirmed && linkState == .connected)))
+                return true
+            }
+            if now >= pending.deadline {
+                out.reply(pending.token, .success(.stopped(confirmed: false)))
+                return true
+            }
+            return false
+        }
+    }
+
+    /// The client is gone or gave its lease back: if it held the lease, everything it changed
+    /// reverts — motion stops, the stand's own limits return, system tracking resumes.
+    private mutating func release(_ client: Int, reason: String, at now: Double, _ out: inout EngineOutput) {
+        guard lease.release(client) else { return }
+        if var controller = motion {
+            controller.stop(at: now)
+            controller.resetLimits()  // queues LIMITS with the stand's own values
+            motion = controller
+            runController(at: now, &out)
+        }
+        tracking.resetClientSettings()
+        if !systemTracking { setSystemTracking(true, source: "lease released", at: now, &out) }
+        out.log(.info, "\(reason): its changes reverted")
+    }
+
+    private mutating func shutdown(at now: Double, _ out: inout EngineOutput) {
+        guard linkState == .connected, var controller = motion else { return }
+        controller.stop(at: now)
+        motion = controller
+        runController(at: now, &out)
+    }
+
+    // MARK: - Reports
+
+    public var description: StandDescription {
+        StandDescription(id: standID ?? "", state: linkState, systemTracking: systemTracking, driver: driver.name, docked: docked,
+                         lastError: lastError, identity: identity, capabilities: capabilities)
+    }
+
+    public var driverCounters: DriverCounters { driver.counters }
+
+    public var batteryReports: [BatteryReport] { batteries.keys.sorted().compactMap { batteries[$0].map(batteryReport) } }
+
+    public var motionSnapshot: MotionReport? { lastFeedback.map { motionReport($0.feedback, at: $0.time) } }
+
+    public func trackingReport(at now: Double) -> TrackingReport { tracking.report(time: now) }
+
+    /// The controller's state (running motion, measured positions), nil while not connected.
+    public var motionState: MotionState? { motion?.state }
+
+    /// The limits in force per axis, nil while not connected.
+    public var effectiveLimits: [EffectiveAxisLimits]? { motion.map { m in m.axes.compactMap { m.limits(of: $0) } } }
+
+    public var leaseHolder: ClientRef? { lease.holder }
+    public var stoppedBy: ClientRef? { lease.stop?.by }
+
+    private func batteryReport(_ state: BatteryState) -> BatteryReport {
+        let names = capabilities?.batteries ?? []
+        let name = Int(state.index) < names.count ? names[Int(state.index)] : "battery \(state.index)"
+        return BatteryReport(index: Int(state.index), name: name, level: Double(state.level), charge: state.charge, low: state.low)
+    }
+
+    private func motionReport(_ feedback: Feedback, at time: Double) -> MotionReport {
+        let oneWay = (driver.counters.roundTrip.smoothed ?? 0) / 2
+        return MotionReport(time: time, measuredAt: time - oneWay, standTimeUs: feedback.timeUs,
+                            positions: feedback.axes.map { ($0.axis, Double($0.position)) },
+                            velocities: feedback.axes.map { ($0.axis, Double($0.velocity)) })
+    }
+}
+
+/// What the engine counts; the link's own counters (frames, errors, resends) are the driver's.
+public struct EngineCounters: Sendable, Equatable {
+    public var linksOpened = 0
+    public var handshakes = 0
+    public var faults = 0
+    public var feedbackFrames = 0
+    /// FEEDBACK and BATTERY reports refused as impossible.
+    public var implausibleReports = 0
+}

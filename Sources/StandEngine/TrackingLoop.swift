@@ -1,0 +1,215 @@
+import DockCore
+import DockProtocol
+import DockTracking
+
+/// System tracking for one stand, the one loop dockd and its benchmarks run: observations in
+/// (normalized boxes at a capture time), motor rates out. Subjects are tracked in the stand's
+/// angular frame: each box goes through the camera model at the motor angles of its capture time
+/// plus the base's attitude from the IMU (hand-held), so neither the stand's own motion nor its
+/// base's is taken for the subject's.
+public struct TrackingLoop: Sendable {
+    public private(set) var pipeline: TrackingPipeline
+    private var controller: TrackingController
+    /// The camera before zoom: the configuration's, or what a client set with `camera.set`.
+    private var baseCamera: CameraModel
+    private(set) var zoom = 1.0
+    private let frameRates: ClosedRange<Double>
+
+    /// Motor angles over the last 2 s: the aim at any capture time.
+    private var history = AngleHistory()
+    private var base = BaseAttitudeEstimator()
+    private var arrivals = ArrivalWindow()
+    public private(set) var lastStep: TrackingStep?
+    private var lastStepAim = Aim(x: 0, y: 0)
+    public private(set) var target: TrackingTarget?
+    private var lastObservation = -Double.infinity
+
+    public init(camera: CameraModel, seed: UInt64, settings: TrackingSettings) {
+        controller = TrackingController(configuration: settings.control)
+        baseCamera = camera
+        frameRates = settings.frameRates
+        pipeline = TrackingPipeline(tracker: MultiSubjectTracker(settings: settings.tracker, seed: seed),
+                                    selector: SubjectSelector(settings: settings.selection),
+                                    framer: Framer(settings: settings.framing), camera: camera)
+    }
+
+    public var inFrame: Bool { lastStep?.framing.inFrame ?? false }
+    public var camera: CameraModel { pipeline.camera }
+
+    /// True while a stream of observations is alive: tracking then owns the motors.
+    public func isActive(at now: Double) -> Bool { now - lastObservation < 1.0 }
+
+    public mutating func recordFeedback(time: Double, yaw: Double, pitch: Double) {
+        history.record(time: time, yaw: yaw, pitch: pitch)
+    }
+
+    public mutating func recordImu(_ sample: ImuSample, time: Double) {
+        base.add(sample, at: time)
+    }
+
+    /// The camera's aim when a frame was captured (x right, y down: the tracker's convention).
+    public func aim(at time: Double) -> Aim {
+        let motors = history.angles(at: time), tilt = base.attitude(at: time)
+        return Aim(x: -(motors.yaw + tilt.yaw), y: -(motors.pitch + tilt.pitch))
+    }
+
+    // MARK: - Camera
+
+    public mutating func setCamera(_ camera: CameraModel) {
+        baseCamera = camera  // a later zoom scales this one, not the configuration's
+        pipeline.camera = camera.zoomed(by: zoom)
+    }
+
+    /// A zoom event: a factor of 2 doubles the subject's size, i.e. halves tan(fov/2).
+    public mutating func applyZoom(_ factor: Double) {
+        guard factor.isFinite, factor > 0 else { return }
+        zoom = min(20, max(0.05, zoom * factor))
+        pipeline.camera = baseCamera.zoomed(by: zoom)
+    }
+
+    // MARK: - Observations
+
+    /// DockKit's steady 10–30 Hz (see `ArrivalWindow`).
+    public mutating func checkRate(arrival now: Double) throws(EngineError) {
+        switch arrivals.add(now, allowed: frameRates) {
+        case .ok: return
+        case .tooFast: throw .frameRateTooHigh
+        case .tooSlow: throw .frameRateTooLow
+        }
+    }
+
+    /// One frame's detections, boxes normalized with an upper-left origin in the upright image.
+    public mutating func observe(_ detections: [Detection], captureTime: Double, now: Double) {
+        let aim = aim(at: captureTime)
+        let observations = detections.map { d in
+            Observation(kind: d.kind, box: pipeline.camera.angularBox(of: d.rect, aim: aim), confidence: d.confidence,
+                        speakingConfidence: d.speaking, lookingAtCameraConfidence: d.lookingAtCamera, faceYaw: d.faceYaw)
+        }
+        let step = pipeline.step(observations: observations, time: captureTime, aim: aim)
+        lastStep = step
+        lastStepAim = aim
+        lastObservation = now
+        // Every framed subject hidden: hold the last target (its age stops the chase, and the
+        // controller's lost behaviour starts once the tracker lets the subjects go).
+        if !pipeline.framesOnlyLostSubjects(step) {
+            target = Self.target(step, tracks: pipeline.tracker.tracks, time: captureTime)
+        }
+    }
+
+    /// The framer's desired aim as stand angles, moving with the primary subject when re-centering.
+    private static func target(_ step: TrackingStep, tracks: [Track], time: Double) -> TrackingTarget? {
+        guard let primary = step.selection.selected.first, let track = tracks.first(where: { $0.id == primary }) else { return nil }
+        let desired = step.framing.desiredAim
+        // Feedforward only while re-centering: inside the dead band a still camera is the point.
+        let velocity = step.framing.isRecentering ? track.velocity : (x: 0, y: 0)
+        return TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: -velocity.x, pitchRate: -velocity.y, time: time)
+    }
+
+    /// Rates for the motors while tracking is active, nil when it is not.
+    public mutating func command(positions: [Axis: Double], at now: Double) -> [Axis: Double]? {
+        guard isActive(at: now) else { return nil }
+        return controller.command(target: target, positions: positions, base: base.current, at: now)
+    }
+
+    // MARK: - Selection and framing
+
+    public mutating func select(ids: [String]) throws(EngineError) {
+        var chosen: [SubjectIdentifier] = []
+        for text in ids {
+            guard let id = pipeline.tracker.subjects.first(where: { $0.id.description.lowercased() == text.lowercased() })?.id else {
+                throw .invalidParameter("no tracked subject \(text)")
+            }
+            chosen.append(id)
+        }
+        pipeline.selector.select(ids: chosen)
+    }
+
+    /// Selects the subject at a normalized point (upper-left origin) of the latest frame.
+    public mutating func select(atX x: Double, y: Double) throws(EngineError) -> String {
+        do {
+            let id = try pipeline.selectSubject(atNormalizedX: x, y: y, aim: lastStepAim)
+            pipeline.selector.select(ids: [id])
+            return id.description
+        } catch {
+            throw .noSubjectFound
+        }
+    }
+
+    public mutating func setFraming(_ mode: FramingMode) { pipeline.framer.mode = mode }
+    public mutating func setRegionOfInterest(_ rect: NormalizedRect) { pipeline.framer.regionOfInterest = rect }
+
+    /// Back to DockKit's defaults: automatic framing, the whole frame, automatic selection.
+    public mutating func resetClientSettings() {
+        pipeline.framer.mode = .automatic
+        pipeline.framer.regionOfInterest = .fullFrame
+        pipeline.selector.select(ids: [])
+    }
+
+    /// The camera turned around (flip): what was tracked is behind it now. Identifiers stay unique
+    /// for the session.
+    public mutating func forgetSubjects() {
+        pipeline.tracker.forgetAll()
+        target = nil
+        lastStep = nil
+        controller.reset()
+    }
+
+    // MARK: - The tracking-state stream
+
+    public func report(time: Double) -> TrackingReport {
+        guard let step = lastStep else { return TrackingReport(time: time, captureTime: nil, subjects: [], inFrame: false) }
+        let subjects = pipeline.subjectStates(of: step, aim: lastStepAim).map { s in
+            SubjectReport(id: s.id.description, isPerson: s.category == .person, rect: s.rect, faceRect: s.faceRect,
+                          saliencyRank: s.saliencyRank, speakingConfidence: s.speakingConfidence,
+                          lookingAtCameraConfidence: s.lookingAtCameraConfidence, selected: step.selection.selected.contains(s.id))
+        }
+        return TrackingReport(time: time, captureTime: step.time, subjects: subjects, inFrame: step.framing.inFrame)
+    }
+}
+
+/// Motor angles with the host time they were measured, over the last couple of seconds: where the
+/// camera pointed when a frame was captured, interpolated between FEEDBACK samples.
+struct AngleHistory: Sendable {
+    private var samples: [(time: Double, yaw: Double, pitch: Double)] = []
+    private let span = 2.0
+
+    mutating func record(time: Double, yaw: Double, pitch: Double) {
+        samples.append((time, yaw, pitch))
+        if let first = samples.first, time - first.time > span { samples.removeFirst(samples.count / 4) }
+    }
+
+    func angles(at time: Double) -> (yaw: Double, pitch: Double) {
+        guard let after = samples.firstIndex(where: { $0.time >= time }) else {
+            return samples.last.map { ($0.yaw, $0.pitch) } ?? (0, 0)
+        }
+        guard after > 0 else { return (samples[0].yaw, samples[0].pitch) }
+        let a = samples[after - 1], b = samples[after]
+        let f = b.time > a.time ? (time - a.time) / (b.time - a.time) : 1
+        return (a.yaw + f * (b.yaw - a.yaw), a.pitch + f * (b.pitch - a.pitch))
+    }
+}
+
+/// Observation arrival times, for the frame-rate rule. Judged by the typical (median) interval of
+/// the last few frames, both ways: ordinary jitter of a 30 fps camera (frames 25–41 ms apart) never
+/// counts as too fast, a burst does, and a steadily slow stream is refused while one pause costs
+/// nothing. A pause of a second or more starts a new stream.
+struct ArrivalWindow: Sendable {
+    enum Verdict { case ok, tooFast, tooSlow }
+    private var times: [Double] = []
+    /// Intervals judged: enough that one early or late frame does not move the median.
+    private static let intervals = 8
+
+    mutating func add(_ now: Double, allowed: ClosedRange<Double>) -> Verdict {
+        if let last = times.last, now - last >= 1 { times.removeAll() }
+        times.append(now)
+        if times.count > Self.intervals + 1 { times.removeFirst() }
+        guard times.count >= 5 else { return .ok }
+        let intervals = zip(times, times.dropFirst()).map { $1 - $0 }.sorted()
+        let rate = 1 / max(1e-6, intervals[intervals.count / 2])
+        if rate > allowed.upperBound * 1.25 {
+            times.removeLast()  // a refused frame does not count toward the stream
+            return .tooFast
+        }
+        return rate < allowed.lowerBound / 1.25 ? .tooSlow : .ok
+    }
+}

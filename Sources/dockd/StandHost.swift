@@ -1,0 +1,230 @@
+import DockDrivers
+import DockIO
+import Logging
+import NIOCore
+import StandEngine
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One stand, from the daemon's side: its engine pinned to one event loop together with its link,
+/// so the control path runs on one thread with no hops (bytes in → engine → bytes out in the same
+/// call). The host only moves bytes and time: it opens the link and reopens it with backoff
+/// (0.25 s doubling to 8 s, PROTOCOL.md §5), ticks the engine every 20 ms while the link is open,
+/// and carries out what the engine asks — writes, notifications, log lines, replies.
+final class StandHost: Sendable {
+    let endpoint: StandEndpoint
+    let loop: any EventLoop
+    private let state: NIOLoopBoundBox<HostState>
+    /// What lookups read without going to the loop: the stand's id and link state.
+    private let summary: Mutex<Summary>
+    private let hub: EventHub
+    private let clock: DaemonClock
+    private let liveness: Liveness
+    private let logger: Logger
+
+    struct Summary: Sendable { var id: String?; var state: LinkState }
+
+    /// Loop-confined state of the host.
+    struct HostState {
+        var engine: StandEngine
+        var channel: (any Channel)?
+        var ticker: RepeatedTask?
+        /// Why the link is being closed from our side (the engine's reason, or an I/O error).
+        var closeReason: String?
+        var nextToken = 0
+        var waiting: [Int: EventLoopPromise<CommandResult>] = [:]
+    }
+
+    init(endpoint: StandEndpoint, driver: any StandDriver, settings: EngineSettings, loop: any EventLoop, hub: EventHub,
+         clock: DaemonClock, liveness: Liveness, logger: Logger) {
+        self.endpoint = endpoint
+        self.loop = loop
+        self.hub = hub
+        self.clock = clock
+        self.liveness = liveness
+        var logger = logger
+        logger[metadataKey: "stand"] = "\(endpoint)"
+        self.logger = logger
+        let engine = StandEngine(driver: driver, settings: settings, fallbackName: "\(endpoint)")
+        state = .makeBoxSendingValue(HostState(engine: engine), as: HostState.self, eventLoop: loop)
+        summary = Mutex(Summary(id: nil, state: .disconnected))
+    }
+
+    var standID: String? { summary.withLock { $0.id } }
+    var linkState: LinkState { summary.withLock { $0.state } }
+    private var livenessName: String { "the control loop of \(endpoint)" }
+    private var endpointName: String { "\(endpoint)" }
+
+    // MARK: - Link lifecycle
+
+    /// Keeps the stand connected until the task is cancelled: open, serve until the link closes,
+    /// and reopen after a backoff.
+    func run() async {
+        var backoff = 0.25
+        while !Task.isCancelled {
+            do {
+                let channel = try await StandTransport.open(endpoint, group: loop) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(StandLinkHandler(host: self))
+                        return channel
+                    }
+                }
+                try? await withTaskCancellationHandler {
+                    try await channel.closeFuture.get()
+                } onCancel: {
+                    channel.close(promise: nil)
+                }
+                if await read({ $0.counters.handshakes }) > 0 { backoff = 0.25 }
+            } catch {
+                let reason = "\(error)"
+                loop.execute { self.apply(self.state.value.engine.handle(.connectFailed(reason: reason), at: self.clock.now())) }
+            }
+            if Task.isCancelled { break }
+            let reason = await read { $0.lastError } ?? "link closed"
+            logger.info("reconnecting in \(backoff) s", metadata: ["reason": "\(reason)"])
+            try? await Task.sleep(for: .seconds(backoff))
+            backoff = min(8, backoff * 2)
+        }
+    }
+
+    /// The link is open (on the loop).
+    fileprivate func opened(_ channel: any Channel) {
+        state.value.channel = channel
+        state.value.ticker = loop.scheduleRepeatedTask(initialDelay: .milliseconds(20), delay: .milliseconds(20)) { _ in
+            self.liveness.beat(self.livenessName, at: self.clock.now())
+            self.apply(self.state.value.engine.handle(.tick, at: self.clock.now()))
+        }
+        apply(state.value.engine.handle(.linkOpened, at: clock.now()))
+    }
+
+    fileprivate func received(_ buffer: ByteBuffer) {
+        apply(state.value.engine.handle(.received(Array(buffer.readableBytesView)), at: clock.now()))
+    }
+
+    fileprivate func failed(_ reason: String) {
+        if state.value.closeReason == nil { state.value.closeReason = reason }
+        state.value.channel?.close(promise: nil)
+    }
+
+    fileprivate func closed() {
+        let reason = state.value.closeReason ?? "the stand closed the link (EOF or hangup)"
+        state.value.closeReason = nil
+        state.value.ticker?.cancel()
+        state.value.ticker = nil
+        state.value.channel = nil
+        liveness.forget(livenessName)
+        apply(state.value.engine.handle(.linkClosed(reason: reason), at: clock.now()))
+    }
+
+    /// Carries out what the engine asked for (on the loop).
+    private func apply(_ out: EngineOutput) {
+        if !out.bytes.isEmpty, let channel = state.value.channel {
+            channel.writeAndFlush(ByteBuffer(bytes: out.bytes), promise: nil)
+        }
+        let engine = state.value.engine
+        let id = engine.standID
+        summary.withLock { $0 = Summary(id: id, state: engine.linkState) }
+        for log in out.logs { logger.log(level: log.level.swiftLog, "\(log.message)", metadata: log.metadata.mapValues { .string($0) }) }
+        for notification in out.notifications { hub.publish(notification, stand: id ?? "", endpoint: endpointName, time: clock.now()) }
+        for (token, result) in out.replies {
+            guard let promise = state.value.waiting.removeValue(forKey: token) else { continue }
+            switch result {
+            case .success(let value): promise.succeed(value)
+            case .failure(let error): promise.fail(error)
+            }
+        }
+        if let reason = out.closeLink { failed(reason) }
+    }
+
+    // MARK: - Commands and reads
+
+    /// Runs a client's command on the stand's loop; the reply may come later (a STOP waits for its
+    /// acknowledgement).
+    func command(_ command: EngineCommand, from client: ClientRef, force: Bool = false) async throws(EngineError) -> CommandResult {
+        let promise = loop.makePromise(of: CommandResult.self)
+        loop.execute {
+            let token = self.state.value.nextToken
+            self.state.value.nextToken += 1
+            self.state.value.waiting[token] = promise
+            self.apply(self.state.value.engine.handle(.command(command, from: client, force: force, token: token), at: self.clock.now()))
+        }
+        do {
+            return try await promise.futureResult.get()
+        } catch let error as EngineError {
+            throw error
+        } catch {
+            throw .motionFailed("\(error)")
+        }
+    }
+
+    /// A client went away: what it held reverts.
+    func clientGone(_ client: Int) {
+        loop.execute { self.apply(self.state.value.engine.handle(.clientGone(client), at: self.clock.now())) }
+    }
+
+    /// Reads the engine's state on its loop.
+    func read<T: Sendable>(_ body: @escaping @Sendable (StandEngine) -> T) async -> T {
+        // The loop runs for as long as the daemon does, so the submit cannot fail.
+        try! await loop.submit { body(self.state.value.engine) }.get()
+    }
+
+    /// On daemon shutdown and detach: the motors stop, and the host waits (at most `bound` seconds)
+    /// for the stand to confirm the STOP before the link closes.
+    func shutdown(bound: Double = 0.5) async {
+        let needed = try? await loop.submit {
+            self.apply(self.state.value.engine.handle(.shutdown, at: self.clock.now()))
+            return self.state.value.engine.linkState == .connected
+        }.get()
+        guard needed == true else { return }
+        let deadline = clock.now() + bound
+        while clock.now() < deadline, await read({ !$0.stopConfirmed }) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        if await read({ !$0.stopConfirmed }) { logger.warning("the stand did not confirm the STOP within \(bound) s") }
+    }
+
+    /// Blocks this stand's event loop for `seconds`: the watchdog's test stall.
+    func stallForTesting(seconds: Double) {
+        loop.execute { usleep(UInt32(min(seconds, 60) * 1e6)) }
+    }
+}
+
+/// Bytes of one stand link to and from its host, on the link's event loop.
+private final class StandLinkHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    private let host: StandHost
+    init(host: StandHost) { self.host = host }
+
+    func channelActive(context: ChannelHandlerContext) {
+        host.opened(context.channel)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        host.received(unwrapInboundIn(data))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        host.closed()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        host.failed("link error: \(error)")
+    }
+}
+
+extension EngineLog.Level {
+    var swiftLog: Logger.Level {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        case .critical: .critical
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import DockCore
+import DockProtocol
+import DockTracking
+import EngineSimulation
+import StandEngine
+import Testing
+
+@Suite("Engine: leases and what reverts")
+struct LeaseTests {
+    @Test func anotherClientIsRefusedWhileTheLeaseIsHeldAndTheHolderIsNamed() throws {
+        var rig = VirtualStandRig.connected()
+        _ = try rig.send(.framing(.left), from: .app)
+        let refused = rig.command(.framing(.right), from: .other).reply?.error
+        #expect(refused == .busy(holder: .app, stand: "SIM-0001"))
+        #expect(rig.engine.tracking.pipeline.framer.mode == .left)
+    }
+
+    @Test func forceTakesOverAndSaysSo() throws {
+        var rig = VirtualStandRig.connected()
+        _ = try rig.send(.framing(.left), from: .app)
+        _ = try rig.send(.framing(.right), from: .other, force: true)
+        #expect(rig.engine.leaseHolder == .other)
+        #expect(rig.notifications.contains { if case .leaseChanged(2, 1) = $0.notification { true } else { false } })
+    }
+
+    @Test func whatTheHolderChangedRevertsWhenItGoes() throws {
+        var rig = VirtualStandRig.connected()
+        _ = try rig.send(.setTracking(false), from: .app)
+        _ = try rig.send(.limits([.pitch: LimitRequest(max: 0.2)]), from: .app)
+        _ = try rig.send(.framing(.left), from: .app)
+        rig.run(for: 0.1)
+        rig.clearRecords()
+        rig.clientGone(ClientRef.app.id)
+        rig.run(for: 0.1)
+        #expect(rig.engine.systemTracking)
+        #expect(rig.engine.tracking.pipeline.framer.mode == .automatic)
+        #expect(rig.engine.leaseHolder == nil)
+        let own = try #require(rig.stand.configuration.axes.first { $0.axis == .pitch })
+        let restored = rig.sentMessages { if case .limits = $0 { true } else { false } }
+        guard case .limits(let axes)? = restored.last else { Issue.record("no LIMITS after the lease ended"); return }
+        #expect(axes.first { $0.axis == .pitch }?.max == Float(own.max))
+        #expect(rig.engine.effectiveLimits?.first { $0.axis == .pitch }?.max == Double(Float(own.max)))
+    }
+
+    @Test func theHoldersLimitsAreSentAgainAfterAReconnect() throws {
+        var rig = VirtualStandRig.connected()
+        _ = try rig.send(.limits([.yaw: LimitRequest(maxSpeed: 0.5)]), from: .app)
+        rig.unplug(reopenAfter: 0.3)
+        #expect(rig.run(until: rig.now + 3) { $0.engine.linkState == .connected && $0.engine.effectiveLimits != nil })
+        rig.run(for: 0.1)
+        #expect(rig.engine.leaseHolder == .app)
+        #expect(rig.engine.effectiveLimits?.first { $0.axis == .yaw }?.maxSpeed == 0.5)
+        let resent = rig.sentMessages { if case .limits(let axes) = $0 { axes.contains { $0.axis == .yaw && $0.maxSpeed == 0.5 } } else { false } }
+        #expect(resent.count >= 2, "LIMITS once when asked and again after the reconnect")
+    }
+}
+
+@Suite("Engine: a stop holds")
+struct StopTests {
+    @Test func aStopHoldsAgainstTheHoldersRenewalsUntilItResumes() throws {
+        var rig = VirtualStandRig.connected()
+        _ = try rig.send(.velocity([.yaw: 0.6]), from: .app)
+        rig.run(for: 0.3)
+        #expect(abs(rig.speed(.yaw)) > 0.3)
+        let stop = rig.command(.stop, from: .other)
+        #expect(stop.reply == nil, "the reply waits for the stand's acknowledgement")
+        rig.run(for: 0.2)
+        #expect(rig.lateReplies[stop.token] == .success(.stopped(confirmed: true)))
+        // The holder keeps renewing, as a program streaming velocities does.
+        for _ in 0..<10 {
+            #expect(rig.command(.velocity([.yaw: 0.6]), from: .app).reply?.error == .stopped(by: .other, stand: "SIM-0001"))
+            rig.run(for: 0.05)
+        }
+        #expect(abs(rig.speed(.yaw)) < 0.01)
+        _ = try rig.send(.resume, from: .app)
+        _ = try rig.send(.velocity([.yaw: 0.6]), from: .app)
+        rig.run(for: 0.3)
+        #expect(abs(rig.speed(.yaw)) > 0.3)
+    }
+
+    @Test func aNewControllerLiftsAStopThatNobodyHeld() throws {
+        var rig = VirtualStandRig.connected()
+        _ = rig.command(.stop, from: .other)
+        rig.run(for: 0.1)
+        let third = ClientRef(id: 3)
+        _ = try rig.send(.velocity([.yaw: 0.4]), from: third)
+        rig.run(for: 0.3)
+        #expect(abs(rig.speed(.yaw)) > 0.2)
+    }
+
+    @Test func aStopWithoutALinkSaysItWasNotConfirmed() throws {
+        var rig = VirtualStandRig.connected()
+        rig.unplug()
+        #expect(rig.command(.stop, from: .app).reply == .success(.stopped(confirmed: false)))
+    }
+
+    @Test func anOtherClientMayNotResumeTheHoldersStop() throws {
+        var rig = VirtualStandRig.connected()
+        _ = try rig.send(.framing(.left), from: .app)
+        _ = rig.command(.stop, from: .app)
+        #expect(rig.command(.resume, from: .other).reply?.error == .busy(holder: .app, stand: "SIM-0001"))
+    }
+}
+
+@Suite("Engine: refusals and link loss")
+struct RefusalTests {
+    @Test func refusedDrivesEndTheMotionAndTheNextCallerHearsWhy() throws {
+        var rig = VirtualStandRig.connected()
+        let id = try rig.send(.orient([.yaw: 1.0], relative: false, duration: 2), from: .app)
+        guard case .motion(let motion)? = id else { Issue.record("no motion id"); return }
+        rig.run(for: 0.2)
+        for _ in 0..<3 {
+            rig.fromStand(.nack(Nack(seq: 0, type: MessageType.velocity.rawValue, code: .fault, detail: "motor driver over temperature")))
+            rig.run(for: 0.02)
+        }
+        guard case .failed(let reason)? = rig.finished[motion.rawValue] else { Issue.record("the motion did not fail"); return }
+        #expect(reason.contains("refused VELOCITY") && reason.contains("over temperature"))
+        guard case .motionFailed(let why)? = rig.command(.velocity([.yaw: 0.3]), from: .app).reply?.error else {
+            Issue.record("a drive was accepted while the stand refuses them"); return
+        }
+        #expect(why.contains("over temperature"))
+        #expect(rig.daemonFaults.contains { $0.code == DaemonFault.commandRefused.rawValue })
+        rig.run(for: 1.1)
+        #expect(try rig.send(.velocity([.yaw: 0.3]), from: .app) == .ok, "motion is allowed again after the hold")
+    }
+
+    @Test func silenceClosesTheLinkAndCommandsAreRefusedUntilItIsBack() throws {
+        var rig = VirtualStandRig.connected()
+        rig.stand(.silent(seconds: 1.5))
+        #expect(rig.run(until: rig.now + 1.3) { $0.engine.linkState != .connected })
+        #expect(rig.engine.lastError?.contains("no valid frame") == true)
+        #expect(rig.command(.velocity([.yaw: 0.3]), from: .app).reply?.error == .notConnected(stand: "SIM-0001"))
+        #expect(rig.run(until: rig.now + 3) { $0.engine.linkState == .connected })
+    }
+
+    @Test func anImpossibleBatteryReportIsRefusedCountedAndReported() throws {
+        var rig = VirtualStandRig.connected()
+        rig.fromStand(.battery(BatteryState(index: 0, level: .nan, charge: .charging, low: false)))
+        rig.fromStand(.battery(BatteryState(index: 3, level: 0.5, charge: .charging, low: false)))
+        rig.fromStand(.battery(BatteryState(index: 0, level: 1.5, charge: .charging, low: false)))
+        #expect(rig.engine.batteryReports.allSatisfy { $0.index == 0 && $0.level <= 1 })
+        #expect(rig.engine.counters.implausibleReports == 3)
+        #expect(rig.daemonFaults.contains { $0.code == DaemonFault.implausibleReport.rawValue })
+    }
+}
+
+@Suite("Engine: observations")
+struct ObservationRateTests {
+    /// A 30 fps camera whose frames arrive with ordinary jitter (±8 ms) is never told it is too fast.
+    @Test func aJitteryThirtyFramesPerSecondStreamIsAccepted() throws {
+        var rig = VirtualStandRig.connected()
+        var random = SplitMix64(seed: 3)
+        var refused = 0
+        for frame in 0..<300 {
+            let jitter = Double(random.next() % 17) / 1000 - 0.008
+            rig.run(until: rig.epoch + 1 + Double(frame) / 30 + jitter)
+            if rig.command(.observe(ObservedFrame(detections: [])), from: .app).reply?.error == .frameRateTooHigh { refused += 1 }
+        }
+        #expect(refused == 0)
+    }
+
+    @Test func aFiftyFramesPerSecondStreamIsTooFast() throws {
+        var rig = VirtualStandRig.connected()
+        var refused = 0
+        for frame in 0..<100 {
+            rig.run(until: rig.epoch + 1 + Double(frame) / 50)
+            if rig.command(.observe(ObservedFrame(detections: [])), from: .app).reply?.error == .frameRateTooHigh { refused += 1 }
+        }
+        #expect(refused > 20)
+    }
+}
