@@ -37,7 +37,7 @@ let package = Package(
         // The per-stand engine (pure): everything dockd decides about a stand, (event, now) → effects.
         .target(name: "StandEngine", dependencies: ["DockProtocol", "DockCore", "DockTracking", "DockDrivers"]),
         // The engine and the simulated stand joined over the wire in virtual time (tests, benchmarks).
-        .target(name: "EngineSimulation", dependencies: ["StandEngine", "DockSim", "DockDrivers", "DockProtocol"]),
+        .target(name: "EngineSimulation", dependencies: ["StandEngine", "DockSim", "DockDrivers", "DockProtocol", "DockCore", "DockTracking"]),
         // The blocking JSON-RPC client of dockd's API socket (dockctl, dock-bench live).
         .target(name: "DockClient"),
 

@@ -162,6 +162,17 @@ public struct MotionController: Sendable {
         mode = .velocity(rates: clamped, deadline: time + configuration.deadman)
     }
 
+    /// Ends velocity mode now with one zero VELOCITY (nothing is sent after it while idle): a
+    /// client or tracking that wants the stand still, rather than commanding zero until the dead
+    /// man's switch. Does nothing in another mode.
+    public mutating func endVelocity() {
+        guard case .velocity = mode else { return }
+        mode = .idle
+        var out = pending
+        sendZeroVelocity(into: &out)
+        pending = out
+    }
+
     /// Moves to an orientation on a minimum-jerk path, all axes arriving together; axes not named hold.
     /// `relative`: the values are added to the measured positions (multi-turn on a continuous yaw);
     /// otherwise they are positions. A target outside the limits throws `outOfRange` (as DockKit;

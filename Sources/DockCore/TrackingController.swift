@@ -73,6 +73,10 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     public var deadBand: Double = 0
     public var settleBand: Double = 0
     public var deadBandRate: Double = 0.05
+    /// At rest, the error is averaged over this time constant before it is compared with
+    /// `deadBand`, so detection noise on a still subject does not restart the camera; an error of
+    /// twice the dead band (a real move) restarts it at once, s.
+    public var restSmoothing: Double = 0.4
     /// Fraction of the target's rate fed forward (1 = all of it).
     public var feedforwardGain: Double = 1
     /// Time constant of the low-pass on the target's rate, s: the rate comes from a filter fed by
@@ -92,11 +96,14 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
 /// The MotionController clamps the result to the limits and the acceleration.
 public struct TrackingController: Sendable {
     public var configuration: TrackingControlConfiguration
+    /// Axes that turn without end (a continuous yaw): home on them is the nearest whole turn.
+    public var continuousAxes: Set<Axis> = []
     private var lastTarget: TrackingTarget?
     private var searchDirection = 1.0
     private var smoothedRate: (yaw: Double, pitch: Double)?
     private var lastCommand: (yaw: Double, pitch: Double, time: Double)?
-    private var moving: (yaw: Bool, pitch: Bool) = (false, false)
+    private var rest = (yaw: AxisDeadBand(), pitch: AxisDeadBand())
+    private var lastCommandTime: Double?
 
     public init(configuration: TrackingControlConfiguration = .init()) {
         self.configuration = configuration
@@ -121,19 +128,27 @@ public struct TrackingController: Sendable {
             let age = max(0, now - target.time)
             let rate = age > c.maximumPrediction ? (yaw: 0.0, pitch: 0.0) : smoothedRate!
             let lead = min(c.maximumPrediction, age) + c.latency
+            let dt = lastCommandTime.map { min(max(0, now - $0), 0.1) } ?? 0
+            lastCommandTime = now
             var rates: [Axis: Double] = [:]
             if let yaw = positions[.yaw] {
                 rates[.yaw] = axisRate(target: target.yaw, rate: rate.yaw, lead: lead, position: yaw,
-                                       base: base.yaw, baseRate: base.yawRate, moving: &moving.yaw)
+                                       base: base.yaw, baseRate: base.yawRate, dt: dt, rest: &rest.yaw)
             }
             if let pitch = positions[.pitch] {
                 rates[.pitch] = axisRate(target: target.pitch, rate: rate.pitch, lead: lead, position: pitch,
-                                         base: base.pitch, baseRate: base.pitchRate, moving: &moving.pitch)
+                                         base: base.pitch, baseRate: base.pitchRate, dt: dt, rest: &rest.pitch)
+            }
+            // At rest on both axes with a still base: exactly zero, and the smoothing starts afresh
+            // (its decay would otherwise trickle ever smaller commands).
+            if !rest.yaw.moving && !rest.pitch.moving && base.yawRate == 0 && base.pitchRate == 0 && c.deadBand > 0 {
+                lastCommand = nil
+                return rates.mapValues { _ in 0 }
             }
             return smooth(rates, at: now)
         }
         smoothedRate = nil
-        moving = (false, false)
+        rest = (AxisDeadBand(), AxisDeadBand())
         lastCommand = nil
         return lostCommand(positions: positions, at: now)
     }
@@ -143,26 +158,24 @@ public struct TrackingController: Sendable {
         lastTarget = nil
         smoothedRate = nil
         lastCommand = nil
-        moving = (false, false)
+        rest = (AxisDeadBand(), AxisDeadBand())
     }
+
+    /// Whether the camera is being moved onto the target (outside the dead band) on some axis.
+    public var isRecentering: Bool { rest.yaw.moving || rest.pitch.moving }
 
     /// Feedforward plus P on the error predicted `lead` seconds ahead, inside the dead band's
     /// hysteresis. The camera's angle is the motor's plus the base's (predicted across the command
     /// latency); the base's rate is cancelled even inside the dead band, where the camera should
     /// stay still in the world, not on the swaying base.
     private func axisRate(target: Double, rate: Double, lead: Double, position: Double,
-                          base: Double, baseRate: Double, moving: inout Bool) -> Double {
+                          base: Double, baseRate: Double, dt: Double, rest: inout AxisDeadBand) -> Double {
         let c = configuration
         let camera = position + base + baseRate * c.latency
         let error = target + rate * lead - camera
         if c.deadBand > 0 {
-            let fast = abs(rate) > c.deadBandRate
-            if moving {
-                if !fast && abs(error) < c.settleBand { moving = false }
-            } else if fast || abs(error) > c.deadBand {
-                moving = true
-            }
-            if !moving { return -baseRate }
+            rest.update(error: error, rate: rate, dt: dt, configuration: c)
+            if !rest.moving { return -baseRate }
         }
         return c.feedforwardGain * rate - baseRate + c.gain * error
     }
@@ -192,7 +205,11 @@ public struct TrackingController: Sendable {
         case .hold:
             return still
         case .home:
-            return positions.mapValues { -c.homeGain * $0 }
+            // By the shortest way: a continuous axis that has turned 1.1 turns goes back 0.1 turn,
+            // not 1.1.
+            return Dictionary(uniqueKeysWithValues: positions.map { axis, position in
+                (axis, -c.homeGain * (continuousAxes.contains(axis) ? remainder(position, 2 * .pi) : position))
+            })
         case .search:
             guard let yaw = positions[.yaw] else { return still }
             if yaw > last.yaw + c.searchAmplitude { searchDirection = -1 }
@@ -200,6 +217,32 @@ public struct TrackingController: Sendable {
             var rates = still
             rates[.yaw] = searchDirection * c.searchRate
             return rates
+        }
+    }
+}
+
+/// The dead band of one axis, with hysteresis: at rest until the error or the target's rate
+/// (averaged over `restSmoothing`, or at twice the threshold at once) leaves `deadBand` or
+/// `deadBandRate`; moving until the error is under `settleBand` and the target is slow.
+struct AxisDeadBand: Sendable {
+    private(set) var moving = false
+    private var averaged: (error: Double, rate: Double)?
+
+    mutating func update(error: Double, rate: Double, dt: Double, configuration c: TrackingControlConfiguration) {
+        if moving {
+            if abs(rate) <= c.deadBandRate && abs(error) < c.settleBand {
+                moving = false
+                averaged = (error, rate)
+            }
+            return
+        }
+        let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
+        let average: (error: Double, rate: Double) = averaged.map { ($0.error + (error - $0.error) * w, $0.rate + (rate - $0.rate) * w) } ?? (error, rate)
+        averaged = average
+        if abs(average.error) > c.deadBand || abs(average.rate) > c.deadBandRate
+            || abs(error) > 2 * c.deadBand || abs(rate) > 2 * c.deadBandRate {
+            moving = true
+            averaged = nil
         }
     }
 }

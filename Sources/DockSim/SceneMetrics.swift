@@ -66,10 +66,17 @@ public struct SceneMetrics: Sendable {
         func error(_ s: SceneSample) -> (x: Double, y: Double)? {
             s.desired.map { (($0.x - s.camera.x) / horizontalFieldOfView, ($0.y - s.camera.y) / verticalFieldOfView) }
         }
-        var errors: [Double] = [], framed = 0, inRegion = 0
+        // In frame counts once the intended subjects were first in frame (for each choice of who
+        // is intended): getting them there at the start or after a turn is settle time's business.
+        var errors: [Double] = [], framed = 0, inRegion = 0, judged = 0
+        var acquired = false, intended: [Int]?
         for s in samples {
+            if s.intended != intended { intended = s.intended; acquired = false }
             guard let e = error(s) else { continue }
             errors.append((e.x * e.x + e.y * e.y).squareRoot())
+            acquired = acquired || s.inFrame
+            guard acquired else { continue }
+            judged += 1
             if s.inFrame { framed += 1 }
             if s.inRegion { inRegion += 1 }
         }
@@ -79,8 +86,8 @@ public struct SceneMetrics: Sendable {
             m.rmsError = (m.squaredErrorSum / Double(errors.count)).squareRoot()
             let sorted = errors.sorted()
             m.p95Error = sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * 0.95))]
-            m.inFrame = Double(framed) / Double(errors.count)
-            m.inRegion = Double(inRegion) / Double(errors.count)
+            m.inFrame = judged > 0 ? Double(framed) / Double(judged) : 0
+            m.inRegion = judged > 0 ? Double(inRegion) / Double(judged) : 0
         }
 
         // Settle time and overshoot after each mark, within the window up to the next mark.

@@ -28,10 +28,17 @@ public struct SceneScenario: Codable, Sendable {
     /// Whether every intended subject stays within the stand's speed and range limits (the
     /// "100 % in frame" target applies only then).
     public var withinLimits: Bool = true
+    /// The app taps a person on screen (DockKit's select-at-point): `tracking.select` at the
+    /// person's face, from `t` on until the tap finds a subject.
+    public var taps: [SceneTap] = []
+    /// The app turns the stand (`motion.orient`, absolute angles, rad) at `t`.
+    public var turns: [SceneTurn] = []
+    /// Detections of nobody, added to the detector's frames: false faces or bodies.
+    public var ghosts: [SceneGhost] = []
 
     enum CodingKeys: String, CodingKey {
         case name, description, duration, seed, camera, detector, handheld, yawMaxSpeed, pitchMaxSpeed
-        case regionOfInterest, people, primary, marks, withinLimits
+        case regionOfInterest, people, primary, marks, withinLimits, taps, turns, ghosts
     }
 
     public init(name: String, duration: Double, people: [ScenePerson], primary: [ScenePrimaryEntry]) {
@@ -54,6 +61,9 @@ public struct SceneScenario: Codable, Sendable {
         primary = try c.decode([ScenePrimaryEntry].self, forKey: .primary)
         marks = try c.decodeIfPresent([Double].self, forKey: .marks) ?? []
         withinLimits = try c.decodeIfPresent(Bool.self, forKey: .withinLimits) ?? true
+        taps = try c.decodeIfPresent([SceneTap].self, forKey: .taps) ?? []
+        turns = try c.decodeIfPresent([SceneTurn].self, forKey: .turns) ?? []
+        ghosts = try c.decodeIfPresent([SceneGhost].self, forKey: .ghosts) ?? []
     }
 
     /// The region of interest as (x, y, width, height).
@@ -68,6 +78,27 @@ public struct SceneScenario: Codable, Sendable {
         for entry in primary where entry.t <= t { ids = entry.ids }
         return ids
     }
+}
+
+public struct SceneTap: Codable, Sendable {
+    public var t: Double
+    public var person: Int
+}
+
+public struct SceneTurn: Codable, Sendable {
+    public var t: Double
+    public var yaw: Double
+    public var pitch: Double?
+}
+
+/// A false detection: `kind` (face or body) at `rect` ([x, y, w, h], normalized, upper-left) with
+/// `confidence`, in every frame captured within [t, t + duration).
+public struct SceneGhost: Codable, Sendable {
+    public var t: Double
+    public var duration: Double
+    public var kind: String
+    public var rect: [Double]
+    public var confidence: Double
 }
 
 public struct ScenePrimaryEntry: Codable, Sendable {
@@ -114,10 +145,16 @@ public struct SceneDetector: Codable, Sendable {
     public var swapRate: Double = 0.05
     /// Noise (standard deviation) of speaking and looking-at-camera confidences.
     public var attributeNoise: Double = 0.1
+    /// The latency varies by up to this much either way, uniformly (a camera pipeline's jitter;
+    /// frames still arrive in order), s.
+    public var latencyJitter: Double = 0
+    /// Body boxes run from the head to the feet (a whole-person detector), instead of to the hips;
+    /// near the camera they are clipped by the frame's bottom and sides.
+    public var fullBody: Bool = false
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case frameRate, latency, jitter, missRate, falsePositiveRate, swapRate, attributeNoise }
+    enum CodingKeys: String, CodingKey { case frameRate, latency, jitter, missRate, falsePositiveRate, swapRate, attributeNoise, latencyJitter, fullBody }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = SceneDetector.init()
@@ -128,6 +165,8 @@ public struct SceneDetector: Codable, Sendable {
         falsePositiveRate = try c.decodeIfPresent(Double.self, forKey: .falsePositiveRate) ?? d.falsePositiveRate
         swapRate = try c.decodeIfPresent(Double.self, forKey: .swapRate) ?? d.swapRate
         attributeNoise = try c.decodeIfPresent(Double.self, forKey: .attributeNoise) ?? d.attributeNoise
+        latencyJitter = try c.decodeIfPresent(Double.self, forKey: .latencyJitter) ?? d.latencyJitter
+        fullBody = try c.decodeIfPresent(Bool.self, forKey: .fullBody) ?? d.fullBody
     }
 }
 

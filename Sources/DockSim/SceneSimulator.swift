@@ -127,7 +127,7 @@ public struct SceneSimulator: Sendable {
             let hw = person.width / 2, fw = 0.08, fh = 0.11
             // The body box runs from the top of the head to the hips (what a person detector reports
             // for the part of a body a stand's camera frames); see Benchmarks/Scenarios/README.md.
-            let hips = h.top * 0.45
+            let hips = scenario.detector.fullBody ? 0 : h.top * 0.45
             let body = present ? rect(of: [(pose.x - lx * hw, hips, pose.z - lz * hw), (pose.x + lx * hw, hips, pose.z + lz * hw),
                                            (pose.x - lx * hw, h.top, pose.z - lz * hw), (pose.x + lx * hw, h.top, pose.z + lz * hw)], aim: aim) : nil
             let face = present ? rect(of: [(pose.x - lx * fw, h.face - fh, pose.z - lz * fw), (pose.x + lx * fw, h.face + fh, pose.z + lz * fw),
@@ -252,6 +252,11 @@ public struct SceneSimulator: Sendable {
                                                  detectorID: detectorID(p.id), personID: p.id))
             }
         }
+        for ghost in scenario.ghosts where t >= ghost.t && t < ghost.t + ghost.duration && ghost.rect.count == 4 {
+            detections.append(SceneDetection(kind: ghost.kind == "face" ? .face : .body,
+                                             rect: SceneRect(x: ghost.rect[0], y: ghost.rect[1], width: ghost.rect[2], height: ghost.rect[3]),
+                                             confidence: ghost.confidence, detectorID: -1, personID: -1))
+        }
         // False positives: a poisson-ish number of random body-shaped boxes with middling confidence.
         var budget = d.falsePositiveRate
         while budget > 0, random.unit() < min(1, budget) {
@@ -260,7 +265,8 @@ public struct SceneSimulator: Sendable {
             detections.append(SceneDetection(kind: .body, rect: SceneRect(x: random.unit() * (1 - w), y: random.unit() * (1 - h), width: w, height: h),
                                              confidence: 0.3 + 0.4 * random.unit(), detectorID: -1, personID: -1))
         }
-        return SceneFrame(captureTime: t, deliveryTime: t + d.latency, aim: aim, detections: detections, truth: truth,
+        let latency = d.latency + (d.latencyJitter > 0 ? d.latencyJitter * (2 * random.unit() - 1) : 0)
+        return SceneFrame(captureTime: t, deliveryTime: t + latency, aim: aim, detections: detections, truth: truth,
                           intended: scenario.intended(at: t))
     }
 }

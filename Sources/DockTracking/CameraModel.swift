@@ -53,8 +53,11 @@ public struct CameraModel: Sendable, Hashable {
         atan((normalized - 0.5) * 2 * halfTangent)
     }
 
+    /// Beyond ±90° off the axis a point is behind the camera and tan() would fold it back in front:
+    /// such points are placed at the edge of what can be seen (far outside the image, same side).
     private func normalized(angle: Double, halfTangent: Double) -> Double {
-        0.5 + tan(angle) / (2 * halfTangent)
+        let limit = Double.pi / 2 - 0.01
+        return 0.5 + tan(min(max(angle, -limit), limit)) / (2 * halfTangent)
     }
 
     /// The angular position in the stand's frame of a normalized image point (upper-left origin).

@@ -22,61 +22,36 @@ public struct FramingSettings: Sendable, Hashable {
     /// Several subjects are framed together only while they span at most this fraction of the
     /// region's width; otherwise the most important one alone.
     public var groupFill = 0.9
-    /// Dead band with hysteresis, as fractions of the field of view: the camera starts re-aiming
-    /// when the aim error exceeds `startThreshold` and holds still again once it is under
-    /// `settleThreshold`. A still subject with jittery detections thus gets a still camera.
-    public var startThreshold = 0.05
-    public var settleThreshold = 0.01
 
     public init() {}
 }
 
-/// An angular correction, radians, in the stand's frame (x to the right, y downward).
-public struct AimOffset: Sendable, Hashable {
-    public var x: Double
-    public var y: Double
-
-    public init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
-    }
-
-    public static let zero = AimOffset(x: 0, y: 0)
-}
-
 public struct FramingResult: Sendable, Hashable {
-    /// What to add to the current aim; zero while inside the dead band.
-    public let aimOffset: AimOffset
-    /// Where the framing would put the camera, dead band or not.
+    /// Where the framing puts the camera. (Whether the camera moves there now is the tracking
+    /// controller's dead band's call.)
     public let desiredAim: Aim
     /// The subjects actually framed (all selected ones if they fit, else the first).
     public let framed: [SubjectIdentifier]
     /// Whether every framed subject's face (or box, without a face) is fully inside the current image.
     public let inFrame: Bool
-    /// Whether the camera is currently being moved (outside the dead band).
-    public let isRecentering: Bool
 }
 
 /// Turns the selected subjects into a desired aim: mode (thirds), region of interest, headroom,
-/// lead room, group framing, dead band. Works in angles (dockd's tracker space) through a camera
+/// lead room, group framing. Works in angles (dockd's tracker space) through a camera
 /// model; the aim passed in is the stand's aim at the observations' capture time.
 public struct Framer: Sendable {
     public var settings: FramingSettings
     public var mode: FramingMode = .automatic
     /// Normalized, upper-left origin; the framed subjects are kept inside it.
     public var regionOfInterest: NormalizedRect = .fullFrame
-    private var isRecentering = false
 
     public init(settings: FramingSettings = .init()) {
         self.settings = settings
     }
 
-    public mutating func frame(selected: [SubjectIdentifier], tracks: [Track], camera: CameraModel, aim: Aim) -> FramingResult {
+    public func frame(selected: [SubjectIdentifier], tracks: [Track], camera: CameraModel, aim: Aim) -> FramingResult {
         var subjects = selected.compactMap { id in tracks.first { $0.id == id } }
-        guard !subjects.isEmpty else {
-            isRecentering = false
-            return FramingResult(aimOffset: .zero, desiredAim: aim, framed: [], inFrame: false, isRecentering: false)
-        }
+        guard !subjects.isEmpty else { return FramingResult(desiredAim: aim, framed: [], inFrame: false) }
         let region = regionOfInterest
         let regionWidth = region.width * camera.horizontalFieldOfView
         if subjects.count > 1, extent(of: subjects).width > settings.groupFill * regionWidth {
@@ -119,19 +94,11 @@ public struct Framer: Sendable {
             desired.y = camera.aim(placing: 0, group.bottom, atNormalizedX: 0.5, normalizedY: region.maxY).y
         }
 
-        let error = AimOffset(x: desired.x - aim.x, y: desired.y - aim.y)
-        let relativeError = max(abs(error.x) / camera.horizontalFieldOfView, abs(error.y) / camera.verticalFieldOfView)
-        if isRecentering {
-            if relativeError < settings.settleThreshold { isRecentering = false }
-        } else if relativeError > settings.startThreshold {
-            isRecentering = true
-        }
         let inFrame = subjects.allSatisfy { subject in
             let visible = camera.normalizedRect(of: subject.face?.box ?? subject.box, aim: aim)
             return visible.x >= 0 && visible.y >= 0 && visible.maxX <= 1 && visible.maxY <= 1
         }
-        return FramingResult(aimOffset: isRecentering ? error : .zero, desiredAim: desired,
-                             framed: subjects.map(\.id), inFrame: inFrame, isRecentering: isRecentering)
+        return FramingResult(desiredAim: desired, framed: subjects.map(\.id), inFrame: inFrame)
     }
 
     /// Everything of the subjects that should be in the picture: bodies and faces.

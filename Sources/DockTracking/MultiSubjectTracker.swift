@@ -77,19 +77,27 @@ public struct MultiSubjectTracker: Sendable {
         for index in tracks.indices where !matchedTrack[index] && frame.occluders[index] != nil {
             tracks[index].lastSeenOrHidden = time
         }
-        // Tentative tracks die on their first miss; lost ones when their re-acquisition window ends.
+        for index in tracks.indices where !tracks[index].isEstablished && tracks[index].lifecycle == .confirmed {
+            tracks[index].isEstablished = tracks[index].hits >= settings.establishedHits
+                && tracks[index].lastSeen - tracks[index].firstSeen >= settings.establishedAge
+        }
+        // Tentative tracks die on their first miss; lost ones when their re-acquisition window
+        // ends, or soon when they never got established.
         let maximumLostDuration = settings.maximumLostDuration, maximumOccludedDuration = settings.maximumOccludedDuration
+        let unestablishedMemory = settings.unestablishedMemory
         tracks.removeAll { track in
             track.lastSeen != time && (track.lifecycle == .tentative || time - track.lastSeenOrHidden > maximumLostDuration
-                                       || time - track.lastSeen > maximumOccludedDuration)
+                                       || time - track.lastSeen > maximumOccludedDuration
+                                       || (!track.isEstablished && time - track.lastSeen > unestablishedMemory))
         }
         for index in high where !matchedSubject[index] && subjects[index].confidence >= settings.newTrackConfidence {
             createdCount += 1
             let id = SubjectIdentifier.random(number: createdCount, using: &generator)
             var track = Track(id: id, observation: subjects[index], time: time, settings: settings.kalman)
-            // Everything present when the session starts is confirmed at once: there is no history
-            // to confirm it against, and waiting would only hide real subjects for a few frames.
+            // Everything present when the session starts is confirmed and established at once:
+            // there is no history to judge it against, and waiting would only hide real subjects.
             if isFirstFrame || settings.confirmationHits <= 1 { track.lifecycle = .confirmed }
+            if isFirstFrame { track.isEstablished = true }
             tracks.append(track)
         }
     }
@@ -123,16 +131,18 @@ public struct MultiSubjectTracker: Sendable {
                 } else {
                     continue
                 }
+                // A box cut off by the image's border is compared as reaching the expected edge there.
+                let measuredBox = measured.box(reaching: tracked)
                 if isLost {
                     let previous = comparesBodies ? tracks[trackIndex].body!.lastMeasurement : tracks[trackIndex].face!.lastMeasurement
-                    guard isReacquisitionCandidate(measured.box, lastMeasured: previous, occluder: occluder) else { continue }
+                    guard isReacquisitionCandidate(measuredBox, lastMeasured: previous, occluder: occluder) else { continue }
                 }
-                let overlap = tracked.intersectionOverUnion(measured.box)
+                let overlap = tracked.intersectionOverUnion(measuredBox)
                 if overlap >= minimumOverlap {
                     costs[row * subjectIndices.count + column] = 1 - overlap
                 } else if allowReacquisition, isLost {
                     let filter = comparesBodies ? tracks[trackIndex].body!.filter : tracks[trackIndex].face!.filter
-                    let distance = filter.mahalanobisSquared(to: measured.box, confidence: measured.confidence)
+                    let distance = filter.mahalanobisSquared(to: measuredBox, confidence: measured.confidence)
                     if distance <= settings.reacquisitionGate {
                         costs[row * subjectIndices.count + column] = overlapLimit + 0.09 * distance / settings.reacquisitionGate
                     }

@@ -18,6 +18,9 @@ public struct Observation: Sendable, Hashable {
     public var lookingAtCameraConfidence: Double?
     /// Faces only: radians, 0 = facing the camera, negative = turned to its left (Vision's convention).
     public var faceYaw: Double?
+    /// The box's edges that lie on the image's border: there the object may go on out of sight,
+    /// so such an edge says only "at least this far" (a near person's body cut off by the frame).
+    public var clippedEdges: BoxEdges = []
 
     public init(kind: ObservationKind, box: Box, confidence: Double = 1,
                 speakingConfidence: Double? = nil, lookingAtCameraConfidence: Double? = nil, faceYaw: Double? = nil) {
@@ -27,6 +30,37 @@ public struct Observation: Sendable, Hashable {
         self.speakingConfidence = speakingConfidence
         self.lookingAtCameraConfidence = lookingAtCameraConfidence
         self.faceYaw = faceYaw
+    }
+
+    /// The box, with each clipped edge pushed out to `reference`'s where that lies further out:
+    /// what the measurement says of the whole object, given where it was expected.
+    public func box(reaching reference: Box) -> Box {
+        guard !clippedEdges.isEmpty else { return box }
+        let left = clippedEdges.contains(.left) ? min(box.left, reference.left) : box.left
+        let right = clippedEdges.contains(.right) ? max(box.right, reference.right) : box.right
+        let top = clippedEdges.contains(.top) ? min(box.top, reference.top) : box.top
+        let bottom = clippedEdges.contains(.bottom) ? max(box.bottom, reference.bottom) : box.bottom
+        return Box(left: left, top: top, width: right - left, height: bottom - top)
+    }
+}
+
+/// Edges of a box.
+public struct BoxEdges: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let left = BoxEdges(rawValue: 1 << 0)
+    public static let right = BoxEdges(rawValue: 1 << 1)
+    public static let top = BoxEdges(rawValue: 1 << 2)
+    public static let bottom = BoxEdges(rawValue: 1 << 3)
+
+    /// The edges of a normalized image rect that lie on the image's border (within `margin`).
+    public init(touching rect: NormalizedRect, margin: Double = 0.002) {
+        var edges: BoxEdges = []
+        if rect.x <= margin { edges.insert(.left) }
+        if rect.maxX >= 1 - margin { edges.insert(.right) }
+        if rect.y <= margin { edges.insert(.top) }
+        if rect.maxY >= 1 - margin { edges.insert(.bottom) }
+        self = edges
     }
 }
 

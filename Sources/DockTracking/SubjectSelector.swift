@@ -36,6 +36,13 @@ public struct SelectionSettings: Sendable, Hashable {
     public var groupScoreRatio = 0.75
     /// Speed (subject heights per second) at which the motion cue saturates.
     public var saturatingSpeed = 1.0
+    /// A selected subject whose track ended is looked for this long among new tracks (a person
+    /// who walked out and came back, a re-identification the tracker could not make), then the
+    /// selection is released (automatic again), s.
+    public var reidentificationWindow = 12.0
+    /// A new track re-identifies the selected subject when its height is within this factor of the
+    /// subject's last.
+    public var reidentificationSizeRatio = 1.6
 
     public init() {}
 }
@@ -65,6 +72,11 @@ public struct SubjectSelector: Sendable {
     public private(set) var requestedIDs: [SubjectIdentifier] = []
     private var primary: SubjectIdentifier?
     private var challenger: (id: SubjectIdentifier, since: Double)?
+    /// The last seen box of each selected subject, and selected subjects whose tracks ended.
+    private var lastKnown: [SubjectIdentifier: (box: Box, category: SubjectCategory, seen: Double)] = [:]
+    private var missing: [SubjectIdentifier: (box: Box, category: SubjectCategory, seen: Double)] = [:]
+    /// Tracks not seen since this time are not selected (after the stand was turned elsewhere).
+    private var ignoreUnseenBefore = -Double.infinity
 
     public init(settings: SelectionSettings = .init()) {
         self.settings = settings
@@ -73,6 +85,17 @@ public struct SubjectSelector: Sendable {
     /// Track exactly these subjects; an empty list returns to automatic selection.
     public mutating func select(ids: [SubjectIdentifier]) {
         requestedIDs = ids
+        lastKnown = [:]
+        missing = [:]
+    }
+
+    /// The stand was turned elsewhere (a turn request, a client's manual move): selection starts
+    /// afresh from what the camera sees from `time` on. Subjects left behind are not chased back.
+    public mutating func startAfresh(at time: Double) {
+        select(ids: [])
+        primary = nil
+        challenger = nil
+        ignoreUnseenBefore = time
     }
 
     /// Selects the subject under a point of the measurement space (for a normalized image point use
@@ -89,7 +112,7 @@ public struct SubjectSelector: Sendable {
             }
         }
         guard let best else { throw TrackingError.noSubjectFound }
-        requestedIDs = [best.id]
+        select(ids: [best.id])
         return best.id
     }
 
@@ -117,9 +140,13 @@ public struct SubjectSelector: Sendable {
     /// Ranks the tracks' confirmed and lost subjects and decides what to frame. Call once per
     /// tracker step with the same time.
     public mutating func update(tracks: [Track], field: Box, time: Double) -> Selection {
+        if !requestedIDs.isEmpty { followRequested(tracks, time: time) }
         var scored: [(id: SubjectIdentifier, score: Double)] = []
         scored.reserveCapacity(tracks.count)
-        for track in tracks where track.lifecycle != .tentative {
+        // Subjects: tracks seen often enough to be real (or chosen by the client), not left behind
+        // by a turn.
+        for track in tracks where track.lifecycle != .tentative && track.lastSeen >= ignoreUnseenBefore
+            && (track.isEstablished || requestedIDs.contains(track.id)) {
             scored.append((track.id, score(track, field: field)))
         }
         // Highest score first; ties by age (older identifier first) so the order is deterministic.
@@ -159,5 +186,33 @@ public struct SubjectSelector: Sendable {
             selected = ranked.filter { requestedIDs.contains($0.id) }.map(\.id)
         }
         return Selection(ranked: ranked, selected: selected)
+    }
+
+    /// Keeps the client's selection on its subjects: one whose track ended is looked for among new
+    /// tracks (about its size, nearest where it was last seen) and followed there; one not found
+    /// within `reidentificationWindow` is let go, and with none left selection is automatic again.
+    private mutating func followRequested(_ tracks: [Track], time: Double) {
+        for id in requestedIDs {
+            if let track = tracks.first(where: { $0.id == id }) {
+                if track.lastSeen == time || lastKnown[id] == nil { lastKnown[id] = (track.box, track.category, track.lastSeen) }
+            } else if let known = lastKnown.removeValue(forKey: id) {
+                missing[id] = known
+            }
+        }
+        for (id, lost) in missing {
+            let candidates = tracks.filter { track in
+                track.isEstablished && track.firstSeen > lost.seen && track.category == lost.category && !requestedIDs.contains(track.id)
+                    && max(track.box.height, lost.box.height) <= settings.reidentificationSizeRatio * min(track.box.height, lost.box.height)
+            }
+            if let found = candidates.min(by: { abs($0.box.centerX - lost.box.centerX) < abs($1.box.centerX - lost.box.centerX) }) {
+                missing[id] = nil
+                requestedIDs = requestedIDs.map { $0 == id ? found.id : $0 }
+                lastKnown[found.id] = (found.box, found.category, found.lastSeen)
+                if primary == id { primary = found.id }
+            } else if time - lost.seen > settings.reidentificationWindow {
+                missing[id] = nil
+                requestedIDs.removeAll { $0 == id }
+            }
+        }
     }
 }

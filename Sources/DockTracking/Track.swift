@@ -34,6 +34,11 @@ public struct Track: Sendable {
     /// track's re-acquisition window runs from here.
     public internal(set) var lastSeenOrHidden: Double
     public internal(set) var consecutiveHits: Int
+    /// Frames the track was measured in, in all.
+    public internal(set) var hits: Int
+    /// Seen often enough, for long enough, to be a subject worth framing (`TrackerSettings`): a
+    /// few frames of a false detection never are.
+    public internal(set) var isEstablished = false
 
     init(id: SubjectIdentifier, observation: SubjectObservation, time: Double, settings: KalmanSettings) {
         self.id = id
@@ -43,6 +48,7 @@ public struct Track: Sendable {
         lastSeen = time
         lastSeenOrHidden = time
         consecutiveHits = 1
+        hits = 1
         if let part = observation.body ?? observation.object {
             body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings)
         }
@@ -68,17 +74,21 @@ public struct Track: Sendable {
 
     mutating func update(with observation: SubjectObservation, time: Double, settings: TrackerSettings, stepInterval: Double) {
         if let part = observation.body ?? observation.object {
-            if body == nil {
-                body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings.kalman)
+            if let known = body {
+                body!.update(measurement: part.box(reaching: known.box), confidence: part.confidence, time: time, stepInterval: stepInterval)
             } else {
-                body!.update(measurement: part.box, confidence: part.confidence, time: time, stepInterval: stepInterval)
+                body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings.kalman)
             }
+        } else if let known = body, face != nil, time - known.lastUpdateTime > settings.faceMemory {
+            // Likewise a body no longer detected (a person so near that the detector sees only the
+            // face): its extrapolation drifts and grows; the face alone carries the track.
+            body = nil
         }
         if let seenFace = observation.face {
-            if face == nil {
-                face = TrackedBox(box: seenFace.box, confidence: seenFace.confidence, time: time, settings: settings.kalman)
+            if let known = face {
+                face!.update(measurement: seenFace.box(reaching: known.box), confidence: seenFace.confidence, time: time, stepInterval: stepInterval)
             } else {
-                face!.update(measurement: seenFace.box, confidence: seenFace.confidence, time: time, stepInterval: stepInterval)
+                face = TrackedBox(box: seenFace.box, confidence: seenFace.confidence, time: time, settings: settings.kalman)
             }
         } else if let known = face, body != nil, time - known.lastUpdateTime > settings.faceMemory {
             // A face unseen for a while coasts away from the body it belongs to; forget it rather
@@ -89,6 +99,7 @@ public struct Track: Sendable {
         let weight = dt > 0 ? 1 - exp(-dt / settings.attributeTimeConstant) : 1
         takeAttributes(of: observation.face, weight: weight)
         consecutiveHits = lifecycle == .lost ? 1 : consecutiveHits + 1
+        hits += 1
         lastSeen = time
         lastSeenOrHidden = time
     }

@@ -18,7 +18,17 @@ public struct TrackedBox: Sendable, Hashable {
         filterAtLastUpdate = filter
     }
 
-    public var box: Box { filter.box }
+    /// The filtered box; while it coasts unmeasured its size stays within `maximumGrowth` of the
+    /// last measured size (a constant-velocity size estimate would otherwise grow without bound).
+    public var box: Box {
+        let estimate = filter.box
+        let limit = Self.maximumGrowth
+        return Box(centerX: estimate.centerX, centerY: estimate.centerY,
+                   width: min(max(estimate.width, lastMeasurement.width / limit), lastMeasurement.width * limit),
+                   height: min(max(estimate.height, lastMeasurement.height / limit), lastMeasurement.height * limit))
+    }
+
+    static let maximumGrowth = 1.5
 
     mutating func predict(dt: Double) { filter.predict(dt: dt) }
 

@@ -30,7 +30,16 @@ public struct TrackerSettings: Sendable, Hashable {
     /// height it was last measured at: a person does not halve or double in size while hidden, and
     /// a nearer person (or a small false detection) passing its prediction is not it.
     public var reacquisitionSizeRatio: Double = 1.5
-    /// How long a person's face may go unseen before it is dropped from the track.
+    /// A track is established — worth selecting and framing automatically — once it was measured
+    /// in at least `establishedHits` frames over at least `establishedAge` seconds: a false
+    /// detection lasting a few frames never is.
+    public var establishedHits: Int = 5
+    public var establishedAge: Double = 0.25
+    /// A lost track that never got established is dropped after this long, s (not kept for
+    /// re-acquisition like a real subject).
+    public var unestablishedMemory: Double = 0.3
+    /// How long a person's face (or body) may go unseen, while the other part is seen, before it is
+    /// dropped from the track.
     public var faceMemory: Double = 1.0
     /// Time constant of the speaking / looking / yaw smoothing.
     public var attributeTimeConstant: Double = 0.3

@@ -53,6 +53,8 @@ public struct StandEngine: Sendable {
     public private(set) var tracking: TrackingLoop
     /// Client motion (velocity until its deadman, orientation, animation) pauses tracking until then.
     private var clientMotionUntil = -Double.infinity
+    /// A client moved the stand: once its motion ends, tracking starts afresh where it points.
+    private var clientTurned = false
     private var lastTrackingPublished = -Double.infinity
     private var ledState: LedMode?
     private var lastHeard = 0.0
@@ -164,6 +166,7 @@ public struct StandEngine: Sendable {
             var controller = MotionController(capabilities: caps, configuration: settings.motion)
             restoreLimits(into: &controller, &out)
             motion = controller
+            tracking.setContinuousAxes(Set(caps.axes.filter(\.continuous).map(\.axis)))
         case .feedback(let feedback):
             if let lie = FeedbackCheck.implausible(feedback, capabilities: capabilities) {
                 // Never steer by a sample the stand cannot have measured: without fresh feedback the
@@ -337,11 +340,21 @@ public struct StandEngine: Sendable {
         case .orientation, .animation: return
         case .idle, .velocity: break
         }
+        if clientTurned {
+            clientTurned = false
+            tracking.startAfresh(at: now)
+        }
         var positions: [Axis: Double] = [:]
         if capabilities?.axis(.yaw) != nil { positions[.yaw] = yaw }
         if capabilities?.axis(.pitch) != nil { positions[.pitch] = pitch }
         guard let rates = tracking.command(positions: positions, at: now) else { return }
-        try? controller.setVelocity(rates, at: now)
+        if rates.values.allSatisfy({ $0 == 0 }) {
+            // Framed and still: nothing to send (a still subject gets a still camera, and no
+            // command stream), after one zero VELOCITY if it was moving.
+            controller.endVelocity()
+        } else {
+            try? controller.setVelocity(rates, at: now)
+        }
         motion = controller
         applyLed(at: now, &out)
     }
@@ -442,11 +455,14 @@ public struct StandEngine: Sendable {
         case .velocity(let rates):
             try withController(at: now, &out) { c, now throws(MotionError) in try c.setVelocity(rates, at: now) }
             clientMotionUntil = now + settings.motion.deadman
+            clientTurned = true
             return .ok
         case .orient(let target, let relative, let duration):
-            return .motion(try withController(at: now, &out) { c, now throws(MotionError) in
+            let id = try withController(at: now, &out) { c, now throws(MotionError) in
                 try c.setOrientation(target, relative: relative, duration: duration, at: now)
-            })
+            }
+            clientTurned = true
+            return .motion(id)
         case .play(let animation):
             return .motion(try withController(at: now, &out) { c, now throws(MotionError) in try c.play(animation, at: now) })
         case .limits(let requests):

@@ -34,6 +34,9 @@ public struct TrackingLoop: Sendable {
     }
 
     public var inFrame: Bool { lastStep?.framing.inFrame ?? false }
+
+    /// The stand's axes that turn without end (home on them is the nearest whole turn).
+    public mutating func setContinuousAxes(_ axes: Set<Axis>) { controller.continuousAxes = axes }
     public var camera: CameraModel { pipeline.camera }
 
     /// True while a stream of observations is alive: tracking then owns the motors.
@@ -82,8 +85,10 @@ public struct TrackingLoop: Sendable {
     public mutating func observe(_ detections: [Detection], captureTime: Double, now: Double) {
         let aim = aim(at: captureTime)
         let observations = detections.map { d in
-            Observation(kind: d.kind, box: pipeline.camera.angularBox(of: d.rect, aim: aim), confidence: d.confidence,
-                        speakingConfidence: d.speaking, lookingAtCameraConfidence: d.lookingAtCamera, faceYaw: d.faceYaw)
+            var observation = Observation(kind: d.kind, box: pipeline.camera.angularBox(of: d.rect, aim: aim), confidence: d.confidence,
+                                          speakingConfidence: d.speaking, lookingAtCameraConfidence: d.lookingAtCamera, faceYaw: d.faceYaw)
+            observation.clippedEdges = BoxEdges(touching: d.rect)
+            return observation
         }
         let step = pipeline.step(observations: observations, time: captureTime, aim: aim)
         lastStep = step
@@ -96,12 +101,12 @@ public struct TrackingLoop: Sendable {
         }
     }
 
-    /// The framer's desired aim as stand angles, moving with the primary subject when re-centering.
+    /// The framer's desired aim as stand angles, moving with the primary subject (the controller's
+    /// dead band decides whether the camera follows).
     private static func target(_ step: TrackingStep, tracks: [Track], time: Double) -> TrackingTarget? {
         guard let primary = step.selection.selected.first, let track = tracks.first(where: { $0.id == primary }) else { return nil }
         let desired = step.framing.desiredAim
-        // Feedforward only while re-centering: inside the dead band a still camera is the point.
-        let velocity = step.framing.isRecentering ? track.velocity : (x: 0, y: 0)
+        let velocity = track.velocity
         return TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: -velocity.x, pitchRate: -velocity.y, time: time)
     }
 
@@ -143,6 +148,14 @@ public struct TrackingLoop: Sendable {
         pipeline.framer.mode = .automatic
         pipeline.framer.regionOfInterest = .fullFrame
         pipeline.selector.select(ids: [])
+    }
+
+    /// A client turned the stand (a turn request, a manual move): tracking starts afresh on what
+    /// the camera sees from now on, instead of turning back to the subjects it left behind.
+    public mutating func startAfresh(at time: Double) {
+        pipeline.selector.startAfresh(at: time)
+        target = nil
+        controller.reset()
     }
 
     /// The camera turned around (flip): what was tracked is behind it now. Identifiers stay unique

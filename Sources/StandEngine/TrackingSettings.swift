@@ -16,6 +16,11 @@ public struct TrackingSettings: Sendable, Equatable {
     }
 
     /// dockd's settings.
-    public static let shipped = TrackingSettings(tracker: .shipped, selection: SelectionSettings(),
-                                                 framing: FramingSettings(), control: .tuned)
+    public static let shipped: TrackingSettings = {
+        var framing = FramingSettings()
+        // No lead room: the subject's face stays on the framing point while it walks (API.md).
+        framing.leadTime = 0
+        framing.maximumLead = 0
+        return TrackingSettings(tracker: .shipped, selection: SelectionSettings(), framing: framing, control: .tuned)
+    }()
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DockClient
 import DockSim
+import EngineSimulation
 import Foundation
 
 /// `dock-bench live`: a scenario in real time through the real daemon. dock-sim plays the stand on

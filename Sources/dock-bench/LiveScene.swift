@@ -1,5 +1,6 @@
 import DockClient
 import DockSim
+import EngineSimulation
 import Foundation
 import StandEngine
 

@@ -1,4 +1,5 @@
 import DockSim
+import EngineSimulation
 import Foundation
 
 /// One run's camera aim in a plot.

@@ -2,25 +2,25 @@ import DockCore
 import DockProtocol
 import DockSim
 import DockTracking
-import EngineSimulation
 import Foundation
 import StandEngine
 
 /// Who decides where the stand points in a scenario run. All three steer through dockd's engine,
 /// as API clients would: ours with system tracking fed the detector's frames (`tracking.observe`),
 /// the other two with tracking off and `motion.velocity`.
-enum SceneControllerKind: Sendable, CustomStringConvertible {
+public enum SceneControllerKind: Sendable, CustomStringConvertible {
     /// dockd's system tracking, exactly as shipped (`TrackingSettings.shipped`).
     case ours
     /// "Centre the biggest face" (or body): P on its image offset from the framing point, with a
     /// dead zone (fraction of the FOV), one command per detector frame.
     case naive(gain: Double, deadZone: Double)
-    /// Knows where the subjects really are, as late as the detector would tell (its latency, its
-    /// frame rate): the true framing aim and its rate, followed with dockd's control law without a
-    /// dead band or smoothing. No noise, no misses, no false detections.
+    /// Sees what a perfect detector would: the true framing aim and its rate while the subject can
+    /// be seen (not hidden, in the room), as late as the detector would tell (its latency, its frame
+    /// rate), followed with dockd's control law without a dead band or smoothing; while the subject
+    /// is hidden it holds its last target. No noise, no misses, no false detections.
     case oracle
 
-    var description: String {
+    public var description: String {
         switch self {
         case .ours: "ours"
         case .naive(let g, let d): String(format: "naive(k=%.1f, dz=%.0f%%)", g, d * 100)
@@ -30,8 +30,8 @@ enum SceneControllerKind: Sendable, CustomStringConvertible {
 }
 
 /// The oracle's control law: dockd's, without what only noisy detections need.
-enum OracleControl {
-    static var configuration: TrackingControlConfiguration {
+public enum OracleControl {
+    public static var configuration: TrackingControlConfiguration {
         var c = TrackingSettings.shipped.control
         c.deadBand = 0
         c.settleBand = 0
@@ -41,29 +41,34 @@ enum OracleControl {
     }
 }
 
-struct SceneTrace: Sendable {
-    var time: [Double] = []
-    var camera: [SceneAim] = []
-    var desired: [SceneAim?] = []
+public struct SceneTrace: Sendable {
+    public var time: [Double] = []
+    public var camera: [SceneAim] = []
+    public var desired: [SceneAim?] = []
+    public init() {}
 }
 
-struct SceneRunResult: Sendable {
-    var metrics: SceneMetrics
-    var trace: SceneTrace
+public struct SceneRunResult: Sendable {
+    public var metrics: SceneMetrics
+    public var trace: SceneTrace
     /// dockd's work per detector frame (tracking.observe through the engine: tracker, selection,
     /// framing, control), µs.
-    var stepCosts: [Double]
-    var maxSubjects: Int
+    public var stepCosts: [Double]
+    public var maxSubjects: Int
     /// Velocity commands sent to the stand after the subject had been still and framed for a
     /// second (the still-subject target: none).
-    var commandsWhileStill: Int
+    public var commandsWhileStill: Int
+    /// Commands the engine refused, by error (a frame rate it judged wrong, a turn out of range).
+    public var refused: [String: Int]
+    /// RMS framing error (fraction of the FOV) while the ideal aim had been still for over a second.
+    public var stillError: Double?
 }
 
-enum SceneRunError: Error, CustomStringConvertible {
+public enum SceneRunError: Error, CustomStringConvertible {
     case notConnected
     case refused(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .notConnected: "the simulated stand did not connect"
         case .refused(let why): "the engine refused the scenario's setup: \(why)"
@@ -73,7 +78,7 @@ enum SceneRunError: Error, CustomStringConvertible {
 
 /// Runs one scenario in virtual time through dockd's engine and the simulated stand, over the wire
 /// protocol, with the scene's detector playing the camera app.
-func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind, record: Bool) throws -> SceneRunResult {
+public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind, record: Bool) throws -> SceneRunResult {
     var standConfig = StandConfiguration()
     standConfig.handheld = scenario.handheld
     var rig = VirtualStandRig(stand: standConfig, seed: seed &+ 17)
@@ -114,6 +119,17 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
     var stillSince: Double?
     var commandsWhileStill = 0
     var movingBefore = 0
+    var refused: [String: Int] = [:]
+    var stillErrors: [Double] = []
+    var taps = scenario.taps.sorted { $0.t < $1.t }
+    var turns = scenario.turns.sorted { $0.t < $1.t }
+    /// The naive client after a tap: the image point of the face it follows.
+    var naiveFollow: (x: Double, y: Double)?
+    /// The app's own turn (motion.orient) runs: the naive and oracle clients do not steer over it.
+    func turning() -> Bool {
+        if case .orientation? = rig.engine.motionState?.activity { return true }
+        return false
+    }
 
     func worldAim() -> (aim: SceneAim, base: (Double, Double)) {
         let base = rig.stand.baseAttitude(atMicros: rig.micros)
@@ -133,39 +149,62 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
             if nextCapture < t { nextCapture = t + period }
             pending.append(scene.capture(at: t, aim: aim))
         }
+        if let turn = turns.first, turn.t <= t {
+            turns.removeFirst()
+            var target: [Axis: Double] = [.yaw: turn.yaw]
+            if let pitch = turn.pitch { target[.pitch] = pitch }
+            if case .failure(let e)? = rig.command(.orient(target, relative: false, duration: nil), from: app).reply { refused["\(e)", default: 0] += 1 }
+        }
         while let frame = pending.first, frame.deliveryTime <= t + 1e-9 {
             pending.removeFirst()
+            // A tap on the person's face as this frame shows it (retried on later frames until it finds a subject).
+            var tapPoint: (x: Double, y: Double)?
+            if let tap = taps.first, tap.t <= frame.captureTime {
+                if let face = frame.truth.first(where: { $0.id == tap.person })?.faceRect { tapPoint = (face.centerX, face.centerY) }
+                if frame.captureTime - tap.t > 1 { taps.removeFirst() }
+            }
             switch kind {
             case .ours:
                 let detections = frame.detections.compactMap(Detection.init(scene:))
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                _ = rig.command(.observe(ObservedFrame(detections: detections, captureTime: start + frame.captureTime)), from: app)
+                if case .failure(let e)? = rig.command(.observe(ObservedFrame(detections: detections, captureTime: start + frame.captureTime)), from: app).reply {
+                    refused["\(e)", default: 0] += 1
+                }
                 costs.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1000)
+                if let point = tapPoint, case .success? = rig.command(.selectAt(x: point.x, y: point.y), from: app).reply { taps.removeFirst() }
                 maxSubjects = max(maxSubjects, rig.engine.tracking.pipeline.tracker.subjects.count)
                 tracked = primary(of: rig.engine.tracking, frame: frame, scene: scene, previous: tracked)
             case .naive(let gain, let deadZone):
-                let chosen = NaiveClient.biggest(frame.detections)
+                if let point = tapPoint { naiveFollow = point; taps.removeFirst() }
+                let chosen = naiveFollow.map { NaiveClient.nearest(frame.detections, to: $0) } ?? NaiveClient.biggest(frame.detections)
+                if let chosen, naiveFollow != nil { naiveFollow = (chosen.rect.centerX, chosen.rect.centerY) }
+                if turning() { break }
                 let rates = chosen.map { NaiveClient.rates(for: $0, roi: roi, faceLine: faceLine, camera: camera, gain: gain, deadZone: deadZone) }
                 _ = rig.command(.velocity(rates ?? [.yaw: 0, .pitch: 0]), from: app)
                 tracked = chosen.map { ($0.personID, $0.personID) }
             case .oracle:
-                // What the detector would report of this frame, but true: the framing aim at capture.
+                if tapPoint != nil { taps.removeFirst() }
+                // What a perfect detector would report of this frame: the true framing aim at
+                // capture, while the subject can be seen; while it is hidden or gone there is no
+                // new information, and the last target is held (as dockd does).
                 let captureAim = frame.aim
-                if let desired = scene.desiredAim(at: frame.captureTime, aim: captureAim, faceLine: faceLine),
+                let visible = frame.truth.first { $0.id == frame.intended.first }.map { $0.present && ($0.faceVisible || $0.bodyVisible) } ?? false
+                if !visible, oracleTarget != nil {
+                    // hold
+                } else if let desired = scene.desiredAim(at: frame.captureTime, aim: captureAim, faceLine: faceLine),
                    let ahead = scene.desiredAim(at: frame.captureTime + 0.01, aim: captureAim, faceLine: faceLine) {
-                    let b0 = rig.stand.baseAttitude(atMicros: UInt64((frame.captureTime + start - rig.epoch) * 1e6))
-                    let b1 = rig.stand.baseAttitude(atMicros: UInt64((frame.captureTime + 0.01 + start - rig.epoch) * 1e6))
-                    let yaw = -desired.x - b0.0, pitch = -desired.y - b0.1
-                    oracleTarget = TrackingTarget(yaw: yaw, pitch: pitch, yawRate: ((-ahead.x - b1.0) - yaw) / 0.01,
-                                                  pitchRate: ((-ahead.y - b1.1) - pitch) / 0.01, time: start + frame.captureTime)
+                    // In the world (the stand's angles plus the base's attitude), as dockd's targets are.
+                    oracleTarget = TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: (desired.x - ahead.x) / 0.01,
+                                                  pitchRate: (desired.y - ahead.y) / 0.01, time: start + frame.captureTime)
                 } else {
                     oracleTarget = nil
                 }
                 tracked = frame.intended.first.map { ($0, $0) }
             }
         }
-        if case .oracle = kind, step % 10 == 0, let state = rig.engine.motionState, !state.positions.isEmpty {
-            let attitude = BaseAttitude(yaw: base.0, pitch: base.1)
+        if case .oracle = kind, step % 10 == 0, !turning(), let state = rig.engine.motionState, !state.positions.isEmpty {
+            let ahead = rig.stand.baseAttitude(atMicros: rig.micros + 1000)
+            let attitude = BaseAttitude(yaw: base.0, pitch: base.1, yawRate: (ahead.0 - base.0) / 0.001, pitchRate: (ahead.1 - base.1) / 0.001)
             let rates = oracle.command(target: oracleTarget, positions: state.positions, base: attitude, at: rig.now)
             _ = rig.command(.velocity(rates), from: app)
         }
@@ -180,7 +219,11 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
         if let desired = sample.desired, samples.count > 1, let before = samples[samples.count - 2].desired,
            hypot(desired.x - before.x, desired.y - before.y) < 1e-4 {
             stillSince = stillSince ?? t
-            if t - stillSince! > 1 { commandsWhileStill += moving }
+            if t - stillSince! > 1 {
+                commandsWhileStill += moving
+                let ex = (desired.x - aim.x) / hfov, ey = (desired.y - aim.y) / vfov
+                stillErrors.append(ex * ex + ey * ey)
+            }
         } else {
             stillSince = nil
         }
@@ -190,7 +233,8 @@ func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind
     }
     let metrics = SceneMetrics.compute(samples, marks: scenario.marks, horizontalFieldOfView: hfov, verticalFieldOfView: vfov,
                                        identityWindow: TrackingSettings.shipped.tracker.maximumLostDuration)
-    return SceneRunResult(metrics: metrics, trace: trace, stepCosts: costs, maxSubjects: maxSubjects, commandsWhileStill: commandsWhileStill)
+    return SceneRunResult(metrics: metrics, trace: trace, stepCosts: costs, maxSubjects: maxSubjects, commandsWhileStill: commandsWhileStill,
+                          refused: refused, stillError: stillErrors.isEmpty ? nil : (stillErrors.reduce(0, +) / Double(stillErrors.count)).squareRoot())
 }
 
 /// Who the engine's primary really is: the true person whose body holds its box center. A track
@@ -207,15 +251,23 @@ private func primary(of tracking: TrackingLoop, frame: SceneFrame, scene: SceneS
 }
 
 /// The naive client: centre the biggest face on the framing point.
-enum NaiveClient {
-    static func biggest(_ detections: [SceneDetection]) -> SceneDetection? {
+public enum NaiveClient {
+    /// After a tap: the face (else body) nearest the point it followed last.
+    public static func nearest(_ detections: [SceneDetection], to point: (x: Double, y: Double)) -> SceneDetection? {
+        let faces = detections.filter { $0.kind == .face }
+        return (faces.isEmpty ? detections : faces).min {
+            hypot($0.rect.centerX - point.x, $0.rect.centerY - point.y) < hypot($1.rect.centerX - point.x, $1.rect.centerY - point.y)
+        }
+    }
+
+    public static func biggest(_ detections: [SceneDetection]) -> SceneDetection? {
         let faces = detections.filter { $0.kind == .face }
         return (faces.isEmpty ? detections : faces).max { $0.rect.area < $1.rect.area }
     }
 
     /// Yaw/pitch rates that move the box's anchor (a face's centre, where a body's face would be)
     /// toward the framing point: the ROI's centre across, the face line down.
-    static func rates(for detection: SceneDetection, roi: SceneRect, faceLine: Double, camera: CameraModel, gain: Double,
+    public static func rates(for detection: SceneDetection, roi: SceneRect, faceLine: Double, camera: CameraModel, gain: Double,
                       deadZone: Double) -> [Axis: Double] {
         let r = detection.rect
         let anchorY = detection.kind == .face ? r.centerY : r.y + 0.1 * r.height
@@ -230,7 +282,7 @@ enum NaiveClient {
 
 extension Detection {
     /// A scene detection as the camera app sends it (upper-left origin, upright).
-    init?(scene d: SceneDetection) {
+    public init?(scene d: SceneDetection) {
         guard d.rect.width > 0, d.rect.height > 0 else { return nil }
         self.init(kind: d.kind == .face ? .face : .body, rect: NormalizedRect(x: d.rect.x, y: d.rect.y, width: d.rect.width, height: d.rect.height),
                   confidence: d.confidence, speaking: d.speakingConfidence, lookingAtCamera: d.lookingAtCameraConfidence)

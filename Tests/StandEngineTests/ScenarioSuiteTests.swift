@@ -1,0 +1,59 @@
+import DockSim
+import EngineSimulation
+import Foundation
+import StandEngine
+import Testing
+
+/// The scenario suite (Benchmarks/Scenarios) through the engine that ships, in virtual time: the
+/// issue-#10 targets as regression checks. `dock-bench scenario --suite` runs the same scenes
+/// with the same runner and prints the full table (BENCHMARKS.md).
+@Suite("Engine: the scenario suite")
+struct ScenarioSuiteTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Benchmarks/Scenarios").standardizedFileURL
+
+    static func scenario(_ name: String) throws -> SceneScenario {
+        try JSONDecoder().decode(SceneScenario.self, from: Data(contentsOf: folder.appendingPathComponent("\(name).json")))
+    }
+
+    static var withinLimits: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+            .filter { (try? scenario($0).withinLimits) == true }
+    }
+
+    @Test(arguments: withinLimits)
+    func theSubjectStaysInFrame(_ name: String) throws {
+        let run = try runScene(try Self.scenario(name), seed: 1, kind: .ours, record: false)
+        #expect(run.metrics.inFrame >= 0.999, "\(name): in frame \(run.metrics.inFrame)")
+        #expect(run.refused.isEmpty, "\(name): refused \(run.refused)")
+    }
+
+    @Test func aNearPersonCutOffByTheFrameIsFramedNotChasedToAPitchLimit() throws {
+        let run = try runScene(try Self.scenario("approach-recede"), seed: 1, kind: .ours, record: false)
+        #expect(run.metrics.rmsError < 0.08, "RMS \(run.metrics.rmsError)")
+    }
+
+    @Test func aFewFramesOfAFalsePersonDoNotDragTheFrame() throws {
+        let run = try runScene(try Self.scenario("ghost-face"), seed: 1, kind: .ours, record: false)
+        #expect(run.metrics.rmsError < 0.03, "RMS \(run.metrics.rmsError)")
+    }
+
+    @Test func aHeldSelectionIsNotTakenByPassersBy() throws {
+        for name in ["held-selection", "child", "lost-selection-returns"] {
+            let run = try runScene(try Self.scenario(name), seed: 1, kind: .ours, record: false)
+            #expect(run.metrics.primarySwitches == 0, "\(name): \(run.metrics.primarySwitches) switches")
+        }
+    }
+
+    @Test func aStillSubjectGetsAStillCamera() throws {
+        let run = try runScene(try Self.scenario("still-subject"), seed: 1, kind: .ours, record: false)
+        #expect(run.commandsWhileStill == 0)
+        #expect((run.stillError ?? 1) <= 0.02)
+    }
+
+    @Test func aSubjectHiddenForTwoSecondsIsReacquiredQuickly() throws {
+        let run = try runScene(try Self.scenario("occlusion-2s"), seed: 1, kind: .ours, record: false)
+        #expect((run.metrics.reacquireTime ?? 0) <= 0.5)
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DockCore
+import DockProtocol
+import DockTracking
+import EngineSimulation
+import StandEngine
+import Testing
+
+/// System tracking through the engine that ships, against the simulated stand, with a camera app
+/// streaming what it sees (TestScene).
+@Suite("Engine: tracking")
+struct TrackingTests {
+    @Test func theStandTurnsToTheSubjectAndAStillSubjectGetsAStillCamera() throws {
+        var rig = VirtualStandRig.connected()
+        let scene = TestScene(people: [.init(yaw: 0.3)])
+        rig.stream(scene, for: 3)
+        #expect(abs(rig.angle(.yaw) - 0.3) < 0.03)
+        let before = rig.movingCommands
+        rig.stream(scene, for: 5)
+        #expect(rig.movingCommands == before, "no motion command once the still subject is framed")
+    }
+
+    @Test func withHoldTheStandStaysWhereTheSubjectWasLastSeen() throws {
+        var settings = EngineSettings()
+        settings.tracking.control.lostBehaviour = .hold
+        var rig = VirtualStandRig.connected(settings)
+        rig.stream(TestScene(people: [.init(yaw: 0.4)]), for: 3)
+        let framed = rig.angle(.yaw)
+        rig.stream(TestScene(people: []), for: 10)
+        #expect(abs(rig.angle(.yaw) - framed) < 0.02)
+    }
+
+    @Test func homeTakesTheShortestWayOnAContinuousYaw() throws {
+        var settings = EngineSettings()
+        settings.tracking.control.lostBehaviour = .home
+        var rig = VirtualStandRig.connected(settings)
+        // A turn and a bit to the left, as after following someone walking around the stand.
+        _ = try rig.send(.orient([.yaw: 2 * .pi + 0.5], relative: false, duration: nil), from: .other)
+        rig.run(for: 8)
+        #expect(abs(rig.angle(.yaw) - 2 * .pi - 0.5) < 0.02)
+        rig.clientGone(ClientRef.other.id)
+        rig.stream(TestScene(people: [.init(yaw: 0.5)]), for: 2)
+        var farthest = 0.0
+        rig.stream(TestScene(people: []), for: 12) { rig, _ in farthest = max(farthest, abs(rig.angle(.yaw) - 2 * .pi)) }
+        #expect(abs(rig.angle(.yaw) - 2 * .pi) < 0.05, "home is the nearest whole turn")
+        #expect(farthest < 0.7, "no unwinding of the turns")
+    }
+
+    @Test func afterATurnRequestTrackingFramesWhatIsThereAndDoesNotTurnBack() throws {
+        var rig = VirtualStandRig.connected()
+        let scene = TestScene(people: [.init(yaw: 0), .init(yaw: -1.2)])
+        rig.stream(scene, for: 2)
+        #expect(abs(rig.angle(.yaw)) < 0.05)
+        _ = try rig.send(.orient([.yaw: -1.15], relative: false, duration: 0.8), from: .app)
+        rig.stream(scene, for: 4)
+        #expect(abs(rig.angle(.yaw) + 1.2) < 0.05, "framing the person the stand was turned to")
+    }
+
+    @Test func aFewFramesOfAFalsePersonDoNotMoveTheCamera() throws {
+        var rig = VirtualStandRig.connected()
+        let real = TestScene(people: [.init(yaw: 0)])
+        rig.stream(real, for: 2)
+        let ghost = TestScene(people: [.init(yaw: 0), .init(yaw: 0.3, size: 0.6)])
+        rig.stream(ghost, for: 4.0 / 15)  // four frames
+        var farthest = 0.0
+        rig.stream(real, for: 3) { rig, _ in farthest = max(farthest, abs(rig.angle(.yaw))) }
+        #expect(farthest < 0.02)
+        #expect(rig.engine.trackingReport(at: rig.now).subjects.count == 1, "the false person is forgotten")
+    }
+
+    @Test func aSelectionFollowsTheSubjectWhenItComesBackAsANewTrack() throws {
+        var rig = VirtualStandRig.connected()
+        let both = TestScene(people: [.init(yaw: 0.15), .init(yaw: -0.15)])
+        rig.stream(both, for: 1.5)
+        // Tap the person on the right of the image (yaw −0.15).
+        let report = rig.engine.trackingReport(at: rig.now)
+        let right = try #require(report.subjects.max { $0.rect.x < $1.rect.x })
+        guard case .selected(let ids)? = try rig.send(.selectAt(x: right.rect.x + right.rect.width / 2, y: right.rect.y + 0.05), from: .app) else {
+            Issue.record("no selection"); return
+        }
+        #expect(ids == [right.id])
+        rig.stream(TestScene(people: [.init(yaw: 0.15)]), for: 6)  // gone longer than a lost track is kept
+        rig.stream(both, for: 3)
+        let subjects = rig.engine.trackingReport(at: rig.now).subjects
+        #expect(subjects.filter(\.selected).count == 1)
+        #expect(subjects.max { $0.rect.x < $1.rect.x }?.selected == true, "the returning person (on the right) is selected again, not the other")
+        #expect(abs(rig.angle(.yaw) + 0.15) < 0.05)
+    }
+
+    @Test func aSelectionOfSomeoneWhoNeverComesBackIsReleased() throws {
+        var rig = VirtualStandRig.connected()
+        rig.stream(TestScene(people: [.init(yaw: 0.1), .init(yaw: -0.2)]), for: 1.5)
+        let report = rig.engine.trackingReport(at: rig.now)
+        let chosen = try #require(report.subjects.min { $0.rect.x < $1.rect.x })
+        _ = try rig.send(.select(ids: [chosen.id]), from: .app)
+        rig.stream(TestScene(people: [.init(yaw: -0.2)]), for: 16)
+        #expect(rig.engine.trackingReport(at: rig.now).subjects.contains { $0.selected }, "automatic selection again")
+    }
+}
