@@ -57,6 +57,11 @@ public struct MotionController: Sendable {
         case plan(MotionPlan)
     }
     private var mode: Mode = .idle
+    /// Per axis: since when (and at what speed) the axis has been moving against its command.
+    private var movingAgainst: [(since: Double, speed: Double)?]
+    /// Set once an axis moved against its command (a reversed direction in the stand or its
+    /// description): motion stops and stays refused on this controller.
+    public private(set) var wrongDirection: String?
     /// The velocities last sent, the base of the acceleration limit.
     private var lastCommand: [Double]
     private var lastTickTime: Double?
@@ -77,6 +82,7 @@ public struct MotionController: Sendable {
         measuredStatus = axes.map { _ in [] }
         measured = axes.map { _ in false }
         lastCommand = axes.map { _ in 0 }
+        movingAgainst = axes.map { _ in nil }
         rateLimiter = CommandRateLimiter(limit: configuration.commandsPerWindow, window: configuration.rateWindow)
         shaper = VelocityShaper(brakingMargin: configuration.planningMargin,
                                 reaction: Self.reaction(configuration, period: 1 / Double(max(1, capabilities.feedbackHz))))
@@ -282,6 +288,14 @@ public struct MotionController: Sendable {
         pending = ControlOutput()
         let dt = lastTickTime.map { min(max(0, time - $0), period) } ?? period
         lastTickTime = time
+        if wrongDirection == nil, let reason = checkDirection(at: time) {
+            wrongDirection = reason
+            if case .plan(let plan) = mode { out.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .failed(reason))) }
+            mode = .idle
+            out.messages.append(.stop)
+            lastCommand = axes.map { _ in 0 }
+            return out
+        }
 
         switch mode {
         case .idle:
@@ -368,7 +382,32 @@ public struct MotionController: Sendable {
         }
     }
 
+    /// An axis that keeps speeding up the other way than it is commanded, for `reversalTime`, is
+    /// wired or described with the wrong sign: driving it on would run it into its end stop. (An
+    /// axis braking from the opposite direction slows down meanwhile, so it never counts.)
+    private mutating func checkDirection(at time: Double) -> String? {
+        let threshold = 0.05, reversalTime = 0.15
+        for i in axes.indices {
+            let command = lastCommand[i], velocity = measuredVelocity[i]
+            guard abs(command) > threshold, abs(velocity) > threshold, command * velocity < 0 else {
+                movingAgainst[i] = nil
+                continue
+            }
+            guard let start = movingAgainst[i] else {
+                movingAgainst[i] = (time, abs(velocity))
+                continue
+            }
+            if abs(velocity) < start.speed { movingAgainst[i] = (time, abs(velocity)); continue }
+            if time - start.since >= reversalTime {
+                return "\(axes[i]) moves against its command (commanded \(command.formatted3) rad/s, moving \(velocity.formatted3) rad/s): "
+                    + "its direction is reversed in the stand or its description; motion stopped"
+            }
+        }
+        return nil
+    }
+
     private func requireFeedback() throws(MotionError) {
+        if let wrongDirection { throw .wrongDirection(wrongDirection) }
         guard measured.allSatisfy({ $0 }) else { throw .noFeedback }
         guard roundTrip <= configuration.maxRoundTrip else { throw .linkTooSlow(roundTrip) }
     }

@@ -15,6 +15,8 @@ public enum MotionError: Error, Equatable, Sendable, CustomStringConvertible {
     case noFeedback
     /// The link's round trip (s) is beyond `MotionConfiguration.maxRoundTrip`.
     case linkTooSlow(Double)
+    /// An axis moved against its command: motion is refused until the stand reconnects.
+    case wrongDirection(String)
 
     public var description: String {
         switch self {
@@ -24,6 +26,7 @@ public enum MotionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .frameRateTooHigh: "too many orientation or animation calls: wait before sending another"
         case .noFeedback: "no feedback from the stand yet: its position is unknown"
         case .linkTooSlow(let roundTrip): "the stand answers too late to be steered (round trip \(Int(roundTrip * 1000)) ms)"
+        case .wrongDirection(let reason): reason
         }
     }
 }

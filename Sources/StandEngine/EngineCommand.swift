@@ -126,7 +126,7 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidParameter, .outOfRange: self = .invalidParameter(error.description)
         case .frameRateTooHigh: self = .frameRateTooHigh
         case .noFeedback: self = .notConnected(stand: nil)
-        case .linkTooSlow: self = .motionFailed(error.description)
+        case .linkTooSlow, .wrongDirection: self = .motionFailed(error.description)
         }
     }
 }

@@ -257,9 +257,14 @@ public struct StandEngine: Sendable {
         guard var controller = motion else { return }
         notePace(at: now, &out)
         controller.setRoundTrip(driver.counters.roundTrip.smoothed ?? 0)
+        let alreadyWrong = controller.wrongDirection != nil
         let output = controller.tick(at: now)
         motion = controller
         lastControlTick = now
+        if !alreadyWrong, let reason = controller.wrongDirection {
+            out.log(.critical, reason)
+            out.notifications.append(.fault(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason)))
+        }
         for message in output.messages { out.bytes += driver.send(message, at: now) }
         for progress in output.progress { publishProgress(progress, at: now, &out) }
     }
