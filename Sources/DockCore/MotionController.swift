@@ -72,9 +72,15 @@ public struct MotionController: Sendable {
     /// Per axis: `limitDeadbandCounts` encoder counts in rad, at most a quarter of the tolerance.
     private let deadband: [Double]
 
-    public init(capabilities: Capabilities, configuration: MotionConfiguration = .init()) {
+    /// The stand moves to a position itself (POSITION, a camera's absolute positioning): an
+    /// orientation is one `.position` message, judged complete from feedback, instead of a
+    /// trajectory followed with velocities; the loop then does not wait on the link's round trip.
+    public let standClosesPositionLoop: Bool
+
+    public init(capabilities: Capabilities, configuration: MotionConfiguration = .init(), standClosesPositionLoop: Bool = false) {
         self.capabilities = capabilities
         self.configuration = configuration
+        self.standClosesPositionLoop = standClosesPositionLoop
         axes = Axis.allCases.filter { capabilities.axis($0) != nil }
         limits = LimitsTable(capabilities: capabilities, axes: axes)
         measuredPosition = axes.map { _ in 0 }
@@ -213,7 +219,10 @@ public struct MotionController: Sendable {
         let paths = axes.indices.map { i in
             AxisPath.move(MinimumJerkMove(start: measuredPosition[i], end: goal[i], duration: length))
         }
-        return begin(.orientation, duration: length, paths: paths, at: time)
+        guard standClosesPositionLoop else { return begin(.orientation, duration: length, paths: paths, at: time) }
+        let id = begin(.orientation, duration: length, paths: paths, at: time, delegated: true)
+        pending.messages.append(.position(duration: Float(length), targets: axes.indices.map { PositionTarget(axis: axes[$0], position: Float(goal[$0])) }))
+        return id
     }
 
     /// Plays a built-in or custom animation from the present pose (see `Animation`). A custom one
@@ -318,6 +327,7 @@ public struct MotionController: Sendable {
     }
 
     private mutating func follow(_ plan: MotionPlan, at time: Double, dt: Double, into out: inout ControlOutput) {
+        if plan.delegated { return watch(plan, at: time, into: &out) }
         let elapsed = time - plan.start
         let position = predictedPositions(at: time)
         let lead = roundTrip / 2
@@ -338,6 +348,26 @@ public struct MotionController: Sendable {
             return feedForward + configuration.positionGain * (reference.position - position[i])
         }
         send(wanted, at: time, dt: dt, into: &out)
+        out.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .running))
+    }
+
+    /// A move the stand makes itself: complete once the measured positions have settled at the
+    /// target; failed if they have not well after the planned end (a camera slower than planned
+    /// gets half the duration again).
+    private mutating func watch(_ plan: MotionPlan, at time: Double, into out: inout ControlOutput) {
+        let elapsed = time - plan.start
+        let errors = axes.indices.map { plan.paths[$0].finalPosition - measuredPosition[$0] }
+        if settled(errors) && axes.indices.allSatisfy({ abs(measuredVelocity[$0]) < configuration.positionTolerance }) {
+            out.progress.append(MotionProgress(id: plan.id, fraction: 1, state: .completed))
+            mode = .idle
+            return
+        }
+        if elapsed > 1.5 * plan.duration + configuration.settleTimeout {
+            let worst = axes.indices.max { abs(errors[$0]) < abs(errors[$1]) }!
+            finish(plan, .failed("\(axes[worst]) still \(errors[worst].formatted3) rad from its target well after the end"), at: time, into: &out)
+            out.messages.append(.stop)
+            return
+        }
         out.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .running))
     }
 
@@ -417,11 +447,12 @@ public struct MotionController: Sendable {
         rateLimiter.record(at: time)
     }
 
-    private mutating func begin(_ kind: MotionPlan.Kind, duration: Double, paths: [AxisPath], at time: Double) -> MotionID {
+    private mutating func begin(_ kind: MotionPlan.Kind, duration: Double, paths: [AxisPath], at time: Double,
+                                delegated: Bool = false) -> MotionID {
         preempt(at: time)
         let id = MotionID(rawValue: nextID)
         nextID += 1
-        mode = .plan(MotionPlan(id: id, kind: kind, start: time, duration: duration, paths: paths))
+        mode = .plan(MotionPlan(id: id, kind: kind, start: time, duration: duration, paths: paths, delegated: delegated))
         return id
     }
 

@@ -31,6 +31,8 @@ struct MotionPlan: Sendable, Equatable {
     let duration: Double
     /// One per controller axis, in the controller's axis order.
     let paths: [AxisPath]
+    /// The stand follows it itself (one POSITION); the controller only watches the feedback.
+    var delegated = false
 
     func fraction(at time: Double) -> Double {
         guard duration > 0 else { return 1 }

@@ -29,6 +29,10 @@ public protocol StandDriver: Sendable {
     /// The last `.stop` sent has been confirmed by the device (its acknowledgement, or whatever
     /// the protocol offers); true when no stop is outstanding. The daemon waits for it on exit.
     var stopConfirmed: Bool { get }
+
+    /// The device moves to a position itself (`.position(duration:targets:)`: a camera's absolute
+    /// positioning), so an orientation is sent as one POSITION rather than steered with velocities.
+    var closesPositionLoop: Bool { get }
 }
 
 /// What a driver learned from the stand.
@@ -81,4 +85,5 @@ public struct DriverCounters: Sendable, Equatable {
 extension StandDriver {
     /// Drivers whose protocol cannot confirm a stop report none outstanding.
     public var stopConfirmed: Bool { true }
+    public var closesPositionLoop: Bool { false }
 }

@@ -163,7 +163,8 @@ public struct StandEngine: Sendable {
             identity = id
             capabilities = caps
             guard linkState == .handshaking else { return }
-            var controller = MotionController(capabilities: caps, configuration: settings.motion)
+            var controller = MotionController(capabilities: caps, configuration: settings.motion,
+                                              standClosesPositionLoop: driver.closesPositionLoop)
             restoreLimits(into: &controller, &out)
             motion = controller
             tracking.setContinuousAxes(Set(caps.axes.filter(\.continuous).map(\.axis)))

@@ -58,7 +58,7 @@ struct ClosedLoopRig {
     /// `linkDelay`: the stand answers that many seconds late (its `slow` fault); the controller is
     /// told the round trip, as the daemon tells it what its driver measured.
     init(stand configuration: StandConfiguration = StandConfiguration(), motion: MotionConfiguration = .init(),
-         feedbackPhase: Double = 0, linkDelay: Double = 0) throws {
+         feedbackPhase: Double = 0, linkDelay: Double = 0, standClosesPositionLoop: Bool = false) throws {
         precondition(feedbackPhase >= 0 && feedbackPhase < Double(Self.stepMicros) / 1e6, "a phase within one period")
         var stand = SimulatedStand(configuration: configuration, seed: 7)
         var sequencer = FrameSequencer()
@@ -72,7 +72,8 @@ struct ClosedLoopRig {
         self.stand = stand
         self.sequencer = sequencer
         self.decoder = decoder
-        self.controller = MotionController(capabilities: try #require(capabilities), configuration: motion)
+        self.controller = MotionController(capabilities: try #require(capabilities), configuration: motion,
+                                           standClosesPositionLoop: standClosesPositionLoop)
         self.linkDelay = linkDelay
         if linkDelay > 0 {
             _ = self.stand.apply(.slow(delayMs: linkDelay * 1000, seconds: 86400), atMicros: 0)

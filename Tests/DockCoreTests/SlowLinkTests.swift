@@ -50,3 +50,24 @@ struct SlowLinkTests {
         #expect(throws: Never.self) { try rig.controller.setVelocity([.yaw: 1], at: rig.time) }
     }
 }
+
+/// A stand that moves to a position itself (a PTZ camera's absolute positioning): the orientation is
+/// one POSITION, and a late link no longer matters to where it ends up.
+@Suite("Orientation by the stand's own positioning")
+struct StandPositioningTests {
+    @Test(arguments: [0.0, 0.2])
+    func oneOrientationIsOnePositionAndItCompletesAtTheTarget(linkDelay: Double) throws {
+        var rig = try ClosedLoopRig(linkDelay: linkDelay, standClosesPositionLoop: true)
+        rig.run(for: 0.3)
+        let id = try rig.controller.setOrientation([.yaw: 0.5, .pitch: 0.2], relative: false, duration: 1, at: rig.time)
+        rig.tickNow()
+        let result = rig.runUntilFinished(id, timeout: 5)
+        let finished = try #require(result)
+        #expect(finished.progress.state == .completed)
+        #expect(abs(rig.truth(.yaw).motorPosition - 0.5) < 0.01 && abs(rig.truth(.pitch).motorPosition - 0.2) < 0.01)
+        let sent = rig.log.flatMap(\.output.messages)
+        #expect(sent.filter { if case .position = $0 { true } else { false } }.count == 1)
+        #expect(!sent.contains { if case .velocity(let v) = $0 { v.contains { $0.value != 0 } } else { false } }, "no velocity steering")
+        #expect(rig.nacks.isEmpty)
+    }
+}
