@@ -5,11 +5,13 @@ import DockTracking
 public struct EngineSettings: Sendable {
     /// Without a valid frame from the stand for this long the link is declared lost, s.
     public var linkTimeout = 1.0
-    /// The controller's feedback watchdog is 10 periods here rather than the protocol's 3: on a busy
-    /// host the daemon's own scheduling can delay a FEEDBACK by tens of milliseconds.
+    /// The controller's feedback watchdog is 25 periods here (250 ms at 100 Hz) rather than the
+    /// protocol's 3: on a loaded host (a CPU hog on both cores) the daemon's and the stand's
+    /// scheduling delayed a FEEDBACK by over 100 ms, failing moves that were fine. The stand's own
+    /// heartbeat timeout (500 ms) still stops it if dockd goes quiet.
     public var motion: MotionConfiguration = {
         var m = MotionConfiguration()
-        m.feedbackTimeoutPeriods = 10
+        m.feedbackTimeoutPeriods = 25
         return m
     }()
     public var camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, verticalFieldOfView: 43 * .pi / 180)
