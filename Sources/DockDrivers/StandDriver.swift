@@ -25,6 +25,14 @@ public protocol StandDriver: Sendable {
 
     /// Called every ~20 ms: heartbeats, polls, resends, timeouts.
     mutating func tick(at time: Double) -> DriverOutput
+
+    /// When the driver next needs `tick` (host seconds; at or before now: at once), or nil when only
+    /// the regular ticks matter. A caller that ticks then keeps the driver's deadlines exactly.
+    var nextDeadline: Double? { get }
+}
+
+extension StandDriver {
+    public var nextDeadline: Double? { nil }
 }
 
 /// What a driver learned from the stand.
@@ -40,6 +48,9 @@ public enum DriverReport: Sendable, Equatable {
     case refused(command: UInt8, reason: String)
     /// Bytes that did not decode (counted, otherwise ignored).
     case garbage(FrameError)
+    /// A report that decoded but cannot be true (a battery level of NaN or 1.5, a battery the stand
+    /// never declared): dropped, and why, so the daemon can count and show it.
+    case rejected(String)
     /// The link cannot work (wrong protocol version, no answer to the handshake): close it.
     case fatal(String)
 }

@@ -256,6 +256,9 @@ actor StandSession {
                                        "text": JSONValue("command 0x\(String(command, radix: 16)) refused: \(reason)")], time: now)
         case .garbage:
             break
+        case .rejected(let reason):
+            // Placeholder until the stand engine counts and publishes it (issue 11): logged only.
+            logger.warning("rejected a report from the stand", metadata: ["reason": "\(reason)"])
         case .fatal(let reason):
             drop(reason)
         }
