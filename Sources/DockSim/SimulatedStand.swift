@@ -231,7 +231,6 @@ public struct SimulatedStand: Sendable {
 
     /// A frame with a good CRC that this version cannot use still gets its answer when it asked.
     private mutating func refuseUnusable(_ header: FrameHeader, _ error: FrameError) {
-        lastHeard = now
         guard header.ackRequested, header.type != MessageType.ack.rawValue, header.type != MessageType.nack.rawValue else { return }
         let (code, detail): (NackCode, String) = error == .unknownType
             ? (.unsupported, "type 0x\(String(header.type, radix: 16)) is unknown to protocol \(ProtocolVersion.text)")
