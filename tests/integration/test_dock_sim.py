@@ -381,3 +381,16 @@ def test_baud_rate_paces_output(start):
     assert len(host.feedback(host.frames)) > 0
     simulator.stop()
     assert "dropped" in simulator.stderr()
+
+
+def test_a_slow_link_gets_rates_that_fit_it(start):
+    """PROTOCOL.md §5.1: at 57600 baud two axes keep 100 Hz FEEDBACK and drop IMU (75 % of the link)."""
+    simulator, host, _ = start_pty(start, "--baud", "57600")
+    capabilities = next(f for f in host.hello() if f["type"] == "capabilities")["payload"]
+    assert (capabilities["feedback_hz"], capabilities["imu_hz"]) == (100, 0)
+    frames = host.pump(2.0)
+    assert not [f for _, f in frames if f["type"] == "imu"]
+    assert len(host.feedback(frames)) >= 150
+    simulator.stop()
+    assert "dropped" not in simulator.stderr()
+    assert "FEEDBACK 100 Hz, IMU 0 Hz" in simulator.stderr()
