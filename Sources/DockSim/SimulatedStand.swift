@@ -206,7 +206,12 @@ public struct SimulatedStand: Sendable {
 
     private mutating func handle(_ frame: Frame) {
         lastHeard = now
-        if heartbeatLapsed { heartbeatLapsed = false }
+        // Heartbeat lost lasts until an actuation command (or a HELLO): other frames keep the link
+        // but move nothing and raise no second FAULT (PROTOCOL.md §2.1).
+        switch frame.message {
+        case .velocity, .position: heartbeatLapsed = false
+        default: break
+        }
         if received.count >= 256 { received.removeFirst(128) }
         received.append(frame.message)
 

@@ -92,3 +92,27 @@ struct ProtocolRulesTests {
         #expect(reports(host).count == 1, "the 10 s refresh")
     }
 }
+
+@Suite("Heartbeat lost (PROTOCOL.md §2.1)")
+struct HeartbeatLostTests {
+    @Test func onlyAnActuationCommandEndsItAndTheFaultIsSentOnce() {
+        var host = TestHost()
+        host.handshake(heartbeatTimeoutMs: 200)
+        host.send(.velocity([AxisValue(.yaw, 1)]))
+        host.run(0.4, keepAlive: false)
+        #expect(host.stand.heartbeatLapsed)
+        #expect(host.faults.count == 1)
+        // Heartbeats, a LED, a LIMITS: the link is back, but nothing moves and no second FAULT.
+        host.send(.led(LedCommand(mode: .on)))
+        host.run(0.2, keepAlive: false)
+        host.send(.heartbeat(uptimeMs: 1))
+        host.run(0.3, keepAlive: false)
+        #expect(host.stand.heartbeatLapsed)
+        #expect(host.faults.count == 1)
+        #expect(abs(host.stand.truth(.yaw)!.velocity) < 1e-3)
+        host.send(.velocity([AxisValue(.yaw, 1)]))
+        host.run(0.15, keepAlive: true)
+        #expect(!host.stand.heartbeatLapsed)
+        #expect(host.stand.truth(.yaw)!.velocity > 0.5)
+    }
+}
