@@ -16,7 +16,8 @@ What it does, section by section:
 Knobs for testing a host against a stand that is slow or odd, all within the spec unless named so:
 ``ignore_hellos`` (answer only the n+1-th HELLO), ``version`` (speak another version),
 ``ack_requests`` (message types this stand sends with ACK_REQUEST), ``feedback_paused`` (send
-no FEEDBACK, only the idle HEARTBEAT; used to test "heard"), ``send_raw`` for anything else.
+no FEEDBACK, only the idle HEARTBEAT; used to test "heard"), ``muted`` (send nothing at all),
+``send_raw`` for anything else.
 """
 
 import math
@@ -106,6 +107,7 @@ class ReferenceStand:
         self.ignore_hellos = ignore_hellos
         self.ack_requests = set(ack_requests)
         self.feedback_paused = False
+        self.muted = False  # sends nothing at all (a stand whose radio died)
         self.sender = dockproto.Sender()
         self.decoder = dockproto.StreamDecoder()
         self.state = "idle"
@@ -200,7 +202,7 @@ class ReferenceStand:
 
     def _take(self):
         data, self._out = bytes(self._out), bytearray()
-        return data
+        return b"" if self.muted else data
 
     def _answer(self, frame, code=None, detail=""):
         if not frame["flags"] & dockproto.FLAG_ACK_REQUEST:

@@ -168,6 +168,18 @@ def test_impossible_battery_values_are_refused(peer):
     assert [(b["name"], b["level"]) for b in batteries] == [("internal", pytest.approx(0.8))], batteries
 
 
+def test_a_silent_stand_is_lost_after_the_link_timeout(peer):
+    stand, daemon, client = peer()
+    _connected(client)
+    client.result("subscribe", {"topics": ["stands"]})
+    muted_at = time.monotonic()
+    stand.do(lambda s: setattr(s, "muted", True))
+    client.wait_notification(lambda m: m.get("method") == "stand.disconnected", timeout=5)
+    lost_after = time.monotonic() - muted_at
+    # PROTOCOL.md §3.1: 1000 ms without a valid frame (plus dockd's 20 ms tick and a busy machine).
+    assert T["link_timeout"] - 0.05 <= lost_after <= T["link_timeout"] + 0.5, f"lost after {lost_after:.3f} s"
+
+
 @pytest.mark.xfail(strict=True, reason="needs daemon: 'heard' = any valid frame (the engine counts the decoder's frames)")
 def test_heartbeats_alone_keep_the_link(peer):
     stand, daemon, client = peer()
