@@ -253,7 +253,7 @@ public struct NativeDriver: StandDriver {
     }
 
     public var nextDeadline: Double? {
-        guard !failed else { return nil }
+        guard !failed else { return answersDue }
         var due: [Double] = []
         if let answersDue { due.append(answersDue) }
         if !isReady { due.append(nextHelloDue ?? handshakeDeadline) }
@@ -267,10 +267,11 @@ public struct NativeDriver: StandDriver {
         var out = DriverOutput()
         if let last = lastTick { tickGap = max(0, time - last) }
         lastTick = time
-        guard !failed else { return out }
+        // Answers first: a refused version is NACKed before the link closes.
         for answer in answers { out.bytes += frame(answer, ackRequested: false, at: time).bytes }
         answers = []
         answersDue = nil
+        guard !failed else { return out }
         if !isReady {
             if let due = nextHelloDue, time + Self.epsilon >= due {
                 out.bytes += hello(at: time)

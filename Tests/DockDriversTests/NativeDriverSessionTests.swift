@@ -131,6 +131,13 @@ struct NativeDriverSessionTests {
         var stand = ScriptedStand()
         stand.send(.helloReply(HelloReply(major: 2, minor: 3, heartbeatTimeoutMs: 500, model: "m", firmware: "f", hardware: "h", serial: "s")), ack: true)
         #expect(stand.fatal == ["the stand speaks protocol 2.3, dockd speaks 1.1: refused"])
+        // The stand asked for an ACK: it learns why before the link closes, and then nothing more.
+        #expect(stand.driver.nextDeadline == 0)
+        stand.tick(at: 0.01)
+        #expect(stand.answers.map(\.code) == [NackCode.versionMismatch.rawValue])
+        #expect(stand.driver.nextDeadline == nil)
+        stand.run(until: 1)
+        #expect(stand.received.count == 2, "HELLO and the NACK only")
 
         var refusing = ScriptedStand()
         refusing.send(.nack(Nack(seq: 0, type: MessageType.hello.rawValue, code: .versionMismatch, detail: "stand speaks 2.0")))
