@@ -70,6 +70,7 @@ struct DockSimCommand: ParsableCommand {
     }
 
     func run() throws {
+        ExitSignals.blockInEveryThread()
         // A host that hangs up on the Unix socket must cost a write error, not the process.
         signal(SIGPIPE, SIG_IGN)
         let settings = EngineSettings(stand: SimulatedStand(configuration: standConfiguration, seed: seed),
