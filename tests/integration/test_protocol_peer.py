@@ -76,9 +76,10 @@ def test_idle_host_frames_come_at_least_every_quarter_timeout(peer, timeout_ms):
     p90 = statistics.quantiles(gaps, n=10)[-1]
     measured = f"{len(gaps)} gaps: median {median * 1000:.1f} ms, p90 {p90 * 1000:.1f} ms, max {worst * 1000:.1f} ms"
     assert median <= limit, f"limit {limit * 1000:.0f} ms; {measured}"
-    # Never so late that the stand would stop (its timeout is four quarters).
-    assert worst < 2 * limit, measured
-    assert stand.do(lambda s: s.state) == "session", "the stand never lost its host"
+    # A busy machine delays dockd's timer now and then (a 58 ms gap was seen at load 7 with a 25 ms
+    # limit), but never to the stand's timeout: the stand must not stop.
+    assert worst < timeout_ms / 1000, measured
+    assert stand.do(lambda s: s.state) == "session", f"the stand lost its host; {measured}"
 
 
 def test_every_ack_request_of_the_stand_is_answered(peer):
