@@ -198,5 +198,22 @@ public func fuzzFrameDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         if reference.count != outputs.count || !zip(reference, outputs).allSatisfy(same) { violation("outputs depend on chunking") }
         if whole.counters != counters { violation("counters depend on chunking: \(whole.counters) vs \(counters)") }
     }
+
+    // 5. The events API (what a receiver NACKs from) yields the same outputs, and keeps a header
+    //    exactly for frames whose CRC checked: an unknown type, or a known type with a bad payload.
+    var detailed = FrameDecoder()
+    let events = detailed.events(stream)
+    if events.count != outputs.count || !zip(events.map(\.result), outputs).allSatisfy(same) {
+        violation("events() and feed() disagree")
+    }
+    for event in events {
+        switch event {
+        case .unusable(let header, .unknownType) where MessageType(rawValue: header.type) == nil: break
+        case .unusable(let header, .malformed) where MessageType(rawValue: header.type) != nil: break
+        case .unusable(let header, let error): violation("unusable \(error) with header type \(header.type)")
+        case .broken(let error) where error == .unknownType || error == .malformed: violation("\(error) without its header")
+        case .broken, .frame: break
+        }
+    }
     return 0
 }

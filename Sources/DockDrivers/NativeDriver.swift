@@ -1,8 +1,9 @@
 import DockProtocol
 
 /// The dockd stand protocol v1 (protocol/PROTOCOL.md) as a driver: HELLO with retries and the
-/// version check, heartbeats, acknowledged commands resent up to 3 times (after 100 ms, or longer on
-/// a link measured slower), and the link's round trip timed by asking an ACK of a frame every 100 ms.
+/// version check, heartbeats, acknowledgements both ways (commands resent up to 3 times; the stand's
+/// ACK requests answered), impossible reports refused, and the link's round trip timed by asking
+/// an ACK of a frame every 50 ms. Every time comes from `ProtocolTiming`.
 public struct NativeDriver: StandDriver {
     public let name = "native"
     private let heartbeatTimeoutMs: UInt16
@@ -11,11 +12,24 @@ public struct NativeDriver: StandDriver {
     private var earlierLinks = DecoderCounters()
     private var sequencer = FrameSequencer()
     private var identity: HelloReply?
+    private var capabilities: Capabilities?
     private var isReady = false
-    private var helloSent = -Double.infinity
-    private var helloTries = 0
+    /// The handshake failed (reported once); nothing more is sent on this link.
+    private var failed = false
+    private var handshakeStart = 0.0
+    private var hellosSent = 0
+    private var lastHello = -Double.infinity
     private var lastSent = -Double.infinity
-    private var heartbeatInterval = 0.125
+    /// The longest the driver may stay silent once the stand's session runs: a quarter of the
+    /// heartbeat timeout in force (PROTOCOL.md §3).
+    private var silenceLimit: Double
+    private var lastTick: Double?
+    /// The gap between the last two ticks: how late the next one may come.
+    private var tickGap = 0.0
+    /// ACK/NACK answers to the stand's ACK requests, sent at the next tick (at once for a caller
+    /// that follows `nextDeadline`).
+    private var answers: [Message] = []
+    private var answersDue: Double?
     /// Commands waiting for their ACK, in the order sent.
     private var awaitingAck: [Pending] = []
     /// Frames that asked for an ACK only to time the link: seq → when sent.
@@ -33,8 +47,11 @@ public struct NativeDriver: StandDriver {
     /// How often a frame asks for an ACK to time the link (PROTOCOL.md §3): 20 ACKs a second, 200
     /// bytes/s, so the smoothed round trip follows a change within about half a second.
     private static let probeInterval = 0.05
-    /// Resend after 100 ms on a healthy link (PROTOCOL.md §5); never wait more than this on a slow one.
-    private static let resendFloor = 0.1, resendCeiling = 1.0
+    /// The idle heartbeat goes out at this fraction of the silence limit: the rest is slack for a
+    /// caller that ticks late.
+    private static let heartbeatAim = 0.8
+    /// Two times this close are the same deadline (a tick exactly on it must act).
+    private static let epsilon = 1e-9
 
     /// Commands worth an acknowledgement: a lost STOP, LED, LIMITS or MOTORS would go unnoticed.
     /// Velocity setpoints are not: the next control tick sends a fresh one.
@@ -45,9 +62,10 @@ public struct NativeDriver: StandDriver {
         }
     }
 
-    public init(heartbeatTimeoutMs: UInt16 = 500, host: String = "dockd") {
+    public init(heartbeatTimeoutMs: UInt16 = ProtocolTiming.defaultHeartbeatTimeoutMs, host: String = "dockd") {
         self.heartbeatTimeoutMs = heartbeatTimeoutMs
         self.host = host
+        self.silenceLimit = ProtocolTiming.hostSilenceLimit(heartbeatTimeoutMs: heartbeatTimeoutMs)
     }
 
     public mutating func start(at time: Double) -> [UInt8] {
@@ -55,51 +73,103 @@ public struct NativeDriver: StandDriver {
         earlierLinks = earlierLinks.adding(decoder.counters)
         decoder = FrameDecoder()
         identity = nil
+        capabilities = nil
         isReady = false
+        failed = false
         awaitingAck = []
         probes = [:]
+        answers = []
+        answersDue = nil
         lastProbe = -Double.infinity
-        helloTries = 0
+        lastTick = nil
+        tickGap = 0
+        silenceLimit = ProtocolTiming.hostSilenceLimit(heartbeatTimeoutMs: heartbeatTimeoutMs)
+        handshakeStart = time
+        hellosSent = 0
         // A leading 0x00 ends whatever line noise came before (PROTOCOL.md §1).
         return [0] + hello(at: time)
     }
 
     private mutating func hello(at time: Double) -> [UInt8] {
-        helloTries += 1
-        helloSent = time
+        hellosSent += 1
+        lastHello = time
         return frame(.hello(Hello(heartbeatTimeoutMs: heartbeatTimeoutMs, host: host)), ackRequested: true, at: time).bytes
     }
 
+    // MARK: - Receiving
+
     public mutating func receive(_ bytes: [UInt8], at time: Double) -> [DriverReport] {
         var reports: [DriverReport] = []
-        for result in decoder.feed(bytes) {
-            switch result {
-            case .failure(let error): reports.append(.garbage(error))
-            case .success(let frame): handle(frame.message, at: time, into: &reports)
+        for event in decoder.events(bytes) {
+            switch event {
+            case .broken(let error):
+                reports.append(.garbage(error))
+            case .unusable(let header, let error):
+                reports.append(.garbage(error))
+                // A later minor's type, or a payload this version cannot read: refused, never ignored
+                // when the stand asked (PROTOCOL.md §3, "Acknowledgements").
+                let code: NackCode = error == .unknownType ? .unsupported : .malformed
+                let what = error == .unknownType ? "unknown to protocol \(ProtocolVersion.text)" : "its payload is malformed"
+                answer(header, .refuse(code, "type 0x\(String(header.type, radix: 16)): \(what)"), at: time)
+            case .frame(let frame):
+                let verdict = handle(frame.message, at: time, into: &reports)
+                answer(FrameHeader(type: frame.message.type.rawValue, seq: frame.seq, ackRequested: frame.ackRequested), verdict, at: time)
             }
         }
         counters.decoder = earlierLinks.adding(decoder.counters)
         return reports
     }
 
-    private mutating func handle(_ message: Message, at time: Double, into reports: inout [DriverReport]) {
+    private enum Verdict {
+        case accept
+        case refuse(NackCode, String)
+    }
+
+    /// Queues the answer to a frame that asked for one. ACK and NACK are never answered: two peers
+    /// would otherwise answer each other forever.
+    private mutating func answer(_ header: FrameHeader, _ verdict: Verdict, at time: Double) {
+        guard header.ackRequested, header.type != MessageType.ack.rawValue, header.type != MessageType.nack.rawValue else { return }
+        switch verdict {
+        case .accept: answers.append(.ack(Ack(seq: header.seq, type: header.type)))
+        case .refuse(let code, let detail): answers.append(.nack(Nack(seq: header.seq, type: header.type, code: code, detail: detail)))
+        }
+        if answersDue == nil { answersDue = time }
+    }
+
+    private mutating func handle(_ message: Message, at time: Double, into reports: inout [DriverReport]) -> Verdict {
         switch message {
         case .helloReply(let reply):
             guard reply.major == ProtocolVersion.major else {
-                reports.append(.fatal("the stand speaks protocol \(reply.major).\(reply.minor), dockd speaks \(ProtocolVersion.major).\(ProtocolVersion.minor): refused"))
-                return
+                let text = "the stand speaks protocol \(reply.major).\(reply.minor), dockd speaks \(ProtocolVersion.text): refused"
+                reports.append(.fatal(text))
+                failed = true
+                return .refuse(.versionMismatch, "host speaks \(ProtocolVersion.text)")
             }
             identity = reply
-            heartbeatInterval = max(0.025, Double(reply.heartbeatTimeoutMs) / 4000)
+            // The stand's session runs from here: its heartbeat timeout is the one it reports.
+            let inForce = reply.heartbeatTimeoutMs == 0 ? ProtocolTiming.defaultHeartbeatTimeoutMs : reply.heartbeatTimeoutMs
+            silenceLimit = max(0.005, Double(inForce) / 4000)
         case .capabilities(let caps):
-            guard let id = identity, !isReady else { return }
+            if let problem = caps.problem {
+                reports.append(.fatal("the stand's \(problem): it cannot be steered"))
+                failed = true
+                return .refuse(.outOfRange, problem)
+            }
+            guard let id = identity, !isReady else { return .accept }
+            capabilities = caps
             isReady = true
             reports.append(.ready(StandIdentity(model: id.model, firmware: id.firmware, hardware: id.hardware, serial: id.serial,
                                                 protocolVersion: "\(id.major).\(id.minor)"), caps))
         case .feedback(let f): reports.append(.feedback(f))
-        case .imu(let s): reports.append(.imu(s))
-        case .event(let e): reports.append(.event(e))
-        case .battery(let b): reports.append(.battery(b))
+        case .imu(let s):
+            if let problem = s.problem { return reject(problem, into: &reports) }
+            reports.append(.imu(s))
+        case .event(let e):
+            if let problem = e.problem { return reject(problem, into: &reports) }
+            reports.append(.event(e))
+        case .battery(let b):
+            if let problem = b.problem(batteryCount: capabilities?.batteries.count) { return reject(problem, into: &reports) }
+            reports.append(.battery(b))
         case .fault(let f): reports.append(.fault(f))
         case .ack(let ack):
             answered(ack.seq, at: time)
@@ -107,16 +177,29 @@ public struct NativeDriver: StandDriver {
             answered(nack.seq, at: time)
             counters.refused += 1
             if nack.type == MessageType.hello.rawValue && nack.knownCode == .versionMismatch {
-                reports.append(.fatal("the stand refused dockd's protocol version: \(nack.detail)"))
+                reports.append(.fatal("the stand refused dockd's protocol \(ProtocolVersion.text): \(nack.detail)"))
+                failed = true
             } else {
                 reports.append(.refused(command: nack.type, reason: "\(nack.knownCode?.description ?? "code \(nack.code)"): \(nack.detail)"))
             }
-        case .heartbeat, .hello, .request, .velocity, .position, .stop, .limits, .led, .motors:
+        case .heartbeat:
             break
+        case .hello, .request, .velocity, .position, .stop, .limits, .led, .motors:
+            return .refuse(.unsupported, "a host does not take \(message.type)")
         }
+        return .accept
     }
 
-    public var stopConfirmed: Bool { !awaitingAck.contains { $0.message == .stop } }
+    public var stopConfirmed: Bool { !awaitsAcknowledgement(of: .stop) }
+
+    public func awaitsAcknowledgement(of type: MessageType) -> Bool { awaitingAck.contains { $0.message.type == type } }
+
+    private func reject(_ problem: String, into reports: inout [DriverReport]) -> Verdict {
+        reports.append(.rejected(problem))
+        return .refuse(.outOfRange, problem)
+    }
+
+    // MARK: - Sending
 
     public mutating func send(_ command: Message, at time: Double) -> [UInt8] {
         guard Self.wantsAck(command) else { return frame(command, ackRequested: false, at: time).bytes }
@@ -126,9 +209,11 @@ public struct NativeDriver: StandDriver {
     }
 
     /// Frames and numbers a message. Once the stand is ready, a frame that needs no ACK asks for one
-    /// anyway every `probeInterval`, to time the link (any frame may ask, PROTOCOL.md §2).
+    /// anyway every `probeInterval`, to time the link (any frame may ask, PROTOCOL.md §3) — except
+    /// ACK and NACK, which are never answered.
     private mutating func frame(_ message: Message, ackRequested: Bool, at time: Double) -> (seq: UInt16, bytes: [UInt8]) {
-        let probe = !ackRequested && isReady && time - lastProbe >= Self.probeInterval
+        let answerable = message.type != .ack && message.type != .nack
+        let probe = !ackRequested && answerable && isReady && time - lastProbe >= Self.probeInterval
         let frame = sequencer.frame(message, ackRequested: ackRequested || probe)
         if probe {
             probes[frame.seq] = time
@@ -150,20 +235,81 @@ public struct NativeDriver: StandDriver {
         if pending.seqs.count == 1 { counters.roundTrip.sample(time - pending.sentAt) }
     }
 
+    // MARK: - Duties
+
+    private var resendTimeout: Double {
+        counters.roundTrip.resendTimeout(floor: ProtocolTiming.resendAfter, ceiling: ProtocolTiming.resendCeiling)
+    }
+
+    /// HELLO `k` (0-based) is due `k` intervals after the first: a late tick never shifts the ones after it.
+    private var nextHelloDue: Double? {
+        hellosSent < ProtocolTiming.helloAttempts ? handshakeStart + Double(hellosSent) * ProtocolTiming.helloInterval : nil
+    }
+
+    /// The handshake gives up at `handshakeTimeout`, and never less than an interval after the last HELLO.
+    private var handshakeDeadline: Double {
+        max(handshakeStart + ProtocolTiming.handshakeTimeout, lastHello + ProtocolTiming.helloInterval)
+    }
+
+    /// The stand's session runs once it answered HELLO: from then on the host must not stay silent.
+    private var heartbeatDue: Double? {
+        identity != nil ? lastSent + Self.heartbeatAim * silenceLimit : nil
+    }
+
+    public var nextDeadline: Double? {
+        guard !failed else { return answersDue }
+        var due: [Double] = []
+        if let answersDue { due.append(answersDue) }
+        if !isReady { due.append(nextHelloDue ?? handshakeDeadline) }
+        let timeout = resendTimeout
+        due += awaitingAck.map { $0.sentAt + timeout }
+        if let heartbeatDue { due.append(heartbeatDue) }
+        return due.min()
+    }
+
     public mutating func tick(at time: Double) -> DriverOutput {
         var out = DriverOutput()
-        if !isReady && time - helloSent > 0.5 {
-            if helloTries >= 5 {
-                out.reports.append(.fatal("no HELLO_REPLY after 5 tries: the device does not speak dockd protocol v1"))
+        if let last = lastTick { tickGap = max(0, time - last) }
+        lastTick = time
+        // Answers first: a refused version is NACKed before the link closes.
+        for answer in answers { out.bytes += frame(answer, ackRequested: false, at: time).bytes }
+        answers = []
+        answersDue = nil
+        guard !failed else { return out }
+        if !isReady {
+            if let due = nextHelloDue, time + Self.epsilon >= due {
+                out.bytes += hello(at: time)
+            } else if nextHelloDue == nil && time + Self.epsilon >= handshakeDeadline {
+                failed = true
+                let waited = Int(((time - handshakeStart) * 1000).rounded())
+                out.reports.append(.fatal(
+                    "no HELLO_REPLY and CAPABILITIES after \(hellosSent) HELLOs in \(waited) ms: the device does not speak dockd protocol \(ProtocolVersion.major) (dockd speaks \(ProtocolVersion.text))"))
                 return out
             }
-            out.bytes += hello(at: time)
         }
-        let timeout = counters.roundTrip.resendTimeout(floor: Self.resendFloor, ceiling: Self.resendCeiling)
+        resend(at: time, into: &out)
+        // A probe unanswered for 2 s was lost (or the link is gone): it times nothing.
+        probes = probes.filter { time - $0.value < 2 }
+        if identity != nil && needsHeartbeat(at: time) {
+            out.bytes += frame(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: Int(time * 1000))), ackRequested: false, at: time).bytes
+        }
+        return out
+    }
+
+    /// Due at `heartbeatAim` of the limit; earlier if the next tick, as late as the last gap between
+    /// ticks, would come after the limit. So 20 ms ticks keep a 25 ms limit (100 ms timeout) too.
+    private func needsHeartbeat(at time: Double) -> Bool {
+        let limit = lastSent + silenceLimit
+        return time + Self.epsilon >= lastSent + Self.heartbeatAim * silenceLimit
+            || time + min(tickGap, silenceLimit / 2) + Self.epsilon >= limit
+    }
+
+    private mutating func resend(at time: Double, into out: inout DriverOutput) {
+        let timeout = resendTimeout
         var stillWaiting: [Pending] = []
         for var pending in awaitingAck {
-            guard time - pending.sentAt > timeout else { stillWaiting.append(pending); continue }
-            guard pending.seqs.count <= 3 else {
+            guard time + Self.epsilon >= pending.sentAt + timeout else { stillWaiting.append(pending); continue }
+            guard pending.seqs.count <= ProtocolTiming.maxResends else {
                 counters.commandsFailed += 1
                 out.reports.append(.refused(command: pending.message.type.rawValue,
                                             reason: "no acknowledgement after \(pending.seqs.count) tries"))
@@ -177,11 +323,5 @@ public struct NativeDriver: StandDriver {
             out.bytes += resent.bytes
         }
         awaitingAck = stillWaiting
-        // A probe unanswered for 2 s was lost (or the link is gone): it times nothing.
-        probes = probes.filter { time - $0.value < 2 }
-        if isReady && time - lastSent > heartbeatInterval {
-            out.bytes += frame(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: Int(time * 1000))), ackRequested: false, at: time).bytes
-        }
-        return out
     }
 }

@@ -33,6 +33,22 @@ public protocol StandDriver: Sendable {
     /// The device moves to a position itself (`.position(duration:targets:)`: a camera's absolute
     /// positioning), so an orientation is sent as one POSITION rather than steered with velocities.
     var closesPositionLoop: Bool { get }
+
+    /// When the driver next needs `tick` (host seconds; at or before now: at once), or nil when only
+    /// the regular ticks matter. A caller that ticks then keeps the driver's deadlines exactly.
+    var nextDeadline: Double? { get }
+
+    /// A command of this type was sent and its acknowledgement is still awaited (drivers whose
+    /// protocol acknowledges commands; the others never wait).
+    func awaitsAcknowledgement(of type: MessageType) -> Bool
+}
+
+extension StandDriver {
+    /// Drivers whose protocol cannot confirm a stop report none outstanding.
+    public var stopConfirmed: Bool { true }
+    public var closesPositionLoop: Bool { false }
+    public var nextDeadline: Double? { nil }
+    public func awaitsAcknowledgement(of type: MessageType) -> Bool { false }
 }
 
 /// What a driver learned from the stand.
@@ -48,6 +64,9 @@ public enum DriverReport: Sendable, Equatable {
     case refused(command: UInt8, reason: String)
     /// Bytes that did not decode (counted, otherwise ignored).
     case garbage(FrameError)
+    /// A report that decoded but cannot be true (a battery level of NaN or 1.5, a battery the stand
+    /// never declared): dropped, and why, so the daemon can count and show it.
+    case rejected(String)
     /// The link cannot work (wrong protocol version, no answer to the handshake): close it.
     case fatal(String)
 }
@@ -80,10 +99,4 @@ public struct DriverCounters: Sendable, Equatable {
     /// The measured round trip to the stand and back (drivers that can measure it).
     public var roundTrip = RoundTripEstimator()
     public init() {}
-}
-
-extension StandDriver {
-    /// Drivers whose protocol cannot confirm a stop report none outstanding.
-    public var stopConfirmed: Bool { true }
-    public var closesPositionLoop: Bool { false }
 }

@@ -30,6 +30,35 @@ public struct DecoderCounters: Sendable, Equatable {
     }
 }
 
+/// The header of a frame that passed the CRC check but could not be used: its type is unknown to
+/// this version or its payload is malformed. It is still a real frame from the peer, so a receiver
+/// answers it with NACK (`unsupported` or `malformed`) when it asked for an ACK (PROTOCOL.md §3).
+public struct FrameHeader: Sendable, Equatable {
+    public var type: UInt8
+    public var seq: UInt16
+    public var ackRequested: Bool
+    public init(type: UInt8, seq: UInt16, ackRequested: Bool) {
+        self.type = type; self.seq = seq; self.ackRequested = ackRequested
+    }
+}
+
+/// What the decoder yields for each delimited run of bytes.
+public enum DecoderEvent: Sendable, Equatable {
+    case frame(Frame)
+    /// A frame with a valid CRC that could not be used (`unknownType` or `malformed`).
+    case unusable(FrameHeader, FrameError)
+    /// Bytes that were no frame at all (oversize, cobs, truncated, crc).
+    case broken(FrameError)
+
+    /// The same as a frame or an error, for receivers that need no header.
+    public var result: Result<Frame, FrameError> {
+        switch self {
+        case .frame(let frame): .success(frame)
+        case .unusable(_, let error), .broken(let error): .failure(error)
+        }
+    }
+}
+
 /// Streaming decoder: feed it bytes in any chunking; it yields frames and typed errors in order,
 /// resynchronizes on the next 0x00 after anything broken, and never holds more than
 /// `FrameLimits.maxEncodedPacket` bytes.
@@ -40,6 +69,7 @@ public struct FrameDecoder: Sendable {
     /// After an oversize run, bytes are dropped up to and including the next delimiter.
     private var discarding = false
     private var lastSeq: UInt16?
+    /// `frames` counts every frame that decoded: each is a sign of life from the peer ("heard").
     public private(set) var counters = DecoderCounters()
 
     public init() {
@@ -48,12 +78,23 @@ public struct FrameDecoder: Sendable {
 
     public mutating func feed<C: Sequence>(_ bytes: C) -> [Output] where C.Element == UInt8 {
         var out: [Output] = []
-        feed(bytes) { out.append($0) }
+        decode(bytes) { out.append($0.result) }
         return out
     }
 
     /// Calls `emit` for each frame or error as soon as its delimiter arrives; no array per call.
     public mutating func feed<C: Sequence>(_ bytes: C, emit: (Output) -> Void) where C.Element == UInt8 {
+        decode(bytes) { emit($0.result) }
+    }
+
+    /// Every event, with the header of frames that could not be used, for receivers that answer them.
+    public mutating func events<C: Sequence>(_ bytes: C) -> [DecoderEvent] where C.Element == UInt8 {
+        var out: [DecoderEvent] = []
+        decode(bytes) { out.append($0) }
+        return out
+    }
+
+    public mutating func decode<C: Sequence>(_ bytes: C, emit: (DecoderEvent) -> Void) where C.Element == UInt8 {
         for byte in bytes {
             counters.bytes += 1
             if discarding {
@@ -64,7 +105,7 @@ public struct FrameDecoder: Sendable {
                 if buffer.count == FrameLimits.maxEncodedPacket {
                     buffer.removeAll(keepingCapacity: true)
                     discarding = true
-                    emit(fail(.oversize))
+                    emit(.broken(count(.oversize)))
                 } else {
                     buffer.append(byte)
                 }
@@ -76,21 +117,22 @@ public struct FrameDecoder: Sendable {
         }
     }
 
-    private mutating func decodeBuffered() -> Output {
-        guard let packet = COBS.decode(buffer) else { return fail(.cobs) }
-        guard packet.count >= FrameLimits.minPacket else { return fail(.truncated) }
+    private mutating func decodeBuffered() -> DecoderEvent {
+        guard let packet = COBS.decode(buffer) else { return .broken(count(.cobs)) }
+        guard packet.count >= FrameLimits.minPacket else { return .broken(count(.truncated)) }
         let body = packet[0..<(packet.count - 2)]
         let crc = UInt16(packet[packet.count - 2]) | UInt16(packet[packet.count - 1]) << 8
-        guard CRC16.checksum(body) == crc else { return fail(.crc) }
+        guard CRC16.checksum(body) == crc else { return .broken(count(.crc)) }
         let seq = UInt16(packet[2]) | UInt16(packet[3]) << 8
         noteSequence(seq)
-        guard let type = MessageType(rawValue: packet[0]) else { return fail(.unknownType) }
+        let header = FrameHeader(type: packet[0], seq: seq, ackRequested: packet[1] & 1 != 0)
+        guard let type = MessageType(rawValue: packet[0]) else { return .unusable(header, count(.unknownType)) }
         do {
             let message = try Message.decode(type: type, payload: packet[4..<(packet.count - 2)])
             counters.frames += 1
-            return .success(Frame(seq: seq, ackRequested: packet[1] & 1 != 0, message: message))
+            return .frame(Frame(seq: seq, ackRequested: header.ackRequested, message: message))
         } catch {
-            return fail(.malformed)
+            return .unusable(header, count(.malformed))
         }
     }
 
@@ -103,8 +145,8 @@ public struct FrameDecoder: Sendable {
         lastSeq = seq
     }
 
-    private mutating func fail(_ error: FrameError) -> Output {
+    private mutating func count(_ error: FrameError) -> FrameError {
         counters.errors[error, default: 0] += 1
-        return .failure(error)
+        return error
     }
 }

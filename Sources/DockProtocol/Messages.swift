@@ -1,7 +1,11 @@
 /// Every message of protocol v1, as plain values. Field names and units follow PROTOCOL.md §4.
 public enum ProtocolVersion {
     public static let major: UInt8 = 1
-    public static let minor: UInt8 = 0
+    /// 1.1 adds no field and no type: it pins down timing, acknowledgements and value rules that 1.0
+    /// left open, so 1.0 and 1.1 peers work together (PROTOCOL.md "Versions").
+    public static let minor: UInt8 = 1
+    /// "1.1": how both sides name a version in texts (a mismatch names both).
+    public static var text: String { "\(major).\(minor)" }
 }
 
 public struct Hello: Equatable, Sendable {

@@ -88,11 +88,14 @@ struct AxisState: Sendable {
             acceleration = Swift.max(-accelLimit, Swift.min(accelLimit, (target - velocity) / tau))
             velocity += acceleration * dt
         }
+        let before = motorPosition
         motorPosition += velocity * dt
         if !model.continuous {
+            // Host LIMITS may exclude where the axis stands: it then moves only back toward the
+            // range and never jumps into it (PROTOCOL.md §4 LIMITS). Inside, it stops at the edge.
             let lo = Swift.max(model.min, limitMin), hi = Swift.min(model.max, limitMax)
-            if motorPosition <= lo { motorPosition = lo; if velocity < 0 { velocity = 0 } }
-            if motorPosition >= hi { motorPosition = hi; if velocity > 0 { velocity = 0 } }
+            if motorPosition <= lo && velocity <= 0 { motorPosition = Swift.max(motorPosition, Swift.min(before, lo)); velocity = 0 }
+            if motorPosition >= hi && velocity >= 0 { motorPosition = Swift.min(motorPosition, Swift.max(before, hi)); velocity = 0 }
         }
         let half = model.backlash / 2
         if motorPosition - outputPosition > half { outputPosition = motorPosition - half }

@@ -17,7 +17,6 @@ public struct SimulatedStand: Sendable {
     private var nextFeedback: UInt64 = 0
     private var nextImu: UInt64 = 0
     private var lastSent: UInt64 = 0
-    private var lastBatteryReport: UInt64 = 0
 
     // Session with the host.
     public private(set) var sessionActive = false
@@ -30,7 +29,9 @@ public struct SimulatedStand: Sendable {
     public private(set) var docked = true
     public private(set) var batteryLevels: [Double]
     public private(set) var charging = false
-    private var reportedBattery: [BatteryState] = []
+    /// The last BATTERY sent per battery, and when (PROTOCOL.md §4 BATTERY: on a change of 0.01 or
+    /// of charge/flags, and at least every 10 s).
+    private var reportedBattery: [(state: BatteryState, at: UInt64)?] = []
     private var pendingEvents: [(time: UInt64, event: StandEvent)] = []
     private var corruptFraction = 0.0
     private var corruptUntil: UInt64 = 0
@@ -83,7 +84,13 @@ public struct SimulatedStand: Sendable {
     public mutating func receive(_ bytes: [UInt8], atMicros time: UInt64) -> [UInt8] {
         // Keep what the stand sent while catching up: dropping it would lose frames (seq gaps).
         run(toMicros: time)
-        for case .success(let frame) in decoder.feed(bytes) { handle(frame) }
+        for event in decoder.events(bytes) {
+            switch event {
+            case .frame(let frame): handle(frame)
+            case .unusable(let header, let error): refuseUnusable(header, error)
+            case .broken: break
+            }
+        }
         return takeOutput()
     }
 
@@ -178,10 +185,13 @@ public struct SimulatedStand: Sendable {
                 nextImu = Self.nextTick(after: nextImu, now: now, hz: configuration.imuHz)
                 send(.imu(imuSample()))
             }
-            reportBatteries(force: now - lastBatteryReport >= 10_000_000)
+            reportBatteries(force: false)
         }
-        if now - lastSent >= 1_000_000 { send(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: now / 1000))) }
+        // In every state, silence longer than the stand heartbeat interval is filled (PROTOCOL.md §3).
+        if now - lastSent >= Self.heartbeatMicros { send(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: now / 1000))) }
     }
+
+    private static let heartbeatMicros = UInt64(ProtocolTiming.standHeartbeatInterval * 1e6)
 
     /// Schedules from the previous due time, not from `now`, so a period that is not a multiple of
     /// the physics step still averages the advertised rate (1 ms steps at 333 Hz would otherwise
@@ -196,7 +206,12 @@ public struct SimulatedStand: Sendable {
 
     private mutating func handle(_ frame: Frame) {
         lastHeard = now
-        if heartbeatLapsed { heartbeatLapsed = false }
+        // Heartbeat lost lasts until an actuation command (or a HELLO): other frames keep the link
+        // but move nothing and raise no second FAULT (PROTOCOL.md §2.1).
+        switch frame.message {
+        case .velocity, .position: heartbeatLapsed = false
+        default: break
+        }
         if received.count >= 256 { received.removeFirst(128) }
         received.append(frame.message)
 
@@ -204,6 +219,9 @@ public struct SimulatedStand: Sendable {
             startSession(hello, frame: frame)
             return
         }
+        // ACK and NACK are never answered, whatever their flags say (PROTOCOL.md §3).
+        if case .ack = frame.message { return }
+        if case .nack = frame.message { return }
         guard sessionActive else {
             if frame.ackRequested { nack(frame, .notReady, "no HELLO yet") }
             return
@@ -216,6 +234,15 @@ public struct SimulatedStand: Sendable {
         }
     }
 
+    /// A frame with a good CRC that this version cannot use still gets its answer when it asked.
+    private mutating func refuseUnusable(_ header: FrameHeader, _ error: FrameError) {
+        guard header.ackRequested, header.type != MessageType.ack.rawValue, header.type != MessageType.nack.rawValue else { return }
+        let (code, detail): (NackCode, String) = error == .unknownType
+            ? (.unsupported, "type 0x\(String(header.type, radix: 16)) is unknown to protocol \(ProtocolVersion.text)")
+            : (.malformed, "type 0x\(String(header.type, radix: 16)): payload malformed")
+        send(.nack(Nack(seq: header.seq, type: header.type, code: code, detail: detail)))
+    }
+
     private struct Refusal: Error {
         var code: NackCode
         var detail: String
@@ -223,13 +250,12 @@ public struct SimulatedStand: Sendable {
 
     private mutating func startSession(_ hello: Hello, frame: Frame) {
         guard hello.major == ProtocolVersion.major else {
-            nack(frame, .versionMismatch, "stand speaks \(ProtocolVersion.major).\(ProtocolVersion.minor), host \(hello.major).\(hello.minor)")
+            nack(frame, .versionMismatch, "stand speaks \(ProtocolVersion.text), host \(hello.major).\(hello.minor)")
             return
         }
         sessionActive = true
         heartbeatLapsed = false
-        let asked = hello.heartbeatTimeoutMs == 0 ? configuration.defaultHeartbeatTimeoutMs : hello.heartbeatTimeoutMs
-        heartbeatTimeoutMs = min(5000, max(100, asked))
+        heartbeatTimeoutMs = ProtocolTiming.clampedHeartbeatTimeoutMs(hello.heartbeatTimeoutMs, standDefault: configuration.defaultHeartbeatTimeoutMs)
         led = LedCommand(mode: .off)
         for i in axes.indices {
             axes[i].resetLimits()
@@ -240,6 +266,7 @@ public struct SimulatedStand: Sendable {
                                     firmware: configuration.firmware, hardware: configuration.hardware,
                                     serial: configuration.serial)))
         send(.capabilities(configuration.capabilities))
+        reportedBattery = []
         reportBatteries(force: true)
         send(.event(StandEvent(timeUs: stamp(now), kind: .docked, value: docked ? 1 : 0)))
         nextFeedback = now
@@ -248,7 +275,7 @@ public struct SimulatedStand: Sendable {
 
     private mutating func execute(_ message: Message) -> Result<Void, Refusal> {
         switch message {
-        case .heartbeat, .ack, .nack:
+        case .heartbeat, .ack, .nack:  // ACK and NACK are handled before: never answered
             return .success(())
         case .velocity(let values):
             guard let indices = indices(of: values.map(\.axis)) else { return .failure(unsupportedAxis) }
@@ -277,15 +304,19 @@ public struct SimulatedStand: Sendable {
             return .success(())
         case .limits(let limits):
             guard let indices = indices(of: limits.map(\.axis)) else { return .failure(unsupportedAxis) }
+            // All or nothing: every axis is checked before any changes (PROTOCOL.md §4 LIMITS).
             for (i, l) in zip(indices, limits) {
                 let m = axes[i].model
-                let rangeOK = l.min < l.max && (m.continuous || (Double(l.min) >= m.min - 1e-6 && Double(l.max) <= m.max + 1e-6))
-                guard rangeOK, l.maxSpeed > 0, Double(l.maxSpeed) <= m.maxSpeed + 1e-6, l.maxAccel > 0, Double(l.maxAccel) <= m.maxAccel + 1e-6 else {
+                // A continuous axis has no range: its min and max are neither checked nor applied.
+                let rangeOK = m.continuous
+                    || (l.min.isFinite && l.max.isFinite && l.min < l.max && Double(l.min) >= m.min - 1e-6 && Double(l.max) <= m.max + 1e-6)
+                guard rangeOK, l.maxSpeed.isFinite, l.maxSpeed > 0, Double(l.maxSpeed) <= m.maxSpeed + 1e-6,
+                      l.maxAccel.isFinite, l.maxAccel > 0, Double(l.maxAccel) <= m.maxAccel + 1e-6 else {
                     return .failure(Refusal(code: .outOfRange, detail: "\(m.axis) limits outside the stand's own"))
                 }
             }
             for (i, l) in zip(indices, limits) {
-                axes[i].limitMin = Double(l.min); axes[i].limitMax = Double(l.max)
+                if !axes[i].model.continuous { axes[i].limitMin = Double(l.min); axes[i].limitMax = Double(l.max) }
                 axes[i].limitSpeed = Double(l.maxSpeed); axes[i].limitAccel = Double(l.maxAccel)
             }
             return .success(())
@@ -389,19 +420,26 @@ public struct SimulatedStand: Sendable {
     }
 
     private func batteryState(_ i: Int) -> BatteryState {
-        // Levels are reported in whole percent, so a report goes out when a percent changes.
-        let level = (batteryLevels[i] * 100).rounded() / 100
+        // The level as measured: the 0.01 step is counted from the last report, not from rounding
+        // boundaries, so a level that hovers at a boundary does not send a report each time.
+        let level = min(1, max(0, batteryLevels[i]))
         return BatteryState(index: UInt8(i), level: Float(level), charge: charging ? .charging : .notCharging, low: level < 0.15)
     }
 
+    /// BATTERY for each battery whose level moved by `batteryLevelStep` since its last report, whose
+    /// charge or low flag changed, or that was last reported `batteryReportInterval` ago; `force`: all.
     private mutating func reportBatteries(force: Bool) {
-        let states = batteryLevels.indices.map(batteryState)
-        guard force || states != reportedBattery else { return }
-        for (i, state) in states.enumerated() where force || i >= reportedBattery.count || reportedBattery[i] != state {
+        if reportedBattery.count != batteryLevels.count { reportedBattery = batteryLevels.map { _ in nil } }
+        let interval = UInt64(ProtocolTiming.batteryReportInterval * 1e6)
+        for i in batteryLevels.indices {
+            let state = batteryState(i)
+            if !force, let last = reportedBattery[i], now - last.at < interval, last.state.charge == state.charge,
+               last.state.low == state.low, abs(last.state.level - state.level) < ProtocolTiming.batteryLevelStep - 1e-6 {
+                continue
+            }
             send(.battery(state))
+            reportedBattery[i] = (state, now)
         }
-        reportedBattery = states
-        lastBatteryReport = now
     }
 
     private mutating func queueEvent(_ event: StandEvent) {

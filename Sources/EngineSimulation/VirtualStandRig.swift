@@ -23,8 +23,8 @@ public struct VirtualStandRig: Sendable {
     public private(set) var lateReplies: [Int: Result<CommandResult, EngineError>] = [:]
     /// The link is open (the engine's shell would have a channel).
     public private(set) var linkOpen = false
-    /// Every message the engine sent the stand, with its host time (when `recording`).
-    public private(set) var sent: [(time: Double, message: Message)] = []
+    /// Every frame the engine sent the stand, with its host time (when `recording`).
+    public private(set) var sent: [(time: Double, frame: Frame)] = []
     /// VELOCITY messages with a non-zero rate on some axis, in total: motion commands.
     public private(set) var movingCommands = 0
     private var outgoing = FrameDecoder()
@@ -79,6 +79,9 @@ public struct VirtualStandRig: Sendable {
         if now >= nextTick {
             nextTick += StandEngine.tickInterval
             if linkOpen { apply(engine.handle(.tick, at: now)) }
+        } else if linkOpen, let due = engine.nextDeadline, due <= now {
+            // As dockd's host does: a tick at the driver's deadline, sooner than the regular one.
+            apply(engine.handle(.tick, at: now))
         }
     }
 
@@ -144,7 +147,7 @@ public struct VirtualStandRig: Sendable {
     private mutating func apply(_ out: EngineOutput, answered: Int? = nil) {
         if !out.bytes.isEmpty && linkOpen {
             for case .success(let frame) in outgoing.feed(out.bytes) {
-                if recording { sent.append((now, frame.message)) }
+                if recording { sent.append((now, frame)) }
                 if case .velocity(let rates) = frame.message, rates.contains(where: { $0.value != 0 }) { movingCommands += 1 }
             }
             let reply = stand.receive(out.bytes, atMicros: micros)

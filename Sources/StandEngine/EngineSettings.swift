@@ -1,10 +1,11 @@
 import DockCore
+import DockProtocol
 import DockTracking
 
 /// What the daemon's configuration sets for every stand's engine.
 public struct EngineSettings: Sendable {
     /// Without a valid frame from the stand for this long the link is declared lost, s.
-    public var linkTimeout = 1.0
+    public var linkTimeout = ProtocolTiming.linkTimeout
     /// The controller's feedback watchdog is 25 periods here (250 ms at 100 Hz) rather than the
     /// protocol's 3: on a loaded host (a CPU hog on both cores) the daemon's and the stand's
     /// scheduling delayed a FEEDBACK by over 100 ms, failing moves that were fine. The stand's own
@@ -22,6 +23,8 @@ public struct EngineSettings: Sendable {
     public var defaultCaptureLatency = 0.05
     /// How long a STOP may wait for its acknowledgement before the caller is told it was not confirmed, s.
     public var stopConfirmationTimeout = 0.5
+    /// How long a LIMITS may wait for its acknowledgement (the driver resends meanwhile), s.
+    public var acknowledgementTimeout = 1.5
 
     public init() {}
 }

@@ -17,16 +17,4 @@ enum FeedbackCheck {
         }
         return nil
     }
-
-    /// Why a BATTERY report cannot be true, or nil: a level that is not a number in 0…1, or a
-    /// battery the stand did not declare.
-    static func implausible(_ battery: BatteryState, capabilities: Capabilities?) -> String? {
-        guard battery.level.isFinite, battery.level >= 0, battery.level <= 1 else {
-            return "battery \(battery.index) level \(battery.level) is not in 0…1"
-        }
-        if let declared = capabilities?.batteries.count, Int(battery.index) >= declared {
-            return "battery \(battery.index) was not declared (the stand has \(declared))"
-        }
-        return nil
-    }
 }

@@ -66,6 +66,8 @@ public struct StandEngine: Sendable {
     private var refusals = RefusalWatch()
     /// STOP replies waiting for the stand's acknowledgement: token and deadline.
     private var pendingStops: [(token: Int, deadline: Double)] = []
+    /// `motion.limits` replies waiting for the stand to acknowledge the LIMITS: token and deadline.
+    private var pendingLimits: [(token: Int, deadline: Double)] = []
 
     public init(driver: any StandDriver, settings: EngineSettings, fallbackName: String) {
         self.driver = driver
@@ -80,6 +82,10 @@ public struct StandEngine: Sendable {
 
     /// The driver has the last STOP confirmed by the stand (ACK, completion, or at rest).
     public var stopConfirmed: Bool { linkState != .connected || driver.stopConfirmed }
+
+    /// When the engine must next be ticked to keep the driver's deadlines (an answer due, a
+    /// heartbeat, a resend), if sooner than the regular ticks; nil while the link is closed.
+    public var nextDeadline: Double? { linkState == .disconnected ? nil : driver.nextDeadline }
 
     // MARK: - Events
 
@@ -96,6 +102,7 @@ public struct StandEngine: Sendable {
         case .shutdown: shutdown(at: now, &out)
         }
         answerStops(at: now, &out)
+        answerLimits(at: now, &out)
         return out
     }
 
@@ -188,19 +195,18 @@ public struct StandEngine: Sendable {
         case .event(let event):
             standEvent(event, at: now, &out)
         case .battery(let state):
-            guard let problem = FeedbackCheck.implausible(state, capabilities: capabilities) else {
-                batteries[state.index] = state
-                out.notifications.append(.battery(batteryReport(state)))
-                return
-            }
-            counters.implausibleReports += 1
-            reportImplausible("rejected impossible battery report: \(problem)", at: now, &out)
+            // The driver has refused impossible values (`.rejected`).
+            batteries[state.index] = state
+            out.notifications.append(.battery(batteryReport(state)))
         case .fault(let fault):
             counters.faults += 1
             out.log(.warning, "stand fault", ["code": "\(fault.code)", "severity": "\(fault.severity)", "text": fault.text])
             out.notifications.append(.fault(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text)))
         case .refused(let command, let reason):
             refused(command: command, reason: reason, at: now, &out)
+        case .rejected(let problem):
+            counters.implausibleReports += 1
+            reportImplausible("rejected an impossible report: \(problem)", at: now, &out)
         case .garbage:
             break
         case .fatal(let reason):
@@ -321,6 +327,16 @@ public struct StandEngine: Sendable {
         case .stop:
             for pending in pendingStops { out.reply(pending.token, .success(.stopped(confirmed: false))) }
             pendingStops.removeAll()
+        case .limits:
+            // Not in force on the stand: not in force here either (PROTOCOL.md: LIMITS is all or nothing).
+            for pending in pendingLimits { out.reply(pending.token, .failure(.motionFailed("the stand refused LIMITS: \(reason)"))) }
+            pendingLimits.removeAll()
+            lease.limits = [:]
+            if var controller = motion {
+                controller.resetLimits()
+                motion = controller
+                runController(at: now, &out)
+            }
         case .velocity, .position:
             guard let hold = refusals.refused("the stand refused \(label): \(reason)", at: now) else { return }
             out.log(.error, "\(hold.reason); motion held back for \(hold.seconds) s")
@@ -441,6 +457,10 @@ public struct StandEngine: Sendable {
                 stop(by: client, token: token, at: now, &out)
                 return
             }
+            if case .limits(let requests) = command {
+                try setLimits(requests, token: token, at: now, &out)
+                return
+            }
             out.reply(token, .success(try execute(command, from: client, at: now, &out)))
         } catch {
             out.reply(token, .failure(error))
@@ -471,10 +491,8 @@ public struct StandEngine: Sendable {
             return .motion(id)
         case .play(let animation):
             return .motion(try withController(at: now, &out) { c, now throws(MotionError) in try c.play(animation, at: now) })
-        case .limits(let requests):
-            try withController(at: now, &out) { c, _ throws(MotionError) in try c.setLimits(requests) }
-            lease.limits.merge(requests) { _, new in new }
-            return .ok
+        case .limits:
+            return .ok  // handled by `run`
         case .cancel(let id):
             let found = try withController(at: now, &out) { c, now throws(MotionError) in c.cancel(id, at: now) }
             guard found else { throw .invalidParameter("no running motion \(id.rawValue)") }
@@ -563,6 +581,36 @@ public struct StandEngine: Sendable {
         motion = controller
         runController(at: now, &out)
         if let token { pendingStops.append((token, now + settings.stopConfirmationTimeout)) }
+    }
+
+    /// New limits: the reply waits (bounded) for the stand's acknowledgement of the LIMITS, so a
+    /// caller is never told "ok" for limits the stand refused.
+    private mutating func setLimits(_ requests: [Axis: LimitRequest], token: Int?, at now: Double, _ out: inout EngineOutput) throws(EngineError) {
+        try withController(at: now, &out) { c, _ throws(MotionError) in try c.setLimits(requests) }
+        lease.limits.merge(requests) { _, new in new }
+        if let token, driver.awaitsAcknowledgement(of: .limits) {
+            pendingLimits.append((token, now + settings.acknowledgementTimeout))
+        } else {
+            out.reply(token, .success(.ok))
+        }
+    }
+
+    private mutating func answerLimits(at now: Double, _ out: inout EngineOutput) {
+        guard !pendingLimits.isEmpty else { return }
+        let acknowledged = !driver.awaitsAcknowledgement(of: .limits), connected = linkState == .connected
+        let stand = standID ?? fallbackName
+        pendingLimits.removeAll { pending in
+            if acknowledged && connected {
+                out.reply(pending.token, .success(.ok))
+            } else if !connected {
+                out.reply(pending.token, .failure(.notConnected(stand: stand)))
+            } else if now >= pending.deadline {
+                out.reply(pending.token, .failure(.motionFailed("the stand did not acknowledge LIMITS")))
+            } else {
+                return false
+            }
+            return true
+        }
     }
 
     private mutating func answerStops(at now: Double, _ out: inout EngineOutput) {

@@ -234,6 +234,9 @@ actor ProbeState {
         case .garbage(let e):
             count("garbage")
             emit(["t": t, "report": "garbage", "error": e.rawValue])
+        case .rejected(let text):
+            count("rejected")
+            emit(["t": t, "report": "rejected", "reason": text])
         case .fatal(let text):
             count("fatal")
             fatal = true

@@ -41,11 +41,11 @@ struct DockSimCommand: ParsableCommand {
     @Option(help: "The stand's serial number (at most 32 bytes).")
     var serial = StandConfiguration().serial
 
-    @Option(help: "FEEDBACK rate, Hz.")
-    var feedbackHz = StandConfiguration().feedbackHz
+    @Option(help: "FEEDBACK rate, Hz (default 100, or what --baud carries: PROTOCOL.md §5.1).")
+    var feedbackHz: UInt16?
 
-    @Option(help: "IMU rate, Hz (0: no IMU messages).")
-    var imuHz = StandConfiguration().imuHz
+    @Option(help: "IMU rate, Hz; 0: no IMU messages (default 100, or what --baud carries).")
+    var imuHz: UInt16?
 
     @Flag(help: "The base sways and bobs like a hand-held stand (seen by the IMU).")
     var handheld = false
@@ -63,20 +63,21 @@ struct DockSimCommand: ParsableCommand {
         if pty && unix != nil { throw ValidationError("--pty and --unix exclude each other") }
         if link != nil && unix != nil { throw ValidationError("--link applies to --pty only") }
         if let baud, !(50...4_000_000).contains(baud) { throw ValidationError("--baud must be within 50…4000000") }
-        if !(1...1000).contains(feedbackHz) { throw ValidationError("--feedback-hz must be within 1…1000") }
-        if imuHz > 1000 { throw ValidationError("--imu-hz must be within 0…1000") }
+        if let feedbackHz, !(1...1000).contains(feedbackHz) { throw ValidationError("--feedback-hz must be within 1…1000") }
+        if let imuHz, imuHz > 1000 { throw ValidationError("--imu-hz must be within 0…1000") }
         if !(100...5000).contains(heartbeatMs) { throw ValidationError("--heartbeat-ms must be within 100…5000 (the protocol's clamp)") }
         if serial.isEmpty || serial.utf8.count > 32 { throw ValidationError("--serial must be 1 to 32 bytes") }
     }
 
     func run() throws {
+        ExitSignals.blockInEveryThread()
         // A host that hangs up on the Unix socket must cost a write error, not the process.
         signal(SIGPIPE, SIG_IGN)
         let settings = EngineSettings(stand: SimulatedStand(configuration: standConfiguration, seed: seed),
                                       link: unix.map { .unix(path: $0) } ?? .pty(symlink: link),
                                       script: try loadScript(), baud: baud, logFrames: logFrames)
         warnIfLinkTooSlow(settings.stand.configuration)
-        if feedbackHz < 50 { Console.err("warning: --feedback-hz \(feedbackHz) is below the protocol's 50 Hz minimum") }
+        if let feedbackHz, feedbackHz < 50 { Console.err("warning: --feedback-hz \(feedbackHz) is below the protocol's 50 Hz minimum") }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
@@ -103,8 +104,15 @@ struct DockSimCommand: ParsableCommand {
     private var standConfiguration: StandConfiguration {
         var configuration = StandConfiguration()
         configuration.serial = serial
-        configuration.feedbackHz = feedbackHz
-        configuration.imuHz = imuHz
+        // Rates not given are the defaults, lowered to what --baud carries (PROTOCOL.md §5.1).
+        configuration.feedbackHz = feedbackHz ?? configuration.feedbackHz
+        configuration.imuHz = imuHz ?? configuration.imuHz
+        if let baud, feedbackHz == nil || imuHz == nil,
+           let fitted = LinkBudget.rates(feedbackHz: configuration.feedbackHz, imuHz: configuration.imuHz,
+                                         axes: configuration.axes.count, bytesPerSecond: Double(baud) / 10) {
+            if feedbackHz == nil { configuration.feedbackHz = fitted.feedbackHz }
+            if imuHz == nil { configuration.imuHz = fitted.imuHz }
+        }
         configuration.handheld = handheld
         configuration.defaultHeartbeatTimeoutMs = heartbeatMs
         return configuration
@@ -134,6 +142,11 @@ struct DockSimCommand: ParsableCommand {
         let needed = Double(configuration.feedbackHz) * frameBytes(.feedback(feedback)) + Double(configuration.imuHz) * frameBytes(.imu(imu))
         if needed > capacity {
             Console.err("warning: feedback and IMU need ≈\(Int(needed)) bytes/s but \(baud) baud carries \(Int(capacity)); frames will be dropped")
+        }
+        if LinkBudget.rates(feedbackHz: LinkBudget.minimumFeedbackHz, imuHz: 0, axes: configuration.axes.count, bytesPerSecond: capacity) == nil {
+            Console.err("warning: \(baud) baud cannot carry 50 Hz FEEDBACK in 75 % of the link: not a supported link (PROTOCOL.md §5.1)")
+        } else {
+            Console.err("rates for \(baud) baud: FEEDBACK \(configuration.feedbackHz) Hz, IMU \(configuration.imuHz) Hz")
         }
     }
 }

@@ -31,6 +31,8 @@ final class StandHost: Sendable {
         var engine: StandEngine
         var channel: (any Channel)?
         var ticker: RepeatedTask?
+        /// A tick scheduled for the driver's next deadline, sooner than the regular ticks.
+        var deadline: (at: Double, task: Scheduled<Void>)?
         /// Why the link is being closed from our side (the engine's reason, or an I/O error).
         var closeReason: String?
         var nextToken = 0
@@ -113,6 +115,8 @@ final class StandHost: Sendable {
         state.value.closeReason = nil
         state.value.ticker?.cancel()
         state.value.ticker = nil
+        state.value.deadline?.task.cancel()
+        state.value.deadline = nil
         state.value.channel = nil
         liveness.forget(livenessName)
         apply(state.value.engine.handle(.linkClosed(reason: reason), at: clock.now()))
@@ -136,6 +140,22 @@ final class StandHost: Sendable {
             }
         }
         if let reason = out.closeLink { failed(reason) }
+        scheduleDeadline()
+    }
+
+    /// Ticks the engine at the driver's next deadline (an ACK the stand asked for, a heartbeat)
+    /// when that comes before the regular 20 ms tick.
+    private func scheduleDeadline() {
+        guard let due = state.value.engine.nextDeadline else { return }
+        let delay = max(0, due - clock.now())
+        guard delay < StandEngine.tickInterval else { return }
+        if let pending = state.value.deadline, pending.at <= due { return }
+        state.value.deadline?.task.cancel()
+        let task = loop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) {
+            self.state.value.deadline = nil
+            self.apply(self.state.value.engine.handle(.tick, at: self.clock.now()))
+        }
+        state.value.deadline = (due, task)
     }
 
     // MARK: - Commands and reads

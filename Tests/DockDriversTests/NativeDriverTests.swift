@@ -6,20 +6,35 @@ import Testing
 /// The native driver against the pure simulated stand in virtual time: the driver's 20 ms duties
 /// run as dockd runs them, and the stand's bytes come back as they would over the link.
 private struct NativeLink {
-    var driver = NativeDriver()
+    var driver: NativeDriver
     var stand = SimulatedStand()
     var micros: UInt64 = 0
     var reports: [DriverReport] = []
+    /// When the stand received each run of bytes from the host, s.
+    var hostWrites: [Double] = []
     var time: Double { Double(micros) / 1e6 }
 
-    init() {
+    init(heartbeatTimeoutMs: UInt16 = 500) {
+        driver = NativeDriver(heartbeatTimeoutMs: heartbeatTimeoutMs)
         let hello = driver.start(at: 0)
+        hostWrites.append(0)
         deliver(stand.receive(hello, atMicros: 0))
     }
 
     mutating func deliver(_ bytes: [UInt8]) { reports += driver.receive(bytes, at: time) }
 
-    mutating func send(_ command: Message) { deliver(stand.receive(driver.send(command, at: time), atMicros: micros)) }
+    /// One driver tick now; its bytes reach the stand at once.
+    mutating func tick() {
+        let duty = driver.tick(at: time)
+        reports += duty.reports
+        if !duty.bytes.isEmpty { hostWrites.append(time) }
+        deliver(stand.receive(duty.bytes, atMicros: micros))
+    }
+
+    mutating func send(_ command: Message) {
+        hostWrites.append(time)
+        deliver(stand.receive(driver.send(command, at: time), atMicros: micros))
+    }
 
     mutating func apply(_ action: SimAction) { deliver(stand.apply(action, atMicros: micros)) }
 
@@ -28,11 +43,7 @@ private struct NativeLink {
         while micros < end {
             micros += 1000
             deliver(stand.advance(toMicros: micros))
-            if micros % 20_000 == 0 {
-                let duty = driver.tick(at: time)
-                reports += duty.reports
-                deliver(stand.receive(duty.bytes, atMicros: micros))
-            }
+            if micros % 20_000 == 0 { tick() }
         }
     }
 

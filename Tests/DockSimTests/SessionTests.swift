@@ -44,7 +44,7 @@ import DockProtocol
         #expect(host.nacks.count == 1)
         #expect(host.nacks.first?.seq == seq)
         #expect(host.nacks.first?.knownCode == .versionMismatch)
-        #expect(host.nacks.first?.detail.contains("1.0") == true, "the detail names the stand's version")
+        #expect(host.nacks.first?.detail.contains(ProtocolVersion.text) == true, "the detail names the stand's version")
         #expect(!host.messages.contains { $0.type == .helloReply })
         #expect(!host.stand.sessionActive)
     }

@@ -33,6 +33,9 @@ struct TestHost {
 
     mutating func apply(_ action: SimAction) { take(stand.apply(action, atMicros: now)) }
 
+    /// Bytes as they are, for frames the codec would not build (unknown types, short payloads).
+    mutating func sendRaw(_ bytes: [UInt8]) { take(stand.receive(bytes, atMicros: now)) }
+
     /// Lets `seconds` pass. With `keepAlive` the host sends HEARTBEAT every 100 ms, well inside
     /// any timeout, so long motion tests are not cut short by the stand's safety stop.
     mutating func run(_ seconds: Double, keepAlive: Bool = true) {

@@ -55,6 +55,30 @@ struct LeaseTests {
     }
 }
 
+@Suite("Engine: limits are answered by the stand")
+struct LimitsAnswerTests {
+    @Test func motionLimitsIsAnsweredOnceTheStandAcknowledgesIt() throws {
+        var rig = VirtualStandRig.connected()
+        let asked = rig.command(.limits([.pitch: LimitRequest(max: 0.3)]), from: .app)
+        #expect(asked.reply == nil, "the reply waits for the stand's ACK")
+        rig.run(for: 0.1)
+        #expect(rig.lateReplies[asked.token] == .success(.ok))
+    }
+
+    @Test func limitsTheStandRefusesAreNotInForceAndTheCallerHearsWhy() throws {
+        var rig = VirtualStandRig.connected()
+        rig.stand(.silent(seconds: 0.2))  // the stand's own ACK is not on its way yet
+        let asked = rig.command(.limits([.pitch: LimitRequest(max: 0.3)]), from: .app)
+        let seq = try #require(rig.lastSeq(of: .limits))
+        rig.fromStand(.nack(Nack(seq: seq, type: MessageType.limits.rawValue, code: .outOfRange, detail: "pitch max below the current position")))
+        guard case .failure(.motionFailed(let why))? = rig.lateReplies[asked.token] else {
+            Issue.record("limits refused by the stand were answered \(String(describing: rig.lateReplies[asked.token]))"); return
+        }
+        #expect(why.contains("refused LIMITS") && why.contains("below the current position"))
+        #expect(rig.engine.effectiveLimits?.first { $0.axis == .pitch }.map { $0.max > 0.3 } == true, "the stand's own limit is in force again")
+    }
+}
+
 @Suite("Engine: a stop holds")
 struct StopTests {
     @Test func aStopHoldsAgainstTheHoldersRenewalsUntilItResumes() throws {

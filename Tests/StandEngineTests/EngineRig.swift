@@ -26,7 +26,10 @@ extension VirtualStandRig {
     func speed(_ axis: Axis) -> Double { stand.truth(axis)?.velocity ?? 0 }
 
     /// Messages the engine sent since the records were last cleared.
-    func sentMessages(_ match: (Message) -> Bool) -> [Message] { sent.map(\.message).filter(match) }
+    func sentMessages(_ match: (Message) -> Bool) -> [Message] { sent.map(\.frame.message).filter(match) }
+
+    /// The sequence number of the last frame the engine sent carrying a message of `type`.
+    func lastSeq(of type: MessageType) -> UInt16? { sent.last { $0.frame.message.type == type }?.frame.seq }
 
     /// A frame from the stand as the wire carries it (a NACK, an event), straight into the engine.
     mutating func fromStand(_ message: Message) {

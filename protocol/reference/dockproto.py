@@ -1,4 +1,4 @@
-"""Reference implementation of the dockd stand wire protocol, version 1.0.
+"""Reference implementation of the dockd stand wire protocol, version 1.1.
 
 Written from protocol/PROTOCOL.md alone, independently of the Swift codec, so that the two can check
 each other through the vectors in protocol/vectors/. Standard library only, so that it can also serve
@@ -19,6 +19,10 @@ Public API:
     encode_frame(frame)              bytes on the wire: COBS(packet) + 0x00
     decode_packet(packet)            packet bytes -> frame dict, raises ProtocolError
     StreamDecoder().feed(data)       -> [("frame", dict) | ("error", kind), ...]
+    StreamDecoder().feed_detailed(data)  the same, errors as ("error", kind, header): the header
+                                     ({"seq", "flags", "type_code"}) of a frame whose CRC checked but
+                                     whose type is unknown or payload malformed, else None
+    TIMING                           the times of sections 3 and 5, seconds
     Sender                           numbers outgoing frames (seq wraps 65535 -> 0)
     frame_to_json(frame)             NaN -> "NaN", for comparing with the vectors
 """
@@ -27,7 +31,23 @@ import math
 import struct
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 0
+PROTOCOL_MINOR = 1
+
+# Section 3, "Timing": the numbers fit together (handshake < link timeout = 4 stand heartbeats).
+TIMING = {
+    "stand_heartbeat_interval": 0.25,  # a stand silent this long sends HEARTBEAT, in every state
+    "link_timeout": 1.0,  # host: no valid frame this long = link lost
+    "hello_interval": 0.15,  # host: HELLO again after this, while no HELLO_REPLY + CAPABILITIES
+    "hello_attempts": 5,  # so the handshake fails 0.75 s after the first HELLO
+    "hello_reply_within": 0.1,  # stand: HELLO_REPLY within this of HELLO
+    "ack_within": 0.05,  # any receiver: ACK/NACK within this of the frame that asked
+    "resend_after": 0.1,  # a sender resends an unanswered command after this (at most 3 times)
+    "max_resends": 3,
+    "default_heartbeat_timeout_ms": 500,
+    "heartbeat_timeout_range_ms": (100, 5000),
+    "battery_level_step": 0.01,  # BATTERY when the level moved this far from the last one sent…
+    "battery_report_interval": 10.0,  # …and at least this often
+}
 
 FLAG_ACK_REQUEST = 0x01
 
@@ -91,9 +111,12 @@ FAULT_AXIS_NONE = 255
 class ProtocolError(Exception):
     """A receive error; ``kind`` is one of ERROR_KINDS, the names the vectors use."""
 
-    def __init__(self, kind, detail=""):
+    def __init__(self, kind, detail="", header=None):
         super().__init__(f"{kind}: {detail}" if detail else kind)
         self.kind = kind
+        # For unknown_type and malformed: {"seq", "flags", "type_code"} of a frame whose CRC checked,
+        # so that a receiver can answer it with NACK when it asked for an ACK (section 3).
+        self.header = header
 
 
 # --- CRC-16/CCITT-FALSE -------------------------------------------------------------------------
@@ -477,10 +500,14 @@ def decode_packet(packet):
     if crc != crc16(packet[:-2]):
         raise ProtocolError("crc")
     type_code, flags, seq = struct.unpack_from("<BBH", packet)
+    header = {"seq": seq, "flags": flags, "type_code": type_code}
     type_name = TYPE_NAMES.get(type_code)
     if type_name is None:
-        raise ProtocolError("unknown_type", f"0x{type_code:02x}")
-    payload = decode_payload(type_name, packet[4:-2])
+        raise ProtocolError("unknown_type", f"0x{type_code:02x}", header)
+    try:
+        payload = decode_payload(type_name, packet[4:-2])
+    except ProtocolError as error:
+        raise ProtocolError(error.kind, str(error), header) from error
     # Reserved flag bits are kept as received so that decoding loses nothing; acting on them is
     # the application's business (section 1: "ignore on receipt").
     return {"seq": seq, "flags": flags, "type": type_name, "payload": payload}
@@ -513,6 +540,11 @@ class StreamDecoder:
 
     def feed(self, data):
         """Consume ``data``; return [("frame", frame) | ("error", kind), ...] in stream order."""
+        return [event[:2] for event in self.feed_detailed(data)]
+
+    def feed_detailed(self, data):
+        """Like ``feed``, but errors are ("error", kind, header); header is None unless the frame's
+        CRC checked (unknown_type, malformed)."""
         events = []
         for byte in bytes(data):
             event = self._push(byte)
@@ -539,13 +571,13 @@ class StreamDecoder:
         try:
             frame = decode_packet(cobs_decode(encoded))
         except ProtocolError as error:
-            return self._error(error.kind)
+            return self._error(error.kind, error.header)
         self.frames += 1
         return ("frame", frame)
 
-    def _error(self, kind):
+    def _error(self, kind, header=None):
         self.errors[kind] += 1
-        return ("error", kind)
+        return ("error", kind, header)
 
 
 class Sender:

@@ -18,6 +18,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dockproto  # noqa: E402
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
+SPEC = Path(__file__).resolve().parent.parent / "PROTOCOL.md"
+DUMPS_BEGIN = "<!-- byte dumps: written by protocol/reference/make_vectors.py from the vectors; do not edit -->"
+DUMPS_END = "<!-- end of byte dumps -->"
+# The messages PROTOCOL.md shows byte by byte (section 6, "Byte dumps").
+DUMPED = ["hello", "hello_reply", "feedback", "nack_version_mismatch"]
 
 NAN = "NaN"
 
@@ -33,15 +38,20 @@ def event(time_us, kind, value, button=0, factor=1.0):
 # Floats are all exact in float32 (few significant bits), so JSON text and wire bytes agree.
 # u64 times stay below 2**53 so that JSON readers that parse numbers as doubles read them exactly.
 MESSAGES = [
-    ("hello", frame("hello", {"major": 1, "minor": 0, "heartbeat_timeout_ms": 500,
+    ("hello", frame("hello", {"major": 1, "minor": 1, "heartbeat_timeout_ms": 500,
                               "host": "dockd 0.1"}, seq=0, flags=1)),
-    ("hello_default_timeout_empty_host", frame("hello", {"major": 1, "minor": 0,
+    ("hello_v1_0", frame("hello", {"major": 1, "minor": 0, "heartbeat_timeout_ms": 500,
+                                   "host": "dockd 0.1"}, seq=0, flags=1)),
+    ("hello_default_timeout_empty_host", frame("hello", {"major": 1, "minor": 1,
                                                          "heartbeat_timeout_ms": 0, "host": ""},
                                                seq=1, flags=1)),
-    ("hello_reply", frame("hello_reply", {"major": 1, "minor": 0, "heartbeat_timeout_ms": 500,
+    ("hello_reply", frame("hello_reply", {"major": 1, "minor": 1, "heartbeat_timeout_ms": 500,
                                           "model": "dock-sim", "firmware": "1.2.3",
                                           "hardware": "rev-b", "serial": "SIM-0001"}, seq=0)),
-    ("hello_reply_utf8", frame("hello_reply", {"major": 1, "minor": 0,
+    ("hello_reply_v1_0", frame("hello_reply", {"major": 1, "minor": 0, "heartbeat_timeout_ms": 500,
+                                               "model": "dock-sim", "firmware": "1.0.0",
+                                               "hardware": "rev-a", "serial": "SIM-0001"}, seq=0)),
+    ("hello_reply_utf8", frame("hello_reply", {"major": 1, "minor": 1,
                                                "heartbeat_timeout_ms": 5000,
                                                "model": "Stativ Größe M", "firmware": "0.9.12",
                                                "hardware": "B2", "serial": "ÆØÅ-0042"}, seq=17)),
@@ -88,6 +98,12 @@ MESSAGES = [
                                              "detail": "stand speaks 2.0"}, seq=0)),
     ("nack_not_ready", frame("nack", {"ack_seq": 3, "ack_type": 0x10, "code": 7,
                                       "detail": "no HELLO yet"}, seq=1)),
+    ("nack_unsupported_unknown_type", frame("nack", {"ack_seq": 9, "ack_type": 0x30, "code": 1,
+                                                     "detail": "type 0x30 is unknown to protocol 1.1"},
+                                            seq=2)),
+    ("nack_out_of_range_battery", frame("nack", {"ack_seq": 1013, "ack_type": 0x23, "code": 2,
+                                                 "detail": "BATTERY 0 level nan is not a fraction in 0…1"},
+                                        seq=3)),
     ("nack_out_of_range_max_detail", frame("nack", {"ack_seq": 513, "ack_type": 0x11, "code": 2,
                                                     "detail": "x" * 200}, seq=300)),
     ("request_capabilities", frame("request", {"what": 2}, seq=5, flags=1)),
@@ -112,6 +128,10 @@ MESSAGES = [
         {"axis": "yaw", "min": -3.0, "max": 3.0, "max_speed": 1.5, "max_accel": 4.0},
         {"axis": "pitch", "min": -0.25, "max": 0.75, "max_speed": 0.5, "max_accel": 2.0}]},
         seq=203, flags=1)),
+    ("limits_continuous_yaw_ignored", frame("limits", {"axes": [
+        {"axis": "yaw", "min": NAN, "max": NAN, "max_speed": 3.0, "max_accel": 12.0},
+        {"axis": "pitch", "min": -0.5, "max": 0.875, "max_speed": 2.0, "max_accel": 10.0}]},
+        seq=208, flags=1)),
     ("led_blink", frame("led", {"mode": 2, "red": 255, "green": 128, "blue": 0,
                                 "on_ms": 250, "off_ms": 750}, seq=204)),
     ("led_off", frame("led", {"mode": 0, "red": 0, "green": 0, "blue": 0,
@@ -142,6 +162,7 @@ MESSAGES = [
     ("event_zoom_in", frame("event", event(7300000, 5, 1, factor=2.0), seq=1009)),
     ("event_zoom_out", frame("event", event(7400000, 5, 1, factor=0.5), seq=1010)),
     ("event_custom_button", frame("event", event(7500000, 6, 1, button=2), seq=1011)),
+    ("event_tracking_button_ack_request", frame("event", event(7600000, 2, 1), seq=1018, flags=1)),
     ("battery", frame("battery", {"index": 0, "level": 0.75, "charge": 1, "flags": 0},
                       seq=1012)),
     ("battery_low", frame("battery", {"index": 1, "level": 0.0625, "charge": 0, "flags": 1},
@@ -372,6 +393,73 @@ def stream_entries():
     return entries
 
 
+def _hex(data):
+    return " ".join(f"{b:02x}" for b in data)
+
+
+def _value_text(codec, value):
+    if isinstance(codec, dockproto._Str):
+        return f'"{value}" ({len(value.encode("utf-8"))} bytes)'
+    if isinstance(codec, dockproto._F32):
+        return "NaN (0x7fc00000)" if value == NAN else repr(float(value))
+    return str(value)
+
+
+def _field_rows(record, payload, prefix=""):
+    """(bytes, field, value) for each field of a payload, in wire order, per-axis fields expanded."""
+    rows = []
+    for key, codec in record.fields:
+        if isinstance(codec, dockproto._AxisMask):
+            out = bytearray()
+            codec.write(out, payload[key])
+            rows.append((bytes(out), "mask", "+".join(entry["axis"] for entry in payload[key])))
+        elif isinstance(codec, dockproto._PerAxis):
+            for entry in sorted(payload[key], key=lambda e: dockproto.AXES.index(e["axis"])):
+                for field, sub in codec.fields:
+                    out = bytearray()
+                    sub.write(out, entry[field])
+                    rows.append((bytes(out), f"{entry['axis']}.{field}", _value_text(sub, entry[field])))
+        else:
+            out = bytearray()
+            codec.write(out, payload[key])
+            rows.append((bytes(out), prefix + key, _value_text(codec, payload[key])))
+    return rows
+
+
+def byte_dump(name):
+    """Markdown for one vector: every byte of its packet with its field, then the wire bytes."""
+    definition = MESSAGE_FRAMES[name]
+    packet = dockproto.encode_packet(definition)
+    type_code = dockproto.MESSAGE_TYPES[definition["type"]]
+    flags = definition["flags"]
+    rows = [(packet[0:1], "type", f"0x{type_code:02x} {definition['type'].upper()}"),
+            (packet[1:2], "flags", "ACK_REQUEST" if flags & 1 else "0"),
+            (packet[2:4], "seq", str(definition["seq"]))]
+    rows += _field_rows(dockproto.PAYLOADS[definition["type"]], definition["payload"])
+    rows.append((packet[-2:], "crc", f"0x{int.from_bytes(packet[-2:], 'little'):04x}"))
+    lines = [f"**{definition['type'].upper()}** (vector `{name}`), packet of {len(packet)} bytes:", "",
+             "| offset | bytes | field | value |", "|---|---|---|---|"]
+    offset = 0
+    for data, field, value in rows:
+        lines.append(f"| {offset} | `{_hex(data)}` | {field} | {value} |")
+        offset += len(data)
+    assert offset == len(packet)
+    wire_bytes = dockproto.encode_frame(definition)
+    lines += ["", f"On the wire (COBS, then the delimiter), {len(wire_bytes)} bytes:", "",
+              "```", _hex(wire_bytes), "```"]
+    return "\n".join(lines)
+
+
+def dumps_section():
+    return "\n\n".join(byte_dump(name) for name in DUMPED)
+
+
+def spec_with_dumps(text):
+    """PROTOCOL.md's text with the dumps between the markers written anew."""
+    begin, end = text.index(DUMPS_BEGIN), text.index(DUMPS_END)
+    return text[:begin] + DUMPS_BEGIN + "\n\n" + dumps_section() + "\n\n" + text[end:]
+
+
 def to_json_text(entries):
     return json.dumps(entries, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
@@ -390,6 +478,7 @@ def main():
     VECTORS_DIR.mkdir(parents=True, exist_ok=True)
     write_json(VECTORS_DIR / "messages.json", message_entries())
     write_json(VECTORS_DIR / "streams.json", stream_entries())
+    SPEC.write_text(spec_with_dumps(SPEC.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 if __name__ == "__main__":

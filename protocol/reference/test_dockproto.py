@@ -245,3 +245,40 @@ def test_vector_files_are_up_to_date():
         make_vectors.message_entries())
     assert (VECTORS / "streams.json").read_text(encoding="utf-8") == make_vectors.to_json_text(
         make_vectors.stream_entries())
+
+
+def test_spec_byte_dumps_are_the_vectors():
+    spec = make_vectors.SPEC.read_text(encoding="utf-8")
+    assert spec == make_vectors.spec_with_dumps(spec), "run protocol/reference/make_vectors.py"
+    for name in make_vectors.DUMPED:
+        wire = next(entry["hex"] for entry in MESSAGES if entry["name"] == name)
+        assert " ".join(wire[i:i + 2] for i in range(0, len(wire), 2)) in spec, name
+
+
+def test_spec_names_the_version_the_reference_speaks():
+    spec = make_vectors.SPEC.read_text(encoding="utf-8")
+    version = f"{dockproto.PROTOCOL_MAJOR}.{dockproto.PROTOCOL_MINOR}"
+    assert spec.splitlines()[0].endswith(f"version {version}")
+    hello = FRAMES_BY_NAME["hello"]["payload"]
+    assert (hello["major"], hello["minor"]) == (dockproto.PROTOCOL_MAJOR, dockproto.PROTOCOL_MINOR)
+    # A 1.0 peer's handshake stays in the vectors: minor versions interoperate.
+    assert FRAMES_BY_NAME["hello_v1_0"]["payload"]["minor"] == 0
+
+
+def test_timing_fits_together():
+    t = dockproto.TIMING
+    assert t["hello_interval"] * t["hello_attempts"] < t["link_timeout"]
+    assert t["link_timeout"] >= 4 * t["stand_heartbeat_interval"]
+    assert t["hello_reply_within"] < t["hello_interval"]
+    assert t["ack_within"] < t["resend_after"]
+
+
+def test_unusable_frames_keep_their_header():
+    decoder = dockproto.StreamDecoder()
+    unknown = make_vectors.raw_frame(make_vectors.raw_packet(0x30, b"\x01", seq=9, flags=1))
+    short = make_vectors.raw_frame(make_vectors.raw_packet(0x04, b"\x01", seq=10, flags=1))
+    bad_crc = make_vectors.raw_frame(make_vectors.raw_packet(0x04, b"\x01\x02\x03\x04", seq=11, crc=1))
+    events = decoder.feed_detailed(unknown + short + bad_crc)
+    assert events == [("error", "unknown_type", {"seq": 9, "flags": 1, "type_code": 0x30}),
+                      ("error", "malformed", {"seq": 10, "flags": 1, "type_code": 0x04}),
+                      ("error", "crc", None)]

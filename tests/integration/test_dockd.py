@@ -14,7 +14,7 @@ def position(client, axis):
 def test_version_and_connected_stand(rig):
     c = rig.client()
     version = c.result("dockd.version")
-    assert version["api"]["major"] == 1 and version["protocol"] == "1.0"
+    assert version["api"]["major"] == 1 and version["protocol"] == "1.1"
     stand = rig.connected_stand(c)
     assert stand["id"] == "SIM-0001"
     assert stand["identity"]["model"] == "dock-sim"
