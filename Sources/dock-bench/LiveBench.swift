@@ -68,9 +68,9 @@ struct LiveBench: ParsableCommand {
         print(SceneTable.row("virtual time", virtual.metrics))
         print(SceneTable.row("live", live.metrics))
         print("")
-        print("The virtual-time row frames with the benchmark's reference rule (no lead room); dockd leads a moving subject")
-        print("(the framer's lead time, up to 15 % of the width), which the live errors include. Live jerk, path ratio and idle")
-        print("jitter come from the stand's reported encoder angles (noise, quantization), virtual ones from the true shaft angles.")
+        print("Both rows run dockd's engine with its shipped settings: the virtual one in virtual time over the simulated stand,")
+        print("the live one in the real dockd over a pty. Live jerk, path ratio and idle jitter come from the stand's reported")
+        print("encoder angles (noise, quantization), virtual ones from the true shaft angles.")
 
         if let json {
             let figures: [String: Any] = [
