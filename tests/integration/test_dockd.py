@@ -29,16 +29,19 @@ def test_velocity_moves_and_deadman_stops(rig):
     c.result("subscribe", {"topics": ["motion"], "motion_rate": 50})
     start = position(c, "yaw")
     c.result("motion.velocity", {"yaw": 1.0})
-    time.sleep(0.3)
-    moving = position(c, "yaw")
-    assert moving - start > 0.1, "yaw moved under a velocity command"
-    # No renewal: the 0.5 s deadman must stop it.
-    time.sleep(1.0)
-    a = position(c, "yaw")
-    time.sleep(0.3)
-    b = position(c, "yaw")
-    assert abs(b - a) < 0.01, f"still moving after the deadman: {a} -> {b}"
-    assert b - start < 1.0, "the deadman stopped it about 0.5 s after the command"
+    # Each FEEDBACK as it comes (stand time, yaw, yaw rate), until the stand is moving and then at rest.
+    states = []
+    def moved_and_stopped():
+        p = c.wait_notification(lambda m: m.get("method") == "motion.state", timeout=5)["params"]
+        states.append((p["stand_time_us"] / 1e6, p["positions"]["yaw"], p["velocities"]["yaw"]))
+        moving = [s for s in states if s[2] > 0.5]
+        return moving and states[-1][2] < 0.01 and states[-1][0] > moving[-1][0]
+    wait_for(moved_and_stopped, 10, "the stand to move and stop")
+    assert max(s[1] for s in states) - start > 0.1, "yaw moved under a velocity command"
+    # No renewal: the 0.5 s deadman stopped it, about half a second of motion (stand time).
+    moving = [s for s in states if s[2] > 0.05]
+    assert moving[-1][0] - moving[0][0] < 0.8, f"moved for {moving[-1][0] - moving[0][0]:.2f} s without a renewal"
+    assert states[-1][1] - start < 1.0, "the deadman stopped it about 0.5 s after the command"
 
 
 def test_orientation_reaches_target(rig):
