@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockClient
+import DockVersion
 import Foundation
 
 @main
@@ -7,6 +8,7 @@ struct Dockctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dockctl",
         abstract: "Control dockd: stands, motion, animations, tracking and events.",
+        version: DockVersion.string,
         subcommands: [Status.self, List.self, Watch.self, Track.self, Move.self, Orient.self, Limits.self,
                       Animate.self, Stop.self, Battery.self, Events.self, Attach.self, Detach.self,
                       Framing.self, ROI.self, Select.self, Subjects.self])
