@@ -172,7 +172,7 @@ struct Configuration: Sendable, Equatable {
             endpoint = StandEndpoint(parsing: "\(kind):\(value)")
             switch endpoint {
             case .udp, .tcp: break
-            default: d.refuse(kind, "udp and tcp take HOST:PORT, the port 1…65535"); return nil
+            default: d.refuse(nil, "udp and tcp take HOST:PORT, the port 1…65535"); return nil
             }
         }
         return Device(endpoint: endpoint, driver: driver, options: options)
