@@ -45,7 +45,8 @@ for page in "$man"/*.[158] docs/man/*.[158]; do
 done
 
 for t in dockd dockctl dock-sim; do
-    "$bin/$t" --generate-completion-script bash > "$root/share/bash-completion/completions/$t"
+    # bash-completion sources these: no #! line.
+    "$bin/$t" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/share/bash-completion/completions/$t"
     "$bin/$t" --generate-completion-script zsh > "$root/share/zsh/vendor-completions/_$t"
     "$bin/$t" --generate-completion-script fish > "$root/share/fish/vendor_completions.d/$t.fish"
 done

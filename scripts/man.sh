@@ -19,4 +19,7 @@ generate 8
 cp "$plugin/dockd/dockd.8" "$out/dockd.8"
 generate 1
 for t in dockctl dock-sim dock-bench dock-driver-probe; do cp "$plugin/$t/$t.1" "$out/$t.1"; done
+# A blank line in a command's discussion is a paragraph break for people; for groff it is an "empty
+# input line" (lintian warns): make it mdoc's .Pp.
+sed -i 's/^$/.Pp/' "$out"/*.[18]
 echo "man pages in $out: $(cd "$out" && ls ./*.[18] | tr '\n' ' ')"
