@@ -5,8 +5,9 @@ DESTDIR ?=
 VENV := .venv
 PYTEST := $(VENV)/bin/python -m pytest
 BIN := .build/debug
+VERSION := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/DockVersion/DockVersion.swift)
 
-.PHONY: all deps build build-release test unit-test integration-test demo bench soak mot faults fuzz install clean
+.PHONY: all deps build build-release build-static man test unit-test integration-test box-test demo bench soak mot faults fuzz install deb clean
 
 all: build
 
@@ -19,11 +20,21 @@ build: deps
 build-release: deps
 	$(SWIFT) build -c release
 
-# Every test: the Swift unit tests, the protocol reference and vectors, and the integration tests
-# that run the real binaries over ptys and sockets.
+# What is installed and packaged: release binaries with the Swift runtime linked in (no RUNPATH
+# into the toolchain; they need only the system's C libraries).
+build-static: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+
+# dockd(8), dockctl(1), dock-sim(1)… from swift-argument-parser's manual plugin, into .build/man.
+man: build
+	bash scripts/man.sh
+
+# Every test: the Swift unit tests, the protocol reference and vectors, the integration tests that
+# run the real binaries over ptys and sockets, and the Debian package under a real systemd in a
+# container (box-test).
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) unit-test integration-test
+	$(MAKE) unit-test integration-test box-test
 
 unit-test:
 	$(SWIFT) test --skip-build
@@ -31,6 +42,12 @@ unit-test:
 
 integration-test:
 	DOCK_BIN=$(CURDIR)/$(BIN) $(PYTEST) -q tests/integration
+
+# The .deb installed, used, upgraded in place, removed and purged in a Debian 12 container booted
+# with its own systemd (shared/tools/sdbox; the image is built once into /var/tmp). Root only.
+box-test: deb
+	DOCKD_DEB=$(CURDIR)/out/dockd_$(VERSION)_$$(dpkg --print-architecture).deb DOCK_BIN=$(CURDIR)/$(BIN) \
+	    $(PYTEST) -q tests/box
 
 demo: build
 	bash scripts/demo.sh
@@ -56,8 +73,12 @@ faults: build
 fuzz:
 	bash Fuzz/run.sh
 
-install: build-release
+install: build-static man
 	bash scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
+
+# out/dockd_VERSION_ARCH.deb: the same files as `make install PREFIX=/usr`, with maintainer scripts.
+deb: build-static man
+	bash scripts/deb.sh
 
 clean:
 	rm -rf .build .build-* $(VENV)

@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "EngineSimulation", dependencies: ["StandEngine", "DockSim", "DockDrivers", "DockProtocol", "DockCore", "DockTracking"]),
         // The blocking JSON-RPC client of dockd's API socket (dockctl, dock-bench live).
         .target(name: "DockClient"),
+        // The release version, shared by every tool's --version.
+        .target(name: "DockVersion"),
 
         // I/O shell pieces shared by the executables.
         .target(name: "DockIO", dependencies: [
@@ -50,7 +52,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "dockd", dependencies: [
-            "DockProtocol", "DockCore", "DockTracking", "DockDrivers", "StandEngine", "DockIO", "CSystemd", "CUdev", "CBluetooth",
+            "DockVersion", "DockProtocol", "DockCore", "DockTracking", "DockDrivers", "StandEngine", "DockIO", "CSystemd", "CUdev", "CBluetooth",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -59,34 +61,36 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "dockctl", dependencies: [
-            "DockClient",
+            "DockVersion", "DockClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "dock-sim", dependencies: [
-            "DockProtocol", "DockSim", "DockIO",
+            "DockVersion", "DockProtocol", "DockSim", "DockIO",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "dock-bench", dependencies: [
-            "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockClient", "StandEngine", "EngineSimulation",
+            "DockVersion", "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockClient", "StandEngine", "EngineSimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(name: "dock-mot", dependencies: [
-            "DockTracking",
+            "DockVersion", "DockTracking",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(name: "dock-driver-probe", dependencies: [
-            "DockDrivers", "DockIO", "DockProtocol", "DockCore",
+            "DockVersion", "DockDrivers", "DockIO", "DockProtocol", "DockCore",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "DockTrackingTests", dependencies: ["DockTracking"]),
+        // dockd's configuration (the executable's own code, through @testable import).
+        .testTarget(name: "DockdTests", dependencies: ["dockd"]),
         .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),

@@ -33,8 +33,13 @@ public func fuzzConfiguration(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     return 0
 }
 
-/// A refusal starts with the file and then names a line (`:LINE:COLUMN:` of the text) or a key.
-func checkRefusal(_ message: String, text: String) {
+/// A refusal lists one mistake a line; each starts with the file and then names a line
+/// (`:LINE:COLUMN:` of the text) or a key.
+func checkRefusal(_ refusal: String, text: String) {
+    for message in refusal.split(separator: "\n").map(String.init) { checkMistake(message, text: text) }
+}
+
+func checkMistake(_ message: String, text: String) {
     guard message.hasPrefix(source) else { violation("refusal without the file name: \(message)") }
     let rest = message.dropFirst(source.count)
     if rest.hasPrefix(":"), rest.dropFirst().first?.isNumber == true {
@@ -45,7 +50,7 @@ func checkRefusal(_ message: String, text: String) {
         }
         return
     }
-    let keys = ["daemon", "device", "hotplug", "camera"]
+    let keys = ["daemon", "device", "hotplug", "camera", "tracking", "unknown", "cannot read"]
     guard rest.hasPrefix(": "), keys.contains(where: { rest.dropFirst(2).hasPrefix($0) }) else {
         violation("refusal that names neither a line nor a key: \(message)")
     }

@@ -5,8 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# mmdebstrap and systemd-container: the box test's Debian container (shared/tools/sdbox); dpkg-dev:
+# dpkg-shlibdeps for make deb.
 apt_packages=(libbluetooth-dev libudev-dev libsystemd-dev pkg-config python3-venv socat
-              umockdev gir1.2-umockdev-1.0 python3-gi libfaketime)
+              umockdev gir1.2-umockdev-1.0 python3-gi libfaketime
+              mmdebstrap systemd-container dpkg-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,19 +1,58 @@
 #!/usr/bin/env bash
-# make install: binaries, units, udev rule, sysusers and a default config under DESTDIR/PREFIX.
+# make install (and make deb, which packages this same tree): the tools, the units, the udev rule,
+# sysusers, the default configuration, the VISCA profiles, the API description, man pages, shell
+# completions and the documentation, under DESTDIR.
+#   scripts/install.sh DESTDIR PREFIX
+# Binaries come from the release build with the Swift runtime linked in (make build-static) or
+# $BIN_DIR; man pages from make man (.build/man) or $MAN_DIR. Units, the udev rule and sysusers go
+# to /usr/lib whatever PREFIX is (udev and systemd-sysusers look nowhere under /usr/local); the unit
+# starts PREFIX/bin/dockd. /etc/dockd/dockd.conf is installed only where none exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 destdir=${1:-}
 prefix=${2:-/usr/local}
-bin=$(swift build -c release --show-bin-path)
-install -d "$destdir$prefix/bin" "$destdir/lib/systemd/system" "$destdir/lib/udev/rules.d" \
-    "$destdir/usr/lib/sysusers.d" "$destdir/etc/dockd" "$destdir$prefix/share/doc/dockd"
-for b in dockd dockctl dock-sim dock-bench; do install -m 0755 "$bin/$b" "$destdir$prefix/bin/$b"; done
-sed "s|/usr/local/bin/dockd|$prefix/bin/dockd|" systemd/dockd.service > "$destdir/lib/systemd/system/dockd.service"
-chmod 0644 "$destdir/lib/systemd/system/dockd.service"
-install -m 0644 systemd/dockd.socket "$destdir/lib/systemd/system/dockd.socket"
-install -m 0644 systemd/dockd.sysusers "$destdir/usr/lib/sysusers.d/dockd.conf"
-install -m 0644 udev/70-dockd.rules "$destdir/lib/udev/rules.d/70-dockd.rules"
+bin=${BIN_DIR:-$(swift build -c release --static-swift-stdlib --show-bin-path)}
+man=${MAN_DIR:-.build/man}
+tools=(dockd dockctl dock-sim dock-bench dock-driver-probe)
+root=$destdir$prefix
+lib=$destdir/usr/lib
+
+for t in "${tools[@]}"; do
+    [ -x "$bin/$t" ] || { echo "install.sh: $bin/$t is missing (make build-static)" >&2; exit 1; }
+done
+[ -f "$man/dockd.8" ] || { echo "install.sh: no man pages in $man (make man)" >&2; exit 1; }
+
+install -d "$root/bin" "$lib/systemd/system" "$lib/udev/rules.d" "$lib/sysusers.d" "$destdir/etc/dockd" \
+    "$root/share/dockd/profiles/visca" "$root/share/doc/dockd/examples" \
+    "$root/share/man/man1" "$root/share/man/man5" "$root/share/man/man8" \
+    "$root/share/bash-completion/completions" "$root/share/zsh/vendor-completions" "$root/share/fish/vendor_completions.d"
+for t in "${tools[@]}"; do install -m 0755 --strip "$bin/$t" "$root/bin/$t"; done
+
+sed "s|^ExecStart=/usr/bin/dockd|ExecStart=$prefix/bin/dockd|" systemd/dockd.service > "$lib/systemd/system/dockd.service"
+chmod 0644 "$lib/systemd/system/dockd.service"
+install -m 0644 systemd/dockd.socket "$lib/systemd/system/dockd.socket"
+install -m 0644 udev/70-dockd.rules "$lib/udev/rules.d/70-dockd.rules"
+install -m 0644 systemd/dockd.sysusers "$lib/sysusers.d/dockd.conf"
 [ -e "$destdir/etc/dockd/dockd.conf" ] || install -m 0644 config/dockd.conf "$destdir/etc/dockd/dockd.conf"
-install -m 0644 README.md protocol/PROTOCOL.md "$destdir$prefix/share/doc/dockd/"
-install -D -m 0644 protocol/dockd.openrpc.json "$destdir$prefix/share/dockd/dockd.openrpc.json"
-echo "installed under ${destdir:-/}$prefix; then: systemd-sysusers; udevadm control --reload; systemctl enable --now dockd.socket"
+
+install -m 0644 protocol/dockd.openrpc.json "$root/share/dockd/dockd.openrpc.json"
+install -m 0644 profiles/visca/*.json profiles/visca/README.md "$root/share/dockd/profiles/visca/"
+
+# gzip -n: no name or time stamp inside, so the same sources give the same bytes.
+for page in "$man"/*.[158] docs/man/*.[158]; do
+    section=${page##*.}
+    gzip -9n < "$page" > "$root/share/man/man$section/$(basename "$page").gz"
+done
+
+for t in dockd dockctl dock-sim; do
+    # bash-completion sources these: no #! line.
+    "$bin/$t" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/share/bash-completion/completions/$t"
+    "$bin/$t" --generate-completion-script zsh > "$root/share/zsh/vendor-completions/_$t"
+    "$bin/$t" --generate-completion-script fish > "$root/share/fish/vendor_completions.d/$t.fish"
+done
+
+install -m 0644 README.md LICENSE protocol/PROTOCOL.md protocol/API.md docs/HARDWARE.md "$root/share/doc/dockd/"
+install -m 0644 debian/copyright "$root/share/doc/dockd/copyright"
+gzip -9n < debian/changelog > "$root/share/doc/dockd/changelog.gz"
+install -m 0644 systemd/network-drop-in.conf "$root/share/doc/dockd/examples/dockd.service.d-network.conf"
+echo "installed under ${destdir:-/} (prefix $prefix); then: systemd-sysusers dockd.conf; udevadm control --reload; systemctl daemon-reload; systemctl enable --now dockd.socket"

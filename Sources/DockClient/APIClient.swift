@@ -26,11 +26,11 @@ public final class APIClient {
 
     public init(socketPath: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))", exitCode: 69) }
+        guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))", exitCode: ExitStatus.notRunning) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard socketPath.utf8.count < capacity else { throw Failure(description: "socket path too long: \(socketPath)", exitCode: 64) }
+        guard socketPath.utf8.count < capacity else { throw Failure(description: "socket path too long: \(socketPath)", exitCode: ExitStatus.usage) }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: socketPath.utf8)
             raw[socketPath.utf8.count] = 0
@@ -43,11 +43,11 @@ public final class APIClient {
             close(fd)
             switch code {
             case ENOENT, ECONNREFUSED:
-                throw Failure(description: "dockd is not running (no socket at \(socketPath)); start it with 'systemctl start dockd'", exitCode: 69)
+                throw Failure(description: "dockd is not running (no socket at \(socketPath)); start it with 'systemctl start dockd.socket'", exitCode: ExitStatus.notRunning)
             case EACCES, EPERM:
-                throw Failure(description: "permission denied on \(socketPath): add yourself to the 'dock' group (then log in again)", exitCode: 77)
+                throw Failure(description: "permission denied on \(socketPath): add yourself to the 'dock' group (then log in again)", exitCode: ExitStatus.permission)
             default:
-                throw Failure(description: "cannot connect to \(socketPath): \(String(cString: strerror(code)))", exitCode: 69)
+                throw Failure(description: "cannot connect to \(socketPath): \(String(cString: strerror(code)))", exitCode: ExitStatus.notRunning)
             }
         }
     }
@@ -64,7 +64,7 @@ public final class APIClient {
             if let replyID = message["id"] as? Int, replyID == id {
                 if let error = message["error"] as? [String: Any] {
                     let code = error["code"] as? Int ?? 0
-                    throw Failure(description: error["message"] as? String ?? "error \(code)", exitCode: code == -32007 ? 77 : 1, code: code)
+                    throw Failure(description: error["message"] as? String ?? "error \(code)", exitCode: ExitStatus.forRPCError(code), code: code)
                 }
                 return message["result"] ?? NSNull()
             }
@@ -79,7 +79,7 @@ public final class APIClient {
             var offset = 0
             while offset < raw.count {
                 let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                guard n > 0 else { throw Failure(description: "dockd closed the connection", exitCode: 69) }
+                guard n > 0 else { throw Failure(description: "dockd closed the connection", exitCode: ExitStatus.notRunning) }
                 offset += n
             }
         }
@@ -101,7 +101,7 @@ public final class APIClient {
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = read(fd, &chunk, chunk.count)
-        guard n > 0 else { throw Failure(description: "dockd closed the connection", exitCode: 69) }
+        guard n > 0 else { throw Failure(description: "dockd closed the connection", exitCode: ExitStatus.notRunning) }
         buffer.append(contentsOf: chunk[0..<n])
     }
 
@@ -112,11 +112,48 @@ public final class APIClient {
                 let line = buffer[buffer.startIndex..<newline]
                 buffer.removeSubrange(buffer.startIndex...newline)
                 guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any] else {
-                    throw Failure(description: "dockd sent something that is not a JSON object", exitCode: 76)
+                    throw Failure(description: "dockd sent something that is not a JSON object", exitCode: ExitStatus.protocolError)
                 }
                 return object
             }
             try fill()
+        }
+    }
+}
+
+/// dockctl's exit statuses, by the class of what went wrong (as nmcli has them): a script tells "dockd
+/// is not running" from "no such stand" from "another client holds the stand" without reading text.
+/// dockctl(1) lists them.
+public enum ExitStatus {
+    public static let success: Int32 = 0
+    /// Anything not below (an internal error in dockd, a closed connection mid-call).
+    public static let failure: Int32 = 1
+    /// dockd refused the request: a parameter out of range or the limits, an unknown name, something
+    /// the stand cannot do, a call too soon after the last (-32602, -32002…-32006).
+    public static let refused: Int32 = 2
+    /// Another client holds the stand's lease (-32008).
+    public static let busy: Int32 = 3
+    /// A motion could not be done or did not complete (-32009; `--wait` saw it fail, cancelled or preempted).
+    public static let motionFailed: Int32 = 4
+    /// No such stand, or none connected (-32001; `--stand` naming no stand dockd has).
+    public static let noSuchStand: Int32 = 10
+    /// Bad usage: options, arguments, or several stands connected and no `--stand` for a command that changes one.
+    public static let usage: Int32 = 64
+    /// dockd is not running (no socket, connection refused) or closed the connection.
+    public static let notRunning: Int32 = 69
+    /// dockd sent something that is not JSON-RPC.
+    public static let protocolError: Int32 = 76
+    /// The socket's permissions (not in group `dock`) or an administrator's method (-32007).
+    public static let permission: Int32 = 77
+
+    public static func forRPCError(_ code: Int) -> Int32 {
+        switch code {
+        case -32001: noSuchStand
+        case -32007: permission
+        case -32008: busy
+        case -32009: motionFailed
+        case -32602, -32002, -32003, -32004, -32005, -32006: refused
+        default: failure
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import DockCore
 import DockProtocol
 import DockSim
+import DockVersion
 import Foundation
 
 @main
@@ -9,6 +10,7 @@ struct DockBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dock-bench",
         abstract: "Benchmarks of dockd's pure core in virtual time (no I/O, reproducible from a seed), and of the real daemon live.",
+        version: DockVersion.string,
         subcommands: [CodecBench.self, ClosedLoopBench.self, ScenarioBench.self, LiveBench.self])
 }
 

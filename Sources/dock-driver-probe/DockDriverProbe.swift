@@ -3,6 +3,7 @@ import DockCore
 import DockDrivers
 import DockIO
 import DockProtocol
+import DockVersion
 import Foundation
 import NIOCore
 import NIOPosix
@@ -14,7 +15,8 @@ import NIOPosix
 struct DockDriverProbe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dock-driver-probe",
-        abstract: "Drive a stand through one dockd driver (visca, mavlink) and print its reports as JSON lines.")
+        abstract: "Drive a stand through one dockd driver (visca, mavlink) and print its reports as JSON lines.",
+        version: DockVersion.string)
 
     @Option(help: "Driver name: visca or mavlink.")
     var driver: String

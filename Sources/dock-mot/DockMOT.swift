@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockTracking
+import DockVersion
 import Foundation
 
 /// Runs the DockTracking tracker in pixel mode over a MOTChallenge sequence's public detections and
@@ -8,7 +9,8 @@ import Foundation
 struct DockMOT: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dock-mot",
-        abstract: "Track MOTChallenge detections with the dockd tracker, or time one tracking step (--bench).")
+        abstract: "Track MOTChallenge detections with the dockd tracker, or time one tracking step (--bench).",
+        version: DockVersion.string)
 
     @Option(help: "Sequence directory holding det.txt and seqinfo.ini (det/det.txt is also accepted).")
     var sequence: String?

@@ -6,6 +6,7 @@ import Darwin
 import ArgumentParser
 import DockProtocol
 import DockSim
+import DockVersion
 import NIOCore
 import NIOPosix
 
@@ -21,7 +22,8 @@ struct DockSimCommand: ParsableCommand {
             button ID press|release, zoom F, dock, undock, battery L, charger on|off, corrupt F S, \
             stall AXIS S, silent S, slow MS S, clockjump S, unplug S, log TEXT. With --unix, a new connection replaces the \
             previous one.
-            """)
+            """,
+        version: DockVersion.string)
 
     @Flag(help: "Offer the link as a pseudo-terminal (the default).")
     var pty = false

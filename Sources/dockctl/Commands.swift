@@ -8,13 +8,14 @@ struct Status: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            let version = try connection.call("dockd.version") as? [String: Any] ?? [:]
-            let stands = try connection.call("stands.list") as? [[String: Any]] ?? []
-            if connection.json { printJSON(["version": version, "stands": stands]); return }
+            let client = try connection.client()
+            let version = try client.call("dockd.version") as? [String: Any] ?? [:]
+            let stands = try StandList.fetch(connection, client)
+            if connection.json { Output.json(["version": version, "stands": stands]); return }
             let api = version["api"] as? [String: Any] ?? [:]
-            print("dockd \(version["version"] ?? "?") (API \(api["major"] ?? "?").\(api["minor"] ?? "?"), protocol \(version["protocol"] ?? "?"))")
-            if stands.isEmpty { print("no stands configured") }
-            for s in stands { print(StandText.line(s)) }
+            Output.line("dockd \(version["version"] ?? "?") (API \(api["major"] ?? "?").\(api["minor"] ?? "?"), protocol \(version["protocol"] ?? "?"))")
+            if stands.isEmpty { Output.line("no stands configured") }
+            for s in stands { Output.line(StandText.line(s)) }
         }
     }
 }
@@ -25,21 +26,58 @@ struct List: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            let stands = try connection.call("stands.list") as? [[String: Any]] ?? []
-            if connection.json { printJSON(stands); return }
-            for s in stands {
-                print(StandText.line(s))
+            for s in try StandList.fetch(connection, connection.client()) {
+                if connection.json { Output.json(s); continue }
+                Output.line(StandText.line(s))
                 if let caps = s["capabilities"] as? [String: Any] {
-                    for a in caps["axes"] as? [[String: Any]] ?? [] { print("    " + StandText.axis(a)) }
-                    print("    feedback \(caps["feedback_hz"] ?? "?") Hz, buttons: \((caps["buttons"] as? [String] ?? []).joined(separator: ", ")), batteries: \((caps["batteries"] as? [String] ?? []).joined(separator: ", "))")
+                    for a in caps["axes"] as? [[String: Any]] ?? [] { Output.line("    " + StandText.axis(a)) }
+                    Output.line("    feedback \(caps["feedback_hz"] ?? "?") Hz, buttons: \((caps["buttons"] as? [String] ?? []).joined(separator: ", ")), batteries: \((caps["batteries"] as? [String] ?? []).joined(separator: ", "))")
                 }
             }
         }
     }
 }
 
+/// `stands.list`, or the one stand `--stand` names (which must exist).
+enum StandList {
+    static func fetch(_ connection: Connection, _ client: APIClient) throws -> [[String: Any]] {
+        let stands = try client.call("stands.list") as? [[String: Any]] ?? []
+        guard let wanted = connection.stand else { return stands }
+        let match = stands.filter { $0["id"] as? String == wanted }
+        guard !match.isEmpty else {
+            let known = stands.compactMap { $0["id"] as? String }.filter { !$0.isEmpty }
+            throw Fail("no stand \(wanted) (dockd has \(known.isEmpty ? "none with an id" : known.joined(separator: ", ")))",
+                       exitCode: ExitStatus.noSuchStand)
+        }
+        return match
+    }
+}
+
+struct Diag: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Each stand's link counters (frames, COBS/CRC errors, sequence gaps, round trip), reconnects and last error.")
+    @OptionGroup var connection: Connection
+
+    func run() throws {
+        try dockctl.run {
+            let client = try connection.client()
+            let stands = try StandList.fetch(connection, client)
+            if stands.isEmpty && !connection.json { Output.line("no stands configured") }
+            for s in stands {
+                // A stand that never handshook has no id: stand.get cannot name it.
+                guard let id = s["id"] as? String, !id.isEmpty else {
+                    if connection.json { Output.json(s) } else { Output.line(StandText.line(s)) }
+                    continue
+                }
+                let detail = try client.call("stand.get", ["stand": id]) as? [String: Any] ?? [:]
+                if connection.json { Output.json(detail) } else { StandText.diagnostics(detail).forEach(Output.line) }
+            }
+        }
+    }
+}
+
 struct Watch: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Follow notifications live (Ctrl-C to stop).")
+    static let configuration = CommandConfiguration(abstract: "Follow notifications live, each line with its time and stand (Ctrl-C to stop).")
     @OptionGroup var connection: Connection
     @Argument(help: "Topics: stands, motion, events, battery, tracking, logs.")
     var topics: [String] = ["stands", "events", "battery"]
@@ -53,28 +91,41 @@ struct Watch: ParsableCommand {
     }
 }
 
-/// Subscribes and prints notifications as they come, until `seconds` pass (or forever).
+/// Subscribes and prints notifications as they come, until `seconds` pass (or forever); with
+/// `--stand`, that stand's only.
 func follow(_ connection: Connection, topics: [String], rate: Double, seconds: Double?) throws {
     try dockctl.run {
         let deadline = seconds.map { Date().addingTimeInterval($0) }
+        let stamp = ISO8601DateFormatter()
+        stamp.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let show: ([String: Any]) -> Void = { message in
-            // Straight to the fd, unbuffered: `dockctl watch | grep …` sees each line as it happens.
-            if connection.json { printJSON(message) } else { FileHandle.standardOutput.write(Data((StandText.notification(message) + "\n").utf8)) }
-        }
-        do {
-            let client = try connection.client()
-            _ = try client.call("subscribe", ["topics": topics, "motion_rate": rate], onNotification: show)
-            while deadline.map({ Date() < $0 }) ?? true {
-                guard let message = try client.receive(until: deadline) else { break }
-                show(message)
+            let stand = StandText.stand(of: message)
+            if let wanted = connection.stand, stand != wanted { return }
+            let time = stamp.string(from: Date())
+            if connection.json {
+                var line = message
+                line["jsonrpc"] = nil
+                line["time"] = time
+                line["stand"] = stand ?? NSNull()
+                Output.json(line)
+            } else {
+                Output.line("\(time) \(stand ?? "-") \(StandText.notification(message))")
             }
-        } catch let failure as APIClient.Failure { throw Fail(failure) }
+        }
+        let client = try connection.client()
+        _ = try client.call("subscribe", ["topics": topics, "motion_rate": rate], onNotification: show)
+        while deadline.map({ Date() < $0 }) ?? true {
+            guard let message = try client.receive(until: deadline) else { break }
+            show(message)
+        }
     }
 }
 
 struct Track: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Turn system tracking on or off.")
+    static let configuration = CommandConfiguration(
+        abstract: "Turn system tracking on or off (reverts as dockctl exits; --hold keeps it).")
     @OptionGroup var connection: Connection
+    @OptionGroup var hold: HoldOption
     @Argument(help: "on or off") var state: String
 
     func validate() throws {
@@ -82,7 +133,9 @@ struct Track: ParsableCommand {
     }
 
     func run() throws {
-        try dockctl.run { _ = try connection.call("tracking.set", ["enabled": state == "on"]); print("tracking \(state)") }
+        try dockctl.run {
+            try connection.leased("tracking.set", ["enabled": state == "on"], hold: hold.hold) { _ in "tracking \(state)" }
+        }
     }
 }
 
@@ -93,22 +146,25 @@ struct Move: ParsableCommand {
     @Option(help: "Pitch rate, rad/s (positive = up).") var pitchRate: Double?
     @Option(help: "Seconds to keep moving.") var seconds: Double = 1
 
+    func validate() throws {
+        guard yawRate != nil || pitchRate != nil else { throw ValidationError("give --yaw-rate and/or --pitch-rate") }
+    }
+
     func run() throws {
         try dockctl.run {
-            var p: [String: Any] = [:]
-            if let yawRate { p["yaw"] = yawRate }
-            if let pitchRate { p["pitch"] = pitchRate }
-            guard !p.isEmpty else { throw Fail(.init(description: "give --yaw-rate and/or --pitch-rate", exitCode: 64)) }
+            var rates: [String: Any] = [:]
+            if let yawRate { rates["yaw"] = yawRate }
+            if let pitchRate { rates["pitch"] = pitchRate }
             let end = Date().addingTimeInterval(seconds)
-            do {
-                let client = try connection.client()
-                // Velocity commands expire after 0.5 s (the deadman): renew them while moving.
-                repeat {
-                    _ = try client.call("motion.velocity", connection.params(p))
-                    Thread.sleep(forTimeInterval: min(0.2, max(0, end.timeIntervalSinceNow)))
-                } while Date() < end
-                _ = try client.call("motion.stop", connection.params())
-            } catch let failure as APIClient.Failure { throw Fail(failure) }
+            let client = try connection.client()
+            let p = try StandChoice.changes.params(connection, client, rates)
+            // Velocity commands expire after 0.5 s (the deadman): renew them while moving.
+            repeat {
+                _ = try client.call("motion.velocity", p)
+                Thread.sleep(forTimeInterval: min(0.2, max(0, end.timeIntervalSinceNow)))
+            } while Date() < end
+            _ = try client.call("motion.stop", p.filter { $0.key == "stand" })
+            if connection.json { Output.json(["stand": p["stand"] ?? NSNull(), "ok": true]) }
         }
     }
 }
@@ -120,7 +176,7 @@ struct Orient: ParsableCommand {
     @Option(help: "Pitch, rad.") var pitch: Double?
     @Flag(help: "Relative to the present orientation.") var relative = false
     @Option(help: "Seconds to take (default: as fast as the limits allow).") var duration: Double?
-    @Flag(help: "Wait until the motion completes.") var wait = false
+    @Flag(help: "Wait until the motion completes (exit 4 if it does not).") var wait = false
 
     func run() throws {
         try dockctl.run {
@@ -137,7 +193,7 @@ struct Animate: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Play an animation: yes, no, wakeup, kapow.")
     @OptionGroup var connection: Connection
     @Argument(help: "yes, no, wakeup or kapow") var name: String
-    @Flag(help: "Wait until it completes.") var wait = false
+    @Flag(help: "Wait until it completes (exit 4 if it does not).") var wait = false
 
     func run() throws {
         try dockctl.run { try MotionWaiter.start("animation.play", ["name": name], connection: connection, wait: wait) }
@@ -145,8 +201,10 @@ struct Animate: ParsableCommand {
 }
 
 struct Limits: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Narrow an axis's range (rad) and speed (rad/s) for this session.")
+    static let configuration = CommandConfiguration(
+        abstract: "Narrow an axis's range (rad) and speed (rad/s) (reverts as dockctl exits; --hold keeps it).")
     @OptionGroup var connection: Connection
+    @OptionGroup var hold: HoldOption
     @Argument(help: "yaw, pitch or roll") var axis: String
     @Option(help: "Minimum, rad.") var min: Double?
     @Option(help: "Maximum, rad.") var max: Double?
@@ -158,16 +216,35 @@ struct Limits: ParsableCommand {
             if let min { a["min"] = min }
             if let max { a["max"] = max }
             if let maxSpeed { a["max_speed"] = maxSpeed }
-            _ = try connection.call("motion.limits", ["axes": [axis: a]])
-            print("limits set (they last while this command's connection does: use the API to hold them)")
+            try connection.leased("motion.limits", ["axes": [axis: a]], hold: hold.hold) { _ in "limits set on \(axis)" }
         }
     }
 }
 
 struct Stop: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop every motion now.")
+    static let configuration = CommandConfiguration(abstract: "Stop every motion now: the stand --stand names, or every connected stand.")
     @OptionGroup var connection: Connection
-    func run() throws { try dockctl.run { _ = try connection.call("motion.stop"); print("stopped") } }
+
+    func run() throws {
+        try dockctl.run {
+            let client = try connection.client()
+            var stopped: [String] = []
+            if let stand = connection.stand {
+                _ = try client.call("motion.stop", ["stand": stand])
+                stopped = [stand]
+            } else {
+                // Safety needs no choosing: stop them all.
+                let stands = try client.call("stands.list") as? [[String: Any]] ?? []
+                for s in stands where s["state"] as? String == "connected" {
+                    guard let id = s["id"] as? String else { continue }
+                    _ = try client.call("motion.stop", ["stand": id])
+                    stopped.append(id)
+                }
+                if stopped.isEmpty { _ = try client.call("motion.stop") }  // none connected: dockd says so (10)
+            }
+            if connection.json { Output.json(["stopped": stopped]) } else { Output.line("stopped \(stopped.joined(separator: ", "))") }
+        }
+    }
 }
 
 struct Battery: ParsableCommand {
@@ -175,12 +252,12 @@ struct Battery: ParsableCommand {
     @OptionGroup var connection: Connection
     func run() throws {
         try dockctl.run {
-            let list = try connection.call("battery.get") as? [[String: Any]] ?? []
-            if connection.json { printJSON(list); return }
-            if list.isEmpty { print("no batteries reported") }
+            let list = try connection.call("battery.get", choice: .reads).result as? [[String: Any]] ?? []
+            if connection.json { list.forEach(Output.json); return }
+            if list.isEmpty { Output.line("no batteries reported") }
             for b in list {
                 let level = (b["level"] as? Double ?? 0) * 100
-                print("\(b["name"] ?? "?"): \(Int(level.rounded())) %, \(b["charge"] ?? "?")\((b["low"] as? Bool ?? false) ? ", LOW" : "")")
+                Output.line("\(b["name"] ?? "?"): \(Int(level.rounded())) %, \(b["charge"] ?? "?")\((b["low"] as? Bool ?? false) ? ", LOW" : "")")
             }
         }
     }
@@ -189,24 +266,26 @@ struct Battery: ParsableCommand {
 /// Starts a motion and, when asked, follows its progress notifications to the end.
 enum MotionWaiter {
     static func start(_ method: String, _ params: [String: Any], connection: Connection, wait: Bool) throws {
-        do {
-            let client = try connection.client()
-            if wait { _ = try client.call("subscribe", ["topics": ["motion"], "motion_rate": 1]) }
-            let result = try client.call(method, connection.params(params)) as? [String: Any] ?? [:]
-            guard let id = result["id"] as? Int else { return }
-            guard wait else { print("started motion \(id)"); return }
-            while true {
-                let message = try client.receive()
-                guard message["method"] as? String == "motion.progress", let p = message["params"] as? [String: Any],
-                      p["id"] as? Int == id else { continue }
-                let state = p["state"] as? String ?? "?"
-                if state != "running" {
-                    print("motion \(id) \(state)\((p["reason"] as? String).map { ": \($0)" } ?? "")")
-                    if state != "completed" { throw Fail(.init(description: "motion \(state)", exitCode: 1)) }
-                    return
-                }
-            }
-        } catch let failure as APIClient.Failure { throw Fail(failure) }
+        let client = try connection.client()
+        let p = try StandChoice.changes.params(connection, client, params)
+        if wait { _ = try client.call("subscribe", ["topics": ["motion"], "motion_rate": 1]) }
+        let result = try client.call(method, p) as? [String: Any] ?? [:]
+        guard let id = result["id"] as? Int else { return }
+        let stand = p["stand"] as? String
+        guard wait else {
+            if connection.json { Output.json(["stand": stand as Any? ?? NSNull(), "id": id, "state": "running"]) }
+            else { Output.line("started motion \(id)") }
+            return
+        }
+        while true {
+            let message = try client.receive()
+            guard message["method"] as? String == "motion.progress", let progress = message["params"] as? [String: Any],
+                  progress["id"] as? Int == id, let state = progress["state"] as? String, state != "running" else { continue }
+            if connection.json { Output.json(progress) }
+            else { Output.line("motion \(id) \(state)\((progress["reason"] as? String).map { ": \($0)" } ?? "")") }
+            guard state == "completed" else { throw Fail("motion \(id) \(state)", exitCode: ExitStatus.motionFailed) }
+            return
+        }
     }
 }
 
@@ -226,7 +305,10 @@ struct Attach: ParsableCommand {
     @Argument(help: "A tty path (optionally @baud), unix:PATH or rfcomm:ADDRESS[/channel].") var device: String
 
     func run() throws {
-        try dockctl.run { _ = try connection.call("stands.attach", ["device": device]); print("attached \(device)") }
+        try dockctl.run {
+            _ = try connection.client().call("stands.attach", ["device": device])
+            if connection.json { Output.json(["attached": device]) } else { Output.line("attached \(device)") }
+        }
     }
 }
 
@@ -236,6 +318,9 @@ struct Detach: ParsableCommand {
     @Argument(help: "The device as it was attached.") var device: String
 
     func run() throws {
-        try dockctl.run { _ = try connection.call("stands.detach", ["device": device]); print("detached \(device)") }
+        try dockctl.run {
+            _ = try connection.client().call("stands.detach", ["device": device])
+            if connection.json { Output.json(["detached": device]) } else { Output.line("detached \(device)") }
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockClient
+import DockVersion
 import Foundation
 
 @main
@@ -7,7 +8,28 @@ struct Dockctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dockctl",
         abstract: "Control dockd: stands, motion, animations, tracking and events.",
-        subcommands: [Status.self, List.self, Watch.self, Track.self, Move.self, Orient.self, Limits.self,
+        discussion: """
+            What a command changes for a stand (tracking off, framing, region of interest, selection, \
+            limits) is held by its connection to dockd and reverts the moment dockctl exits, as it \
+            does for any client (the lease ends). --hold keeps the connection, and the change, until \
+            Ctrl-C or SIGTERM.
+
+            With several stands connected, a command that changes one needs --stand; one that reads \
+            picks the first connected and says which on stderr. --json prints one compact JSON object \
+            per line, for every command.
+
+            Exit status: 0 done; 1 other error; 2 refused by dockd (a value out of range or the limits, \
+            an unknown name, something the stand cannot do, too soon after the last call); 3 busy \
+            (another client holds the stand); 4 motion failed (or, with --wait, did not complete); \
+            10 no such stand, or none connected; 64 usage (bad options, or several stands and no \
+            --stand); 69 dockd is not running, or closed the connection; 76 dockd sent something \
+            that is not JSON-RPC; 77 permission denied (not in group dock, or an administrator's \
+            command).
+
+            Environment: DOCKD_SOCKET, the API socket (default /run/dockd/dockd.sock).
+            """,
+        version: DockVersion.string,
+        subcommands: [Status.self, List.self, Diag.self, Watch.self, Track.self, Move.self, Orient.self, Limits.self,
                       Animate.self, Stop.self, Battery.self, Events.self, Attach.self, Detach.self,
                       Framing.self, ROI.self, Select.self, Subjects.self])
 }
@@ -20,40 +42,45 @@ struct Connection: ParsableArguments {
     @Option(name: .long, help: "The stand's id (serial number); default: the connected stand.")
     var stand: String?
 
-    @Flag(name: .long, help: "Print raw JSON.")
+    @Flag(name: .long, help: "Print JSON: one compact object per line.")
     var json = false
 
     func client() throws -> APIClient {
         do { return try APIClient(socketPath: socket) } catch let failure as APIClient.Failure { throw Fail(failure) }
     }
-
-    func params(_ extra: [String: Any] = [:]) -> [String: Any] {
-        var p = extra
-        if let stand { p["stand"] = stand }
-        return p
-    }
-
-    func call(_ method: String, _ params: [String: Any] = [:]) throws -> Any {
-        do { return try client().call(method, self.params(params)) } catch let failure as APIClient.Failure { throw Fail(failure) }
-    }
 }
 
-/// An APIClient failure as a message on stderr and the exit code it carries.
+/// `--hold`, for the commands whose change the lease holds.
+struct HoldOption: ParsableArguments {
+    @Flag(name: .long, help: "Keep the connection, and with it this change, until Ctrl-C or SIGTERM (without it the change reverts as dockctl exits).")
+    var hold = false
+}
+
+/// A failure as a message on stderr and the exit status of its class (ExitStatus).
 struct Fail: Error, CustomStringConvertible {
-    let failure: APIClient.Failure
-    init(_ failure: APIClient.Failure) { self.failure = failure }
-    var description: String { failure.description }
+    let description: String
+    let exitCode: Int32
+    init(_ failure: APIClient.Failure) { description = failure.description; exitCode = failure.exitCode }
+    init(_ description: String, exitCode: Int32) { self.description = description; self.exitCode = exitCode }
 }
 
-func printJSON(_ value: Any) {
-    if let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed]) {
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
-    }
-}
-
+/// Runs a command's body: a failure is printed on stderr and exits with its status.
 func run(_ body: () throws -> Void) throws {
-    do { try body() } catch let fail as Fail {
-        FileHandle.standardError.write(Data("dockctl: \(fail.description)\n".utf8))
-        throw ExitCode(fail.failure.exitCode)
+    do {
+        try body()
+    } catch let failure as APIClient.Failure {
+        throw report(Fail(failure))
+    } catch let fail as Fail {
+        throw report(fail)
     }
+}
+
+private func report(_ fail: Fail) -> ExitCode {
+    FileHandle.standardError.write(Data("dockctl: \(fail.description)\n".utf8))
+    return ExitCode(fail.exitCode)
+}
+
+/// A note for the person at the terminal, never mixed into what scripts read on stdout.
+func note(_ text: String) {
+    FileHandle.standardError.write(Data("dockctl: \(text)\n".utf8))
 }

@@ -50,6 +50,33 @@ enum StandText {
         }
     }
 
+    /// The stand a notification is about: `stand`, or `id` in a Stand object.
+    static func stand(of message: [String: Any]) -> String? {
+        let p = message["params"] as? [String: Any] ?? [:]
+        let id = (p["stand"] as? String) ?? (p["id"] as? String)
+        return id.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// `dockctl diag`: a stand's link counters (`stand.get`), the non-zero error counts by kind.
+    static func diagnostics(_ s: [String: Any]) -> [String] {
+        var lines = [line(s)]
+        let c = s["counters"] as? [String: Any] ?? [:]
+        func n(_ key: String) -> String { "\(c[key] ?? "?")" }
+        lines.append("    link: \(n("frames")) frames, \(n("bytes")) bytes, \(n("sequence_gaps")) sequence gaps, \(n("feedback_frames")) feedback frames, \(n("invalid_feedback")) invalid")
+        let errors = (c["errors"] as? [String: Any] ?? [:]).compactMap { key, value in
+            (value as? Int).flatMap { $0 > 0 ? "\(key) \($0)" : nil }
+        }.sorted()
+        lines.append("    frame errors: \(errors.isEmpty ? "none" : errors.joined(separator: ", "))")
+        let trip = (c["round_trip_ms"] as? Double).map { String(format: "%.1f ms", $0) } ?? "not measured"
+        lines.append("    round trip: \(trip) (max \((c["round_trip_max_ms"] as? Double).map { String(format: "%.1f ms", $0) } ?? "?"))")
+        lines.append("    \(n("reconnects")) reconnects, \(n("handshakes")) handshakes, \(n("nacks")) NACKs, \(n("retries")) retries, \(n("commands_failed")) commands failed, \(n("faults")) faults")
+        lines.append("    last error: \(s["last_error"] as? String ?? "none")")
+        if let fault = s["last_fault"] as? [String: Any] {
+            lines.append("    last fault: code \(fault["code"] ?? "?"), severity \(fault["severity"] ?? "?"): \(fault["text"] ?? "")")
+        }
+        return lines
+    }
+
     static func fmt(_ v: Any?) -> String {
         guard let d = v as? Double else { return "?" }
         return String(format: "%.3f", d)

@@ -6,6 +6,7 @@ import DockDrivers
 import DockIO
 import DockProtocol
 import DockTracking
+import DockVersion
 import Foundation
 import Logging
 import NIOCore
@@ -15,7 +16,6 @@ import StandEngine
 /// (nil for notifications, which get no reply).
 struct APIMethods: Sendable {
     static let apiVersion = (major: 1, minor: 1)
-    static let daemonVersion = "0.1.0"
 
     let stands: StandRegistry
     let hub: EventHub
@@ -76,7 +76,7 @@ struct APIMethods: Sendable {
     private func call(_ method: String, _ p: Params, session: ClientSession) async throws(RPCError) -> JSONValue {
         switch method {
         case "dockd.version":
-            return ["daemon": "dockd", "version": JSONValue(Self.daemonVersion),
+            return ["daemon": "dockd", "version": JSONValue(DockVersion.string),
                     "api": ["major": JSONValue(Self.apiVersion.major), "minor": JSONValue(Self.apiVersion.minor)],
                     "protocol": JSONValue("\(ProtocolVersion.major).\(ProtocolVersion.minor)")]
         case "dockd.stats":

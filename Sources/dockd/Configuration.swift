@@ -5,8 +5,8 @@ import Foundation
 import TOMLKit
 
 /// /etc/dockd/dockd.conf, in TOML. Every key is optional; the defaults are what a packaged daemon
-/// wants. A bad file is refused with the line (syntax) or the key (types), and on SIGHUP the old
-/// configuration stays in force.
+/// wants. A bad file is refused with every mistake in it, each with its line (syntax, unknown keys,
+/// wrong values), and on SIGHUP the old configuration stays in force. dockd.conf(5) describes it.
 struct Configuration: Sendable, Equatable {
     var socketPath = "/run/dockd/dockd.sock"
     var socketGroup: String? = "dock"
@@ -17,6 +17,16 @@ struct Configuration: Sendable, Equatable {
     var camera = Camera()
     var tracking = Tracking()
     var hotplug = HotplugSettings()
+
+    /// The file dockd reads when no `--config` is given; missing, it means the defaults.
+    static let defaultPath = "/etc/dockd/dockd.conf"
+
+    /// One rule for `log_level` in the file and `--log-level` on the command line.
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    static func logLevelProblem(_ level: String) -> String? {
+        logLevels.contains(level) ? nil : "'\(level)' is not one of \(logLevels.joined(separator: ", "))"
+    }
 
     /// Stands that udev announces are attached without configuration.
     struct HotplugSettings: Sendable, Equatable {
@@ -44,6 +54,8 @@ struct Configuration: Sendable, Equatable {
         var lostHold = TrackingControlConfiguration.tuned.lostHold
     }
 
+    /// Why a file was refused: one line per mistake, each `FILE:LINE:COLUMN: what` (or `FILE: what`
+    /// when the text gives no place, as for a file that cannot be read).
     struct Invalid: Error, CustomStringConvertible {
         let description: String
     }
@@ -62,157 +74,282 @@ struct Configuration: Sendable, Equatable {
         if let problem = TOMLPreflight.problem(in: text) {
             throw Invalid(description: "\(source):\(problem.line):\(problem.column): \(problem.what)")
         }
-        let file: File
+        let table: TOMLTable
         do {
-            file = try TOMLDecoder().decode(File.self, from: text)
+            table = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
             throw Invalid(description: "\(source):\(error.source.begin.line):\(error.source.begin.column): \(error.description)")
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw Invalid(description: "\(source): \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)")
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw Invalid(description: "\(source): \((context.codingPath + [key]).map(\.stringValue).joined(separator: ".")) is required")
         } catch {
             throw Invalid(description: "\(source): \(error)")
         }
-        return try file.resolved(source: source)
+        var file = TableReader(table, path: [], text: text, source: source)
+        let configuration = resolve(&file)
+        let problems = file.problems.lines
+        if !problems.isEmpty { throw Invalid(description: problems.joined(separator: "\n")) }
+        return configuration
     }
 
-    /// The file's shape, as written by people.
-    private struct File: Decodable {
-        var daemon: DaemonSection?
-        var device: [DeviceSection]?
-        var camera: CameraSection?
-        var tracking: TrackingSection?
-        var hotplug: HotplugSection?
+    /// The sections and keys dockd.conf has. Anything else is a mistake (a typo would otherwise be
+    /// silently ignored): each section's reader refuses what it did not read.
+    private static func resolve(_ file: inout TableReader) -> Configuration {
+        var c = Configuration()
 
-        struct HotplugSection: Decodable {
-            var enabled: Bool?
-            var serial_pattern: String?
-            var baud: Int?
+        if var d = file.section("daemon") {
+            if let v = d.string("socket") { c.socketPath = v }
+            if let v = d.string("socket_group") { c.socketGroup = v.isEmpty ? nil : v }
+            if let v = d.string("socket_mode") {
+                if let mode = UInt16(v, radix: 8), mode <= 0o777 { c.socketMode = mode }
+                else { d.refuse("socket_mode", "must be octal like \"0660\"") }
+            }
+            if let v = d.string("log_level") {
+                if let problem = logLevelProblem(v) { d.refuse("log_level", problem) } else { c.logLevel = v }
+            }
+            if let v = d.integer("heartbeat_timeout_ms", in: 100...5000) { c.heartbeatTimeoutMs = UInt16(v) }
+            file.finish(d)
         }
+        for var d in file.arrayOfTables("device") {
+            if let device = resolveDevice(&d) { c.devices.append(device) }
+            file.finish(d)
+        }
+        if var h = file.section("hotplug") {
+            if let v = h.bool("enabled") { c.hotplug.enabled = v }
+            c.hotplug.serialPattern = h.string("serial_pattern")
+            if let v = h.integer("baud", in: 50...4_000_000) {
+                if SerialPort.isSupported(baud: v) { c.hotplug.baud = v } else { h.refuse("baud", "\(v) is not a supported rate") }
+            }
+            file.finish(h)
+        }
+        if var cam = file.section("camera") {
+            if let v = cam.number("horizontal_fov_deg", open: 1...180) { c.camera.horizontalFOVDegrees = v }
+            if let v = cam.number("vertical_fov_deg", open: 1...180) { c.camera.verticalFOVDegrees = v }
+            file.finish(cam)
+        }
+        if var t = file.section("tracking") {
+            if let name = t.string("lost_behaviour") {
+                if let behaviour = LostSubjectBehaviour(rawValue: name) { c.tracking.lostBehaviour = behaviour }
+                else { t.refuse("lost_behaviour", "must be one of \(LostSubjectBehaviour.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))") }
+            }
+            if let v = t.number("lost_hold_s", in: 0...600) { c.tracking.lostHold = v }
+            file.finish(t)
+        }
+        file.refuseUnread()
+        return c
+    }
 
-        struct DaemonSection: Decodable {
-            var socket: String?
-            var socket_group: String?
-            var socket_mode: String?
-            var log_level: String?
-            var heartbeat_timeout_ms: Int?
+    /// One `[[device]]`: exactly one endpoint, a known driver, and the driver's options as text.
+    private static func resolveDevice(_ d: inout TableReader) -> Device? {
+        let driver = d.string("driver") ?? "native"
+        guard Drivers.names.contains(driver) else {
+            d.refuse("driver", "'\(driver)' is not one of \(Drivers.names.joined(separator: ", "))")
+            return nil
         }
-        struct DeviceSection: Decodable {
-            var path: String?
-            var unix: String?
-            var bluetooth: String?
-            var udp: String?
-            var tcp: String?
-            var channel: Int?
-            var baud: Int?
-            var driver: String?
-            // Driver options (VISCA, MAVLink): passed to the driver as text, checked by it.
-            var address: Int?
-            var profile: String?
-            var transport: String?
-            var poll_hz: Double?
-            var name: String?
-            var system_id: Int?
-            var component_id: Int?
-            var target_component: Int?
-            var feedback_hz: Double?
-            var max_speed: Double?
+        // Each protocol's usual serial rate: VISCA 9600, the native protocol and MAVLink 115200.
+        let baud = d.integer("baud", in: 50...4_000_000) ?? DriverFactory.defaultBaud(for: driver) ?? 115_200
+        let channel = d.integer("channel", in: 1...30)
+        var options: [String: String] = [:]
+        for key in ["address", "system_id", "component_id", "target_component"] {
+            if let v = d.integer(key, in: 0...255) { options[key] = String(v) }
+        }
+        for key in ["poll_hz", "feedback_hz", "max_speed"] {
+            if let v = d.number(key, in: 0...1_000) { options[key] = String(v) }
+        }
+        for key in ["profile", "transport", "name"] {
+            if let v = d.string(key) { options[key] = v }
+        }
+        let given = ["path", "unix", "bluetooth", "udp", "tcp"].compactMap { key in d.string(key).map { (key, $0) } }
+        guard given.count == 1, let (kind, value) = given.first else {
+            d.refuse(nil, "give exactly one of path, unix, bluetooth, udp or tcp")
+            return nil
+        }
+        let endpoint: StandEndpoint
+        switch kind {
+        case "path":
+            guard SerialPort.isSupported(baud: baud) else { d.refuse("baud", "\(baud) is not a supported rate"); return nil }
+            endpoint = .serial(path: value, baud: baud)
+        case "unix": endpoint = .unix(path: value)
+        case "bluetooth": endpoint = .bluetooth(address: value, channel: channel.map(UInt8.init))
+        default:
+            endpoint = StandEndpoint(parsing: "\(kind):\(value)")
+            switch endpoint {
+            case .udp, .tcp: break
+            default: d.refuse(nil, "udp and tcp take HOST:PORT, the port 1…65535"); return nil
+            }
+        }
+        return Device(endpoint: endpoint, driver: driver, options: options)
+    }
+}
 
-            var options: [String: String] {
-                var o: [String: String] = [:]
-                func put(_ key: String, _ value: (any CustomStringConvertible)?) { if let value { o[key] = value.description } }
-                put("address", address); put("profile", profile); put("transport", transport); put("poll_hz", poll_hz)
-                put("name", name); put("system_id", system_id); put("component_id", component_id)
-                put("target_component", target_component); put("feedback_hz", feedback_hz); put("max_speed", max_speed)
-                return o
-            }
-        }
-        struct CameraSection: Decodable {
-            var horizontal_fov_deg: Double?
-            var vertical_fov_deg: Double?
-        }
+/// The mistakes found so far, each placed on its line when the text shows where, listed in the
+/// order of the file.
+struct Problems {
+    let text: String
+    let source: String
+    private var found: [(line: Int, column: Int, text: String)] = []
 
-        struct TrackingSection: Decodable {
-            var lost_behaviour: String?
-            var lost_hold_s: Double?
-        }
+    init(text: String, source: String) {
+        self.text = text
+        self.source = source
+    }
 
-        func resolved(source: String) throws(Invalid) -> Configuration {
-            var c = Configuration()
-            if let d = daemon {
-                if let v = d.socket { c.socketPath = v }
-                if let v = d.socket_group { c.socketGroup = v.isEmpty ? nil : v }
-                if let v = d.socket_mode {
-                    guard let mode = UInt16(v, radix: 8), mode <= 0o777 else { throw Invalid(description: "\(source): daemon.socket_mode must be octal like \"0660\"") }
-                    c.socketMode = mode
-                }
-                if let v = d.log_level {
-                    guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(v) else {
-                        throw Invalid(description: "\(source): daemon.log_level '\(v)' is not one of trace, debug, info, notice, warning, error, critical")
-                    }
-                    c.logLevel = v
-                }
-                if let v = d.heartbeat_timeout_ms {
-                    guard (100...5000).contains(v) else { throw Invalid(description: "\(source): daemon.heartbeat_timeout_ms must be 100…5000") }
-                    c.heartbeatTimeoutMs = UInt16(v)
-                }
-            }
-            for (i, d) in (device ?? []).enumerated() {
-                let name = "\(source): device[\(i)]"
-                let driver = d.driver ?? "native"
-                guard Drivers.names.contains(driver) else {
-                    throw Invalid(description: "\(name).driver '\(driver)' is not one of \(Drivers.names.joined(separator: ", "))")
-                }
-                // Each protocol's usual serial rate: VISCA 9600, the native protocol and MAVLink 115200.
-                let baud = d.baud ?? DriverFactory.defaultBaud(for: driver) ?? 115_200
-                guard SerialPort.isSupported(baud: baud) else { throw Invalid(description: "\(name).baud \(baud) is not a supported rate") }
-                if let channel = d.channel, !(1...30).contains(channel) {
-                    throw Invalid(description: "\(name).channel must be an RFCOMM channel 1…30")
-                }
-                let given = [d.path, d.unix, d.bluetooth, d.udp, d.tcp].compactMap { $0 }
-                guard given.count == 1 else { throw Invalid(description: "\(name): give exactly one of path, unix, bluetooth, udp or tcp") }
-                let endpoint: StandEndpoint
-                if let path = d.path { endpoint = .serial(path: path, baud: baud) }
-                else if let unix = d.unix { endpoint = .unix(path: unix) }
-                else if let address = d.bluetooth { endpoint = .bluetooth(address: address, channel: d.channel.map(UInt8.init)) }
-                else if let udp = d.udp, case .udp = StandEndpoint(parsing: "udp:" + udp) { endpoint = StandEndpoint(parsing: "udp:" + udp) }
-                else if let tcp = d.tcp, case .tcp = StandEndpoint(parsing: "tcp:" + tcp) { endpoint = StandEndpoint(parsing: "tcp:" + tcp) }
-                else { throw Invalid(description: "\(name): udp and tcp take HOST:PORT, the port 1…65535") }
-                c.devices.append(Device(endpoint: endpoint, driver: driver, options: d.options))
-            }
-            if let h = hotplug {
-                if let v = h.enabled { c.hotplug.enabled = v }
-                c.hotplug.serialPattern = h.serial_pattern
-                if let v = h.baud {
-                    guard SerialPort.isSupported(baud: v) else { throw Invalid(description: "\(source): hotplug.baud \(v) is not a supported rate") }
-                    c.hotplug.baud = v
-                }
-            }
-            if let cam = camera {
-                if let h = cam.horizontal_fov_deg {
-                    guard h > 1 && h < 180 else { throw Invalid(description: "\(source): camera.horizontal_fov_deg must be in (1, 180)") }
-                    c.camera.horizontalFOVDegrees = h
-                }
-                if let v = cam.vertical_fov_deg {
-                    guard v > 1 && v < 180 else { throw Invalid(description: "\(source): camera.vertical_fov_deg must be in (1, 180)") }
-                    c.camera.verticalFOVDegrees = v
-                }
-            }
-            if let t = tracking {
-                if let name = t.lost_behaviour {
-                    guard let behaviour = LostSubjectBehaviour(rawValue: name) else {
-                        let names = LostSubjectBehaviour.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                        throw Invalid(description: "\(source): tracking.lost_behaviour must be one of \(names)")
-                    }
-                    c.tracking.lostBehaviour = behaviour
-                }
-                if let hold = t.lost_hold_s {
-                    guard hold >= 0 && hold <= 600 else { throw Invalid(description: "\(source): tracking.lost_hold_s must be in [0, 600]") }
-                    c.tracking.lostHold = hold
-                }
-            }
-            return c
+    /// `path`: the key (or the table) the mistake is about, e.g. ["device", "1", "poll_hz"];
+    /// `what` is said of it ("device[1].poll_hz: must be …") unless it names the key itself.
+    mutating func add(_ path: [String], _ what: String, namesKey: Bool = false) {
+        let name = Self.dotted(path)
+        let subject = name.isEmpty || namesKey ? what : "\(name): \(what)"
+        if let place = TOMLPreflight.place(of: path, in: text) {
+            found.append((place.line, place.column, "\(source):\(place.line):\(place.column): \(subject)"))
+        } else {
+            found.append((Int.max, 0, "\(source): \(subject)"))
         }
+    }
+
+    mutating func append(_ other: Problems) { found += other.found }
+
+    var lines: [String] {
+        found.enumerated().sorted { ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset) }
+            .map(\.element.text)
+    }
+
+    /// `device[1].poll_hz`, as people read it.
+    static func dotted(_ path: [String]) -> String {
+        var name = ""
+        for part in path {
+            if Int(part) != nil { name += "[\(part)]" } else { name += name.isEmpty ? part : ".\(part)" }
+        }
+        return name
+    }
+}
+
+/// Reads one TOML table key by key and notes what it read: whatever is left at `finish` is a key
+/// dockd does not know. Numbers are read as TOML writes them, integer or float, whichever the key
+/// takes (`poll_hz = 20`, `heartbeat_timeout_ms = 500.0`).
+struct TableReader {
+    private let table: TOMLTable
+    let path: [String]
+    var problems: Problems
+    private var read: Set<String> = []
+
+    init(_ table: TOMLTable, path: [String], text: String, source: String) {
+        self.table = table
+        self.path = path
+        self.problems = Problems(text: text, source: source)
+    }
+
+    mutating func refuse(_ key: String?, _ what: String) {
+        problems.add(path + (key.map { [$0] } ?? []), what)
+    }
+
+    private mutating func value(_ key: String) -> TOMLValueConvertible? {
+        read.insert(key)
+        return table[key]
+    }
+
+    mutating func string(_ key: String) -> String? {
+        guard let v = value(key) else { return nil }
+        guard let s = v.string else { refuse(key, "must be a string, not \(v.type)"); return nil }
+        return s
+    }
+
+    mutating func bool(_ key: String) -> Bool? {
+        guard let v = value(key) else { return nil }
+        guard let b = v.bool else { refuse(key, "must be true or false, not \(v.type)"); return nil }
+        return b
+    }
+
+    /// An integer key: a TOML integer, or a float with no fraction.
+    mutating func integer(_ key: String, in range: ClosedRange<Int>) -> Int? {
+        guard let v = value(key) else { return nil }
+        let whole: Int?
+        if let i = v.int { whole = i } else if let d = v.double, d.rounded() == d, abs(d) < 1e15 { whole = Int(d) } else { whole = nil }
+        guard let whole else {
+            refuse(key, v.double.map { "must be a whole number, not \($0)" } ?? "must be an integer, not \(v.type)")
+            return nil
+        }
+        guard range.contains(whole) else { refuse(key, "must be \(range.lowerBound)…\(range.upperBound), not \(whole)"); return nil }
+        return whole
+    }
+
+    /// A number key: a TOML float or integer, within `range` (closed).
+    mutating func number(_ key: String, in range: ClosedRange<Double>) -> Double? {
+        guard let x = anyNumber(key) else { return nil }
+        guard range.contains(x) else { refuse(key, "must be in [\(Self.format(range.lowerBound)), \(Self.format(range.upperBound))], not \(Self.format(x))"); return nil }
+        return x
+    }
+
+    /// A number key within the open interval `open`.
+    mutating func number(_ key: String, open: ClosedRange<Double>) -> Double? {
+        guard let x = anyNumber(key) else { return nil }
+        guard x > open.lowerBound && x < open.upperBound else {
+            refuse(key, "must be in (\(Self.format(open.lowerBound)), \(Self.format(open.upperBound))), not \(Self.format(x))")
+            return nil
+        }
+        return x
+    }
+
+    private mutating func anyNumber(_ key: String) -> Double? {
+        guard let v = value(key) else { return nil }
+        if let d = v.double, d.isFinite { return d }
+        if let i = v.int { return Double(i) }
+        refuse(key, "must be a number, not \(v.type)")
+        return nil
+    }
+
+    private static func format(_ x: Double) -> String {
+        x.rounded() == x && abs(x) < 1e15 ? String(Int(x)) : String(x)
+    }
+
+    /// A sub-table `[name]`, to be read and handed back to `finish`.
+    mutating func section(_ name: String) -> TableReader? {
+        guard let v = value(name) else { return nil }
+        guard let t = v.table else { refuse(name, "must be a table ([\(name)]), not \(v.type)"); return nil }
+        return TableReader(t, path: path + [name], text: problems.text, source: problems.source)
+    }
+
+    /// The tables of `[[name]]`, each to be handed back to `finish`.
+    mutating func arrayOfTables(_ name: String) -> [TableReader] {
+        guard let v = value(name) else { return [] }
+        guard let array = v.array else { refuse(name, "must be tables ([[\(name)]]), not \(v.type)"); return [] }
+        var readers: [TableReader] = []
+        for (i, element) in array.enumerated() {
+            guard let t = element.table else { refuse(name, "element \(i) must be a table, not \(element.type)"); continue }
+            readers.append(TableReader(t, path: path + [name, String(i)], text: problems.text, source: problems.source))
+        }
+        return readers
+    }
+
+    /// Takes back a sub-reader: its unknown keys are refused, and its problems become ours.
+    mutating func finish(_ sub: TableReader) {
+        var sub = sub
+        sub.refuseUnread()
+        problems.append(sub.problems)
+    }
+
+    /// Every key of this table that nothing read, with the nearest known one when it looks like a typo.
+    mutating func refuseUnread() {
+        let known = read.sorted()
+        for key in table.keys.sorted() where !read.contains(key) {
+            let kind = table[key]?.table != nil || table[key]?.array != nil ? "section" : "key"
+            var what = "unknown \(kind) \(Problems.dotted(path + [key]))"
+            if let near = known.min(by: { Self.distance($0, key) < Self.distance($1, key) }), Self.distance(near, key) <= 2 {
+                what += " (did you mean \(near)?)"
+            } else {
+                what += " (known: \(known.joined(separator: ", ")))"
+            }
+            problems.add(path + [key], what, namesKey: true)
+        }
+    }
+
+    /// Levenshtein distance, for "did you mean".
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for i in a.indices {
+            var row = [i + 1]
+            for j in b.indices {
+                row.append(min(previous[j + 1] + 1, row[j] + 1, previous[j] + (a[i] == b[j] ? 0 : 1)))
+            }
+            previous = row
+        }
+        return previous[b.count]
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockIO
+import DockVersion
 import Logging
 import NIOPosix
 import ServiceLifecycle
@@ -10,10 +11,19 @@ struct DockdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dockd",
         abstract: "Owns motorized pan/tilt stands and serves a JSON-RPC API to steer them.",
-        discussion: "Configuration: /etc/dockd/dockd.conf (TOML). API: protocol/API.md. SIGHUP reloads the configuration.")
+        discussion: """
+            Configuration: /etc/dockd/dockd.conf (TOML, see dockd.conf(5)); when it does not exist \
+            and no --config is given, the defaults. A file named with --config must exist. \
+            A bad configuration exits with status 78 (EX_CONFIG), naming each mistake's line. \
+            SIGHUP reloads the configuration. API: dockd's JSON-RPC socket, see dockctl(1).
+            """,
+        version: DockVersion.string)
 
-    @Option(name: .long, help: "Configuration file.")
-    var config: String = "/etc/dockd/dockd.conf"
+    @Option(name: .long, help: ArgumentHelp("Configuration file (default: /etc/dockd/dockd.conf, used when it exists).", valueName: "path"))
+    var config: String?
+
+    @Flag(name: .long, help: "Check the configuration (the file and these options) and exit: 0 when good, 78 with each mistake otherwise.")
+    var checkConfig = false
 
     @Option(name: .long, help: "A stand to own, in addition to the configuration's: a tty path (optionally @baud) or unix:PATH. Repeatable.")
     var device: [String] = []
@@ -27,41 +37,56 @@ struct DockdCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Mode of the API socket, octal (overrides the configuration).")
     var socketMode: String?
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (overrides the configuration).")
     var logLevel: String?
 
     @Flag(name: .long, help: "Do not attach stands that udev announces.")
     var noHotplug = false
 
-    @Flag(name: .long, help: "Start even when the configuration file does not exist (use the defaults).")
+    @Flag(name: .long, help: "Start with the defaults even when the file named with --config does not exist.")
     var ignoreMissingConfig = false
 
     /// Fault injection for the watchdog test (tests/integration/test_watchdog.py); hidden from --help.
     @Option(name: .long, help: .hidden)
     var debugStallOnSigusr2: Double?
 
+    func validate() throws {
+        if let logLevel, let problem = Configuration.logLevelProblem(logLevel) {
+            throw ValidationError("--log-level \(problem)")
+        }
+        if let socketMode, UInt16(socketMode, radix: 8).map({ $0 > 0o777 }) ?? true {
+            throw ValidationError("--socket-mode must be octal, like 0660")
+        }
+    }
+
+    /// What these options set over the file's settings.
+    var overrides: ConfigurationOverrides {
+        ConfigurationOverrides(socket: socket, socketGroup: socketGroup.map { $0.isEmpty ? nil : $0 },
+                               socketMode: socketMode.flatMap { UInt16($0, radix: 8) }, logLevel: logLevel,
+                               noHotplug: noHotplug, devices: device.map { StandEndpoint(parsing: $0) })
+    }
+
     func run() async throws {
+        let path = config ?? Configuration.defaultPath
         var configuration = Configuration()
-        if !ignoreMissingConfig || FileManagerLite.exists(config) {
+        // Without --config a missing default file means the defaults (a packaged daemon runs without
+        // one); a file named on the command line must be there, so a typo in its path is not missed.
+        if FileManagerLite.exists(path) || (config != nil && !ignoreMissingConfig) {
             do {
-                configuration = try Configuration.load(path: config)
+                configuration = try Configuration.load(path: path)
             } catch {
-                FileHandleLite.stderr("dockd: \(error.description)")
+                FileHandleLite.stderr("dockd: configuration refused:\n\(error.description)")
                 throw ExitCode(78)  // EX_CONFIG
             }
         }
-        if let socket { configuration.socketPath = socket }
-        if let socketGroup { configuration.socketGroup = socketGroup.isEmpty ? nil : socketGroup }
-        if let logLevel { configuration.logLevel = logLevel }
-        if let socketMode {
-            guard let mode = UInt16(socketMode, radix: 8), mode <= 0o777 else {
-                FileHandleLite.stderr("dockd: --socket-mode must be octal, like 0660")
-                throw ExitCode(64)
-            }
-            configuration.socketMode = mode
+        configuration = overrides.applied(to: configuration)
+
+        if checkConfig {
+            let exists = FileManagerLite.exists(path)
+            let report = ConfigurationCheck.report(configuration, path: exists ? path : nil)
+            print(report.text)
+            throw ExitCode(report.ok ? 0 : 78)
         }
-        if noHotplug { configuration.hotplug.enabled = false }
-        for d in device { configuration.devices.append(.init(endpoint: StandEndpoint(parsing: d))) }
 
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         let journal = JournalLogHandler.stderrIsJournal
@@ -72,12 +97,38 @@ struct DockdCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "dockd")
-        var daemon = Daemon(configuration: configuration, configPath: config, logger: logger)
+        if !FileManagerLite.exists(path) {
+            logger.notice("no configuration file at \(path): using the defaults")
+        }
+        var daemon = Daemon(configuration: configuration, configPath: path, logger: logger)
         daemon.stallOnSignal = debugStallOnSigusr2
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
+    }
+}
+
+/// The command line's settings over the file's. A reload (SIGHUP) applies them again to the file it
+/// reads, so that `--device` stands and `--socket` stay what the command line said.
+struct ConfigurationOverrides: Sendable, Equatable {
+    var socket: String?
+    /// nil: the file's; .some(nil): no group (`--socket-group ""`).
+    var socketGroup: String??
+    var socketMode: UInt16?
+    var logLevel: String?
+    var noHotplug = false
+    var devices: [StandEndpoint] = []
+
+    func applied(to file: Configuration) -> Configuration {
+        var c = file
+        if let socket { c.socketPath = socket }
+        if let socketGroup { c.socketGroup = socketGroup }
+        if let socketMode { c.socketMode = socketMode }
+        if let logLevel { c.logLevel = logLevel }
+        if noHotplug { c.hotplug.enabled = false }
+        c.devices += devices.map { Configuration.Device(endpoint: $0) }
+        return c
     }
 }

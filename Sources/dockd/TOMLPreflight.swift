@@ -121,3 +121,108 @@ enum TOMLPreflight {
         return i
     }
 }
+
+/// Where a key or a table is written, so that a message about it can name its line. toml++ keeps
+/// source positions, but TOMLKit does not pass them on; this reads the (already parsed, so valid)
+/// text again for the headers and keys alone.
+extension TOMLPreflight {
+    struct Place: Equatable {
+        var line: Int
+        /// 1-based, in Unicode scalars.
+        var column: Int
+    }
+
+    /// `path` as the configuration reader names it: keys, with the index after an array of tables
+    /// (["device", "1", "poll_hz"]: `poll_hz` in the second `[[device]]`). The place is the key that
+    /// writes it (also a dotted one, or the key of the inline table it is in), else the header of the
+    /// table it names; nil when the text does not show it.
+    static func place(of path: [String], in text: String) -> Place? {
+        let s = Array(text.unicodeScalars)
+        var i = 0, line = 1, lineStart = 0
+        var table: [String] = []
+        var arrayCounts: [[String]: Int] = [:]  // [[name]] headers seen, by their key path
+        func newline(at k: Int) { line += 1; lineStart = k + 1 }
+        func blank(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\r" }
+        /// A dotted key from `k`: its parts and the index after it.
+        func key(from start: Int) -> ([String], Int) {
+            var k = start, parts: [String] = []
+            while k < s.count {
+                while k < s.count && blank(s[k]) { k += 1 }
+                guard k < s.count else { break }
+                if s[k] == "\"" || s[k] == "'" {
+                    let end = endOfString(s, from: k, newline: { _ in })
+                    parts.append(unquoted(s[k..<end]))
+                    k = end
+                } else {
+                    let begin = k
+                    while k < s.count && isBareKey(s[k]) { k += 1 }
+                    guard k > begin else { break }
+                    parts.append(String(String.UnicodeScalarView(s[begin..<k])))
+                }
+                while k < s.count && blank(s[k]) { k += 1 }
+                guard k < s.count, s[k] == "." else { break }
+                k += 1
+            }
+            return (parts, k)
+        }
+        /// Header keys with the latest index after each array of tables among their prefixes.
+        func indexed(_ keys: [String]) -> [String] {
+            var result: [String] = []
+            for n in keys.indices {
+                result.append(keys[n])
+                if let count = arrayCounts[Array(keys[...n])] { result.append(String(count - 1)) }
+            }
+            return result
+        }
+        while i < s.count {
+            let c = s[i]
+            if c == "\n" { newline(at: i); i += 1; continue }
+            if blank(c) { i += 1; continue }
+            if c == "#" { while i < s.count && s[i] != "\n" { i += 1 }; continue }
+            let column = i - lineStart + 1
+            if c == "[" {
+                let isArray = i + 1 < s.count && s[i + 1] == "["
+                let (keys, end) = key(from: i + (isArray ? 2 : 1))
+                if isArray { arrayCounts[keys, default: 0] += 1 }
+                table = indexed(keys)
+                if table == path { return Place(line: line, column: column) }
+                i = end
+            } else {
+                let (keys, end) = key(from: i)
+                let full = table + keys
+                if full == path || full.starts(with: path) || path.starts(with: full) {
+                    return Place(line: line, column: column)
+                }
+                i = end
+            }
+            i = endOfExpression(s, from: i, newline: newline)
+        }
+        return nil
+    }
+
+    private static func unquoted(_ quoted: ArraySlice<Unicode.Scalar>) -> String {
+        var inner = quoted.dropFirst()
+        if inner.last == quoted.first { inner = inner.dropLast() }
+        return String(String.UnicodeScalarView(inner))
+    }
+
+    /// The index of the line end that ends the expression starting at `start` (a value may span
+    /// lines inside brackets or a multi-line string).
+    private static func endOfExpression(_ s: [Unicode.Scalar], from start: Int, newline: (Int) -> Void) -> Int {
+        var i = start, depth = 0
+        while i < s.count {
+            switch s[i] {
+            case "\"", "'": i = endOfString(s, from: i, newline: newline); continue
+            case "#": while i < s.count && s[i] != "\n" { i += 1 }; continue
+            case "[", "{": depth += 1
+            case "]", "}": depth = max(0, depth - 1)
+            case "\n":
+                if depth == 0 { return i }
+                newline(i)
+            default: break
+            }
+            i += 1
+        }
+        return i
+    }
+}

@@ -1,8 +1,15 @@
 """dockctl, the command-line client, against the real daemon."""
+import json
 import os
+import re
+import signal
+import struct
 import subprocess
+import time
 
-from conftest import BIN
+import pytest
+
+from conftest import BIN, Client, wait_for
 
 
 def dockctl(rig_or_socket, *args, timeout=30):
@@ -39,13 +46,32 @@ def test_events_prints_button_presses(rig):
     assert "shutter pressed=true" in out, out
 
 
-def test_clear_errors_and_exit_codes(rig, tmp_path):
+def test_exit_statuses_by_class(rig, tmp_path):
+    """dockctl(1): 2 refused, 3 busy, 4 motion failed, 10 no such stand, 64 usage, 69 not running."""
     missing = dockctl(str(tmp_path / "nothing.sock"), "status")
     assert missing.returncode == 69 and "dockd is not running" in missing.stderr
+    rig.connected_stand(rig.client())
     bad = dockctl(rig, "animate", "moonwalk")
-    assert bad.returncode == 1 and "unknown animation" in bad.stderr
+    assert bad.returncode == 2 and "unknown animation" in bad.stderr
     usage = dockctl(rig, "track", "sideways")
     assert usage.returncode == 64 and "on or off" in usage.stderr
+    for command in (("battery",), ("status",), ("list",), ("track", "off"), ("diag",)):
+        nope = dockctl(rig, *command, "--stand", "NOPE")
+        assert nope.returncode == 10 and "NOPE" in nope.stderr, (command, nope)
+    holder = rig.client()
+    holder.result("tracking.set", {"enabled": False})  # this client's lease
+    busy = dockctl(rig, "framing", "left")
+    assert busy.returncode == 3 and "busy" in busy.stderr, busy
+    holder.result("lease.release")
+    # A motion preempted by another client's ends "preempted": with --wait that is a motion that failed.
+    waiting = subprocess.Popen([str(BIN / "dockctl"), "orient", "--yaw", "1.5", "--duration", "3", "--wait",
+                                "--socket", str(rig.socket_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    other = rig.client()
+    other.result("subscribe", {"topics": ["motion"]})
+    other.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["state"] == "running")
+    other.result("motion.orient", {"yaw": 0.0, "duration": 0.5, "force": True})
+    out, err = waiting.communicate(timeout=20)
+    assert waiting.returncode == 4 and "preempted" in out + err, (out, err)
 
 
 def test_completions_are_generated():
@@ -56,11 +82,134 @@ def test_completions_are_generated():
 def test_tracking_commands(rig):
     rig.connected_stand(rig.client())
     assert "no subjects tracked" in dockctl(rig, "subjects").stdout
-    assert dockctl(rig, "framing", "left").stdout.strip() == "framing left"
+    assert dockctl(rig, "framing", "left").stdout.strip() == "framing left (SIM-0001)"
     assert dockctl(rig, "framing", "sideways").returncode == 64
     assert dockctl(rig, "roi", "0.1", "0.1", "0.8", "0.8").returncode == 0
     bad = dockctl(rig, "roi", "0.5", "0.5", "0.8", "0.8")
-    assert bad.returncode == 1 and "inside the frame" in bad.stderr
+    assert bad.returncode == 2 and "inside the frame" in bad.stderr  # refused
     none = dockctl(rig, "select", "--x", "0.5", "--y", "0.5")
-    assert none.returncode == 1 and "no subject found" in none.stderr
-    assert dockctl(rig, "select").stdout.strip() == "automatic selection"
+    assert none.returncode == 2 and "no subject found" in none.stderr
+    assert dockctl(rig, "select").stdout.strip() == "automatic selection (SIM-0001)"
+
+
+def float32_noise(value):
+    """Numbers that are a stand's float32 written with a double's digits (0.800000011920929)."""
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in float32_noise(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in float32_noise(v)]
+    if isinstance(value, float) and struct.unpack("f", struct.pack("f", value))[0] == value and len(repr(value)) > 10:
+        return [value]
+    return []
+
+
+def json_lines(out):
+    lines = out.stdout.splitlines()
+    assert out.returncode == 0 and lines, out
+    objects = [json.loads(line) for line in lines]  # each line a whole object: compact, one per line
+    assert all(isinstance(o, dict) for o in objects), lines
+    assert float32_noise(objects) == [], lines
+    return objects
+
+
+def test_json_is_one_compact_object_per_line_on_every_command_without_float_noise(rig):
+    rig.connected_stand(rig.client())
+    status = json_lines(dockctl(rig, "status", "--json"))
+    assert len(status) == 1 and status[0]["stands"][0]["id"] == "SIM-0001"
+    assert [s["id"] for s in json_lines(dockctl(rig, "list", "--json"))] == ["SIM-0001"]
+    battery = json_lines(dockctl(rig, "battery", "--json"))
+    assert battery[0]["level"] == 0.8, battery  # the stand's float32 0.8, not 0.800000011920929
+    assert json_lines(dockctl(rig, "diag", "--json"))[0]["counters"]["frames"] > 0
+    assert json_lines(dockctl(rig, "subjects", "--json"))[0]["subjects"] == []
+    assert json_lines(dockctl(rig, "track", "off", "--json")) == [{"enabled": False, "held": False, "stand": "SIM-0001"}]
+    assert json_lines(dockctl(rig, "framing", "center", "--json"))[0]["stand"] == "SIM-0001"
+    assert json_lines(dockctl(rig, "roi", "0.1", "0.1", "0.8", "0.8", "--json"))[0]["held"] is False
+    assert json_lines(dockctl(rig, "limits", "pitch", "--max", "0.5", "--json"))[0]["ok"] is True
+    final = json_lines(dockctl(rig, "orient", "--yaw", "0.3", "--duration", "0.3", "--wait", "--json"))
+    assert final == [{"fraction": 1, "id": final[0]["id"], "reason": None, "stand": "SIM-0001", "state": "completed"}]
+    assert json_lines(dockctl(rig, "animate", "yes", "--json"))[0]["state"] == "running"
+    assert json_lines(dockctl(rig, "move", "--yaw-rate", "0.2", "--seconds", "0.3", "--json")) == [{"ok": True, "stand": "SIM-0001"}]
+    assert json_lines(dockctl(rig, "stop", "--json")) == [{"stopped": ["SIM-0001"]}]
+    motion = json_lines(dockctl(rig, "watch", "motion", "--rate", "5", "--seconds", "1", "--json"))
+    assert motion and all(m["method"] == "motion.state" and m["stand"] == "SIM-0001" for m in motion), motion
+
+
+def test_watch_lines_carry_their_time_and_stand(rig):
+    rig.connected_stand(rig.client())
+    lines = dockctl(rig, "watch", "motion", "--rate", "5", "--seconds", "1").stdout.splitlines()
+    assert lines, "no motion lines"
+    for line in lines:
+        assert re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z SIM-0001 motion ", line), line
+
+
+def tracking_enabled(rig):
+    return rig.client().result("stands.list")[0]["system_tracking"]
+
+
+def test_a_change_reverts_as_dockctl_exits_unless_held_until_a_signal(rig):
+    rig.connected_stand(rig.client())
+    once = dockctl(rig, "track", "off")
+    assert once.returncode == 0 and "reverts now that dockctl exits" in once.stderr and "--hold" in once.stderr, once
+    assert wait_for(lambda: tracking_enabled(rig), 5, "tracking back on")
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        held = subprocess.Popen([str(BIN / "dockctl"), "track", "off", "--hold", "--socket", str(rig.socket_path)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert held.stdout.readline().startswith("tracking off")
+        time.sleep(0.5)  # held for a while: still off
+        assert not tracking_enabled(rig)
+        held.send_signal(stop)
+        out, err = held.communicate(timeout=10)
+        assert held.returncode == 0, err
+        assert wait_for(lambda: tracking_enabled(rig), 5, "tracking back on after the hold")
+
+
+@pytest.fixture
+def two_stands(tmp_path):
+    sims = []
+    for serial in ("STAND-A", "STAND-B"):
+        link = tmp_path / serial
+        sims.append(subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", serial],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for(link.exists, 5, f"{serial}'s link")
+    sock = tmp_path / "d.sock"
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--device", str(tmp_path / "STAND-A"), "--device", str(tmp_path / "STAND-B"),
+                              "--socket", str(sock), "--socket-group", "", "--no-hotplug"], stderr=subprocess.DEVNULL)
+    try:
+        c = wait_for(lambda: connect(sock), 10, "dockd's socket")  # bound, then listening: connect until it takes
+        wait_for(lambda: sorted(s["id"] for s in c.result("stands.list") if s["state"] == "connected") == ["STAND-A", "STAND-B"],
+                 10, "both stands")
+        c.close()
+        yield str(sock)
+    finally:
+        dockd.terminate(); dockd.wait(5)
+        for s in sims:
+            s.terminate(); s.wait(5)
+
+
+def connect(path):
+    try:
+        return Client(path)
+    except OSError:
+        return None
+
+
+def test_with_two_stands_a_change_needs_stand_and_a_read_says_which_it_shows(two_stands):
+    refused = dockctl(two_stands, "animate", "yes")
+    assert refused.returncode == 64 and "2 stands are connected (STAND-A, STAND-B): name one with --stand" in refused.stderr
+    read = dockctl(two_stands, "battery")
+    assert read.returncode == 0 and "showing STAND-A (--stand chooses)" in read.stderr, read
+    chosen = dockctl(two_stands, "animate", "yes", "--stand", "STAND-B", "--json")
+    assert chosen.returncode == 0 and json.loads(chosen.stdout)["stand"] == "STAND-B"
+    stopped = dockctl(two_stands, "stop")
+    assert stopped.returncode == 0 and stopped.stdout.strip() == "stopped STAND-A, STAND-B"
+    only_b = dockctl(two_stands, "status", "--stand", "STAND-B", "--json")
+    assert [s["id"] for s in json.loads(only_b.stdout)["stands"]] == ["STAND-B"]
+
+
+def test_diag_shows_the_link_counters(rig):
+    rig.connected_stand(rig.client())
+    rig.sim_command("corrupt 0.5 1")
+    out = dockctl(rig, "diag")
+    assert out.returncode == 0, out
+    assert re.search(r"link: \d+ frames, \d+ bytes, \d+ sequence gaps", out.stdout), out.stdout
+    assert "round trip: " in out.stdout and "reconnects" in out.stdout and "last error: none" in out.stdout, out.stdout

@@ -89,4 +89,7 @@ def test_service_unit_is_hardened():
                          capture_output=True, text=True, timeout=60)
     match = re.search(r"Overall exposure level for dockd.service: ([0-9.]+)", out.stdout + out.stderr)
     assert match, out.stdout[-500:] + out.stderr[-500:]
-    assert float(match.group(1)) <= 1.5, f"exposure {match.group(1)} > 1.5"
+    # 1.5, plus 0.2 for SystemCallFilter=setpriority: libdispatch sets its worker threads' nice values,
+    # and refused it logged an error per thread at every start (issue 13).
+    assert float(match.group(1)) <= 1.7, f"exposure {match.group(1)} > 1.7"
+

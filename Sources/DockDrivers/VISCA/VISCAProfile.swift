@@ -71,22 +71,40 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
     }
 
     /// `nameOrPath` is a path to a JSON file, or a profile name looked up in `searchPaths`
-    /// (default: `$DOCKD_VISCA_PROFILES`, ./profiles/visca, /usr/share/dockd/profiles/visca, /etc/dockd/profiles/visca).
+    /// (default: `defaultSearchPaths()`).
     public static func load(_ nameOrPath: String, searchPaths: [String]? = nil) throws -> VISCAProfile {
         let fm = FileManager.default
         if nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") {
             guard let data = fm.contents(atPath: nameOrPath) else { throw VISCAProfileError.notFound(nameOrPath) }
             return try decode(data)
         }
-        var paths = searchPaths ?? []
-        if searchPaths == nil {
-            if let env = ProcessInfo.processInfo.environment["DOCKD_VISCA_PROFILES"] { paths.append(env) }
-            paths += ["profiles/visca", "/etc/dockd/profiles/visca", "/usr/share/dockd/profiles/visca"]
-        }
+        let paths = searchPaths ?? defaultSearchPaths()
         for dir in paths {
             if let data = fm.contents(atPath: dir + "/" + nameOrPath + ".json") { return try decode(data) }
         }
         throw VISCAProfileError.notFound("\(nameOrPath) (searched \(paths.joined(separator: ", ")))")
+    }
+
+    /// Where profiles are found, first match wins: `$DOCKD_VISCA_PROFILES`, the administrator's
+    /// `/etc/dockd/profiles/visca`, then `../share/dockd/profiles/visca` from the executable's
+    /// directory (an installed dockd, whatever its PREFIX: /usr/bin → /usr/share), then
+    /// `profiles/visca` in the executable's directory or any above it (a build in the source tree).
+    /// Never the working directory, which under systemd is `/`.
+    public static func defaultSearchPaths(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                          executable: String? = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) -> [String] {
+        var paths: [String] = []
+        if let env = environment["DOCKD_VISCA_PROFILES"], !env.isEmpty { paths.append(env) }
+        paths.append("/etc/dockd/profiles/visca")
+        guard let executable else { return paths }
+        var dir = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
+        paths.append(dir.deletingLastPathComponent().appendingPathComponent("share/dockd/profiles/visca").path)
+        while true {
+            paths.append(dir.appendingPathComponent("profiles/visca").path)
+            let parent = dir.deletingLastPathComponent().standardizedFileURL
+            if parent.path == dir.path || dir.path == "/" { break }
+            dir = parent
+        }
+        return paths
     }
 }
 

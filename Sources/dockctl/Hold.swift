@@ -1,0 +1,61 @@
+import DockClient
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--hold`: keep the connection, and with it the lease that holds the change, until Ctrl-C, SIGTERM
+/// or SIGHUP, as systemd-inhibit holds its lock while it runs. The signals are blocked from the start
+/// and taken with sigtimedwait, so however early they come dockctl closes the connection in order
+/// and exits 0; dockd then reverts the change.
+struct Hold {
+    private var signals = sigset_t()
+
+    /// Before connecting: from here on Ctrl-C ends the hold instead of killing dockctl.
+    init() {
+        sigemptyset(&signals)
+        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, s) }
+        sigprocmask(SIG_BLOCK, &signals, nil)
+    }
+
+    /// Returns on a signal; throws (69) if dockd closes the connection, which also ends the change.
+    func wait(_ client: APIClient) throws {
+        var signals = signals
+        var now = timespec()
+        while sigtimedwait(&signals, nil, &now) < 0 {
+            do {
+                _ = try client.receive(until: Date().addingTimeInterval(0.2))
+            } catch let failure as APIClient.Failure {
+                throw Fail("\(failure.description) while holding: the change is gone", exitCode: failure.exitCode)
+            }
+        }
+    }
+}
+
+/// The commands whose change lasts as long as their connection.
+extension Connection {
+    /// Calls `method` for the stand (one must be chosen when several are connected), prints `done`
+    /// (or the result as JSON) and, with `--hold`, keeps the connection until a signal; without it,
+    /// says on stderr that the change ends with dockctl.
+    func leased(_ method: String, _ params: [String: Any], hold: Bool, done: (Any) -> String) throws {
+        let holding = hold ? Hold() : nil
+        let client = try client()
+        let p = try StandChoice.changes.params(self, client, params)
+        let result = try client.call(method, p)
+        let stand = p["stand"] as? String
+        if json {
+            var object = result as? [String: Any] ?? ["result": result]
+            object["stand"] = stand ?? NSNull()
+            object["held"] = hold
+            Output.json(object)
+        } else {
+            Output.line(done(result) + (stand.map { " (\($0))" } ?? ""))
+        }
+        guard let holding else {
+            note("this reverts now that dockctl exits (its connection held it); --hold keeps it until Ctrl-C")
+            return
+        }
+        note("holding: Ctrl-C or SIGTERM ends it, and dockd reverts the change")
+        try holding.wait(client)
+    }
+}

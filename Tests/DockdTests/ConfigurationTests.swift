@@ -1,0 +1,117 @@
+@testable import dockd
+import DockIO
+import Testing
+
+/// dockd.conf as people write it: every mistake named on its line, numbers as TOML writes them.
+struct ConfigurationTests {
+    func refusal(_ text: String) -> [String] {
+        do {
+            _ = try Configuration.parse(text, source: "t.conf")
+            return []
+        } catch {
+            return error.description.split(separator: "\n").map(String.init)
+        }
+    }
+
+    @Test func unknownKeysAndSectionsAreRefusedOnTheirLines() {
+        let lines = refusal("[daemon]\nlog_levle = \"info\"\n\n[trackin]\nlost_hold_s = 1\n[[device]]\npath = \"/dev/x\"\npol_hz = 2\n")
+        #expect(lines == [
+            "t.conf:2:1: unknown key daemon.log_levle (did you mean log_level?)",
+            "t.conf:4:1: unknown section trackin (did you mean tracking?)",
+            "t.conf:8:1: unknown key device[0].pol_hz (did you mean poll_hz?)",
+        ])
+    }
+
+    @Test func aTopLevelKeyADottedKeyAndAnInlineTableArePlaced() {
+        #expect(refusal("debug = true\n") == ["t.conf:1:1: unknown key debug (known: camera, daemon, device, hotplug, tracking)"])
+        #expect(refusal("[camera]\n  tracking.lost_hold_s = 2\n").first?.hasPrefix("t.conf:2:3: unknown section camera.tracking") == true)
+        #expect(refusal("daemon = { socket = \"/x\", sockett = 1 }\n").first?.hasPrefix("t.conf:1:1: unknown key daemon.sockett") == true)
+        #expect(refusal("[[device]]\npath = \"/a\"\n[[device]]\npath = \"/b\"\nbogus = 1\n")
+                == ["t.conf:5:1: unknown key device[1].bogus (known: address, baud, bluetooth, channel, component_id, driver, feedback_hz, max_speed, name, path, poll_hz, profile, system_id, target_component, tcp, transport, udp, unix)"])
+    }
+
+    @Test func everyMistakeIsListedInTheFilesOrder() {
+        let lines = refusal("[camera]\nvertical_fov_deg = \"x\"\n[daemon]\nheartbeat_timeout_ms = 20\nlog_level = \"verbose\"\n")
+        #expect(lines.count == 3)
+        #expect(lines[0] == "t.conf:2:1: camera.vertical_fov_deg: must be a number, not string")
+        #expect(lines[1] == "t.conf:4:1: daemon.heartbeat_timeout_ms: must be 100…5000, not 20")
+        #expect(lines[2].hasPrefix("t.conf:5:1: daemon.log_level: 'verbose' is not one of trace,"))
+    }
+
+    @Test func integerKeysTakeWholeFloatsAndNumberKeysTakeIntegers() throws {
+        let c = try Configuration.parse("""
+            [daemon]
+            heartbeat_timeout_ms = 600.0
+            [camera]
+            horizontal_fov_deg = 60
+            vertical_fov_deg = 40.5
+            [tracking]
+            lost_hold_s = 2
+            [hotplug]
+            baud = 9600.0
+            [[device]]
+            udp = "127.0.0.1:52381"
+            driver = "visca"
+            poll_hz = 20
+            address = 2.0
+            """, source: "t.conf")
+        #expect(c.heartbeatTimeoutMs == 600 && c.camera.horizontalFOVDegrees == 60 && c.camera.verticalFOVDegrees == 40.5)
+        #expect(c.tracking.lostHold == 2 && c.hotplug.baud == 9600)
+        #expect(c.devices.first?.options == ["poll_hz": "20.0", "address": "2"])
+        #expect(refusal("[daemon]\nheartbeat_timeout_ms = 600.5\n") == ["t.conf:2:1: daemon.heartbeat_timeout_ms: must be a whole number, not 600.5"])
+    }
+
+    @Test func oneRuleForTheLogLevel() {
+        #expect(Configuration.logLevelProblem("debug") == nil)
+        #expect(Configuration.logLevelProblem("verbose") != nil)
+        #expect(throws: (any Error).self) { try DockdCommand.parse(["--log-level", "verbose"]) }
+        #expect(refusal("[daemon]\nlog_level = \"verbose\"\n").count == 1)
+    }
+
+    @Test func changesBetweenLoadsSayWhatNeedsARestart() throws {
+        let before = try Configuration.parse("""
+            [daemon]
+            log_level = "info"
+            [[device]]
+            path = "/dev/a"
+            [[device]]
+            udp = "127.0.0.1:5000"
+            driver = "mavlink"
+            """, source: "a")
+        let after = try Configuration.parse("""
+            [daemon]
+            log_level = "debug"
+            socket = "/run/other.sock"
+            [[device]]
+            udp = "127.0.0.1:5000"
+            driver = "mavlink"
+            system_id = 2
+            [[device]]
+            path = "/dev/b"
+            [camera]
+            horizontal_fov_deg = 60
+            """, source: "b")
+        let changes = before.changes(to: after)
+        #expect(changes.map(\.key) == ["daemon.socket", "daemon.log_level", "device serial:/dev/a@115200",
+                                       "device udp:127.0.0.1:5000", "device serial:/dev/b@115200", "camera.horizontal_fov_deg"])
+        #expect(changes.filter(\.needsRestart).map(\.key) == ["daemon.socket"])
+        #expect(changes[2].after == "(none)" && changes[3].after == "mavlink system_id=2")
+        #expect(before.changes(to: before).isEmpty)
+    }
+
+    @Test func theCommandLineIsAppliedAgainOverAReloadedFile() throws {
+        let command = try DockdCommand.parse(["--device", "/tmp/stand", "--socket", "/tmp/d.sock", "--socket-group", ""])
+        let reloaded = command.overrides.applied(to: try Configuration.parse("[[device]]\npath = \"/dev/a\"\n", source: "c"))
+        #expect(reloaded.devices.map(\.endpoint) == [.serial(path: "/dev/a", baud: 115_200), .serial(path: "/tmp/stand", baud: 115_200)])
+        #expect(reloaded.socketPath == "/tmp/d.sock" && reloaded.socketGroup == nil)
+    }
+
+    @Test func theAddressFilterNoteKnowsLoopbackAndPrivateRanges() {
+        for host in ["127.0.0.1", "10.1.2.3", "172.16.0.9", "192.168.1.20", "169.254.3.3", "::1", "fe80::1", "fd00::5"] {
+            #expect(ConfigurationCheck.isAllowed(host), "\(host)")
+        }
+        for host in ["192.0.2.10", "172.32.0.1", "8.8.8.8", "2001:db8::1", "camera.local"] {
+            #expect(!ConfigurationCheck.isAllowed(host), "\(host)")
+        }
+    }
+}
