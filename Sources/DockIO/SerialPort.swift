@@ -13,6 +13,13 @@ public enum SerialPort {
         let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw OpenError(description: "cannot open \(path): \(errnoText())") }
         // Another process writing to the same stand would interleave frames: refuse to share it.
+        // TIOCEXCL keeps other users out but not root; a lock every dockd takes keeps a second
+        // dockd out too.
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let text = errno == EWOULDBLOCK ? "another program (a second dockd?) has it open" : errnoText()
+            close(fd)
+            throw OpenError(description: "cannot use \(path): \(text)")
+        }
         if ioctl(fd, UInt(TIOCEXCL)) != 0 && errno != ENOTTY {
             let text = errnoText(); close(fd)
             throw OpenError(description: "cannot lock \(path) for exclusive use: \(text)")

@@ -30,6 +30,8 @@ public struct StandEngine: Sendable {
         case clientGone(Int)
         /// The daemon is stopping: the motors stop; `stopConfirmed` tells when the stand has it.
         case shutdown
+        /// The configuration was reloaded: its camera and lost-subject behaviour apply from now on.
+        case configure(camera: CameraModel, lostBehaviour: LostSubjectBehaviour, lostHold: Double)
     }
 
     /// How often the shell must tick while the link is open, s.
@@ -46,6 +48,8 @@ public struct StandEngine: Sendable {
     public private(set) var lastError: String?
     public private(set) var systemTracking = true
     public private(set) var counters = EngineCounters()
+    /// The latest fault reported about the stand (by it or by dockd), with its time.
+    public private(set) var lastFault: (report: FaultReport, time: Double)?
     private var batteries: [UInt8: BatteryState] = [:]
     private var lease = ControlLease()
     private var driver: any StandDriver
@@ -100,6 +104,8 @@ public struct StandEngine: Sendable {
         case .command(let command, let client, let force, let token): run(command, from: client, force: force, token: token, at: now, &out)
         case .clientGone(let client): release(client, reason: "client \(client) disconnected", at: now, &out)
         case .shutdown: shutdown(at: now, &out)
+        case .configure(let camera, let lostBehaviour, let lostHold):
+            tracking.configure(camera: camera, lostBehaviour: lostBehaviour, lostHold: lostHold)
         }
         answerStops(at: now, &out)
         answerLimits(at: now, &out)
@@ -201,7 +207,7 @@ public struct StandEngine: Sendable {
         case .fault(let fault):
             counters.faults += 1
             out.log(.warning, "stand fault", ["code": "\(fault.code)", "severity": "\(fault.severity)", "text": fault.text])
-            out.notifications.append(.fault(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text)))
+            publish(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text), at: now, &out)
         case .refused(let command, let reason):
             refused(command: command, reason: reason, at: now, &out)
         case .rejected(let problem):
@@ -242,7 +248,12 @@ public struct StandEngine: Sendable {
         guard now - lastImplausibleReport >= 1 else { return }
         lastImplausibleReport = now
         out.log(.error, text)
-        out.notifications.append(.fault(FaultReport(source: .dockd, code: DaemonFault.implausibleReport.rawValue, severity: 2, text: text)))
+        publish(FaultReport(source: .dockd, code: DaemonFault.implausibleReport.rawValue, severity: 2, text: text), at: now, &out)
+    }
+
+    private mutating func publish(_ fault: FaultReport, at now: Double, _ out: inout EngineOutput) {
+        lastFault = (fault, now)
+        out.notifications.append(.fault(fault))
     }
 
     // MARK: - Control loop
@@ -270,7 +281,7 @@ public struct StandEngine: Sendable {
         lastControlTick = now
         if !alreadyWrong, let reason = controller.wrongDirection {
             out.log(.critical, reason)
-            out.notifications.append(.fault(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason)))
+            publish(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason), at: now, &out)
         }
         for message in output.messages { out.bytes += driver.send(message, at: now) }
         for progress in output.progress { publishProgress(progress, at: now, &out) }
@@ -297,8 +308,8 @@ public struct StandEngine: Sendable {
         case .tooLateToSteer: "the stand answers late: round trip \(ms) ms, too late to steer: motion stops and is refused until it recovers"
         }
         out.log(next == .onTime ? .notice : .warning, text)
-        out.notifications.append(.fault(FaultReport(source: .dockd, code: DaemonFault.linkPace.rawValue,
-                                                    severity: next == .onTime ? 0 : next == .late ? 1 : 2, text: text)))
+        publish(FaultReport(source: .dockd, code: DaemonFault.linkPace.rawValue,
+                                                    severity: next == .onTime ? 0 : next == .late ? 1 : 2, text: text), at: now, &out)
     }
 
     /// Running progress goes out at most 10 times a second; final states always.
@@ -321,8 +332,8 @@ public struct StandEngine: Sendable {
         let type = MessageType(rawValue: command)
         let label = type.map { "\($0)".uppercased() } ?? "0x\(String(command, radix: 16))"
         out.log(.warning, "the stand refused a command", ["type": label, "reason": reason])
-        out.notifications.append(.fault(FaultReport(source: .dockd, code: DaemonFault.commandRefused.rawValue, severity: 2,
-                                                    text: "the stand refused \(label): \(reason)")))
+        publish(FaultReport(source: .dockd, code: DaemonFault.commandRefused.rawValue, severity: 2,
+                                                    text: "the stand refused \(label): \(reason)"), at: now, &out)
         switch type {
         case .stop:
             for pending in pendingStops { out.reply(pending.token, .success(.stopped(confirmed: false))) }

@@ -12,6 +12,8 @@ public struct TrackingLoop: Sendable {
     private var controller: TrackingController
     /// The camera before zoom: the configuration's, or what a client set with `camera.set`.
     private var baseCamera: CameraModel
+    /// The configuration's camera, in force whenever no client set one.
+    private var configuredCamera: CameraModel
     private(set) var zoom = 1.0
     private let frameRates: ClosedRange<Double>
 
@@ -27,6 +29,7 @@ public struct TrackingLoop: Sendable {
     public init(camera: CameraModel, seed: UInt64, settings: TrackingSettings) {
         controller = TrackingController(configuration: settings.control)
         baseCamera = camera
+        configuredCamera = camera
         frameRates = settings.frameRates
         pipeline = TrackingPipeline(tracker: MultiSubjectTracker(settings: settings.tracker, seed: seed),
                                     selector: SubjectSelector(settings: settings.selection),
@@ -57,6 +60,14 @@ public struct TrackingLoop: Sendable {
     }
 
     // MARK: - Camera
+
+    /// The configuration changed (SIGHUP): its camera and what the stand does once the subject is gone.
+    public mutating func configure(camera: CameraModel, lostBehaviour: LostSubjectBehaviour, lostHold: Double) {
+        if baseCamera == configuredCamera { setCamera(camera) }
+        configuredCamera = camera
+        controller.configuration.lostBehaviour = lostBehaviour
+        controller.configuration.lostHold = lostHold
+    }
 
     public mutating func setCamera(_ camera: CameraModel) {
         baseCamera = camera  // a later zoom scales this one, not the configuration's
@@ -143,8 +154,10 @@ public struct TrackingLoop: Sendable {
     public mutating func setFraming(_ mode: FramingMode) { pipeline.framer.mode = mode }
     public mutating func setRegionOfInterest(_ rect: NormalizedRect) { pipeline.framer.regionOfInterest = rect }
 
-    /// Back to DockKit's defaults: automatic framing, the whole frame, automatic selection.
+    /// Back to DockKit's defaults: automatic framing, the whole frame, automatic selection, the
+    /// configuration's camera.
     public mutating func resetClientSettings() {
+        setCamera(configuredCamera)
         pipeline.framer.mode = .automatic
         pipeline.framer.regionOfInterest = .fullFrame
         pipeline.selector.select(ids: [])

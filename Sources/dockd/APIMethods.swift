@@ -20,7 +20,6 @@ struct APIMethods: Sendable {
     let stands: StandRegistry
     let hub: EventHub
     let clock: DaemonClock
-    let settings: EngineSettings
     let heartbeatTimeoutMs: UInt16
     let logger: Logger
     /// The daemon's own uid: admin methods are for it and for root.
@@ -94,6 +93,12 @@ struct APIMethods: Sendable {
             d["counters"] = await s.read { $0.driverCounters.json(engine: $0.counters) }
             d["batteries"] = await batteries(s)
             d["control"] = await s.read { engine in Self.control(engine) }
+            d["last_fault"] = await s.read { engine in
+                engine.lastFault.map { f in
+                    ["source": JSONValue(f.report.source.rawValue), "code": JSONValue(f.report.code), "severity": JSONValue(f.report.severity),
+                     "text": JSONValue(f.report.text), "time": JSONValue(f.time)]
+                } ?? .null
+            }
             return .object(d)
         case "battery.get":
             return await batteries(try find(p))

@@ -6,8 +6,9 @@ extension Configuration {
         let key: String
         let before: String
         let after: String
-        /// The API socket is bound once, at start (under systemd dockd.socket owns it), and the
-        /// heartbeat timeout is agreed in each stand's handshake: these wait for a restart.
+        /// The API socket is bound once, at start (under systemd dockd.socket owns it), the
+        /// heartbeat timeout is agreed in each stand's handshake, and the hotplug monitor's serial
+        /// pattern is set when it starts: these wait for a restart.
         let needsRestart: Bool
 
         var description: String { "\(key): \(before) → \(after)" + (needsRestart ? " (needs a restart)" : "") }
@@ -41,7 +42,7 @@ extension Configuration {
         }
 
         compare("hotplug.enabled", hotplug.enabled, new.hotplug.enabled)
-        compare("hotplug.serial_pattern", hotplug.serialPattern, new.hotplug.serialPattern) { $0 ?? "(none)" }
+        compare("hotplug.serial_pattern", hotplug.serialPattern, new.hotplug.serialPattern, restart: true) { $0 ?? "(none)" }
         compare("hotplug.baud", hotplug.baud, new.hotplug.baud)
         compare("camera.horizontal_fov_deg", camera.horizontalFOVDegrees, new.camera.horizontalFOVDegrees)
         compare("camera.vertical_fov_deg", camera.verticalFOVDegrees, new.camera.verticalFOVDegrees)

@@ -14,7 +14,9 @@ import UnixSignals
 /// (motors stopped and stands told before the process exits).
 struct Daemon: Service {
     let configuration: Configuration
-    let configPath: String
+    /// Read again at SIGHUP.
+    let source: ConfigurationSource
+    let logLevels: LogLevelSwitch
     let logger: Logger
     /// `--debug-stall-on-sigusr2`: SIGUSR2 stalls the control loops this long (tests only).
     var stallOnSignal: Double?
@@ -25,14 +27,10 @@ struct Daemon: Service {
         let hub = EventHub(logger: logger)
         let liveness = Liveness()
         let heartbeat = configuration.heartbeatTimeoutMs
-        var settings = EngineSettings()
-        settings.camera = CameraModel(horizontalFieldOfView: configuration.camera.horizontalFOVDegrees * .pi / 180,
-                                      verticalFieldOfView: configuration.camera.verticalFOVDegrees * .pi / 180)
-        settings.tracking.control.lostBehaviour = configuration.tracking.lostBehaviour
-        settings.tracking.control.lostHold = configuration.tracking.lostHold
-        let engineSettings = settings
+        // What new stands start with; a reload changes it for them and tells the running ones.
+        let engineSettings = Shared(configuration.engineSettings)
         let stands = StandRegistry { endpoint, driver in
-            StandHost(endpoint: endpoint, driver: driver, settings: engineSettings, loop: group.next(), hub: hub, clock: clock,
+            StandHost(endpoint: endpoint, driver: driver, settings: engineSettings.current, loop: group.next(), hub: hub, clock: clock,
                       liveness: liveness, logger: logger)
         }
         for device in configuration.devices { attach(device, to: stands, heartbeat: heartbeat) }
@@ -44,7 +42,7 @@ struct Daemon: Service {
                 stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud), driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
             }
         }
-        let api = APIMethods(stands: stands, hub: hub, clock: clock, settings: engineSettings, heartbeatTimeoutMs: heartbeat, logger: logger)
+        let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, logger: logger)
         let server = APIServer(api: api, hub: hub, logger: logger)
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
@@ -66,10 +64,14 @@ struct Daemon: Service {
                 if let seconds = stallOnSignal {
                     tasks.addTask { await stallOnUser2(stands: stands, seconds: seconds) }
                 }
-                tasks.addTask { await reloadOnHangup(stands: stands, heartbeat: heartbeat) }
-                if hotplug.enabled {
-                    tasks.addTask { await followHotplug(matcher, baud: hotplug.baud, stands: stands, heartbeat: heartbeat) }
-                }
+                let hotplugNow = Shared(hotplug)
+                let (hotplugEnabled, enableHotplug) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+                let reloader = Reloader(running: configuration, source: source, stands: stands, engineSettings: engineSettings,
+                                        hotplug: hotplugNow, logLevels: logLevels, logger: logger,
+                                        attach: { attach($0, to: stands, heartbeat: heartbeat) },
+                                        hotplugEnabled: { enableHotplug.yield() })
+                tasks.addTask { await reloader.reloadOnHangup() }
+                tasks.addTask { await followHotplug(hotplugNow, enabled: hotplugEnabled, stands: stands, heartbeat: heartbeat) }
                 do { try await tasks.next() } catch is CancellationError {}  // SIGTERM: go on to stop the stands
                 tasks.cancelAll()
             }
@@ -138,42 +140,30 @@ struct Daemon: Service {
         }
     }
 
-    /// udev add → attach, remove → stop and release: stands come and go with their cables.
-    private func followHotplug(_ matcher: Hotplug.Matcher, baud: Int, stands: StandRegistry, heartbeat: UInt16) async {
-        for await event in Hotplug.changes(matcher) {
-            let endpoint = StandEndpoint.serial(path: event.devnode, baud: baud)
+    /// udev add → attach, remove → stop and release: stands come and go with their cables. The
+    /// settings are read at each event (a reload may change them); the monitor runs from the first
+    /// time hotplug is enabled.
+    private func followHotplug(_ settings: Shared<Configuration.HotplugSettings>, enabled: AsyncStream<Void>, stands: StandRegistry,
+                               heartbeat: UInt16) async {
+        if !settings.current.enabled {
+            for await _ in enabled where settings.current.enabled { break }
+            if Task.isCancelled { return }
+            // Turned on by a reload: the stands plugged in meanwhile are there already.
+            let now = settings.current
+            for event in Hotplug.present(Hotplug.Matcher(serialPattern: now.serialPattern)) {
+                stands.add(endpoint: .serial(path: event.devnode, baud: now.baud), driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
+            }
+        }
+        // The serial pattern is the monitor's from its start (a change needs a restart).
+        for await event in Hotplug.changes(Hotplug.Matcher(serialPattern: settings.current.serialPattern)) {
+            let now = settings.current
+            guard now.enabled || event.action == .remove else { continue }
+            let endpoint = StandEndpoint.serial(path: event.devnode, baud: now.baud)
             logger.info("hotplug \(event.action.rawValue)", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
             switch event.action {
             case .add: stands.add(endpoint: endpoint, driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
             case .remove: await stands.remove(endpoint: endpoint)
             }
-        }
-    }
-
-    /// SIGHUP: re-read the file; a bad one is reported and the running configuration stays. A good
-    /// one attaches the stands it adds and releases the ones it drops. The socket and log level
-    /// change at restart.
-    private func reloadOnHangup(stands: StandRegistry, heartbeat: UInt16) async {
-        var current = configuration
-        for await _ in await UnixSignalsSequence(trapping: .sighup) {
-            Systemd.reloading()
-            do {
-                let fresh = try Configuration.load(path: configPath)
-                let before = Set(current.devices.map(\.endpoint.description))
-                let after = Set(fresh.devices.map(\.endpoint.description))
-                for device in fresh.devices where !before.contains(device.endpoint.description) {
-                    attach(device, to: stands, heartbeat: heartbeat)
-                }
-                for device in current.devices where !after.contains(device.endpoint.description) {
-                    await stands.remove(endpoint: device.endpoint)
-                }
-                logger.notice("configuration reloaded", metadata: ["added": "\(after.subtracting(before).sorted())",
-                                                                    "removed": "\(before.subtracting(after).sorted())"])
-                current.devices = fresh.devices
-            } catch {
-                logger.error("configuration not reloaded, the old one stays: \(error.description)")
-            }
-            Systemd.notify("READY=1")
         }
     }
 }

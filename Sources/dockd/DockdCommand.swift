@@ -68,18 +68,14 @@ struct DockdCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = config ?? Configuration.defaultPath
-        var configuration = Configuration()
-        // Without --config a missing default file means the defaults (a packaged daemon runs without
-        // one); a file named on the command line must be there, so a typo in its path is not missed.
-        if FileManagerLite.exists(path) || (config != nil && !ignoreMissingConfig) {
-            do {
-                configuration = try Configuration.load(path: path)
-            } catch {
-                FileHandleLite.stderr("dockd: configuration refused:\n\(error.description)")
-                throw ExitCode(78)  // EX_CONFIG
-            }
+        let source = ConfigurationSource(path: path, mustExist: config != nil && !ignoreMissingConfig, overrides: overrides)
+        let configuration: Configuration
+        do {
+            configuration = try source.load()
+        } catch {
+            FileHandleLite.stderr("dockd: configuration refused:\n\(error.description)")
+            throw ExitCode(78)  // EX_CONFIG
         }
-        configuration = overrides.applied(to: configuration)
 
         if checkConfig {
             let exists = FileManagerLite.exists(path)
@@ -88,19 +84,19 @@ struct DockdCommand: AsyncParsableCommand {
             throw ExitCode(report.ok ? 0 : 78)
         }
 
-        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        let levels = LogLevelSwitch(Logger.Level(rawValue: configuration.logLevel) ?? .info)
         let journal = JournalLogHandler.stderrIsJournal
         LoggingSystem.bootstrap { label in
-            if journal { return JournalLogHandler(label: label, level: level) }
+            if journal { return SwitchedLogHandler(inner: JournalLogHandler(label: label, level: .trace), levels: levels) }
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            handler.logLevel = .trace
+            return SwitchedLogHandler(inner: handler, levels: levels)
         }
         let logger = Logger(label: "dockd")
         if !FileManagerLite.exists(path) {
             logger.notice("no configuration file at \(path): using the defaults")
         }
-        var daemon = Daemon(configuration: configuration, configPath: path, logger: logger)
+        var daemon = Daemon(configuration: configuration, source: source, logLevels: levels, logger: logger)
         daemon.stallOnSignal = debugStallOnSigusr2
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
@@ -112,6 +108,20 @@ struct DockdCommand: AsyncParsableCommand {
 
 /// The command line's settings over the file's. A reload (SIGHUP) applies them again to the file it
 /// reads, so that `--device` stands and `--socket` stay what the command line said.
+/// Where the configuration comes from: the file (a missing default file means the defaults; a
+/// file named on the command line must be there, so a typo in its path is not missed) with the
+/// command line's settings over it — at start and at every SIGHUP.
+struct ConfigurationSource: Sendable {
+    let path: String
+    let mustExist: Bool
+    let overrides: ConfigurationOverrides
+
+    func load() throws(Configuration.Invalid) -> Configuration {
+        let file = FileManagerLite.exists(path) || mustExist ? try Configuration.load(path: path) : Configuration()
+        return overrides.applied(to: file)
+    }
+}
+
 struct ConfigurationOverrides: Sendable, Equatable {
     var socket: String?
     /// nil: the file's; .some(nil): no group (`--socket-group ""`).

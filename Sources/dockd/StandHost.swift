@@ -1,4 +1,6 @@
+import DockCore
 import DockDrivers
+import DockTracking
 import DockIO
 import Logging
 import NIOCore
@@ -48,6 +50,7 @@ final class StandHost: Sendable {
         self.liveness = liveness
         var logger = logger
         logger[metadataKey: "stand"] = "\(endpoint)"
+        logger[metadataKey: "endpoint"] = "\(endpoint)"
         self.logger = logger
         let engine = StandEngine(driver: driver, settings: settings, fallbackName: "\(endpoint)")
         state = .makeBoxSendingValue(HostState(engine: engine), as: HostState.self, eventLoop: loop)
@@ -85,7 +88,9 @@ final class StandHost: Sendable {
             }
             if Task.isCancelled { break }
             let reason = await read { $0.lastError } ?? "link closed"
-            logger.info("reconnecting in \(backoff) s", metadata: ["reason": "\(reason)"])
+            var metadata: Logger.Metadata = ["reason": "\(reason)"]
+            if let id = standID { metadata["stand"] = .string(id) }
+            logger.info("reconnecting in \(backoff) s", metadata: metadata)
             try? await Task.sleep(for: .seconds(backoff))
             backoff = min(8, backoff * 2)
         }
@@ -130,7 +135,12 @@ final class StandHost: Sendable {
         let engine = state.value.engine
         let id = engine.standID
         summary.withLock { $0 = Summary(id: id, state: engine.linkState) }
-        for log in out.logs { logger.log(level: log.level.swiftLog, "\(log.message)", metadata: log.metadata.mapValues { .string($0) }) }
+        for log in out.logs {
+            // `stand` is the stand's id once it said who it is (journald: DOCKD_STAND), else its endpoint.
+            var metadata = log.metadata.mapValues { Logger.MetadataValue.string($0) }
+            if let id { metadata["stand"] = .string(id) }
+            logger.log(level: log.level.swiftLog, "\(log.message)", metadata: metadata)
+        }
         for notification in out.notifications { hub.publish(notification, stand: id ?? "", endpoint: endpointName, time: clock.now()) }
         for (token, result) in out.replies {
             guard let promise = state.value.waiting.removeValue(forKey: token) else { continue }
@@ -176,6 +186,13 @@ final class StandHost: Sendable {
             throw error
         } catch {
             throw .motionFailed("\(error)")
+        }
+    }
+
+    /// The configuration was reloaded: the camera and lost-subject behaviour from now on.
+    func configure(camera: CameraModel, lostBehaviour: LostSubjectBehaviour, lostHold: Double) {
+        loop.execute {
+            self.apply(self.state.value.engine.handle(.configure(camera: camera, lostBehaviour: lostBehaviour, lostHold: lostHold), at: self.clock.now()))
         }
     }
 

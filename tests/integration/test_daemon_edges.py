@@ -1,4 +1,5 @@
 """Configuration errors, several stands at once, Bluetooth on a host without it, slow subscribers."""
+import math
 import signal
 import socket
 import subprocess
@@ -286,3 +287,38 @@ def _connect(path):
         return Client(path)
     except OSError:
         return None
+
+
+def test_sighup_applies_what_it_can_names_what_needs_a_restart_and_keeps_device_stands(tmp_path):
+    link = tmp_path / "stand"
+    sim = subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", "HUP-2"],
+                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config = tmp_path / "dockd.conf"
+    config.write_text("[camera]\nhorizontal_fov_deg = 70\nvertical_fov_deg = 43\n")
+    log = tmp_path / "dockd.err"
+    wait_for(link.exists, 5, "the stand's link")
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(config), "--device", str(link), "--socket", str(tmp_path / "d.sock"),
+                              "--socket-group", "", "--no-hotplug"], stderr=open(log, "wb"))
+    try:
+        wait_for((tmp_path / "d.sock").exists, 10, "dockd's socket")
+        c = Client(tmp_path / "d.sock")
+        wait_for(lambda: [s["id"] for s in c.result("stands.list") if s["state"] == "connected"] == ["HUP-2"], 10, "the stand")
+        assert abs(c.result("stand.get")["control"]["camera"]["horizontal_fov"] - 70 * math.pi / 180) < 1e-6
+        config.write_text('[daemon]\nlog_level = "debug"\nheartbeat_timeout_ms = 800\n'
+                          '[camera]\nhorizontal_fov_deg = 50\nvertical_fov_deg = 30\n[tracking]\nlost_behaviour = "hold"\n')
+        dockd.send_signal(signal.SIGHUP)
+        wait_for(lambda: "configuration reloaded" in log.read_text(), 5, "the reload in the log")
+        text = log.read_text()
+        assert "daemon.heartbeat_timeout_ms changed (500 → 800): it takes a restart" in text, text
+        for applied in ("daemon.log_level", "camera.horizontal_fov_deg", "tracking.lost_behaviour"):
+            assert applied in text.split("configuration reloaded")[-1], text
+        stand = c.result("stand.get")
+        assert abs(stand["control"]["camera"]["horizontal_fov"] - 50 * math.pi / 180) < 1e-6
+        assert stand["state"] == "connected" and stand["counters"]["reconnects"] == 0, "the --device stand was dropped"
+        # The new log level is in force: garbage on the line is logged at debug level now.
+        sim.stdin.write(b"corrupt 0.5 0.5\n"); sim.stdin.flush()
+        wait_for(lambda: "dropped bytes from the stand" in log.read_text(), 5, "a debug line")
+        c.close()
+    finally:
+        dockd.terminate(); dockd.wait(5)
+        sim.terminate(); sim.wait(5)
