@@ -123,8 +123,6 @@ def test_and_its_manager_thread_may_take_nice_minus_4_under_the_units_nice_limit
     assert "Failed to set thread priority" not in log, log
 
 
-@pytest.mark.xfail(strict=True, reason="DOCKD_STAND is the stand's endpoint, not its id: StandSession sets the "
-                                       "logger's `stand` metadata from the endpoint (the lead's file)")
 def test_journal_lines_of_a_stand_are_found_by_its_id(box):
     lines = [e for e in journal(box) if e.get("SYSLOG_IDENTIFIER") == "dockd"]
     assert any(e.get("DOCKD_STAND") == "BOX-A" for e in lines), sorted({e.get("DOCKD_STAND") for e in lines} - {None})
