@@ -118,6 +118,9 @@ public struct VirtualStandRig: Sendable {
 
     public mutating func clientGone(_ client: Int) { apply(engine.handle(.clientGone(client), at: now)) }
 
+    /// Any other event, at the present time.
+    public mutating func handle(_ event: StandEngine.Event) { apply(engine.handle(event, at: now)) }
+
     public mutating func shutdown() { apply(engine.handle(.shutdown, at: now)) }
 
     /// Something happens to the stand (a button, a fault injected).

@@ -23,6 +23,8 @@ public struct EngineSettings: Sendable {
     public var defaultCaptureLatency = 0.05
     /// How long a STOP may wait for its acknowledgement before the caller is told it was not confirmed, s.
     public var stopConfirmationTimeout = 0.5
+    /// What the stand does while no client controls it.
+    public var defaults = StandDefaults()
     /// How long a LIMITS may wait for its acknowledgement (the driver resends meanwhile), s.
     public var acknowledgementTimeout = 1.5
 

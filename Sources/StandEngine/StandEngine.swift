@@ -32,6 +32,9 @@ public struct StandEngine: Sendable {
         case shutdown
         /// The configuration was reloaded: its camera and lost-subject behaviour apply from now on.
         case configure(camera: CameraModel, lostBehaviour: LostSubjectBehaviour, lostHold: Double)
+        /// New defaults (an administrator's `defaults.set`): in force at once while no client holds
+        /// the lease, and what a lease's end returns to.
+        case defaults(StandDefaults)
     }
 
     /// How often the shell must tick while the link is open, s.
@@ -46,7 +49,9 @@ public struct StandEngine: Sendable {
     public private(set) var lastFeedback: (feedback: Feedback, time: Double)?
     public private(set) var docked: Bool?
     public private(set) var lastError: String?
-    public private(set) var systemTracking = true
+    public private(set) var systemTracking: Bool
+    /// What the stand does while no client holds the lease.
+    public private(set) var defaults: StandDefaults
     public private(set) var counters = EngineCounters()
     /// The latest fault reported about the stand (by it or by dockd), with its time.
     public private(set) var lastFault: (report: FaultReport, time: Double)?
@@ -77,7 +82,10 @@ public struct StandEngine: Sendable {
         self.driver = driver
         self.settings = settings
         self.fallbackName = fallbackName
+        defaults = settings.defaults
+        systemTracking = settings.defaults.systemTracking
         tracking = TrackingLoop(camera: settings.camera, seed: settings.trackingSeed, settings: settings.tracking)
+        tracking.resetClientSettings(to: settings.defaults)
     }
 
     /// The stable id: the serial number the stand reported, never the device path.
@@ -106,6 +114,9 @@ public struct StandEngine: Sendable {
         case .shutdown: shutdown(at: now, &out)
         case .configure(let camera, let lostBehaviour, let lostHold):
             tracking.configure(camera: camera, lostBehaviour: lostBehaviour, lostHold: lostHold)
+        case .defaults(let new):
+            defaults = new
+            if lease.holder == nil { applyDefaults(source: "defaults", at: now, &out) }
         }
         answerStops(at: now, &out)
         answerLimits(at: now, &out)
@@ -650,9 +661,14 @@ public struct StandEngine: Sendable {
             motion = controller
             runController(at: now, &out)
         }
-        tracking.resetClientSettings()
-        if !systemTracking { setSystemTracking(true, source: "lease released", at: now, &out) }
+        applyDefaults(source: "lease released", at: now, &out)
         out.log(.info, "\(reason): its changes reverted")
+    }
+
+    /// The stand's defaults in force: framing, ROI, system tracking on or off.
+    private mutating func applyDefaults(source: String, at now: Double, _ out: inout EngineOutput) {
+        tracking.resetClientSettings(to: defaults)
+        if systemTracking != defaults.systemTracking { setSystemTracking(defaults.systemTracking, source: source, at: now, &out) }
     }
 
     private mutating func shutdown(at now: Double, _ out: inout EngineOutput) {

@@ -154,12 +154,12 @@ public struct TrackingLoop: Sendable {
     public mutating func setFraming(_ mode: FramingMode) { pipeline.framer.mode = mode }
     public mutating func setRegionOfInterest(_ rect: NormalizedRect) { pipeline.framer.regionOfInterest = rect }
 
-    /// Back to DockKit's defaults: automatic framing, the whole frame, automatic selection, the
-    /// configuration's camera.
-    public mutating func resetClientSettings() {
+    /// Back to the stand's defaults: their framing and region of interest, automatic selection,
+    /// the configuration's camera.
+    public mutating func resetClientSettings(to defaults: StandDefaults) {
         setCamera(configuredCamera)
-        pipeline.framer.mode = .automatic
-        pipeline.framer.regionOfInterest = .fullFrame
+        pipeline.framer.mode = defaults.framing
+        pipeline.framer.regionOfInterest = defaults.regionOfInterest
         pipeline.selector.select(ids: [])
     }
 

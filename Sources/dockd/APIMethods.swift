@@ -21,6 +21,9 @@ struct APIMethods: Sendable {
     let hub: EventHub
     let clock: DaemonClock
     let heartbeatTimeoutMs: UInt16
+    /// What new stands start with; `defaults.set` changes their defaults.
+    let engineSettings: Shared<EngineSettings>
+    let defaultsStore: DefaultsStore
     let logger: Logger
     /// The daemon's own uid: admin methods are for it and for root.
     let daemonUID = UInt32(getuid())
@@ -190,6 +193,19 @@ struct APIMethods: Sendable {
             }
             guard stands.add(endpoint: endpoint, driver: driver) else { throw .invalidParameter("\(endpoint) is already attached") }
             return ["endpoint": JSONValue("\(endpoint)")]
+        case "defaults.get":
+            return DefaultsStore.json(engineSettings.current.defaults)
+        case "defaults.set":
+            try requireAdmin(session, method)
+            let base = try p.optionalBool("reset") == true ? StandDefaults() : engineSettings.current.defaults
+            let defaults = try DefaultsStore.defaults(from: p, over: base)
+            try defaultsStore.save(defaults)
+            var settings = engineSettings.current
+            settings.defaults = defaults
+            engineSettings.set(settings)
+            for s in stands.all { s.setDefaults(defaults) }
+            logger.notice("the stands' defaults are now \(DefaultsStore.json(defaults)) (stored in \(defaultsStore.path))")
+            return DefaultsStore.json(defaults)
         case "stands.detach":
             try requireAdmin(session, method)
             guard let device = try p.optionalString("device"), !device.isEmpty else { throw .invalidParams("device is required") }

@@ -13,6 +13,9 @@ struct Configuration: Sendable, Equatable {
     var socketMode: UInt16 = 0o660
     var logLevel = "info"
     var heartbeatTimeoutMs: UInt16 = 500
+    /// Where dockd keeps what it must remember across restarts (the stands' defaults). Under
+    /// systemd, StateDirectory= decides ($STATE_DIRECTORY).
+    var stateDirectory = "/var/lib/dockd"
     var devices: [Device] = []
     var camera = Camera()
     var tracking = Tracking()
@@ -105,6 +108,7 @@ struct Configuration: Sendable, Equatable {
                 if let problem = logLevelProblem(v) { d.refuse("log_level", problem) } else { c.logLevel = v }
             }
             if let v = d.integer("heartbeat_timeout_ms", in: 100...5000) { c.heartbeatTimeoutMs = UInt16(v) }
+            if let v = d.string("state_directory") { c.stateDirectory = v }
             file.finish(d)
         }
         for var d in file.arrayOfTables("device") {

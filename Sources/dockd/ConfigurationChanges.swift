@@ -26,6 +26,7 @@ extension Configuration {
         compare("daemon.socket_mode", socketMode, new.socketMode, restart: true) { "0" + String($0, radix: 8) }
         compare("daemon.log_level", logLevel, new.logLevel)
         compare("daemon.heartbeat_timeout_ms", heartbeatTimeoutMs, new.heartbeatTimeoutMs, restart: true)
+        compare("daemon.state_directory", stateDirectory, new.stateDirectory, restart: true)
 
         let old = Dictionary(devices.map { ($0.endpoint.description, $0) }, uniquingKeysWith: { first, _ in first })
         let fresh = Dictionary(new.devices.map { ($0.endpoint.description, $0) }, uniquingKeysWith: { first, _ in first })

@@ -28,7 +28,12 @@ struct Daemon: Service {
         let liveness = Liveness()
         let heartbeat = configuration.heartbeatTimeoutMs
         // What new stands start with; a reload changes it for them and tells the running ones.
-        let engineSettings = Shared(configuration.engineSettings)
+        let store = DefaultsStore(directory: DefaultsStore.directory(configured: configuration.stateDirectory))
+        let stored = store.load()
+        if let problem = stored.problem { logger.error("the stands' stored defaults are not used: \(problem)") }
+        var initial = configuration.engineSettings
+        initial.defaults = stored.defaults
+        let engineSettings = Shared(initial)
         let stands = StandRegistry { endpoint, driver in
             StandHost(endpoint: endpoint, driver: driver, settings: engineSettings.current, loop: group.next(), hub: hub, clock: clock,
                       liveness: liveness, logger: logger)
@@ -42,7 +47,8 @@ struct Daemon: Service {
                 stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud), driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
             }
         }
-        let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, logger: logger)
+        let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, engineSettings: engineSettings,
+                             defaultsStore: store, logger: logger)
         let server = APIServer(api: api, hub: hub, logger: logger)
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)

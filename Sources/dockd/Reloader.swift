@@ -75,6 +75,7 @@ struct Reloader: Sendable {
         inForce.socketGroup = current.socketGroup
         inForce.socketMode = current.socketMode
         inForce.heartbeatTimeoutMs = current.heartbeatTimeoutMs
+        inForce.stateDirectory = current.stateDirectory
         inForce.hotplug.serialPattern = current.hotplug.serialPattern
 
         if let level = Logger.Level(rawValue: inForce.logLevel) { logLevels.set(level) }

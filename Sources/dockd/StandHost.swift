@@ -196,6 +196,11 @@ final class StandHost: Sendable {
         }
     }
 
+    /// An administrator's new defaults.
+    func setDefaults(_ defaults: StandDefaults) {
+        loop.execute { self.apply(self.state.value.engine.handle(.defaults(defaults), at: self.clock.now())) }
+    }
+
     /// A client went away: what it held reverts.
     func clientGone(_ client: Int) {
         loop.execute { self.apply(self.state.value.engine.handle(.clientGone(client), at: self.clock.now())) }

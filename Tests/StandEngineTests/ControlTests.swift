@@ -193,3 +193,26 @@ struct ObservationRateTests {
         #expect(refused > 20)
     }
 }
+
+@Suite("Engine: the stands' defaults")
+struct DefaultsTests {
+    @Test func defaultsApplyWhileNobodyControlsTheStandAndALeaseReturnsToThem() throws {
+        var rig = VirtualStandRig.connected()
+        rig.handle(.defaults(StandDefaults(systemTracking: false, framing: .left)))
+        #expect(!rig.engine.systemTracking && rig.engine.tracking.pipeline.framer.mode == .left)
+        _ = try rig.send(.framing(.right), from: .app)
+        _ = try rig.send(.setTracking(true), from: .app)
+        rig.clientGone(ClientRef.app.id)
+        #expect(!rig.engine.systemTracking, "back to the stored default, not DockKit's")
+        #expect(rig.engine.tracking.pipeline.framer.mode == .left)
+    }
+
+    @Test func newDefaultsWaitWhileAClientHoldsTheLease() throws {
+        var rig = VirtualStandRig.connected()
+        _ = try rig.send(.framing(.right), from: .app)
+        rig.handle(.defaults(StandDefaults(framing: .center)))
+        #expect(rig.engine.tracking.pipeline.framer.mode == .right)
+        rig.clientGone(ClientRef.app.id)
+        #expect(rig.engine.tracking.pipeline.framer.mode == .center)
+    }
+}

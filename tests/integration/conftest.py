@@ -120,7 +120,7 @@ class Client:
 class Rig:
     """dock-sim + dockd on a temporary directory."""
 
-    def __init__(self, tmp_path, sim_args=(), dockd_env=None):
+    def __init__(self, tmp_path, sim_args=(), dockd_env=None, dockd_config=None):
         self.tmp = tmp_path
         self.link = tmp_path / "stand"
         self.socket_path = tmp_path / "dockd.sock"
@@ -131,22 +131,32 @@ class Rig:
         assert first.startswith("pty "), f"dock-sim said {first!r}"
         wait_for(self.link.exists, 5, "the dock-sim link")
         self.dockd_log = tmp_path / "dockd.err"
-        argv = [str(BIN / "dockd"), "--ignore-missing-config", "--config", str(tmp_path / "none.conf"),
-                "--device", str(self.link), "--socket", str(self.socket_path), "--socket-group", ""]
+        config = ["--config", str(dockd_config)] if dockd_config else ["--ignore-missing-config", "--config", str(tmp_path / "none.conf")]
+        argv = [str(BIN / "dockd"), *config, "--device", str(self.link), "--socket", str(self.socket_path), "--socket-group", ""]
         if dockd_env and "LD_PRELOAD" in dockd_env:
             # Swift finds argv by walking up from `environ` (swiftlang/swift#76080); a preloaded
             # library that calls setenv() in its constructor (libfaketime does) moves `environ` and
             # dockd would start without its arguments. Through a shell that already has the
             # variable set, the constructor has nothing to set; `exec` keeps dockd's pid.
             argv = ["/bin/sh", "-c", 'exec "$0" "$@"', *argv]
-        self.dockd = subprocess.Popen(argv, stderr=open(self.dockd_log, "wb"),
-                                      env=None if dockd_env is None else {**os.environ, **dockd_env})
+        self.dockd_argv, self.dockd_env = argv, None if dockd_env is None else {**os.environ, **dockd_env}
+        self.dockd = subprocess.Popen(argv, stderr=open(self.dockd_log, "wb"), env=self.dockd_env)
         self.clients = []
         try:
             wait_for(self.accepting, 10, "dockd's socket")
         except BaseException:
             self.stop()  # no stray dock-sim left running after a failed start
             raise
+
+    def restart_dockd(self):
+        """SIGTERM to dockd (it stops the stand and removes its socket), then the same dockd again."""
+        for c in self.clients:
+            c.close()
+        self.clients = []
+        self.dockd.terminate()
+        self.dockd.wait(10)
+        self.dockd = subprocess.Popen(self.dockd_argv, stderr=open(self.dockd_log, "ab"), env=self.dockd_env)
+        wait_for(self.accepting, 10, "dockd's socket")
 
     def accepting(self):
         """The socket exists and listens (dockd binds, then listens: connecting in between is refused)."""

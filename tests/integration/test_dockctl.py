@@ -118,7 +118,9 @@ def test_json_is_one_compact_object_per_line_on_every_command_without_float_nois
     assert len(status) == 1 and status[0]["stands"][0]["id"] == "SIM-0001"
     assert [s["id"] for s in json_lines(dockctl(rig, "list", "--json"))] == ["SIM-0001"]
     battery = json_lines(dockctl(rig, "battery", "--json"))
-    assert battery[0]["level"] == 0.8, battery  # the stand's float32 0.8, not 0.800000011920929
+    # The stand's float32 as it prints (0.8, not 0.800000011920929; json_lines checks every number);
+    # dock-sim drains its battery slowly, so the level is near its starting 0.8.
+    assert abs(battery[0]["level"] - 0.8) < 0.01, battery
     assert json_lines(dockctl(rig, "diag", "--json"))[0]["counters"]["frames"] > 0
     assert json_lines(dockctl(rig, "subjects", "--json"))[0]["subjects"] == []
     assert json_lines(dockctl(rig, "track", "off", "--json")) == [{"enabled": False, "held": False, "stand": "SIM-0001"}]

@@ -78,13 +78,26 @@ def require_setpriv():
         pytest.skip("needs root and setpriv to become an unprivileged user")
 
 
-def run_as_nobody(socket_path):
-    """Runs a tiny client as the unprivileged user `nobody`; returns what it printed."""
+ONE_REQUEST = r"""
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n")
+buf = b""
+while b"\n" not in buf:
+    buf += s.recv(65536)
+print(buf.splitlines()[0].decode())
+"""
+
+
+def run_as_nobody(socket_path, request=None):
+    """Runs a tiny client as the unprivileged user `nobody`; returns what it printed: the replies to
+    stands.attach and dockd.version, or the reply to `request`."""
     require_setpriv()
     nobody = pwd.getpwnam("nobody")
+    script = [NOBODY_CLIENT, str(socket_path)] if request is None else [ONE_REQUEST, str(socket_path), json.dumps(request)]
     out = subprocess.run(["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups",
-                          "/usr/bin/python3", "-c", NOBODY_CLIENT, str(socket_path)],
-                         capture_output=True, timeout=20, check=True)
+                          "/usr/bin/python3", "-c", *script], capture_output=True, timeout=20, check=True)
     return json.loads(out.stdout)
 
 

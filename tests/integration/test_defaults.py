@@ -1,0 +1,62 @@
+"""The stands' defaults: set by an administrator with dockctl, in force while no client controls a
+stand, what a lease's end returns to, and kept across a restart of dockd."""
+import json
+import subprocess
+
+from conftest import BIN, Client, Rig, wait_for
+from test_leases_and_auth import open_dir, run_as_nobody, start_dockd  # noqa: F401 (fixture)
+
+
+def dockctl(rig, *args):
+    return subprocess.run([str(BIN / "dockctl"), *args, "--socket", str(rig.socket_path)], capture_output=True, text=True, timeout=20)
+
+
+def control(client):
+    stand = client.result("stand.get")
+    return stand["system_tracking"], stand["control"]["framing"]
+
+
+def test_defaults_hold_while_nobody_controls_the_stand_and_survive_a_restart(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    config = tmp_path / "dockd.conf"
+    config.write_text(f'[daemon]\nstate_directory = "{state}"\n')
+    rig = Rig(tmp_path, dockd_config=config)
+    try:
+        c = rig.client()
+        rig.connected_stand(c)
+        assert control(c) == (True, "automatic")
+        done = dockctl(rig, "defaults", "set", "--tracking", "off", "--framing", "left", "--json")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["framing"] == "left"
+        assert control(c) == (False, "left"), "applied at once: nobody holds the stand"
+        # A client changes it and goes: the stand returns to the stored defaults, not DockKit's.
+        other = rig.client()
+        other.result("tracking.framing", {"mode": "right"})
+        other.result("tracking.set", {"enabled": True})
+        assert control(c) == (True, "right")
+        other.close()
+        wait_for(lambda: control(c) == (False, "left"), 5, "the defaults after the lease ended")
+        assert json.loads((state / "defaults.json").read_text())["framing"] == "left"
+        # A restarted dockd starts with them.
+        rig.restart_dockd()
+        c = rig.client()
+        rig.connected_stand(c)
+        assert control(c) == (False, "left")
+        assert dockctl(rig, "defaults", "reset").returncode == 0
+        assert control(c) == (True, "automatic")
+    finally:
+        rig.stop()
+
+
+def test_only_an_administrator_sets_the_defaults(open_dir):  # noqa: F811
+    proc, socket_path = start_dockd(open_dir, "0666")
+    try:
+        request = {"jsonrpc": "2.0", "id": 1, "method": "defaults.set", "params": {"tracking": False}}
+        reply = run_as_nobody(socket_path, request)
+        assert reply["error"]["code"] == -32007, reply
+        client = Client(socket_path)
+        assert client.result("defaults.get")["tracking"] is True
+        client.close()
+    finally:
+        proc.terminate(); proc.wait(5)
