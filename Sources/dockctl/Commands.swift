@@ -222,27 +222,60 @@ struct Limits: ParsableCommand {
 }
 
 struct Stop: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop every motion now: the stand --stand names, or every connected stand.")
+    static let configuration = CommandConfiguration(
+        abstract: "Stop every motion now: the stand --stand names, or every connected stand. The stop holds until `dockctl resume`.",
+        discussion: "Exits 4 when a stand did not acknowledge its STOP (it stops on its own once dockd's heartbeats stop).")
     @OptionGroup var connection: Connection
 
     func run() throws {
         try dockctl.run {
             let client = try connection.client()
-            var stopped: [String] = []
+            var stopped: [String] = [], unconfirmed: [String] = []
+            func stop(_ stand: String?) throws {
+                let reply = try client.call("motion.stop", stand.map { ["stand": $0] } ?? [:]) as? [String: Any] ?? [:]
+                guard let stand else { return }
+                if reply["confirmed"] as? Bool == false { unconfirmed.append(stand) } else { stopped.append(stand) }
+            }
             if let stand = connection.stand {
-                _ = try client.call("motion.stop", ["stand": stand])
-                stopped = [stand]
+                try stop(stand)
             } else {
                 // Safety needs no choosing: stop them all.
                 let stands = try client.call("stands.list") as? [[String: Any]] ?? []
                 for s in stands where s["state"] as? String == "connected" {
                     guard let id = s["id"] as? String else { continue }
-                    _ = try client.call("motion.stop", ["stand": id])
-                    stopped.append(id)
+                    try stop(id)
                 }
-                if stopped.isEmpty { _ = try client.call("motion.stop") }  // none connected: dockd says so (10)
+                if stopped.isEmpty && unconfirmed.isEmpty { try stop(nil) }  // none connected: dockd says so (10)
             }
-            if connection.json { Output.json(["stopped": stopped]) } else { Output.line("stopped \(stopped.joined(separator: ", "))") }
+            if connection.json {
+                Output.json(["stopped": stopped, "unconfirmed": unconfirmed])
+            } else {
+                if !stopped.isEmpty { Output.line("stopped \(stopped.joined(separator: ", "))") }
+                for id in unconfirmed { Output.line("\(id): STOP sent but not acknowledged by the stand") }
+            }
+            if !unconfirmed.isEmpty { throw Fail("the stand did not acknowledge the STOP", exitCode: ExitStatus.motionFailed) }
+        }
+    }
+}
+
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "End a stop (`dockctl stop`): the stand --stand names, or every connected stand. Nothing moves by itself.")
+    @OptionGroup var connection: Connection
+
+    func run() throws {
+        try dockctl.run {
+            let client = try connection.client()
+            var ids: [String] = []
+            if let stand = connection.stand {
+                ids = [stand]
+            } else {
+                let stands = try client.call("stands.list") as? [[String: Any]] ?? []
+                ids = stands.filter { $0["state"] as? String == "connected" }.compactMap { $0["id"] as? String }
+            }
+            if ids.isEmpty { _ = try client.call("motion.resume") }  // none connected: dockd says so (10)
+            for id in ids { _ = try client.call("motion.resume", ["stand": id]) }
+            if connection.json { Output.json(["resumed": ids]) } else { Output.line("resumed \(ids.joined(separator: ", "))") }
         }
     }
 }

@@ -215,3 +215,19 @@ def test_diag_shows_the_link_counters(rig):
     assert out.returncode == 0, out
     assert re.search(r"link: \d+ frames, \d+ bytes, \d+ sequence gaps", out.stdout), out.stdout
     assert "round trip: " in out.stdout and "reconnects" in out.stdout and "last error: none" in out.stdout, out.stdout
+
+
+def test_stop_says_when_the_stand_did_not_acknowledge_it_and_resume_ends_the_stop(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    done = dockctl(rig, "stop")
+    assert done.returncode == 0 and "stopped SIM-0001" in done.stdout, done
+    assert c.result("stand.get")["control"]["stopped"] is True
+    rig.sim_command("silent 1.5")  # the stand hears but says nothing: no ACK for the STOP
+    time.sleep(0.1)
+    silent = dockctl(rig, "stop")
+    assert silent.returncode == 4 and "not acknowledged" in silent.stdout, silent
+    wait_for(lambda: c.result("stand.get")["state"] == "connected", 15, "the stand back")
+    resumed = dockctl(rig, "resume")
+    assert resumed.returncode == 0 and "resumed SIM-0001" in resumed.stdout, resumed
+    assert c.result("stand.get")["control"]["stopped"] is False
