@@ -6,7 +6,8 @@ VENV := .venv
 PYTEST := $(VENV)/bin/python -m pytest
 BIN := .build/debug
 
-.PHONY: all deps build build-release test unit-test integration-test demo bench soak mot faults fuzz install clean
+.PHONY: all deps build build-release test unit-test integration-test demo bench soak mot faults fuzz install clean \
+	camera-venv bench-camera
 
 all: build
 
@@ -53,6 +54,18 @@ mot:
 faults: build
 	$(VENV)/bin/python bench/fault_campaign.py --bin $(CURDIR)/$(BIN) --cycles $${CYCLES:-1000}
 
+# dock-camera's optional mediapipe detectors (BlazeFace, BlazePose) in .venv-camera, from requirements-camera.txt.
+camera-venv:
+	bash scripts/camera-venv.sh
+
+# dock-camera's figures (detectors, latency, CPU, closed loop over vtest.avi through the real dockd), written
+# into BENCHMARKS.md (section `camera`); about 12 minutes.
+bench-camera: deps camera-venv
+	$(SWIFT) build --product dockd
+	$(SWIFT) build --product dock-sim
+	/usr/bin/python3 camera/bench/bench_camera.py --bin $(CURDIR)/$(BIN) --out out/camera
+	$(VENV)/bin/python scripts/replace_section.py BENCHMARKS.md camera < out/camera/summary.md
+
 fuzz:
 	bash Fuzz/run.sh
 
@@ -60,4 +73,4 @@ install: build-release
 	bash scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
 
 clean:
-	rm -rf .build .build-* $(VENV)
+	rm -rf .build .build-* $(VENV) .venv-camera

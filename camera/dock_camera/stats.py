@@ -41,7 +41,8 @@ class RunStats:
 
     def reply(self, message):
         if "error" in message:
-            self.replies[str(message["error"].get("code"))] += 1
+            code = message["error"].get("code")
+            self.replies["unanswered" if code is None else str(code)] += 1
         else:
             self.replies["ok"] += 1
 
