@@ -116,33 +116,52 @@ def pitch_now(client):
     return client.latest("motion.state")["params"]["positions"]["pitch"]
 
 
+@pytest.fixture(scope="module")
+def reference_people(tmp_path_factory):
+    """Where the people in vtest.avi are, from background subtraction (camera/bench/ground_truth.py),
+    independent of the detector under test."""
+    path = tmp_path_factory.mktemp("reference") / "vtest.json"
+    subprocess.run([DEBIAN_PYTHON, str(ROOT / "camera" / "bench" / "ground_truth.py"), VIDEO, str(path)],
+                   check=True, timeout=120, capture_output=True)
+    return json.loads(path.read_text())
+
+
 @needs_video
 @pytest.mark.timeout(300)
-def test_virtual_camera_loop_turns_the_stand_up_toward_the_people(tmp_path):
-    """The stand starts looking down at the grass, people walking at the top edge of the view (and
-    above it): with real HOG detections on the real video, dockd must tilt the stand up to them."""
+def test_virtual_camera_loop_turns_the_stand_toward_the_people(tmp_path, reference_people):
+    """The stand starts looking down at the grass, the people walking at the top edge of the view and
+    above it. With real HOG detections on the real video, dockd must tilt the stand up to them and keep
+    the person it follows in the frame (checked against the reference people, not the detector)."""
+    from loop_metrics import load_log, samples_from_dockd, score
     rig = Rig(tmp_path)
     camera = None
     try:
         client = rig.client()
         rig.connected_stand(client)
         subscribe(client, ["motion", "tracking"])
-        start_pitch = -0.3
+        start_pitch = -0.15  # 9° down: the walkers' heads are above the view, HOG finds a few of them
         moved = client.result("motion.orient", {"pitch": start_pitch, "duration": 0.5})
         client.wait_notification(lambda m: m.get("method") == "motion.progress"
                                  and m["params"]["id"] == moved["id"] and m["params"]["state"] == "completed", 10)
         client.result("lease.release")  # the orientation stays; tracking is the camera's again
+        seconds = 30
         camera = start_camera(tmp_path, rig.socket_path, "--source", f"virtual:{VIDEO}", "--detector", "hog",
-                              "--fps", "15", "--log", str(tmp_path / "log.jsonl"),
+                              "--fps", "15", "--seconds", str(seconds), "--log", str(tmp_path / "log.jsonl"),
                               "--stats", str(tmp_path / "stats.json"), "--preview", str(tmp_path / "preview.png"))
         with_subjects = client.wait_notification(
             lambda m: m.get("method") == "tracking.state" and m["params"]["subjects"], 60)
         assert with_subjects["params"]["subjects"][0]["kind"] == "person"
-        wait_for(lambda: pitch_now(client) > start_pitch + 0.15, 60, "the stand tilting up toward the people")
-        assert stop(camera) == 0, camera_log(tmp_path)
+        wait_for(lambda: pitch_now(client) > start_pitch + 0.1, 60, "the stand tilting up toward the people")
+        assert camera.wait(seconds + 60) == 0, camera_log(tmp_path)
         stats = json.loads((tmp_path / "stats.json").read_text())
-        assert stats["replies"].get("ok", 0) >= 10, stats
-        assert not [code for code in stats["replies"] if code not in ("ok", "unanswered")], stats
+        # A busy machine may make a frame late (-32005) now and then; most must be taken.
+        assert stats["replies"].get("ok", 0) >= 0.8 * stats["frames"] >= 0.8 * 10 * seconds, stats
+        frames, states = load_log(tmp_path / "log.jsonl")
+        view = PanTiltView((768, 576), math.radians(90), (640, 480), math.radians(50))
+        figures = score(samples_from_dockd(frames, states), reference_people, view, seconds)
+        assert figures["samples"] >= 5 * seconds, figures
+        print("closed loop:", figures)
+        assert figures["in_frame"] >= 0.6, figures
         assert (tmp_path / "preview.png").stat().st_size > 10_000
     finally:
         if camera is not None and camera.poll() is None:
