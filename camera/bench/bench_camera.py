@@ -5,8 +5,8 @@
 3. Per detector, with dock-sim + the real dockd running and the stand tracking: dock-camera over the
    virtual camera asked for 30 frames/s: frames/s reached, capture → tracking.observe sent p50/p99,
    the detector's own time, CPU per frame.
-4. Closed loop, default detector at 15 frames/s, 60 s each: dockd tracking; a fixed camera (dockd
-   tracking with the stand pinned by motion.limits); the naive "centre the biggest box" client.
+4. Closed loop, default detector at 15 frames/s, 3 runs of 60 s each: dockd tracking; a fixed camera
+   (dockd tracking with the stand pinned by motion.limits); the naive "centre the biggest box" client.
 """
 import argparse
 import json
@@ -82,6 +82,11 @@ def wait(predicate, seconds, what):
             return
         time.sleep(0.05)
     raise RuntimeError(f"timed out waiting for {what}")
+
+
+def load_average():
+    """The 1-minute load average: these machines are shared, so each figure says how busy it was."""
+    return float(open("/proc/loadavg").read().split()[0])
 
 
 def python_for(detector, mediapipe_python):
@@ -224,6 +229,7 @@ def main():
     p.add_argument("--mediapipe-python", default=str(ROOT / ".venv-camera" / "bin" / "python"))
     p.add_argument("--seconds", type=float, default=20.0, help="per-detector run")
     p.add_argument("--loop-seconds", type=float, default=60.0, help="per closed-loop run")
+    p.add_argument("--loop-runs", type=int, default=3, help="closed-loop runs per client")
     p.add_argument("--rate-only", metavar="DETECTOR", help=argparse.SUPPRESS)
     p.add_argument("--reference", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -248,30 +254,38 @@ def main():
         rate = json.loads(child.stdout.strip().splitlines()[-1])  # a package may print on import
         print(f"bench-camera: {name}: {args.seconds:g} s with dockd", file=sys.stderr)
         work = Path(tempfile.mkdtemp(prefix=f"bench-camera-{name}-", dir=out))
+        load = load_average()
         stats, _ = run_camera(args.bin, work, name, python, args.seconds, 30)
+        stats["load_average"] = [load, load_average()]
         results["detectors"].append({"detector": name, "python": python, "rate": rate, "live": stats})
     from loop_metrics import load_log, samples_from_dockd, samples_from_naive, score
     from dock_camera.geometry import PanTiltView
     geometry = PanTiltView((768, 576), math.radians(WIDE_HFOV), (640, 480), math.radians(VIEW_HFOV))
     ref = json.load(open(reference))
     for mode in ("dockd", "fixed", "naive"):
-        print(f"bench-camera: closed loop, {mode}, {args.loop_seconds:g} s", file=sys.stderr)
-        work = Path(tempfile.mkdtemp(prefix=f"bench-camera-loop-{mode}-", dir=out))
-        if mode == "dockd":
-            stats, log = run_camera(args.bin, work, args.default, DEBIAN_PYTHON, args.loop_seconds, 15)
-            frames, states = load_log(log)
-            samples = samples_from_dockd(frames, states)
-        elif mode == "fixed":
-            stats, log = fixed_camera_loop(args.bin, work, args.default, args.loop_seconds, 15)
-            frames, states = load_log(log)
-            samples = samples_from_dockd(frames, states)
-        else:
-            log = naive_loop(args.bin, work, args.default, args.loop_seconds, 15)
-            frames, _ = load_log(log)
-            samples = samples_from_naive(frames)
-            stats = None
-        figures = score(samples, ref, geometry, args.loop_seconds)
-        results["loops"][mode] = {"figures": figures, "stats": stats}
+        runs = []
+        for run in range(args.loop_runs):
+            print(f"bench-camera: closed loop, {mode}, run {run + 1} of {args.loop_runs}, {args.loop_seconds:g} s",
+                  file=sys.stderr)
+            work = Path(tempfile.mkdtemp(prefix=f"bench-camera-loop-{mode}-", dir=out))
+            load = load_average()
+            if mode == "dockd":
+                stats, log = run_camera(args.bin, work, args.default, DEBIAN_PYTHON, args.loop_seconds, 15)
+                frames, states = load_log(log)
+                samples = samples_from_dockd(frames, states)
+            elif mode == "fixed":
+                stats, log = fixed_camera_loop(args.bin, work, args.default, args.loop_seconds, 15)
+                frames, states = load_log(log)
+                samples = samples_from_dockd(frames, states)
+            else:
+                log = naive_loop(args.bin, work, args.default, args.loop_seconds, 15)
+                frames, _ = load_log(log)
+                samples = samples_from_naive(frames)
+                stats = None
+            figures = score(samples, ref, geometry, args.loop_seconds)
+            figures["load_average"] = [load, load_average()]
+            runs.append({"figures": figures, "stats": stats})
+        results["loops"][mode] = runs
     json.dump(results, open(out / "results.json", "w"), indent=1)
     from report import render
     (out / "summary.md").write_text(render(results, f"{os.cpu_count()} cores") + "\n")

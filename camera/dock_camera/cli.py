@@ -61,11 +61,12 @@ def parse_args(argv):
 class Shared:
     """What the reader thread learns from dockd, read by the frame loop."""
 
-    def __init__(self):
+    def __init__(self, keep_log=False):
         self.lock = threading.Lock()
         self.pose = StandPose()
         self.tracking = None
-        self.tracking_log = []
+        self.keep_log = keep_log
+        self.tracking_log = []  # only with --log
 
     def on_notification(self, method, params, arrival):
         with self.lock:
@@ -73,7 +74,8 @@ class Shared:
                 self.pose.record(arrival, params)
             elif method == "tracking.state":
                 self.tracking = params
-                self.tracking_log.append((arrival, params))
+                if self.keep_log:
+                    self.tracking_log.append((arrival, params))
 
     def on_connect(self):
         with self.lock:
@@ -127,7 +129,7 @@ def main(argv=None):
         args.hfov = 50.0
     camera = camera_params(args, size)
 
-    shared = Shared()
+    shared = Shared(keep_log=bool(args.log))
     link = DockdLink(args.socket, ["motion", "tracking", "stands"], 100 if virtual else 10,
                      shared.on_notification, shared.on_connect, log)
     try:
@@ -148,6 +150,12 @@ def main(argv=None):
     frame_log = open(args.log, "w") if args.log else None
     started = time.monotonic()
     last_sent_capture = None
+
+    def on_reply(message):
+        refused = stats.reply(message)
+        if refused:
+            log(f"dock-camera: dockd refused an observation: {refused} (said once per kind)")
+
     status = 0
     try:
         while not stopping.is_set():
@@ -164,6 +172,9 @@ def main(argv=None):
             if last_sent_capture is not None and frame.capture_time - last_sent_capture < 1 / MAX_RATE * 0.95:
                 stats.skipped_for_rate += 1
                 continue
+            if not link.connected and not preview:  # nobody to tell: spare the CPU
+                stats.unsent += 1
+                continue
             t0 = time.monotonic()
             found = detector.detect(frame.image)
             detect_seconds = time.monotonic() - t0
@@ -174,7 +185,7 @@ def main(argv=None):
             if args.stand:
                 params["stand"] = args.stand
             try:
-                sent = link.send("tracking.observe", params, stats.reply)
+                sent = link.send("tracking.observe", params, on_reply)
                 last_sent_capture = frame.capture_time
             except NotConnected:
                 sent = None

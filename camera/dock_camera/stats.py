@@ -1,6 +1,9 @@
 """What a run measured: capture → tracking.observe sent latency, CPU per frame, frame rate, dockd's
 replies. Pure bookkeeping; the loop passes the times in."""
-from collections import Counter
+from collections import Counter, deque
+
+# Percentiles are over the newest frames: a camera service runs for weeks and must not grow.
+WINDOW = 20_000
 
 
 def percentile(values, q):
@@ -13,10 +16,10 @@ def percentile(values, q):
 
 class RunStats:
     def __init__(self):
-        self.latencies = []   # s, capture → the observe line written to dockd's socket
-        self.detect_times = []  # s, the detector alone
+        self.latencies = deque(maxlen=WINDOW)    # s, capture → the observe line written to dockd's socket
+        self.detect_times = deque(maxlen=WINDOW)  # s, the detector alone
         self.frames = 0
-        self.unsent = 0       # frames detected while dockd was not reachable
+        self.unsent = 0       # frames not sent: dockd was not reachable
         self.skipped_for_rate = 0
         self.replies = Counter()  # "ok" or the error code
         self.detections = 0
@@ -40,11 +43,14 @@ class RunStats:
             self.latencies.append(sent_time - capture_time)
 
     def reply(self, message):
-        if "error" in message:
-            code = message["error"].get("code")
-            self.replies["unanswered" if code is None else str(code)] += 1
-        else:
+        """Counts dockd's answer; returns the error message the first time a code is seen."""
+        if "error" not in message:
             self.replies["ok"] += 1
+            return None
+        code = message["error"].get("code")
+        key = "unanswered" if code is None else str(code)
+        self.replies[key] += 1
+        return message["error"].get("message") if self.replies[key] == 1 and code is not None else None
 
     def fps(self):
         if self.frames < 2 or self.last_capture <= self.first_capture:

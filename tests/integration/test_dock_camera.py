@@ -238,3 +238,46 @@ def test_file_source_streams_at_the_files_rate(tmp_path):
         assert stats["detections_per_frame"] > 0.3, stats
     finally:
         rig.stop()
+
+
+@needs_video
+@pytest.mark.timeout(300)
+def test_waits_for_dockd_started_after_it(tmp_path):
+    """Started before dockd (a boot where the camera unit wins the race): it waits for the socket."""
+    camera = start_camera(tmp_path, tmp_path / "dockd.sock", "--source", f"virtual:{VIDEO}", "--fps", "15")
+    rig = None
+    try:
+        wait_for(lambda: "cannot connect to dockd" in camera_log(tmp_path), 30, "dock-camera waiting for dockd")
+        rig = Rig(tmp_path)
+        client = rig.client()
+        rig.connected_stand(client)
+        subscribe(client, ["tracking"])
+        client.wait_notification(lambda m: m.get("method") == "tracking.state" and m["params"]["subjects"], 60)
+        assert stop(camera) == 0
+    finally:
+        if camera.poll() is None:
+            camera.kill()
+        if rig is not None:
+            rig.stop()
+
+
+@needs_video
+def test_says_once_why_dockd_refuses_observations(tmp_path):
+    """dockd without a connected stand refuses every observation (-32001): dock-camera says why once
+    and keeps going."""
+    socket_path = tmp_path / "dockd.sock"
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--ignore-missing-config", "--config", str(tmp_path / "none.conf"),
+                              "--device", str(tmp_path / "no-stand"), "--socket", str(socket_path),
+                              "--socket-group", ""], stderr=open(tmp_path / "dockd.err", "wb"))
+    try:
+        wait_for(socket_path.exists, 15, "dockd's socket")
+        done = subprocess.run([DEBIAN_PYTHON, str(DOCK_CAMERA), "--socket", str(socket_path), "--source",
+                               f"virtual:{VIDEO}", "--fps", "15", "--seconds", "4",
+                               "--stats", str(tmp_path / "stats.json")], capture_output=True, text=True, timeout=90)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.count("dockd refused an observation") == 1, done.stderr
+        stats = json.loads((tmp_path / "stats.json").read_text())
+        assert stats["replies"].get("-32001", 0) >= 20, stats
+    finally:
+        dockd.terminate()
+        dockd.wait(10)
