@@ -29,7 +29,7 @@ def parse_args(argv):
                    help=f"dockd's API socket (default $DOCKD_SOCKET or {DEFAULT_SOCKET})")
     p.add_argument("--stand", help="the stand's id (default: the first connected stand)")
     p.add_argument("--detector", default="hog",
-                   help="hog, haar, blazeface, blazeface-short, blazepose, or several joined with + (default hog)")
+                   help="hog, hog-fast, haar, blazeface, blazeface-short, blazepose, mtcnn, or several joined with + (default hog)")
     p.add_argument("--size", default="640x480", help="frame size the detector sees (default 640x480)")
     p.add_argument("--fps", type=float, default=15.0, help="frame rate asked of a V4L2 device or the virtual camera")
     p.add_argument("--pixel-format", default="MJPG", choices=("MJPG", "YUYV"), help="V4L2 pixel format")

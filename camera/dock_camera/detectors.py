@@ -1,7 +1,8 @@
 """The detectors dock-camera can run, each over a BGR frame, each returning pixel boxes.
 
 Every model comes from a package installed ahead of time, nothing is fetched at run time:
-- `hog`: OpenCV's built-in HOG + linear SVM people detector (Dalal & Triggs), Debian python3-opencv.
+- `hog`: OpenCV's built-in HOG + linear SVM people detector (Dalal & Triggs), Debian python3-opencv;
+  `hog-fast` searches fewer scales (a 1.2 pyramid step instead of 1.1): less CPU, fewer people found.
 - `haar`: Viola-Jones cascades from Debian's opencv-data: frontal faces and full bodies.
 - `blazeface`, `blazeface-short`: BlazeFace (full-range / short-range) from the mediapipe 0.10.14 wheel.
 - `blazepose`: BlazePose (detector + full landmark model, one person) from the same wheel.
@@ -46,9 +47,9 @@ class DetectorUnavailable(Exception):
 class HogPeople:
     """Upright people, 64×128 windows at several scales. `scale` is the pyramid step; the frame is
     searched at its own size."""
-    name = "hog"
 
     def __init__(self, scale=1.1, stride=8):
+        self.name = "hog" if scale == 1.1 else "hog-fast"
         self.hog = cv2.HOGDescriptor()
         self.hog.setSVMDetector(cv2.HOGDescriptor_getDefaultPeopleDetector())
         self.scale = scale
@@ -171,6 +172,7 @@ class MTCNNFaces:
 
 FACTORIES = {
     "hog": HogPeople,
+    "hog-fast": lambda: HogPeople(scale=1.2),
     "haar": HaarFacesAndBodies,
     "blazeface": lambda: BlazeFace(full_range=True),
     "blazeface-short": lambda: BlazeFace(full_range=False),

@@ -21,17 +21,21 @@ class Preview:
         self.is_strip = self.path.lower().endswith(".png")
         self.fps = fps
         self.writer = None
-        self.kept = []      # strip: (index, image)
+        self.kept = []      # strip: every `stride`-th frame so far
+        self.stride = 1
         self.seen = 0
 
     def add(self, frame, detections, tracking, status):
-        image = annotate(frame.image, detections, tracking, status)
         self.seen += 1
         if self.is_strip:
-            self.kept.append(image)
-            if len(self.kept) > 4 * STRIP_FRAMES:  # keep memory bounded: thin out evenly
+            if (self.seen - 1) % self.stride:
+                return
+            self.kept.append(annotate(frame.image, detections, tracking, status))
+            if len(self.kept) > 4 * STRIP_FRAMES:  # bounded memory, still evenly spread over the run
                 self.kept = self.kept[::2]
+                self.stride *= 2
             return
+        image = annotate(frame.image, detections, tracking, status)
         if self.writer is None:
             h, w = image.shape[:2]
             self.writer = cv2.VideoWriter(self.path, cv2.VideoWriter_fourcc(*"MJPG"), self.fps, (w, h))
@@ -43,8 +47,9 @@ class Preview:
         if self.writer is not None:
             self.writer.release()
         if self.is_strip and self.kept:
-            step = max(1, len(self.kept) // STRIP_FRAMES)
-            chosen = self.kept[::step][:STRIP_FRAMES]
+            n = len(self.kept)
+            count = min(STRIP_FRAMES, n)  # the first, the last and evenly between
+            chosen = [self.kept[round(i * (n - 1) / max(1, count - 1))] for i in range(count)]
             thumbs = [cv2.resize(im, (STRIP_WIDTH, int(im.shape[0] * STRIP_WIDTH / im.shape[1])),
                                  interpolation=cv2.INTER_AREA) for im in chosen]
             blank = np.zeros_like(thumbs[0])

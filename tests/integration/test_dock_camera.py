@@ -281,3 +281,31 @@ def test_says_once_why_dockd_refuses_observations(tmp_path):
     finally:
         dockd.terminate()
         dockd.wait(10)
+
+
+@needs_video
+@pytest.mark.timeout(300)
+def test_keeps_feeding_across_a_stand_reconnect(tmp_path):
+    """The stand's link drops for a second (dock-sim `unplug`) and dockd reconnects it: dock-camera
+    keeps its connection to dockd and tracking resumes on the reconnected stand."""
+    rig = Rig(tmp_path)
+    camera = None
+    try:
+        client = rig.client()
+        rig.connected_stand(client)
+        subscribe(client, ["stands", "tracking"])
+        camera = start_camera(tmp_path, rig.socket_path, "--source", f"virtual:{VIDEO}", "--fps", "15",
+                              "--stats", str(tmp_path / "stats.json"))
+        client.wait_notification(lambda m: m.get("method") == "tracking.state" and m["params"]["subjects"], 60)
+        rig.sim_command("unplug 1")
+        client.wait_notification(lambda m: m.get("method") == "stand.disconnected", 20)
+        client.wait_notification(lambda m: m.get("method") == "stand.connected", 30)
+        client.notifications.clear()
+        client.wait_notification(lambda m: m.get("method") == "tracking.state" and m["params"]["subjects"], 60)
+        assert stop(camera) == 0
+        stats = json.loads((tmp_path / "stats.json").read_text())
+        assert stats["connections"] == 1, stats
+    finally:
+        if camera is not None and camera.poll() is None:
+            camera.kill()
+        rig.stop()
