@@ -59,7 +59,7 @@ camera-venv:
 	bash scripts/camera-venv.sh
 
 # dock-camera's figures (detectors, latency, CPU, closed loop over vtest.avi through the real dockd), written
-# into BENCHMARKS.md (section `camera`); about 12 minutes.
+# into BENCHMARKS.md (section `camera`); about 16 minutes.
 bench-camera: deps camera-venv
 	$(SWIFT) build --product dockd
 	$(SWIFT) build --product dock-sim

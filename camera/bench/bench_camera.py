@@ -258,7 +258,7 @@ def main():
         stats, _ = run_camera(args.bin, work, name, python, args.seconds, 30)
         stats["load_average"] = [load, load_average()]
         results["detectors"].append({"detector": name, "python": python, "rate": rate, "live": stats})
-    from loop_metrics import load_log, samples_from_dockd, samples_from_naive, score
+    from loop_metrics import load_log, samples_from_dockd, samples_from_naive, score_split
     from dock_camera.geometry import PanTiltView
     geometry = PanTiltView((768, 576), math.radians(WIDE_HFOV), (640, 480), math.radians(VIEW_HFOV))
     ref = json.load(open(reference))
@@ -269,6 +269,7 @@ def main():
                   file=sys.stderr)
             work = Path(tempfile.mkdtemp(prefix=f"bench-camera-loop-{mode}-", dir=out))
             load = load_average()
+            results.setdefault("logs", {}).setdefault(mode, []).append(str(work / "log.jsonl"))
             if mode == "dockd":
                 stats, log = run_camera(args.bin, work, args.default, DEBIAN_PYTHON, args.loop_seconds, 15)
                 frames, states = load_log(log)
@@ -282,7 +283,7 @@ def main():
                 frames, _ = load_log(log)
                 samples = samples_from_naive(frames)
                 stats = None
-            figures = score(samples, ref, geometry, args.loop_seconds)
+            figures = score_split(samples, ref, geometry, args.loop_seconds)
             figures["load_average"] = [load, load_average()]
             runs.append({"figures": figures, "stats": stats})
         results["loops"][mode] = runs

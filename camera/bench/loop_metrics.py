@@ -127,3 +127,26 @@ def score(samples, reference, geometry: PanTiltView, seconds):
                           "p90": round(sorted(errors)[int(0.9 * (len(errors) - 1))], 1) if errors else None},
         "selection_changes_per_min": round(changes / (seconds / 60), 1) if seconds else None,
     }
+
+
+def view_inside_video(frame, geometry: PanTiltView):
+    """Whether the whole view lies inside the wide video (no black border): the edge of the virtual
+    world, where people walk out of the video, is outside."""
+    w, h = geometry.view_size
+    width, height = geometry.wide_size
+    H = geometry.view_to_wide(frame["view"]["yaw"], frame["view"]["pitch"])
+    for corner in ((0, 0), (w, 0), (0, h), (w, h)):
+        x, y, z = apply(H, [corner[0], corner[1], 1.0])
+        if z <= 0 or not (0 <= x / z <= width and 0 <= y / z <= height):
+            return False
+    return True
+
+
+def score_split(samples, reference, geometry, seconds):
+    """score() over every sample, plus the share of samples whose view lay inside the video and
+    score() over those alone."""
+    inside = [s for s in samples if view_inside_video(s[0], geometry)]
+    figures = score(samples, reference, geometry, seconds)
+    figures["view_inside_video"] = round(len(inside) / len(samples), 3) if samples else None
+    figures["inside"] = score(inside, reference, geometry, seconds * len(inside) / max(1, len(samples)))
+    return figures

@@ -85,12 +85,15 @@ def render(results, machine_note):
         "`tracking.state` (top-ranked selected subject) at about 10 Hz; the naive client's every frame. "
         "The selected subject is mapped back into the video through the frame's pose and matched "
         "to a reference person; in frame / central third use that person's reference box at that "
-        "moment; the aim error is the angle from the view's centre to the person's centre.",
+        "moment; the aim error is the angle from the view's centre to the person's centre. The video is the "
+        "whole world: a view turned past its edge shows black there, and people walk out of it; the "
+        "last three columns say how often each client's view lay wholly inside the video and the "
+        "figures over those samples alone.",
         "",
         "Each cell: the mean of the runs, then (lowest–highest)." + default_rate(results),
         "",
-        "| client | runs × samples | selection is a real person | person in frame | in the central third | aim error p50 / p90 | person changes per minute | load average at each start |",
-        "|---|---|---|---|---|---|---|---|",
+        "| client | runs × samples | selection is a real person | person in frame | in the central third | aim error p50 / p90 | person changes per minute | view inside the video | there: person in frame | there: central third | load average at each start |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for mode, label in (("dockd", "dockd tracking"), ("fixed", "fixed camera"), ("naive", "naive: centre the biggest box")):
         runs = [r["figures"] for r in results["loops"].get(mode, [])]
@@ -103,6 +106,9 @@ def render(results, machine_note):
                      f"{spread(runs, lambda f: f['aim_error_deg']['p50'], lambda v: f'{v:.1f}°')} / "
                      f"{spread(runs, lambda f: f['aim_error_deg']['p90'], lambda v: f'{v:.1f}°')} | "
                      f"{spread(runs, lambda f: f['selection_changes_per_min'], lambda v: f'{v:.0f}')} | "
+                     f"{spread(runs, lambda f: f['view_inside_video'], pct)} | "
+                     f"{spread(runs, lambda f: f['inside']['in_frame'], pct)} | "
+                     f"{spread(runs, lambda f: f['inside']['central_third'], pct)} | "
                      f"{starts} |")
     return "\n".join(lines)
 
