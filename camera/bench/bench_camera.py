@@ -12,6 +12,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -238,6 +239,8 @@ def main():
         return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    for previous in out.glob("bench-camera-*"):  # the last run's logs: each run keeps only its own
+        shutil.rmtree(previous)
     reference = out / "vtest-reference.json"
     if not reference.exists():
         subprocess.run([DEBIAN_PYTHON, str(HERE / "ground_truth.py"), VIDEO, str(reference)], check=True)

@@ -8,6 +8,8 @@ v4l2loopback (no kernel modules); only its error path is."""
 import json
 import math
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,6 +88,25 @@ def test_stand_pose_forgets_a_restarted_dockd_clock():
     pose.record(51.0, {"time": 0.5, "positions": {"yaw": -0.2}, "velocities": {}})  # a new dockd
     assert pose.offset == pytest.approx(50.5)
     assert pose.at(51.0)[0] == pytest.approx(-0.2)
+
+
+# ---- the systemd unit -------------------------------------------------------------------------
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_camera_unit_is_valid_and_hardened(tmp_path):
+    """The template, instantiated for video0, passes `systemd-analyze verify` (but for the installed
+    binary, which does not exist here) and keeps its exposure low. Not run under systemd here."""
+    unit = tmp_path / "dock-camera@video0.service"
+    unit.write_text((ROOT / "systemd" / "dock-camera@.service").read_text())
+    verify = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    problems = [line for line in (verify.stdout + verify.stderr).splitlines()
+                if line.strip() and "/usr/local/bin/dock-camera is not executable" not in line]
+    assert not problems, problems
+    out = subprocess.run(["systemd-analyze", "security", "--offline=true", str(unit)],
+                         capture_output=True, text=True, timeout=60)
+    match = re.search(r"Overall exposure level for dock-camera@video0.service: ([0-9.]+)", out.stdout + out.stderr)
+    assert match, out.stdout[-500:] + out.stderr[-500:]
+    assert float(match.group(1)) <= 1.5, f"exposure {match.group(1)} > 1.5"
 
 
 # ---- bad input: a clear error, nothing started --------------------------------------------------
