@@ -7,7 +7,8 @@ PYTEST := $(VENV)/bin/python -m pytest
 BIN := .build/debug
 VERSION := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/DockVersion/DockVersion.swift)
 
-.PHONY: all deps build build-release build-static man test unit-test integration-test box-test demo bench soak mot faults fuzz install deb clean
+.PHONY: all deps build build-release build-static man test unit-test integration-test box-test demo bench soak mot faults fuzz install deb clean \
+	camera-venv bench-camera
 
 all: build
 
@@ -70,6 +71,18 @@ mot:
 faults: build
 	$(VENV)/bin/python bench/fault_campaign.py --bin $(CURDIR)/$(BIN) --cycles $${CYCLES:-1000}
 
+# dock-camera's optional mediapipe detectors (BlazeFace, BlazePose) in .venv-camera, from requirements-camera.txt.
+camera-venv:
+	bash scripts/camera-venv.sh
+
+# dock-camera's figures (detectors, latency, CPU, closed loop over vtest.avi through the real dockd), written
+# into BENCHMARKS.md (section `camera`); about 16 minutes.
+bench-camera: deps camera-venv
+	$(SWIFT) build --product dockd
+	$(SWIFT) build --product dock-sim
+	/usr/bin/python3 camera/bench/bench_camera.py --bin $(CURDIR)/$(BIN) --out out/camera
+	$(VENV)/bin/python scripts/replace_section.py BENCHMARKS.md camera < out/camera/summary.md
+
 fuzz:
 	bash Fuzz/run.sh
 
@@ -81,4 +94,4 @@ deb: build-static man
 	bash scripts/deb.sh
 
 clean:
-	rm -rf .build .build-* $(VENV)
+	rm -rf .build .build-* $(VENV) .venv-camera

@@ -18,7 +18,8 @@ bash scripts/install.sh "$stage" /usr > /dev/null
 work=.build/deb/shlibdeps
 rm -rf "$work" && mkdir -p "$work/debian"
 printf 'Source: dockd\n\nPackage: dockd\nArchitecture: any\n' > "$work/debian/control"
-depends=$(cd "$work" && dpkg-shlibdeps -O "${PWD%/.build/deb/shlibdeps}/$stage"/usr/bin/* 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+binaries=$(for f in "$stage"/usr/bin/*; do file -b "$f" | grep -q '^ELF' && echo "${PWD}/$f"; done)
+depends=$(cd "$work" && dpkg-shlibdeps -O $binaries 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "deb.sh: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)

@@ -46,5 +46,6 @@ mkdir -p out
 "$bin/dock-bench" live --socket "$work/dockd.sock" Benchmarks/Scenarios/two-crossing.json --plot out/demo-tracking.svg
 wait "${pids[3]}" 2>/dev/null || true
 echo "   plot of the subject and the camera's aim: out/demo-tracking.svg"
+bash scripts/demo-camera.sh "$work/dockd.sock"
 echo "== dockd's log"
 tail -n 8 "$work/dockd.err"

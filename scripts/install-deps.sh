@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 # dpkg-shlibdeps for make deb.
 apt_packages=(libbluetooth-dev libudev-dev libsystemd-dev pkg-config python3-venv socat
               umockdev gir1.2-umockdev-1.0 python3-gi libfaketime
-              mmdebstrap systemd-container dpkg-dev)
+              mmdebstrap systemd-container dpkg-dev file
+              python3-opencv opencv-data opencv-doc)  # dock-camera: OpenCV, its cascades, vtest.avi
 missing=()
 for p in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -27,6 +27,12 @@ install -d "$root/bin" "$lib/systemd/system" "$lib/udev/rules.d" "$lib/sysusers.
     "$root/share/man/man1" "$root/share/man/man5" "$root/share/man/man8" \
     "$root/share/bash-completion/completions" "$root/share/zsh/vendor-completions" "$root/share/fish/vendor_completions.d"
 for t in "${tools[@]}"; do install -m 0755 --strip "$bin/$t" "$root/bin/$t"; done
+# dock-camera: a Python sidecar (camera/README.md); the launcher finds its package in ../lib/dockd/camera.
+install -d "$root/lib/dockd/camera/dock_camera"
+install -m 0644 camera/dock_camera/*.py "$root/lib/dockd/camera/dock_camera/"
+install -m 0755 camera/dock-camera "$root/bin/dock-camera"
+sed "s|/usr/local/bin/dock-camera|$prefix/bin/dock-camera|" systemd/dock-camera@.service > "$lib/systemd/system/dock-camera@.service"
+chmod 0644 "$lib/systemd/system/dock-camera@.service"
 
 sed "s|^ExecStart=/usr/bin/dockd|ExecStart=$prefix/bin/dockd|" systemd/dockd.service > "$lib/systemd/system/dockd.service"
 chmod 0644 "$lib/systemd/system/dockd.service"

@@ -1,0 +1,1 @@
+"""dock-camera: turns camera frames into dockd `tracking.observe` calls (see camera/README.md)."""

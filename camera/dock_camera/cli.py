@@ -1,0 +1,226 @@
+"""dock-camera: frames from a camera, a file or a virtual pan/tilt camera → face and body detections
+→ dockd's `tracking.observe`, with the capture time, the camera's field of view and orientation."""
+import argparse
+import json
+import math
+import os
+import signal
+import sys
+import threading
+import time
+
+from . import detectors
+from .preview import Preview, status_line
+from .rpc import DockdLink, NotConnected
+from .sources import SourceError, open_source, parse_size
+from .stand_pose import StandPose
+from .stats import RunStats
+
+DEFAULT_SOCKET = "/run/dockd/dockd.sock"
+ORIENTATIONS = ("corrected", "portrait", "portrait_upside_down", "landscape_left", "landscape_right")
+MAX_RATE = 30.0  # dockd refuses observations faster than 30 Hz
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="dock-camera", description=__doc__)
+    p.add_argument("--source", required=True,
+                   help="/dev/videoN (V4L2), a video file, or virtual:VIDEO (a pan/tilt camera inside a wide video)")
+    p.add_argument("--socket", default=os.environ.get("DOCKD_SOCKET", DEFAULT_SOCKET),
+                   help=f"dockd's API socket (default $DOCKD_SOCKET or {DEFAULT_SOCKET})")
+    p.add_argument("--stand", help="the stand's id (default: the first connected stand)")
+    p.add_argument("--detector", default="hog",
+                   help="hog, hog-fast, haar, blazeface, blazeface-short, blazepose, mtcnn, or several joined with + (default hog)")
+    p.add_argument("--size", default="640x480", help="frame size the detector sees (default 640x480)")
+    p.add_argument("--fps", type=float, default=15.0, help="frame rate asked of a V4L2 device or the virtual camera")
+    p.add_argument("--pixel-format", default="MJPG", choices=("MJPG", "YUYV"), help="V4L2 pixel format")
+    p.add_argument("--hfov", type=float, default=None,
+                   help="the camera's horizontal field of view, degrees (default: 50 for the virtual camera, "
+                        "else dockd's [camera] configuration)")
+    p.add_argument("--vfov", type=float, default=None,
+                   help="vertical field of view, degrees (default: from --hfov and the frame's aspect)")
+    p.add_argument("--orientation", default="corrected", choices=ORIENTATIONS, help="how the buffer was captured")
+    p.add_argument("--virtual-wide-fov", type=float, default=90.0,
+                   help="virtual camera: the horizontal field of view the wide video is taken to span, degrees")
+    p.add_argument("--capture-latency", type=float, default=0.03,
+                   help="virtual camera: seconds from capture to the frame being delivered (default 0.03)")
+    p.add_argument("--no-loop", action="store_true", help="stop at the end of a file instead of playing it again")
+    p.add_argument("--seconds", type=float, help="stop after this long")
+    p.add_argument("--preview", help="write annotated frames: FILE.png (a strip) or FILE.avi (Motion-JPEG)")
+    p.add_argument("--stats", help="write the run's figures as JSON here at the end")
+    p.add_argument("--log", help="write one JSON line per frame and per tracking.state (for the benchmarks)")
+    args = p.parse_args(argv)
+    if args.fps <= 0:
+        p.error("--fps must be positive")
+    if args.hfov is not None and not 1 <= args.hfov < 180:
+        p.error("--hfov must be between 1 and 180 degrees")
+    if args.vfov is not None and not 1 <= args.vfov < 180:
+        p.error("--vfov must be between 1 and 180 degrees")
+    return args
+
+
+class Shared:
+    """What the reader thread learns from dockd, read by the frame loop."""
+
+    def __init__(self, keep_log=False):
+        self.lock = threading.Lock()
+        self.pose = StandPose()
+        self.tracking = None
+        self.keep_log = keep_log
+        self.tracking_log = []  # only with --log
+
+    def on_notification(self, method, params, arrival):
+        with self.lock:
+            if method == "motion.state":
+                self.pose.record(arrival, params)
+            elif method == "tracking.state":
+                self.tracking = params
+                if self.keep_log:
+                    self.tracking_log.append((arrival, params))
+
+    def on_connect(self):
+        with self.lock:
+            self.pose.reset()  # a new connection may be a new dockd with a new clock
+            self.tracking = None
+
+
+class LockedPose:
+    """The virtual camera reads the stand's pose while the reader thread writes it."""
+
+    def __init__(self, shared):
+        self.shared = shared
+
+    def at(self, t):
+        with self.shared.lock:
+            return self.shared.pose.at(t)
+
+
+def camera_params(args, size):
+    if args.hfov is None:
+        return None
+    hfov = math.radians(args.hfov)
+    vfov = math.radians(args.vfov) if args.vfov else 2 * math.atan(math.tan(hfov / 2) * size[1] / size[0])
+    return {"horizontal_fov": hfov, "vertical_fov": vfov}
+
+
+def observations(found, size):
+    w, h = size
+    out = []
+    for d in found[:64]:  # dockd takes at most 64 per frame
+        x0, y0 = max(0.0, d.x / w), max(0.0, d.y / h)
+        x1, y1 = min(1.0, (d.x + d.width) / w), min(1.0, (d.y + d.height) / h)
+        if x1 - x0 <= 0 or y1 - y0 <= 0:
+            continue
+        out.append({"kind": d.kind, "rect": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0},
+                    "confidence": max(0.0, min(1.0, d.confidence))})
+    return out
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    log = lambda text: print(text, file=sys.stderr, flush=True)
+    try:
+        size = parse_size(args.size)
+        detector = detectors.make(args.detector)
+    except (SourceError, detectors.DetectorUnavailable) as error:
+        log(f"dock-camera: {error}")
+        return 64
+    virtual = args.source.startswith("virtual:")
+    if virtual and args.hfov is None:
+        args.hfov = 50.0
+    camera = camera_params(args, size)
+
+    shared = Shared(keep_log=bool(args.log))
+    link = DockdLink(args.socket, ["motion", "tracking", "stands"], 100 if virtual else 10,
+                     shared.on_notification, shared.on_connect, log)
+    try:
+        source = open_source(args.source, size, args.fps, args.pixel_format,
+                             math.radians(args.hfov or 50), math.radians(args.virtual_wide_fov),
+                             args.capture_latency, LockedPose(shared), loop=not args.no_loop)
+    except SourceError as error:
+        log(f"dock-camera: {error}")
+        return 66
+    log(f"dock-camera: {source.description}; detector {detector.name}; dockd at {args.socket}")
+
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    link.start()
+    stats = RunStats()
+    preview = Preview(args.preview, args.fps) if args.preview else None
+    frame_log = open(args.log, "w") if args.log else None
+    started = time.monotonic()
+    last_sent_capture = None
+
+    def on_reply(message):
+        refused = stats.reply(message)
+        if refused:
+            log(f"dock-camera: dockd refused an observation: {refused} (said once per kind)")
+
+    status = 0
+    try:
+        while not stopping.is_set():
+            if args.seconds is not None and time.monotonic() - started >= args.seconds:
+                break
+            try:
+                frame = source.read()
+            except SourceError as error:
+                log(f"dock-camera: {error}")
+                status = 74
+                break
+            if frame is None:
+                break
+            if last_sent_capture is not None and frame.capture_time - last_sent_capture < 1 / MAX_RATE * 0.95:
+                stats.skipped_for_rate += 1
+                continue
+            if not link.connected and not preview:  # nobody to tell: spare the CPU
+                stats.unsent += 1
+                continue
+            t0 = time.monotonic()
+            found = detector.detect(frame.image)
+            detect_seconds = time.monotonic() - t0
+            params = {"observations": observations(found, size), "timestamp": frame.capture_time,
+                      "origin": "upper_left", "orientation": args.orientation}
+            if camera:
+                params["camera"] = camera
+            if args.stand:
+                params["stand"] = args.stand
+            try:
+                sent = link.send("tracking.observe", params, on_reply)
+                last_sent_capture = frame.capture_time
+            except NotConnected:
+                sent = None
+            stats.frame(frame.capture_time, detect_seconds, len(found), sent, time.process_time())
+            with shared.lock:
+                tracking = shared.tracking
+                pose = shared.pose.at(frame.capture_time)
+            if frame_log:
+                frame_log.write(json.dumps({"frame": frame.index, "capture_time": frame.capture_time,
+                                            "sent": sent, "view": frame.view,
+                                            "observations": params["observations"]}) + "\n")
+            if preview:
+                latency = (sent - frame.capture_time) if sent else 0.0
+                preview.add(frame, found, tracking, status_line(detector.name, stats.fps(), latency, pose, frame.index))
+    finally:
+        link.stop()
+        source.close()
+        if preview:
+            preview.close()
+        if frame_log:
+            with shared.lock:
+                offset = shared.pose.offset
+                for arrival, state in shared.tracking_log:
+                    local = state["capture_time"] + offset if offset is not None and "capture_time" in state else None
+                    frame_log.write(json.dumps({"tracking": state, "arrival": arrival, "capture_local": local}) + "\n")
+            frame_log.close()
+    summary = stats.summary(getattr(source, "dropped", 0))
+    summary.update({"detector": detector.name, "source": args.source, "size": list(size),
+                    "connections": link.connections})
+    log("dock-camera: " + json.dumps(summary))
+    if args.stats:
+        with open(args.stats, "w") as f:
+            json.dump(summary, f, indent=1)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

