@@ -77,12 +77,15 @@ public struct Framer: Sendable {
         let targetY = region.y + (topFace == nil ? 0.5 : settings.faceLine) * region.height
         var desired = camera.aim(placing: group.centerX, anchorY, atNormalizedX: targetX, normalizedY: targetY)
 
-        // Keep the group inside the region when it fits: shift just enough, never re-center.
+        // Keep the group inside the region when it fits: shift just enough, never re-center. An edge
+        // last seen on the image's border is not where the subject ends (it goes on out of sight):
+        // shifting to bring it in would chase the frame's own border.
+        let unknown = subjects.reduce(BoxEdges()) { $0.union($1.clippedEdges) }
         let placed = camera.normalizedRect(of: group, aim: desired)
         if placed.width <= region.width {
-            if placed.x < region.x {
+            if placed.x < region.x, !unknown.contains(.left) {
                 desired.x = camera.aim(placing: group.left, 0, atNormalizedX: region.x, normalizedY: 0.5).x
-            } else if placed.maxX > region.maxX {
+            } else if placed.maxX > region.maxX, !unknown.contains(.right) {
                 desired.x = camera.aim(placing: group.right, 0, atNormalizedX: region.maxX, normalizedY: 0.5).x
             }
         }
@@ -90,7 +93,7 @@ public struct Framer: Sendable {
         if placed.y < topLimit {
             // Headroom wins over the bottom edge: a cut-off body is fine, a cut-off head is not.
             desired.y = camera.aim(placing: 0, group.top, atNormalizedX: 0.5, normalizedY: topLimit).y
-        } else if placed.maxY > region.maxY, placed.height <= region.maxY - topLimit {
+        } else if placed.maxY > region.maxY, placed.height <= region.maxY - topLimit, !unknown.contains(.bottom) {
             desired.y = camera.aim(placing: 0, group.bottom, atNormalizedX: 0.5, normalizedY: region.maxY).y
         }
 

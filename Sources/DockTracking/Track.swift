@@ -61,6 +61,9 @@ public struct Track: Sendable {
     /// The box the subject is tracked and framed by: body (or object) if known, else face.
     public var box: Box { (body ?? face)!.box }
 
+    /// Edges of `box` last seen on the image's border: where the subject may extend unseen.
+    public var clippedEdges: BoxEdges { (body ?? face)!.clippedEdges }
+
     /// Center velocity of `box`, measurement units per second.
     public var velocity: (x: Double, y: Double) { (body ?? face)!.filter.velocity }
 
@@ -75,7 +78,8 @@ public struct Track: Sendable {
     mutating func update(with observation: SubjectObservation, time: Double, settings: TrackerSettings, stepInterval: Double) {
         if let part = observation.body ?? observation.object {
             if let known = body {
-                body!.update(measurement: part.box(reaching: known.box), confidence: part.confidence, time: time, stepInterval: stepInterval)
+                body!.update(measurement: part.box(reaching: known.box), confidence: part.confidence, time: time, stepInterval: stepInterval,
+                             clipped: part.clippedEdges)
             } else {
                 body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings.kalman)
             }

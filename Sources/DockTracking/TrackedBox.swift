@@ -8,6 +8,8 @@ public struct TrackedBox: Sendable, Hashable {
     public private(set) var filter: BoxKalmanFilter
     public private(set) var lastMeasurement: Box
     public private(set) var lastUpdateTime: Double
+    /// The last measurement's edges that lay on the image's border: where the box may go on unseen.
+    public private(set) var clippedEdges: BoxEdges = []
     private var filterAtLastUpdate: BoxKalmanFilter
 
     init(box: Box, confidence: Double, time: Double, settings: KalmanSettings) {
@@ -34,7 +36,8 @@ public struct TrackedBox: Sendable, Hashable {
 
     /// `stepInterval` is the tracker's usual time between frames: gaps longer than one and a half of
     /// them are replayed in steps of that size.
-    mutating func update(measurement: Box, confidence: Double, time: Double, stepInterval: Double) {
+    mutating func update(measurement: Box, confidence: Double, time: Double, stepInterval: Double, clipped: BoxEdges = []) {
+        clippedEdges = clipped
         let gap = time - lastUpdateTime
         if stepInterval > 0, gap > 1.5 * stepInterval {
             var replay = filterAtLastUpdate
