@@ -159,10 +159,13 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
             pending.removeFirst()
             // A tap on the person's face as this frame shows it (retried on later frames until it finds a subject).
             var tapPoint: (x: Double, y: Double)?
+            var expiredTap: Double?
             if let tap = taps.first, tap.t <= frame.captureTime {
                 if let face = frame.truth.first(where: { $0.id == tap.person })?.faceRect { tapPoint = (face.centerX, face.centerY) }
-                if frame.captureTime - tap.t > 1 { taps.removeFirst() }
+                if frame.captureTime - tap.t > 1 { expiredTap = tap.t }
             }
+            // The tap is done once it found its subject (removed below), or given up after a second.
+            defer { if let expiredTap, taps.first?.t == expiredTap { taps.removeFirst() } }
             switch kind {
             case .ours:
                 let detections = frame.detections.compactMap(Detection.init(scene:))

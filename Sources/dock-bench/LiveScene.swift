@@ -110,9 +110,17 @@ final class LiveScene {
         let period = 1 / scenario.detector.frameRate
         var nextCapture = 0.0
         var pending: [SceneFrame] = []
+        var turns = scenario.turns.sorted { $0.t < $1.t }
         while true {
             let now = monotonicSeconds() - start
             guard now < scenario.duration else { break }
+            // The app's turn requests, as the virtual-time runner makes them.
+            if let turn = turns.first, turn.t <= now {
+                turns.removeFirst()
+                var target: [String: Any] = ["yaw": turn.yaw]
+                if let pitch = turn.pitch { target["pitch"] = pitch }
+                _ = try? client.call("motion.orient", target, onNotification: handle)
+            }
             if nextCapture <= now {
                 // Rendered at its capture time from the stand's path, even when the loop wakes late.
                 if let aim = worldAim(at: nextCapture, path: record.path) { pending.append(scene.capture(at: nextCapture, aim: aim)) }
@@ -129,6 +137,9 @@ final class LiveScene {
         return record
     }
 
+    /// Taps not made yet (the app taps a person's face until the tap finds a subject, for a second).
+    private lazy var taps = scenario.taps.sorted { $0.t < $1.t }
+
     private func send(_ frame: SceneFrame) throws {
         var observations: [[String: Any]] = []
         for d in frame.detections where d.rect.width > 0 && d.rect.height > 0 {
@@ -144,6 +155,11 @@ final class LiveScene {
                                 onNotification: handle)
         } catch let failure as APIClient.Failure where failure.code != nil {
             record.refused[failure.code!, default: 0] += 1
+        }
+        if let tap = taps.first, tap.t <= frame.captureTime {
+            let face = frame.truth.first(where: { $0.id == tap.person })?.faceRect
+            let found = face.map { (try? client.call("tracking.select", ["x": $0.centerX, "y": $0.centerY], onNotification: handle)) != nil } ?? false
+            if found || frame.captureTime - tap.t > 1 { taps.removeFirst() }
         }
     }
 
