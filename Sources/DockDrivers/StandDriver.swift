@@ -25,6 +25,18 @@ public protocol StandDriver: Sendable {
 
     /// Called every ~20 ms: heartbeats, polls, resends, timeouts.
     mutating func tick(at time: Double) -> DriverOutput
+
+    /// The last `.stop` sent has been confirmed by the device (its acknowledgement, or whatever
+    /// the protocol offers); true when no stop is outstanding. The daemon waits for it on exit.
+    /// VISCA: the Stop's Completion (false again once motion is asked for); MAVLink: an
+    /// ATTITUDE_STATUS at rest received after the zero rates (never from a silent gimbal).
+    var stopConfirmed: Bool { get }
+
+    /// The driver executes `.position(duration:targets:)` with the device's own absolute
+    /// positioning (VISCA AbsolutePosition, a MAVLink gimbal's attitude target): the daemon sends one
+    /// `.position` per orientation move and judges its completion from the feedback, instead of
+    /// closing the loop with velocities. Default false (the host closes the loop).
+    var closesPositionLoop: Bool { get }
 }
 
 /// What a driver learned from the stand.
@@ -72,4 +84,11 @@ public struct DriverCounters: Sendable, Equatable {
     /// The measured round trip to the stand and back (drivers that can measure it).
     public var roundTrip = RoundTripEstimator()
     public init() {}
+}
+
+extension StandDriver {
+    /// Drivers whose protocol cannot confirm a stop report none outstanding.
+    public var stopConfirmed: Bool { true }
+    /// The host closes the position loop with velocities.
+    public var closesPositionLoop: Bool { false }
 }
