@@ -61,7 +61,7 @@ import Testing
 @Suite struct VISCAProfileTests {
     @Test func shippedProfilesLoadAndValidate() throws {
         let generic = try VISCAProfile.load("generic-ptzoptics", searchPaths: [Fixtures.profiles])
-        #expect(generic.pan.nibbles == 4 && generic.pan.speeds.count == 24 && generic.tilt.speeds.count == 18)
+        #expect(generic.pan.nibbles == 4 && generic.pan.speeds.count == 24 && generic.tilt.speeds.count == 20)
         #expect(generic.pan.sign == 1 && generic.absoluteSpeed == .panTilt && generic.limitSet == true)
         let x400 = try VISCAProfile.load(Fixtures.profiles + "/sony-brc-x400.json")
         #expect(x400.pan.nibbles == 4 && x400.tilt.nibbles == 4 && x400.pan.speeds.count == 24 && x400.tilt.speeds.count == 23)

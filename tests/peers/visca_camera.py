@@ -123,7 +123,9 @@ class Camera:
         self.received = []  # every message received, with its payload type when over IP
         self.log = []  # (time, payload type, message) for every message received
         self.replies = []  # (time, reply) for every reply sent
+        self.stop_completions = []  # when each Stop's Completion was sent
         self.inject = []  # errors to answer the next commands with: "buffer_full", "not_executable"
+        self.inject_motion = []  # the same, for the next drives that move and positional moves only
         self.counts = {"commands": 0, "inquiries": 0, "errors": 0, "buffer_full": 0, "refused": 0}
         self.last_step = time.monotonic()
         self._queue, self._order = [], itertools.count()
@@ -259,6 +261,12 @@ class Camera:
             return self.error(send, 0, 0x03)
         kind = parsed[0]
         stop = kind == "drive" and parsed[1] == parsed[2] == 3
+        if kind in ("drive", "move") and not stop and self.inject_motion:
+            injected = self.inject_motion.pop(0)
+            if injected == "buffer_full":
+                self.counts["buffer_full"] += 1
+                return self.error(send, 0, 0x03)
+            return self.error(send, s, 0x41)
         if kind in ("drive", "move", "home") and self.refuse_motion and (not stop or self.refuse_stop):
             self.counts["refused"] += 1
             return self.error(send, 0, 0x02) if self.refuse_motion == "syntax" else self.error(send, s, 0x41)
@@ -267,7 +275,7 @@ class Camera:
             self.cancel_moves()
             self.pan.vel = 0.0 if pd == 3 else (-1 if pd == 1 else 1) * self.pan.speed(vv)
             self.tilt.vel = 0.0 if td == 3 else (1 if td == 1 else -1) * self.tilt.speed(ww)
-            return self.ack_then_complete(send, s, "drive")
+            return self.ack_then_complete(send, s, "stop" if stop else "drive")
         if kind == "move":
             _, relative, vv, ww, p, t = parsed
             pan_deg, tilt_deg = self.pan.degrees(p), self.tilt.degrees(t)
@@ -335,6 +343,8 @@ class Camera:
             with self.lock:
                 if self.sockets.get(s) and self.sockets[s][0] == kind:
                     self.sockets[s] = None
+                if kind == "stop":
+                    self.stop_completions.append(time.monotonic())
             send(data)
         self.later(self.completion_delay, complete, bytes([self.reply_header, 0x50 | s, 0xFF]))
 
