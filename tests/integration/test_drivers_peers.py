@@ -3,6 +3,7 @@ camera emulator (tests/peers/visca_camera.py), itself validated with the PyPI `v
 controller, and the MAVLink gimbal driver against a gimbal device played by `pymavlink`. The
 drivers run in real time through dock-driver-probe (DockDrivers + DockIO on a pty or UDP)."""
 import json
+import statistics
 import math
 import subprocess
 import sys
@@ -28,7 +29,7 @@ def probe(driver, endpoint, options, *args, seconds=2.5):
     cmd = [str(BIN / "dock-driver-probe"), "--driver", driver, "--endpoint", endpoint, "--seconds", str(seconds)]
     for k, v in options.items():
         cmd += ["--option", f"{k}={v}"]
-    p = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30)
+    p = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30 + seconds)
     lines = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
     return p.returncode, lines, p.stderr
 
@@ -363,3 +364,34 @@ def test_dockd_tracks_a_subject_through_each_driver(driver, camera, gimbal, tmp_
     finally:
         dockd.terminate()
         dockd.wait(5)
+
+
+# -- dock-driver-probe --calibrate: a camera that differs from its profile, measured into a new one
+
+def test_calibrate_measures_direction_scale_and_speeds_into_a_profile_that_drives_true(camera, tmp_path):
+    # Its pan units grow the other way than the generic profile says, and it turns at 0.52× (pan)
+    # and 0.44× (tilt) the table's speeds (what the issue measured on a PTZOptics-style head).
+    cam, link = camera(link="pty", pan_sign=-1, speed_scale=(0.52, 0.44))
+    out = tmp_path / "my-camera.json"
+    code, lines, err = probe("visca", link.path + "@9600", {"profile": GENERIC}, "--calibrate", "--write-profile", str(out),
+                             "--calibrate-window", "0.6", seconds=180)
+    assert code == 0, (err, [l for l in lines if l["report"] != "feedback"][-5:])
+    assert [l for l in lines if l.get("state") == "written"][0]["name"] == "my-camera"
+    written = json.loads(out.read_text())
+    generic = json.loads(GENERIC.read_text())
+    assert written["pan"]["sign"] == -1 and written["tilt"]["sign"] == 1
+    for axis, scale in (("pan", 0.52), ("tilt", 0.44)):
+        assert abs(written[axis]["unitsPerDegree"] - 14.4) < 0.05, written[axis]
+        truth = [s * scale for s in generic[axis]["speeds"]]
+        for byte, (measured, true) in enumerate(zip(written[axis]["speeds"], truth), start=1):
+            assert abs(measured - true) <= 0.1 * true + 0.05, f"{axis} byte {byte}: {measured} deg/s, truly {true}"
+    assert abs(written["pan"]["minDegrees"] + 170) < 0.2 and abs(written["tilt"]["maxDegrees"] - 90) < 0.2
+    assert all(written["provenance"][f].startswith("measured:") for f in ("pan.sign", "pan.speeds", "tilt.unitsPerDegree"))
+    # Driven through the new profile, asked 0.5 rad/s to the left, it turns left at 0.5 rad/s.
+    start = cam.degrees()[0]
+    code, lines, err = probe("visca", link.path + "@9600", {"profile": out}, "--velocity", "yaw=0.5", "--velocity-seconds", "1",
+                             seconds=1.6)
+    assert code == 0, err
+    speeds = [l["yaw_velocity"] for l in of(lines, "feedback")][5:18]
+    assert speeds and abs(statistics.median(speeds) - 0.5) < 0.075, speeds
+    assert cam.degrees()[0] < start - 20, "it turned left"
