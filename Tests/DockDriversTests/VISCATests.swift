@@ -127,7 +127,7 @@ import Testing
         #expect((m as? MAVLinkGimbalDriver)?.settings.systemID == 5)
         let tcp = try DriverFactory.make(name: "visca", options: ["transport": "raw-tcp", "profile": Fixtures.profiles + "/generic-ptzoptics.json"])
         var t = try #require(tcp as? VISCADriver)
-        #expect(t.start(at: 0) == VISCA.ifClear(address: 1))  // no AddressSet on a TCP stream
+        #expect(Array(t.start(at: 0).prefix(5)) == VISCA.ifClear(address: 1))  // no AddressSet on a TCP stream
         #expect(DriverFactory.defaultBaud(for: "visca") == 9600)
     }
 

@@ -282,6 +282,7 @@ def test_visca_limits_are_written_into_the_camera_so_a_dead_dockd_cannot_pass_th
     c = d.client()
     d.connected(c)
     # On connect: LimitClear for both corners (a dead session's narrowed limits are forgotten).
+    wait_for(lambda: len(cam.messages(LIMIT)) >= 2, 5, "the limits written on connect")
     clears = [m.hex(" ") for t, m in cam.messages(LIMIT)]
     assert clears == ["81 01 06 07 01 01 07 0f 0f 0f 07 0f 0f 0f ff", "81 01 06 07 01 00 07 0f 0f 0f 07 0f 0f 0f ff"]
     c.result("motion.limits", {"axes": {"yaw": {"min": -0.5, "max": 0.5}}})

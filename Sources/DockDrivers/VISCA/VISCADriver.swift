@@ -66,6 +66,8 @@ public struct VISCADriver: StandDriver {
     private var refusals = Backoff(first: 0.25, most: 2.0)
     private var nextPollAt = 0.0
     private var sequence: UInt32 = 0
+    /// Messages sent on this link (orders the replies VISCA does not name).
+    private var sent = 0
     private var decoder = VISCAStreamDecoder()
     private var lastSample: (yaw: Double, pitch: Double, time: Double)?
     private var velocity = (yaw: 0.0, pitch: 0.0)
@@ -119,7 +121,8 @@ public struct VISCADriver: StandDriver {
     // MARK: StandDriver
 
     /// A new link: everything of the previous one is forgotten (a drive asked for before a
-    /// reconnect is never sent after it), then AddressSet / RESET, IF_Clear, Stop, the limits.
+    /// reconnect is never sent after it), then AddressSet / RESET; IF_Clear, Stop and the first
+    /// poll together; the limits.
     public mutating func start(at time: Double) -> [UInt8] {
         phase = .setup
         exchange = VISCAExchange()
@@ -227,7 +230,7 @@ public struct VISCADriver: StandDriver {
         deferred.removeAll()
         guard phase != .idle && phase != .failed else { return out }
         out.bytes += expire(at: time, into: &out.reports)
-        guard phase != .failed else { return out }
+        guard phase != .failed, !(oneMessagePerWrite && !out.bytes.isEmpty) else { return out }
         out.bytes += pump(at: time)
         return out
     }
@@ -317,11 +320,16 @@ public struct VISCADriver: StandDriver {
 
     // MARK: Sending
 
+    /// Datagram links carry one message per datagram, and each call's bytes are one write: there,
+    /// one message per call (the rest goes at the next tick, 20 ms later).
+    private var oneMessagePerWrite: Bool { transport == .ip || transport == .raw }
+
     /// Sends what is due: the urgent fallbacks and a wanted Stop (even beside a command in flight),
     /// then one ordinary command if the command lane is free, and a poll on the inquiry lane.
     private mutating func pump(at time: Double) -> [UInt8] {
         guard phase != .idle && phase != .failed else { return [] }
         var out: [UInt8] = []
+        var full: Bool { oneMessagePerWrite && !out.isEmpty }
         if exchange.commands.count < 2 && !exchange.commands.contains(where: \.message.isUrgent) {
             if !urgent.isEmpty {
                 out += transmit(urgent.removeFirst(), at: time)
@@ -330,21 +338,28 @@ public struct VISCADriver: StandDriver {
                 out += transmit(stopMessage(setup: false), at: time)
             }
         }
-        if exchange.commands.isEmpty && !busy.active(at: time) {
-            if phase == .setup {
-                if !setupSteps.isEmpty { out += transmit(setupSteps.removeFirst(), at: time) }
-                if setupSteps.isEmpty && exchange.commands.isEmpty {
+        if !full && !busy.active(at: time) && (exchange.commands.isEmpty || phase == .setup && setupSteps.first?.isStop == true) {
+            if phase == .setup, let first = setupSteps.first {
+                out += transmit(setupSteps.removeFirst(), at: time)
+                if first.isStop || (!oneMessagePerWrite && first.kind == .ifClear(urgent: false)) {
+                    // IF_Clear, the Stop and the first poll without waiting between them (the
+                    // camera takes them in that order; on a datagram link one per tick), so a link
+                    // answering late attaches in one round trip, not three. The limits follow,
+                    // before any drive.
+                    if let stop = setupSteps.first, stop.isStop { out += transmit(setupSteps.removeFirst(), at: time) }
+                    limitMessages = setupSteps + limitMessages
+                    setupSteps = []
                     phase = .firstPoll
                     nextPollAt = time
                 }
-            } else if !limitMessages.isEmpty {
+            } else if phase != .setup && !limitMessages.isEmpty {
                 out += transmit(limitMessages.removeFirst(), at: time)
             } else if phase == .running, let next = queued, !refusals.active(at: time) {
                 queued = nil
                 out += transmit(next, at: time)
             }
         }
-        if (phase == .firstPoll || phase == .running) && exchange.inquiry == nil && time >= nextPollAt {
+        if !full && (phase == .firstPoll || phase == .running) && exchange.inquiry == nil && time >= nextPollAt {
             nextPollAt = max(nextPollAt + pollInterval, time - pollInterval)
             out += transmit(VISCAMessage(kind: .poll, payload: VISCA.positionInquiry(address: address), command: 0), at: time)
         }
@@ -373,7 +388,8 @@ public struct VISCADriver: StandDriver {
         case .move: driveInForce = nil
         default: break
         }
-        let flight = VISCAFlight(message: message, wire: wire, sequence: number, firstSentAt: time, sentAt: time)
+        sent += 1
+        let flight = VISCAFlight(message: message, wire: wire, sequence: number, firstSentAt: time, sentAt: time, order: sent)
         if message.kind == .poll { exchange.inquiry = flight } else { exchange.commands.append(flight) }
         return wire
     }
@@ -381,9 +397,11 @@ public struct VISCADriver: StandDriver {
     /// Puts a message that did not get through back where it waits (a drive only if no newer one is).
     private mutating func requeue(_ message: VISCAMessage) {
         switch message.kind {
-        case .addressSet, .resetSequence, .ifClear(urgent: false), .stop(setup: true): setupSteps.insert(message, at: 0)
-        case .ifClear(urgent: true): urgent.insert(message, at: 0)
-        case .stop(setup: false): stopWanted = true
+        case .addressSet, .resetSequence: setupSteps.insert(message, at: 0)
+        case .ifClear(let isUrgent):
+            if phase == .setup && !isUrgent { setupSteps.insert(message, at: 0) }
+            else { urgent.insert(VISCAMessage(kind: .ifClear(urgent: true), payload: message.payload, command: 0), at: 0) }
+        case .stop: stopWanted = true
         case .drive, .move: if queued == nil && !stopWanted && motionSinceStop { queued = message }
         case .limit: limitMessages.insert(message, at: 0)
         case .poll: break
@@ -401,6 +419,7 @@ public struct VISCADriver: StandDriver {
     /// Resends what went unanswered (the same bytes, the same IP sequence number), twice; then gives up.
     private mutating func expire(at time: Double, into reports: inout [DriverReport]) -> [UInt8] {
         var out: [UInt8] = []
+        var full: Bool { oneMessagePerWrite && !out.isEmpty }
         if var q = exchange.inquiry, time - q.sentAt > timeout(q) {
             if q.attempts < attemptsAllowed {
                 counters.retries += 1
@@ -421,6 +440,7 @@ public struct VISCADriver: StandDriver {
             // A drive superseded by a newer one or a Stop is dropped, never resent stale.
             let superseded = (flight.message.kind == .drive || flight.message.kind == .move) && (queued != nil || stopWanted)
             if !flight.acked && flight.attempts < attemptsAllowed && !superseded {
+                if full { i += 1; continue }  // resent at the next tick
                 counters.retries += 1
                 flight.attempts += 1
                 flight.sentAt = time
@@ -605,6 +625,11 @@ public struct VISCADriver: StandDriver {
             } else {
                 busy.hit(at: time)
             }
+            requeue(flight.message)
+            return
+        }
+        if code == 0x04 && flight.message.isStop {
+            // A Stop cancelled (an IF_Clear it overtook on a datagram link): send it again.
             requeue(flight.message)
             return
         }

@@ -46,6 +46,8 @@ struct VISCAFlight: Sendable {
     var sequence: UInt32?
     var firstSentAt: Double
     var sentAt: Double
+    /// The order it went out in (several go in one write).
+    var order: Int
     var attempts = 1
     /// The socket the camera's ACK named; nil until acknowledged.
     var socket: UInt8?
@@ -109,7 +111,7 @@ struct VISCAExchange: Sendable {
             case (nil, nil): return nil
             case (nil, let c?): return .command(c)
             case (_?, nil): return .inquiry
-            case (let q?, let c?): return q.firstSentAt <= commands[c].firstSentAt ? .inquiry : .command(c)
+            case (let q?, let c?): return q.order < commands[c].order ? .inquiry : .command(c)
             }
         case .addressSet, .other:
             return nil
