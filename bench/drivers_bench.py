@@ -129,9 +129,14 @@ def with_dockd(cam, body, attach_timeout=10):
     dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(tmp / "dockd.conf"), "--socket", str(tmp / "d.sock"),
                               "--socket-group", "", "--no-hotplug"], stderr=open(tmp / "dockd.err", "wb"))
     try:
-        while not (tmp / "d.sock").exists():
-            time.sleep(0.02)
-        c = Client(tmp / "d.sock")
+        c = None
+        while c is None:
+            try:
+                c = Client(tmp / "d.sock")
+            except (FileNotFoundError, ConnectionRefusedError):
+                if time.monotonic() > started + attach_timeout:
+                    raise
+                time.sleep(0.02)
         attached = None
         while time.monotonic() < started + attach_timeout:
             if any(s["state"] == "connected" for s in c.call("stands.list").get("result", [])):
