@@ -10,7 +10,7 @@ import DockDrivers
 /// Per axis: drive toward positive (pan left, tilt up) at a middle byte until the units move 30 →
 /// the sign; drive to the positive end stop at the top byte (no change for `restTime`), then to the
 /// other; then each byte from the slowest, from the end it stands at: after `settleTime` (the ramp),
-/// the slope of the position (least squares) over a window long enough for 40 units (0.3 s at
+/// the slope of the position (Theil–Sen) over a window long enough for 60 units (0.5 s at
 /// least, `maxWindow` at most), turning round when the next byte would run out of room.
 struct Calibration {
     struct AxisSetup {
@@ -54,7 +54,7 @@ struct Calibration {
     }
 
     let axes: [AxisSetup]
-    let settleTime = 0.25, restTime = 0.5, minWindow = 0.3
+    let settleTime = 0.25, restTime = 0.5, minWindow = 0.5
     let maxWindow: Double
     private(set) var results: [AxisResult]
     private(set) var failure: String?
@@ -116,12 +116,15 @@ struct Calibration {
             phase = .speed(byte: 1, positive: true, since: time, samples: [])
             return .drive(axis: axis, positive: true, byte: 1)
         case .speed(let byte, let positive, let since, var samples):
-            if time - since >= settleTime { samples.append((time, u)) }
-            let room = abs((positive ? results[axis].positiveEnd : results[axis].negativeEnd) - u)
+            let span = abs(results[axis].positiveEnd - results[axis].negativeEnd)
+            let end = positive ? results[axis].positiveEnd : results[axis].negativeEnd
+            let room = abs(end - u)
+            // Near the end stop the head may already stand still between two polls: not a sample.
+            let cornered = room < 0.03 * span
+            if time - since >= settleTime && !cornered { samples.append((time, u)) }
             let measured = samples.count >= 2 ? samples.last!.time - samples.first!.time : 0
             let moved = samples.count >= 2 ? abs(samples.last!.units - samples.first!.units) : 0
-            let enough = measured >= maxWindow || (measured >= minWindow && moved >= 40)
-            let cornered = room < 0.03 * abs(results[axis].positiveEnd - results[axis].negativeEnd)
+            let enough = measured >= maxWindow || (measured >= minWindow && moved >= 60)
             guard enough || cornered else {
                 phase = .speed(byte: byte, positive: positive, since: since, samples: samples)
                 return nil
@@ -135,11 +138,11 @@ struct Calibration {
             events.append(.speed(axis: axis, byte: byte, degreesPerSecond: speed, seconds: measured))
             results[axis].speeds.append(speed)
             guard byte < setup.bytes else { return finishAxis(at: time) }
-            // The next byte's run: its ramp and window at up to 1.6 times this speed.
-            let next = 1.6 * speed * results[axis].unitsPerDegree
-            let window = min(maxWindow, max(minWindow, 40 / max(next, 1e-6)))
-            let travel = next * (settleTime + window) + 0.05 * abs(results[axis].positiveEnd - results[axis].negativeEnd)
-            let behind = abs(results[axis].positiveEnd - results[axis].negativeEnd) - room
+            // The next byte's run: its ramp and window at up to twice this speed.
+            let next = 2 * speed * results[axis].unitsPerDegree
+            let window = min(maxWindow, max(minWindow, 60 / max(next, 1e-6)))
+            let travel = next * (settleTime + window + 0.1) + 0.05 * span
+            let behind = span - room
             let turn = room < travel && behind > room
             phase = .speed(byte: byte + 1, positive: turn ? !positive : positive, since: time, samples: [])
             return .drive(axis: axis, positive: turn ? !positive : positive, byte: byte + 1)
@@ -166,13 +169,20 @@ struct Calibration {
         return .stop
     }
 
-    /// Least-squares slope of units over time.
+    /// The slope of units over time: the median of the slopes between samples at least 40 % of the
+    /// window apart (Theil–Sen), so a few answers that came late (a busy host, a slow link) do not
+    /// pull it the way they pull a least-squares fit.
     static func slope(_ samples: [(time: Double, units: Double)]) -> Double {
-        let n = Double(samples.count)
-        let mt = samples.map(\.time).reduce(0, +) / n, mu = samples.map(\.units).reduce(0, +) / n
-        let stt = samples.map { ($0.time - mt) * ($0.time - mt) }.reduce(0, +)
-        let stu = samples.map { ($0.time - mt) * ($0.units - mu) }.reduce(0, +)
-        return stt > 0 ? stu / stt : 0
+        guard let first = samples.first, let last = samples.last, last.time > first.time else { return 0 }
+        let apart = 0.4 * (last.time - first.time)
+        var slopes: [Double] = []
+        for i in samples.indices {
+            for j in samples.indices where j > i && samples[j].time - samples[i].time >= apart {
+                slopes.append((samples[j].units - samples[i].units) / (samples[j].time - samples[i].time))
+            }
+        }
+        slopes.sort()
+        return slopes.isEmpty ? 0 : slopes.count % 2 == 1 ? slopes[slopes.count / 2] : (slopes[slopes.count / 2 - 1] + slopes[slopes.count / 2]) / 2
     }
 
     /// A profile through which velocity commands carry raw speed bytes and feedback raw units: one
