@@ -82,7 +82,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "dock-driver-probe", dependencies: [
-            "DockVersion", "DockDrivers", "DockIO", "DockProtocol", "DockCore",
+            "DockVersion", "DockDrivers", "DockIO", "DockProtocol", "DockCore", "StandEngine",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

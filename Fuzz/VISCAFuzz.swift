@@ -17,7 +17,7 @@ func violation(_ what: String) -> Never {
 /// first has 4 pan nibbles, the second 5.
 let profiles: [VISCAProfile] = {
     do {
-        return [try VISCAProfile.load("generic-ptzoptics"), try VISCAProfile.load("sony-brc-x400")]
+        return [try VISCAProfile.load("generic-ptzoptics"), try VISCAProfile.load("sony-brc-h700")]
     } catch {
         fatalError("VISCAFuzz: \(error) (set DOCKD_VISCA_PROFILES to the repository's profiles/visca)")
     }

@@ -115,6 +115,15 @@ public struct MotionController: Sendable {
         return MotionState(activity: activity, positions: positions, velocities: velocities, feedbackTime: lastFeedbackTime)
     }
 
+    /// Where the measured axes are at `time`, the link's round trip predicted across (see
+    /// `predictedPositions`): on a stand that answers late, the aim tracking steers from.
+    public func predictedAngles(at time: Double) -> [Axis: Double] {
+        let predicted = predictedPositions(at: time)
+        var angles: [Axis: Double] = [:]
+        for (i, axis) in axes.enumerated() where measured[i] { angles[axis] = predicted[i] }
+        return angles
+    }
+
     /// The limits in force on `axis` (the stand's own narrowed by `setLimits`).
     public func limits(of axis: Axis) -> EffectiveAxisLimits? {
         axes.firstIndex(of: axis).map { limits[$0] }
@@ -412,13 +421,19 @@ public struct MotionController: Sendable {
         }
     }
 
-    /// An axis that keeps speeding up the other way than it is commanded, for `reversalTime`, is
-    /// wired or described with the wrong sign: driving it on would run it into its end stop. (An
-    /// axis braking from the opposite direction slows down meanwhile, so it never counts.)
+    /// An axis that keeps speeding up the other way than it is commanded (or, in a move the stand
+    /// makes itself, than its path goes), for `reversalTime`, is wired or described with the wrong
+    /// sign: driving it on would run it into its end stop. (An axis braking from the opposite
+    /// direction slows down meanwhile, so it never counts.) A reversed command reaches the stand a
+    /// round trip late and shows in feedback up to two periods later, and a velocity estimated from
+    /// polled positions (VISCA) jitters with their arrival: the window allows for both.
     private mutating func checkDirection(at time: Double) -> String? {
-        let threshold = 0.05, reversalTime = 0.15
+        let threshold = 0.05
+        let reversalTime = 0.15 + min(roundTrip, configuration.maxRoundTrip) + 2 * period
         for i in axes.indices {
-            let command = lastCommand[i], velocity = measuredVelocity[i]
+            var command = lastCommand[i]
+            if case .plan(let plan) = mode, plan.delegated { command = plan.paths[i].sample(at: time - plan.start).velocity }
+            let velocity = measuredVelocity[i]
             guard abs(command) > threshold, abs(velocity) > threshold, command * velocity < 0 else {
                 movingAgainst[i] = nil
                 continue

@@ -58,6 +58,10 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
 
     /// Proportional gain on the predicted aim error, 1/s.
     public var gain: Double = 4
+    /// The gain times the link's round trip stays under this: a loop closed across a delay τ
+    /// rings, then runs away, as gain·τ nears π/2 (a VISCA camera answering 200 ms late lost the
+    /// subject half the time at gain 6/s; see HARDWARE.md). A stand on time keeps `gain`.
+    public var delayMargin: Double = 0.5
     /// Command-to-motion latency the target is predicted across, s (one feedback period + transport).
     public var latency: Double = 0.03
     /// A target older than this is not extrapolated further, s (a stale subject is not chased).
@@ -100,6 +104,8 @@ public struct TrackingController: Sendable {
     public var configuration: TrackingControlConfiguration
     /// Axes that turn without end (a continuous yaw): home on them is the nearest whole turn.
     public var continuousAxes: Set<Axis> = []
+    /// The link's measured round trip, s: above `delayMargin / gain` it lowers the gain.
+    public var roundTrip = 0.0
     private var lastTarget: TrackingTarget?
     private var searchDirection = 1.0
     private var smoothedRate: (yaw: Double, pitch: Double)?
@@ -179,7 +185,8 @@ public struct TrackingController: Sendable {
             rest.update(error: error, rate: rate, dt: dt, configuration: c)
             if !rest.moving { return -baseRate }
         }
-        return c.feedforwardGain * rate - baseRate + c.gain * error
+        let gain = roundTrip > 0 ? min(c.gain, c.delayMargin / roundTrip) : c.gain
+        return c.feedforwardGain * rate - baseRate + gain * error
     }
 
     private mutating func smooth(_ rates: [Axis: Double], at now: Double) -> [Axis: Double] {

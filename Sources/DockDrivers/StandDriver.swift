@@ -28,10 +28,14 @@ public protocol StandDriver: Sendable {
 
     /// The last `.stop` sent has been confirmed by the device (its acknowledgement, or whatever
     /// the protocol offers); true when no stop is outstanding. The daemon waits for it on exit.
+    /// VISCA: the Stop's Completion (false again once motion is asked for); MAVLink: an
+    /// ATTITUDE_STATUS at rest received after the zero rates (never from a silent gimbal).
     var stopConfirmed: Bool { get }
 
-    /// The device moves to a position itself (`.position(duration:targets:)`: a camera's absolute
-    /// positioning), so an orientation is sent as one POSITION rather than steered with velocities.
+    /// The driver executes `.position(duration:targets:)` with the device's own absolute
+    /// positioning (VISCA AbsolutePosition, a MAVLink gimbal's attitude target): the daemon sends one
+    /// `.position` per orientation move and judges its completion from the feedback, instead of
+    /// closing the loop with velocities. Default false (the host closes the loop).
     var closesPositionLoop: Bool { get }
 
     /// When the driver next needs `tick` (host seconds; at or before now: at once), or nil when only
@@ -46,6 +50,7 @@ public protocol StandDriver: Sendable {
 extension StandDriver {
     /// Drivers whose protocol cannot confirm a stop report none outstanding.
     public var stopConfirmed: Bool { true }
+    /// The host closes the position loop with velocities.
     public var closesPositionLoop: Bool { false }
     public var nextDeadline: Double? { nil }
     public func awaitsAcknowledgement(of type: MessageType) -> Bool { false }

@@ -271,8 +271,11 @@ public struct StandEngine: Sendable {
 
     private mutating func controlTick(feedback: Feedback, at now: Double, _ out: inout EngineOutput) {
         motion?.feedback(feedback, at: now)
-        let yaw = feedback.axis(.yaw).map { Double($0.position) } ?? 0
-        let pitch = feedback.axis(.pitch).map { Double($0.position) } ?? 0
+        // Tracking's aim: the FEEDBACK carried across the link's round trip (a camera polled over
+        // a slow link reports where it was, not where it is; on time, the two are the same).
+        let predicted = motion?.predictedAngles(at: now) ?? [:]
+        let yaw = predicted[.yaw] ?? feedback.axis(.yaw).map { Double($0.position) } ?? 0
+        let pitch = predicted[.pitch] ?? feedback.axis(.pitch).map { Double($0.position) } ?? 0
         tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch)
         steerByTracking(yaw: yaw, pitch: pitch, at: now, &out)
         runController(at: now, &out)
@@ -391,7 +394,7 @@ public struct StandEngine: Sendable {
         var positions: [Axis: Double] = [:]
         if capabilities?.axis(.yaw) != nil { positions[.yaw] = yaw }
         if capabilities?.axis(.pitch) != nil { positions[.pitch] = pitch }
-        guard let rates = tracking.command(positions: positions, at: now) else { return }
+        guard let rates = tracking.command(positions: positions, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now) else { return }
         if rates.values.allSatisfy({ $0 == 0 }) {
             // Framed and still: nothing to send (a still subject gets a still camera, and no
             // command stream), after one zero VELOCITY if it was moving.

@@ -121,9 +121,11 @@ public struct TrackingLoop: Sendable {
         return TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: -velocity.x, pitchRate: -velocity.y, time: time)
     }
 
-    /// Rates for the motors while tracking is active, nil when it is not.
-    public mutating func command(positions: [Axis: Double], at now: Double) -> [Axis: Double]? {
+    /// Rates for the motors while tracking is active, nil when it is not; `roundTrip` is the link's
+    /// (a slow link gets a gentler loop).
+    public mutating func command(positions: [Axis: Double], roundTrip: Double, at now: Double) -> [Axis: Double]? {
         guard isActive(at: now) else { return nil }
+        controller.roundTrip = roundTrip
         return controller.command(target: target, positions: positions, base: base.current, at: now)
     }
 

@@ -7,10 +7,12 @@ import DockVersion
 import Foundation
 import NIOCore
 import NIOPosix
+import StandEngine
 
 /// Runs one stand driver against a real link in real time, with a scripted command, and prints
 /// what the driver reports as JSON lines. For peer tests (an emulated VISCA camera, a pymavlink
-/// gimbal) and for trying hardware before configuring dockd.
+/// gimbal), for trying hardware before configuring dockd, and (`--calibrate`) for measuring a
+/// VISCA camera into a profile.
 @main
 struct DockDriverProbe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,8 +32,8 @@ struct DockDriverProbe: AsyncParsableCommand {
     @Option(help: "Baud rate for a tty without @baud.")
     var baud: Int = 9600
 
-    @Option(help: "Seconds to run.")
-    var seconds: Double = 3
+    @Option(help: "Seconds to run (default 3; with --calibrate, until it is done, at most 900).")
+    var seconds: Double?
 
     @Option(help: "Velocity to command after READY, e.g. yaw=0.3,pitch=-0.1 (rad/s, stand axes).")
     var velocity: String?
@@ -60,18 +62,47 @@ struct DockDriverProbe: AsyncParsableCommand {
     @Flag(help: "Also print every chunk of bytes sent and received (hex).")
     var traceBytes = false
 
+    @Flag(help: "VISCA: measure the camera — which way each axis's units grow, its end stops, the speed of every speed byte — and write a profile (--write-profile). The camera moves end to end on both axes: clear its way.")
+    var calibrate = false
+
+    @Option(help: "With --calibrate: where to write the profile (JSON).")
+    var writeProfile: String?
+
+    @Option(help: "With --calibrate: the pan span between the end stops in degrees, from the spec sheet (default: the --option profile's).")
+    var panDegrees: Double?
+
+    @Option(help: "With --calibrate: the tilt span between the end stops in degrees (default: the profile's).")
+    var tiltDegrees: Double?
+
+    @Option(help: "With --calibrate: how many pan and tilt speed bytes the camera takes, e.g. 24,23 (default: the profile's tables).")
+    var speedBytes: String?
+
+    @Option(help: "With --calibrate: the longest a speed byte is timed (s); slow bytes need it.")
+    var calibrateWindow: Double = 2
+
+    @Option(help: "With --calibrate: the written profile's name (default: the --write-profile file's name).")
+    var profileName: String?
+
     func run() async throws {
-        let made: any StandDriver
+        var made: any StandDriver
         do {
             made = try DriverFactory.make(name: driver, options: try Self.keyValues(options))
         } catch {
             throw ValidationError("\(error)")
         }
+        var calibration: CalibrationRun?
+        if calibrate {
+            guard let visca = made as? VISCADriver else { throw ValidationError("--calibrate measures VISCA cameras (--driver visca)") }
+            guard let out = writeProfile else { throw ValidationError("--calibrate needs --write-profile PATH") }
+            let run = try calibrationRun(visca, output: out)
+            made = run.driver
+            calibration = run
+        }
         let script = Script(velocity: try velocity.map(Self.axes) ?? [:], velocitySeconds: velocitySeconds,
                             target: try target.map(Self.axes), gain: gain,
                             position: try position.map(Self.axes), duration: duration,
                             orient: try orient.map(Self.axes), orientDuration: orientDuration)
-        let state = ProbeState(driver: made, script: script, trace: traceBytes)
+        let state = ProbeState(driver: made, script: script, trace: traceBytes, calibration: calibration)
         let link = StandEndpoint(parsing: endpoint, defaultBaud: baud)
         let channel = try await StandTransport.connect(link, group: MultiThreadedEventLoopGroup.singleton)
         let clock = ContinuousClock(), origin = clock.now
@@ -79,7 +110,7 @@ struct DockDriverProbe: AsyncParsableCommand {
             let d = clock.now - origin
             return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         }
-        let limit = seconds
+        let limit = seconds ?? (calibrate ? 900 : 3)
         let status = try await channel.executeThenClose { inbound, outbound in
             let first = await state.start(at: now())
             try await outbound.write(ByteBuffer(bytes: first))
@@ -97,6 +128,7 @@ struct DockDriverProbe: AsyncParsableCommand {
                         let out = await state.tick(at: now())
                         if !out.isEmpty { try await outbound.write(ByteBuffer(bytes: out)) }
                         if await state.fatal { return 2 }
+                        if let done = await state.calibrationStatus(at: now()) { return done }
                     }
                     return 0
                 }
@@ -109,7 +141,36 @@ struct DockDriverProbe: AsyncParsableCommand {
             }
         }
         await state.summary(at: now())
+        if calibration != nil {
+            // 3: the calibration failed (said why); 4: it did not finish in --seconds; 2: the link failed.
+            guard await state.calibrationStatus(at: .infinity) == 0 else { throw ExitCode(status == 0 ? 4 : status) }
+            try await state.writeCalibratedProfile()
+        }
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The calibration's driver: the camera's link settings with the identity profile.
+    private func calibrationRun(_ visca: VISCADriver, output: String) throws -> CalibrationRun {
+        let base = visca.profile
+        var bytes = (pan: base.pan.speeds.count, tilt: base.tilt.speeds.count)
+        if let text = speedBytes {
+            let parts = text.split(separator: ",").compactMap { Int($0) }
+            guard parts.count == 2, parts.allSatisfy({ (1...0x7F).contains($0) }) else {
+                throw ValidationError("--speed-bytes takes PAN,TILT, e.g. 24,23")
+            }
+            bytes = (parts[0], parts[1])
+        }
+        let spans = (pan: panDegrees ?? (base.pan.maxDegrees - base.pan.minDegrees),
+                     tilt: tiltDegrees ?? (base.tilt.maxDegrees - base.tilt.minDegrees))
+        guard spans.pan > 0, spans.tilt > 0 else { throw ValidationError("--pan-degrees and --tilt-degrees must be > 0") }
+        let identity = Calibration.identityProfile(like: base, panBytes: bytes.pan, tiltBytes: bytes.tilt)
+        let driver = VISCADriver(profile: identity, address: visca.address, transport: visca.transport,
+                                 pollHz: 1 / visca.pollInterval, name: visca.serialName)
+        let fileName = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
+        return CalibrationRun(driver: driver, base: base, output: output, name: profileName ?? fileName,
+                              axes: [Calibration.AxisSetup(name: "pan", bytes: bytes.pan, spanDegrees: spans.pan),
+                                     Calibration.AxisSetup(name: "tilt", bytes: bytes.tilt, spanDegrees: spans.tilt)],
+                              window: calibrateWindow, endpoint: endpoint)
     }
 
     static func keyValues(_ items: [String]) throws -> [String: String] {
@@ -158,10 +219,24 @@ struct OrientRun {
     var commands = 0
 }
 
+/// What --calibrate needs: the identity-profile driver, the camera's own profile to build on, where
+/// the result goes.
+struct CalibrationRun: Sendable {
+    var driver: VISCADriver
+    var base: VISCAProfile
+    var output: String
+    var name: String
+    var axes: [Calibration.AxisSetup]
+    var window: Double
+    var endpoint: String
+}
+
 actor ProbeState {
     var driver: any StandDriver
     let script: Script
     let trace: Bool
+    let calibrationRun: CalibrationRun?
+    var calibration: Calibration?
     var readyAt: Double?
     var capabilities: Capabilities?
     var stopped = false
@@ -174,7 +249,20 @@ actor ProbeState {
     var bytesOut = 0, bytesIn = 0
     var orientRun: OrientRun?
 
-    init(driver: any StandDriver, script: Script, trace: Bool) { self.driver = driver; self.script = script; self.trace = trace }
+    init(driver: any StandDriver, script: Script, trace: Bool, calibration: CalibrationRun? = nil) {
+        self.driver = driver; self.script = script; self.trace = trace; self.calibrationRun = calibration
+    }
+
+    /// nil while calibrating (or not calibrating); once done and the camera has confirmed the last
+    /// Stop (or a second later), 0, or 3 when it failed.
+    func calibrationStatus(at t: Double) -> Int32? {
+        guard let c = calibration, c.finished else { return nil }
+        if calibrationEndedAt == nil { calibrationEndedAt = t }
+        guard driver.stopConfirmed || t - calibrationEndedAt! > 1 else { return nil }
+        return c.failure == nil ? 0 : 3
+    }
+
+    private var calibrationEndedAt: Double?
 
     func start(at t: Double) -> [UInt8] {
         let bytes = driver.start(at: t)
@@ -210,7 +298,12 @@ actor ProbeState {
         case .ready(let identity, let caps):
             readyAt = t
             capabilities = caps
-            if script.orient != nil { orientRun = OrientRun(controller: MotionController(capabilities: caps)) }
+            // The controller as dockd's engine builds it: its settings, and the stand's own position
+            // loop where the driver has one (VISCA's AbsolutePosition, a gimbal's attitude).
+            if script.orient != nil {
+                orientRun = OrientRun(controller: MotionController(capabilities: caps, configuration: EngineSettings().motion,
+                                                                   standClosesPositionLoop: driver.closesPositionLoop))
+            }
             count("ready")
             emit(["t": t, "report": "ready", "model": identity.model, "serial": identity.serial,
                   "firmware": identity.firmware, "protocol": identity.protocolVersion, "feedback_hz": Int(caps.feedbackHz),
@@ -255,6 +348,7 @@ actor ProbeState {
     /// The scripted commands: POSITION once, VELOCITY for a while then STOP, or a P loop to a target.
     private func scripted(at t: Double, onFeedback: Bool) -> [UInt8] {
         guard let ready = readyAt, !fatal else { return [] }
+        if calibrationRun != nil { return onFeedback ? calibrationStep(at: t) : [] }
         var out: [UInt8] = []
         if let p = script.position, !positionSent {
             positionSent = true
@@ -320,6 +414,58 @@ actor ProbeState {
             bytes += driver.send(m, at: t)
         }
         return bytes
+    }
+
+    /// One step of --calibrate on a position sample: the identity profile's feedback is raw units
+    /// (yaw = −pan units in "degrees", pitch = tilt units), its velocities raw speed bytes.
+    private func calibrationStep(at t: Double) -> [UInt8] {
+        guard let run = calibrationRun, let f = lastFeedback else { return [] }
+        if calibration == nil { calibration = Calibration(axes: run.axes, maxWindow: run.window, startAt: t) }
+        let deg = 180 / Double.pi
+        let units = [-Double(f.axis(.yaw)?.position ?? 0) * deg, Double(f.axis(.pitch)?.position ?? 0) * deg]
+        let command = calibration!.step(units: units, at: t)
+        for event in calibration!.events.dropFirst(reportedEvents) { emitCalibration(event, at: t) }
+        reportedEvents = calibration!.events.count
+        if calibration!.finished, let why = calibration!.failure {
+            emit(["t": t, "report": "calibration", "state": "failed", "reason": why])
+        }
+        switch command {
+        case .drive(let axis, let positive, let byte)?:
+            let rate = Float((positive ? 1 : -1) * Double(byte) / deg)
+            return driver.send(.velocity([AxisValue(.yaw, axis == 0 ? rate : 0), AxisValue(.pitch, axis == 1 ? rate : 0)]), at: t)
+        case .stop?:
+            return driver.send(.stop, at: t)
+        case nil:
+            return []
+        }
+    }
+
+    private var reportedEvents = 0
+
+    private func emitCalibration(_ event: Calibration.Event, at t: Double) {
+        let names = ["pan", "tilt"]
+        switch event {
+        case .sign(let axis, let sign):
+            emit(["t": t, "report": "calibration", "axis": names[axis], "sign": sign])
+        case .end(let axis, let positive, let units):
+            emit(["t": t, "report": "calibration", "axis": names[axis], "end": positive ? (axis == 0 ? "left" : "up") : (axis == 0 ? "right" : "down"),
+                  "units": units])
+        case .speed(let axis, let byte, let speed, let seconds):
+            emit(["t": t, "report": "calibration", "axis": names[axis], "byte": byte, "deg_per_s": speed, "timed_s": seconds])
+        }
+    }
+
+    /// Writes the measured profile where --write-profile said (after checking it loads back).
+    func writeCalibratedProfile() throws {
+        guard let run = calibrationRun, let c = calibration, c.finished, c.failure == nil else { return }
+        let formatter = ISO8601DateFormatter()
+        let how = "dock-driver-probe --calibrate on \(formatter.string(from: Date())) at \(run.endpoint): each speed byte driven for up to \(run.window) s after a \(c.settleTime) s ramp, the slope of the polled position"
+        var profile = c.profile(base: run.base, name: run.name, how: how)
+        profile.source = "Measured with \(how). Spans between the end stops given: pan \(run.axes[0].spanDegrees)°, tilt \(run.axes[1].spanDegrees)°. Not measured (from \(run.base.name)): \(["maxAccelDegrees", "absoluteSpeed", "limitSet"].joined(separator: ", "))."
+        let data = try profile.encoded()
+        _ = try VISCAProfile.decode(data)
+        try data.write(to: URL(fileURLWithPath: run.output))
+        emit(["report": "calibration", "state": "written", "path": run.output, "name": profile.name])
     }
 
     func summary(at t: Double) {

@@ -98,7 +98,10 @@ import Testing
         var d = MAVLinkGimbalDriver()
         var decoder = MAVLinkDecoder()
         let first = decoder.feed(d.start(at: 0)).compactMap { try? $0.get() }
-        #expect(first.map(\.messageID) == [0, 76, 76])
+        // Our HEARTBEAT, zero rates (to every system: the gimbal's is not known yet), the requests.
+        #expect(first.map(\.messageID) == [0, 284, 76, 76])
+        let stop = MAVGimbalDeviceSetAttitude(payload: first[1].payload)
+        #expect(stop.angularVelocity.y == 0 && stop.angularVelocity.z == 0 && stop.q.allSatisfy(\.isNaN) && stop.targetSystem == 0)
         #expect(first.allSatisfy { $0.systemID == 1 && $0.componentID == 191 })
         #expect(d.receive(gimbalHeartbeat(), at: 0.1).isEmpty)
         let r = d.receive(try fixture("gimbal_device_information"), at: 0.2)
@@ -177,5 +180,108 @@ import Testing
         // FRD 170° right … −170° (i.e. 190° right): stand yaw −170° … −190°, no jump.
         #expect(yaws.count == 4)
         #expect(abs(Double(yaws[3]) + 190 * .pi / 180) < 1e-4)
+    }
+
+    // MARK: Safety: stops, reconnects, refusals, silence
+
+    /// GIMBAL_DEVICE_ATTITUDE_STATUS at FRD `yaw`/`pitch` with angular velocity `rates` (y, z; NaN = not reported).
+    func status(yaw: Double = 0, pitch: Double = 0, rates: (y: Float, z: Float) = (0, 0), seq: UInt8 = 0) -> [UInt8] {
+        var p: [UInt8] = []
+        func f32(_ v: Float) { p += withUnsafeBytes(of: v.bitPattern.littleEndian, Array.init) }
+        p += [0, 0, 0, 0]
+        for v in MAVLinkGimbalDriver.quaternion(yaw: yaw, pitch: pitch) { f32(v) }
+        f32(0); f32(rates.y); f32(rates.z)
+        p += [0, 0, 0, 0, 0, 0, 1, 191]
+        return MAVLink.encode(.gimbalDeviceAttitudeStatus, payload: p, sequence: seq, systemID: 1, componentID: 154)
+    }
+
+    func readyDriver() throws -> MAVLinkGimbalDriver {
+        var d = MAVLinkGimbalDriver()
+        _ = d.start(at: 0)
+        let r = d.receive(gimbalHeartbeat() + (try fixture("gimbal_device_information")), at: 0.1)
+        #expect(r.contains { if case .ready = $0 { true } else { false } })
+        _ = d.tick(at: 0.6)  // the connect stop's copies are done
+        return d
+    }
+
+    func setAttitudes(_ bytes: [UInt8]) -> [MAVGimbalDeviceSetAttitude] {
+        var decoder = MAVLinkDecoder()
+        return decoder.feed(bytes).compactMap { try? $0.get() }.filter { $0.messageID == 284 }.map { MAVGimbalDeviceSetAttitude(payload: $0.payload) }
+    }
+
+    @Test func theConnectStopGoesAgainToTheGimbalsOwnSystemOnceKnown() throws {
+        var d = MAVLinkGimbalDriver()
+        #expect(setAttitudes(d.start(at: 0)).map(\.targetSystem) == [0])
+        _ = d.receive(gimbalHeartbeat(), at: 0.01)
+        let copies = (1...20).flatMap { setAttitudes(d.tick(at: Double($0) * 0.02).bytes) }
+        #expect(copies.contains { $0.targetSystem == 1 && $0.angularVelocity.z == 0 && $0.angularVelocity.y == 0 })
+        #expect(copies.count <= 9, "at most 10 copies in all")
+    }
+
+    @Test func aStopIsRepeatedAndConfirmedByAStatusAtRest() throws {
+        var d = try readyDriver()
+        _ = d.send(.velocity([AxisValue(.yaw, 0.5)]), at: 1)
+        #expect(!d.stopConfirmed)
+        var sent = setAttitudes(d.send(.stop, at: 1.1))
+        #expect(sent.count == 1 && sent[0].angularVelocity.z == 0 && !d.stopConfirmed)
+        // Still turning in the next status: not confirmed; at rest: confirmed.
+        _ = d.receive(status(rates: (0, -0.3)), at: 1.11)
+        #expect(!d.stopConfirmed)
+        for t in stride(from: 1.12, through: 1.3, by: 0.01) { sent += setAttitudes(d.tick(at: t).bytes) }
+        #expect(sent.count >= 4, "repeated every 50 ms while unconfirmed: \(sent.count)")
+        _ = d.receive(status(rates: (0, 0.001), seq: 1), at: 1.31)
+        #expect(d.stopConfirmed)
+        var after: [MAVGimbalDeviceSetAttitude] = []
+        for t in stride(from: 1.32, through: 2, by: 0.01) { after += setAttitudes(d.tick(at: t).bytes) }
+        #expect(after.isEmpty, "3 copies at least, none more once confirmed: \(after.count)")
+        // Motion asked for again: no longer confirmed.
+        _ = d.send(.velocity([AxisValue(.pitch, 0.1)]), at: 2)
+        #expect(!d.stopConfirmed)
+        // Zero rates are a stop too.
+        #expect(setAttitudes(d.send(.velocity([AxisValue(.yaw, 0), AxisValue(.pitch, 0)]), at: 2.1)).count == 1)
+        #expect(d.send(.velocity([AxisValue(.yaw, 0)]), at: 2.11).isEmpty, "asked already")
+    }
+
+    @Test func aSilentGimbalConfirmsNothingAndGetsTenCopies() throws {
+        var d = try readyDriver()
+        var sent = setAttitudes(d.send(.stop, at: 1))
+        for t in stride(from: 1.01, through: 3, by: 0.01) { sent += setAttitudes(d.tick(at: t).bytes) }
+        #expect(sent.count == 10 && !d.stopConfirmed)
+    }
+
+    @Test func aGimbalReportingNoRatesIsConfirmedByAnAttitudeThatStays() throws {
+        var d = try readyDriver()
+        _ = d.send(.stop, at: 1)
+        _ = d.receive(status(yaw: 0.2, rates: (.nan, .nan)), at: 1.02)
+        #expect(!d.stopConfirmed)
+        _ = d.receive(status(yaw: 0.25, rates: (.nan, .nan), seq: 1), at: 1.04)
+        #expect(!d.stopConfirmed, "still moving")
+        _ = d.receive(status(yaw: 0.25, rates: (.nan, .nan), seq: 2), at: 1.06)
+        #expect(d.stopConfirmed)
+    }
+
+    @Test func aReconnectForgetsTheGimbalAndReportsReadyAgain() throws {
+        var d = try readyDriver()
+        _ = d.send(.velocity([AxisValue(.yaw, 0.5)]), at: 1)
+        // The link drops and comes back (the gimbal may have restarted): a new handshake.
+        #expect(setAttitudes(d.start(at: 2)).first?.angularVelocity.z == 0, "zero rates first")
+        #expect(d.send(.velocity([AxisValue(.yaw, 0.5)]), at: 2.01).isEmpty, "nothing before it is ready again")
+        let r = d.receive(gimbalHeartbeat(seq: 5) + (try fixture("gimbal_device_information")), at: 2.1)
+        #expect(r.contains { if case .ready = $0 { true } else { false } }, "\(r)")
+    }
+
+    @Test func aRefusedCommandIsReportedWithItsResultAndTheDefaultsAreUsedAtOnce() {
+        var d = MAVLinkGimbalDriver()
+        _ = d.start(at: 0)
+        _ = d.receive(gimbalHeartbeat(), at: 0.1)
+        let ack = MAVLink.encode(.commandAck, payload: [0x00, 0x02, 3], sequence: 1, systemID: 1, componentID: 154)  // 512, unsupported
+        let r = d.receive(ack, at: 0.15)
+        #expect(r == [.refused(command: MessageType.request.rawValue,
+                               reason: "the gimbal refused MAV_CMD_REQUEST_MESSAGE(GIMBAL_DEVICE_INFORMATION): unsupported")])
+        #expect(d.receive(ack, at: 0.16).isEmpty, "said once")
+        guard case .ready? = d.tick(at: 0.2).reports.first else { Issue.record("expected ready at once"); return }
+        #expect(d.counters.refused == 1)
+        // An accepted command is not news.
+        #expect(d.receive(MAVLink.encode(.commandAck, payload: [0xFF, 0x01, 0], sequence: 2, systemID: 1, componentID: 154), at: 0.3).isEmpty)
     }
 }

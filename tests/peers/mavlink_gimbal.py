@@ -2,7 +2,12 @@
 MAV_TYPE_GIMBAL / component 154, GIMBAL_DEVICE_INFORMATION on MAV_CMD_REQUEST_MESSAGE,
 GIMBAL_DEVICE_ATTITUDE_STATUS at 50 Hz, and a motion model that follows
 GIMBAL_DEVICE_SET_ATTITUDE (attitude quaternion, or angular velocity when the quaternion is NaN).
-Every encoding and decoding is pymavlink's. Links: a pty or loopback UDP."""
+Every encoding and decoding is pymavlink's. Links: a pty or loopback UDP.
+
+Misbehaviours for the safety tests: `silent` (sends nothing, still listens and moves),
+`refuse_commands` ({MAV_CMD: MAV_RESULT}: COMMAND_LONGs answered with that result and not acted on).
+Like gimbal protocol v2 devices, it keeps turning at the last rate it was given until told otherwise.
+Every SET_ATTITUDE received is kept with its arrival time (`set_attitude_times`)."""
 import math
 import os
 import select
@@ -33,7 +38,8 @@ def euler_to_quat(roll, pitch, yaw):
 
 
 class Gimbal:
-    def __init__(self, write, yaw_limits=(-2.6, 2.6), pitch_limits=(-1.5, 0.6), status_hz=50, answer_info=True):
+    def __init__(self, write, yaw_limits=(-2.6, 2.6), pitch_limits=(-1.5, 0.6), status_hz=50, answer_info=True,
+                 refuse_commands=None):
         self.write = write
         self.mav = mavlink.MAVLink(None, srcSystem=GIMBAL_SYS, srcComponent=GIMBAL_COMP)
         self.mav.robust_parsing = True
@@ -47,11 +53,15 @@ class Gimbal:
         self.lock = threading.Lock()
         self.received = []  # decoded pymavlink messages from the controller
         self.set_attitudes = []
+        self.set_attitude_times = []
+        self.silent = False
+        self.refuse_commands = dict(refuse_commands or {})
         self.stopping = threading.Event()
         self.started = time.monotonic()
 
     def send(self, msg):
-        self.write(msg.pack(self.mav))
+        if not self.silent:
+            self.write(msg.pack(self.mav))
 
     def feed(self, data):
         for m in self.mav.parse_buffer(data) or []:
@@ -59,7 +69,10 @@ class Gimbal:
                 self.received.append(m)
             t = m.get_type()
             if t == "COMMAND_LONG" and m.target_component in (0, GIMBAL_COMP):
-                self.send(mavlink.MAVLink_command_ack_message(m.command, 0, 0, 0, m.get_srcSystem(), m.get_srcComponent()))
+                result = self.refuse_commands.get(m.command, mavlink.MAV_RESULT_ACCEPTED)
+                self.send(mavlink.MAVLink_command_ack_message(m.command, result, 0, 0, m.get_srcSystem(), m.get_srcComponent()))
+                if result != mavlink.MAV_RESULT_ACCEPTED:
+                    continue
                 if m.command == mavlink.MAV_CMD_REQUEST_MESSAGE and int(m.param1) == 283 and self.answer_info:
                     self.send(mavlink.MAVLink_gimbal_device_information_message(
                         int((time.monotonic() - self.started) * 1000), b"PeerVendor", b"PeerGimbal", b"",
@@ -71,6 +84,7 @@ class Gimbal:
             elif t == "GIMBAL_DEVICE_SET_ATTITUDE" and m.target_component in (0, GIMBAL_COMP):
                 with self.lock:
                     self.set_attitudes.append(m)
+                    self.set_attitude_times.append(time.monotonic())
                     if all(math.isfinite(v) for v in m.q):
                         _, p, y = quat_to_euler(m.q)
                         self.target = (y, p)

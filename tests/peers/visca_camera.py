@@ -1,14 +1,37 @@
-"""A VISCA PTZ camera emulator for tests: a profile from profiles/visca/*.json (nibble widths,
-units per degree, ranges, speed tables), two command sockets with ACK then completion after
-configurable delays, the VISCA errors (length, syntax, buffer full, cancelled, not executable)
-and Pan-tiltPosInq answers from a simple motion model. Links: a pty (serial VISCA), UDP with
-Sony's VISCA-over-IP header, or raw VISCA in UDP datagrams.
+"""A VISCA PTZ camera emulator for tests.
 
-Written from the VISCA command lists, not from dockd's code. Run alone:
-    python visca_camera.py --profile ../../profiles/visca/generic-ptzoptics.json --pty
+Written from the published command lists, not from dockd's code:
+- Sony's BRC-H700 command list v1.20 and SRG-X400 / BRC-X400 command list (VISCA command/ACK
+  protocol: ACK `z0 4y FF` then Completion `z0 5y FF` in one of two sockets, "Command Buffer Full"
+  `z0 60 03 FF` when both hold a command, Syntax Error `z0 60 02 FF`, Not Executable `z0 6y 41 FF`,
+  inquiries answered at once with no ACK, IF_Clear answered `z0 50 FF` and clearing the buffers,
+  Cancel `8x 2y FF` answered `z0 6y 04 FF` / `z0 6y 05 FF`, Pan-tiltLimitSet and LimitClear,
+  AbsolutePosition with one speed byte `VV 00` on Sony heads, raw pan growing to the left on the
+  BRC-H700);
+- the Telycam TLC-700-S manual's VISCA section for PTZOptics-class heads (position and speed
+  tables, AbsolutePosition with a pan and a tilt speed byte);
+- Sony's VISCA-over-IP header (payload types, sequence numbers echoed in replies, RESET).
+
+The camera model comes from a profile in profiles/visca/*.json (nibble widths, units per degree,
+range, speed tables, `sign`, `absoluteSpeed`, `limitSet`); options make it differ from the profile
+or misbehave: `pan_sign` / `tilt_sign` (a head whose units grow the other way than its profile
+says), `speed_scale` (true speeds = the profile's × scale, per axis), `latency` (every reply that
+many seconds late), `hold_sockets(seconds)` (a second controller keeps both command sockets busy:
+every command gets "buffer full", inquiries are still answered), `refuse_motion` ("syntax" or
+"not_executable": every Pan-tiltDrive that moves and every positional move refused, as a camera
+that is off; `refuse_stop` refuses the Stop too), `silent` (answers nothing), `refuse_limits`.
+Motion: drives at the table speed, positional moves at their speed bytes, both clamped to the
+limits in force (mechanical range, or what Pan-tiltLimitSet set); a drive keeps going until a Stop
+(VISCA has no heartbeat). Every message received and every reply sent is logged with its time.
+
+Links: a pty (serial VISCA), UDP with Sony's VISCA-over-IP header, raw VISCA in UDP datagrams, or
+raw VISCA on a TCP stream. Run alone:
+    python visca_camera.py --profile ../../profiles/visca/generic-ptzoptics.json --pty [--latency 0.2]
     python visca_camera.py --profile ... --udp 127.0.0.2:52381 [--raw]
 """
 import argparse
+import heapq
+import itertools
 import json
 import os
 import select
@@ -31,19 +54,34 @@ def signed(data):
     return raw - (1 << bits) if raw >= 1 << (bits - 1) else raw
 
 
+def is_clear(data):
+    """LimitClear's position field: 7F…F."""
+    return data[0] == 0x07 and all(b == 0x0F for b in data[1:])
+
+
 class Axis:
-    def __init__(self, p):
+    """One axis in physical degrees (pan positive right, tilt positive up); `sign` is how the
+    camera's units relate to them (+1: units grow right / up)."""
+
+    def __init__(self, p, sign=None, speed_scale=1.0):
         self.nibbles = p["nibbles"]
         self.upd = p["unitsPerDegree"]
-        self.lo = p["minDegrees"] * self.upd
-        self.hi = p["maxDegrees"] * self.upd
-        self.speeds = p["speeds"]  # deg/s for byte 1..n
-        self.pos = 0.0  # units
-        self.vel = 0.0  # units/s
-        self.target = None
+        self.sign = p.get("sign", 1) if sign is None else sign
+        self.lo_deg, self.hi_deg = p["minDegrees"], p["maxDegrees"]
+        self.limits = [self.lo_deg, self.hi_deg]
+        self.speeds = [s * speed_scale for s in p["speeds"]]  # true deg/s for byte 1..n
+        self.pos = 0.0  # degrees
+        self.vel = 0.0  # deg/s
+        self.target = None  # (degrees, deg/s)
+
+    def units(self, degrees=None):
+        return self.sign * (self.pos if degrees is None else degrees) * self.upd
+
+    def degrees(self, units):
+        return self.sign * units / self.upd
 
     def speed(self, byte):
-        return self.speeds[byte - 1] * self.upd
+        return self.speeds[min(byte, len(self.speeds)) - 1]
 
     def step(self, dt):
         if self.target is not None:
@@ -51,31 +89,84 @@ class Axis:
             d = goal - self.pos
             move = min(abs(d), rate * dt)
             self.pos += move if d > 0 else -move
-            if abs(goal - self.pos) < 1e-6:
+            if abs(goal - self.pos) < 1e-9:
                 self.target = None
         else:
             self.pos += self.vel * dt
-        self.pos = min(self.hi, max(self.lo, self.pos))
+        lo, hi = self.limits
+        if self.pos <= lo or self.pos >= hi:
+            self.pos = min(hi, max(lo, self.pos))
 
 
 class Camera:
-    """The camera's logic, independent of the link. `send(bytes)` is called with each reply."""
+    """The camera's logic, independent of the link. `handle(msg, send)` answers through `send`."""
 
-    def __init__(self, profile, address=1, ack_delay=0.002, completion_delay=0.004, inquiry_delay=0.002):
+    def __init__(self, profile, address=1, ack_delay=0.002, completion_delay=0.004, inquiry_delay=0.002,
+                 pan_sign=None, tilt_sign=None, speed_scale=(1.0, 1.0), latency=0.0):
         self.profile = profile
         self.address = address
-        self.pan = Axis(profile["pan"])
-        self.tilt = Axis(profile["tilt"])
+        self.pan = Axis(profile["pan"], pan_sign, speed_scale[0])
+        self.tilt = Axis(profile["tilt"], tilt_sign, speed_scale[1])
+        self.single_speed = profile.get("absoluteSpeed") == "single"
+        self.takes_limits = bool(profile.get("limitSet"))
         self.ack_delay = ack_delay
         self.completion_delay = completion_delay
         self.inquiry_delay = inquiry_delay
+        self.latency = latency
         self.lock = threading.RLock()
-        self.sockets = {1: None, 2: None}  # socket -> "drive" | "move"
+        self.sockets = {1: None, 2: None}  # socket -> (kind, send)
+        self.held_until = 0.0  # a second controller holds both sockets until then
+        self.refuse_motion = None  # "syntax" | "not_executable"
+        self.refuse_stop = False
+        self.refuse_limits = False
+        self.silent = False
         self.received = []  # every message received, with its payload type when over IP
+        self.log = []  # (time, payload type, message) for every message received
+        self.replies = []  # (time, reply) for every reply sent
+        self.stop_completions = []  # when each Stop's Completion was sent
         self.inject = []  # errors to answer the next commands with: "buffer_full", "not_executable"
-        self.counts = {"commands": 0, "inquiries": 0, "errors": 0, "buffer_full": 0}
-        self.timers = []
+        self.inject_motion = []  # the same, for the next drives that move and positional moves only
+        self.counts = {"commands": 0, "inquiries": 0, "errors": 0, "buffer_full": 0, "refused": 0}
         self.last_step = time.monotonic()
+        self._queue, self._order = [], itertools.count()
+        self._wake = threading.Condition()
+        self._scheduler = None
+
+    # -- replies, in order, each after its delay plus the link's latency
+    def later(self, delay, send, data):
+        if self.silent:
+            return
+        with self._wake:
+            heapq.heappush(self._queue, (time.monotonic() + delay + self.latency, next(self._order), send, bytes(data)))
+            if self._scheduler is None:
+                self._scheduler = threading.Thread(target=self._deliver, daemon=True)
+                self._scheduler.start()
+            self._wake.notify()
+
+    def _deliver(self):
+        while True:
+            with self._wake:
+                while not self._queue or self._queue[0][0] > time.monotonic():
+                    self._wake.wait(None if not self._queue else max(0.0, self._queue[0][0] - time.monotonic()))
+                _, _, send, data = heapq.heappop(self._queue)
+            self.replies.append((time.monotonic(), data))
+            try:
+                send(data)
+            except OSError:
+                pass
+
+    @property
+    def reply_header(self):
+        return 0x80 | ((self.address + 8) << 4)
+
+    def error(self, send, socket_no, code, delay=None):
+        self.counts["errors"] += 1
+        self.later(self.ack_delay if delay is None else delay, send, bytes([self.reply_header, 0x60 | socket_no, code, 0xFF]))
+
+    def hold_sockets(self, seconds):
+        """A second controller fills both command sockets for `seconds` (IF_Clear empties them)."""
+        with self.lock:
+            self.held_until = time.monotonic() + seconds
 
     # -- motion model
     def step(self):
@@ -87,28 +178,17 @@ class Camera:
             for s, kind in list(self.sockets.items()):
                 if kind and kind[0] == "move" and self.pan.target is None and self.tilt.target is None:
                     self.sockets[s] = None
-                    kind[1](bytes([self.reply_header, 0x50 | s, 0xFF]))
-
-    @property
-    def reply_header(self):
-        return 0x80 | ((self.address + 8) << 4)
-
-    def later(self, delay, send, data):
-        t = threading.Timer(delay, send, args=(data,))
-        t.daemon = True
-        t.start()
-
-    def error(self, send, socket_no, code, delay=None):
-        self.counts["errors"] += 1
-        self.later(self.ack_delay if delay is None else delay, send, bytes([self.reply_header, 0x60 | socket_no, code, 0xFF]))
+                    self.later(0, kind[1], bytes([self.reply_header, 0x50 | s, 0xFF]))
 
     def free_socket(self):
+        if time.monotonic() < self.held_until:
+            return None
         for s in (1, 2):
             if self.sockets[s] is None:
                 return s
         return None
 
-    def cancel_moves(self, send):
+    def cancel_moves(self):
         for s, kind in self.sockets.items():
             if kind and kind[0] == "move":
                 self.sockets[s] = None
@@ -119,13 +199,17 @@ class Camera:
     def handle(self, msg, send, payload_type=None):
         with self.lock:
             self.received.append((payload_type, bytes(msg)))
+            self.log.append((time.monotonic(), payload_type, bytes(msg)))
+            if self.silent:
+                return
             h = self.reply_header
             if len(msg) < 3 or msg[-1] != 0xFF:
                 return self.error(send, 0, 0x01)
             if msg[0] == 0x88:
-                if msg[1:3] == b"\x30\x01":  # AddressSet: one camera, the next address is 2
+                if msg[1:3] == b"\x30\x01":  # AddressSet: one camera, the next address is ours + 1
                     return self.later(self.ack_delay, send, bytes([0x88, 0x30, self.address + 1, 0xFF]))
-                if msg[1:4] == b"\x01\x00\x01":  # broadcast IF_Clear
+                if msg[1:4] == b"\x01\x00\x01":  # broadcast IF_Clear: echoed
+                    self.clear()
                     return self.later(self.ack_delay, send, bytes(msg))
                 return
             if msg[0] != 0x80 | self.address:
@@ -133,61 +217,123 @@ class Camera:
             if msg[1] == 0x09:
                 self.counts["inquiries"] += 1
                 if msg[2:4] == b"\x06\x12" and len(msg) == 5:
-                    reply = bytes([h, 0x50]) + nibbles(self.pan.pos, self.pan.nibbles) + nibbles(self.tilt.pos, self.tilt.nibbles) + b"\xFF"
+                    reply = bytes([h, 0x50]) + nibbles(self.pan.units(), self.pan.nibbles) + nibbles(self.tilt.units(), self.tilt.nibbles) + b"\xFF"
                     return self.later(self.inquiry_delay, send, reply)
                 return self.error(send, 0, 0x02)
-            if msg[1] == 0x01 and msg[2:4] == b"\x00\x01" and len(msg) == 5:  # IF_Clear
-                self.cancel_moves(send)
-                self.sockets = {1: None, 2: None}
+            if msg[1] == 0x01 and msg[2:4] == b"\x00\x01" and len(msg) == 5:  # IF_Clear: no ACK, completion in socket 0
+                self.clear()
                 return self.later(self.ack_delay, send, bytes([h, 0x50, 0xFF]))
             if msg[1] >> 4 == 0x2 and len(msg) == 3:  # Cancel socket
                 s = msg[1] & 0x0F
                 if self.sockets.get(s) is None:
                     return self.error(send, s, 0x05)
-                self.cancel_moves(send)
-                return
+                kind = self.sockets[s]
+                self.sockets[s] = None
+                if kind[0] == "move":
+                    self.pan.target = self.tilt.target = None
+                return self.error(send, s, 0x04)
             if msg[1] != 0x01:
                 return self.error(send, 0, 0x02)
-            self.counts["commands"] += 1
-            if self.inject:
-                kind = self.inject.pop(0)
-                if kind == "buffer_full":
-                    self.counts["buffer_full"] += 1
-                    return self.error(send, 0, 0x03)
-                if kind == "not_executable":
-                    return self.error(send, 1, 0x41)
-            s = self.free_socket()
-            if s is None:
+            return self.command(msg, send)
+
+    def clear(self):
+        self.cancel_moves()
+        self.sockets = {1: None, 2: None}
+        self.held_until = 0.0
+
+    def command(self, msg, send):
+        self.counts["commands"] += 1
+        if self.inject:
+            kind = self.inject.pop(0)
+            if kind == "buffer_full":
                 self.counts["buffer_full"] += 1
                 return self.error(send, 0, 0x03)
-            body = msg[2:-1]
-            if body[:2] == b"\x06\x01" and len(body) == 6:
-                vv, ww, pd, td = body[2:]
-                if not (0 <= vv <= len(self.pan.speeds) and 0 <= ww <= len(self.tilt.speeds)) or pd not in (1, 2, 3) or td not in (1, 2, 3):
-                    return self.error(send, 0, 0x02)
-                if (pd != 3 and vv == 0) or (td != 3 and ww == 0):
-                    return self.error(send, 0, 0x02)
-                self.cancel_moves(send)
-                self.pan.vel = 0.0 if pd == 3 else (-1 if pd == 1 else 1) * self.pan.speed(vv)
-                self.tilt.vel = 0.0 if td == 3 else (1 if td == 1 else -1) * self.tilt.speed(ww)
-                return self.ack_then_complete(send, s, "drive")
-            if body[:2] in (b"\x06\x02", b"\x06\x03") and len(body) == 4 + self.pan.nibbles + self.tilt.nibbles:
-                vv, ww = body[2], body[3]
-                if not (1 <= vv <= len(self.pan.speeds) and 1 <= ww <= len(self.tilt.speeds)):
-                    return self.error(send, 0, 0x02)
-                p = signed(body[4:4 + self.pan.nibbles])
-                t = signed(body[4 + self.pan.nibbles:])
-                if body[1] == 0x03:
-                    p, t = p + self.pan.pos, t + self.tilt.pos
-                if not (self.pan.lo <= p <= self.pan.hi and self.tilt.lo <= t <= self.tilt.hi):
-                    return self.error(send, s, 0x41)
-                self.cancel_moves(send)
-                return self.start_move(send, s, p, t, self.pan.speed(vv), self.tilt.speed(ww))
-            if body == b"\x06\x04":  # Home
-                self.cancel_moves(send)
-                return self.start_move(send, s, 0, 0, self.pan.speed(len(self.pan.speeds)), self.tilt.speed(len(self.tilt.speeds)))
-            # Anything else (zoom, focus…): accepted and completed.
-            return self.ack_then_complete(send, s, "other")
+            if kind == "not_executable":
+                return self.error(send, 1, 0x41)
+        body = msg[2:-1]
+        # Syntax first (a malformed command is refused whatever the buffer holds), then the buffer.
+        parsed = self.parse(body)
+        if parsed is None:
+            return self.error(send, 0, 0x02)
+        s = self.free_socket()
+        if s is None:
+            self.counts["buffer_full"] += 1
+            return self.error(send, 0, 0x03)
+        kind = parsed[0]
+        stop = kind == "drive" and parsed[1] == parsed[2] == 3
+        if kind in ("drive", "move") and not stop and self.inject_motion:
+            injected = self.inject_motion.pop(0)
+            if injected == "buffer_full":
+                self.counts["buffer_full"] += 1
+                return self.error(send, 0, 0x03)
+            return self.error(send, s, 0x41)
+        if kind in ("drive", "move", "home") and self.refuse_motion and (not stop or self.refuse_stop):
+            self.counts["refused"] += 1
+            return self.error(send, 0, 0x02) if self.refuse_motion == "syntax" else self.error(send, s, 0x41)
+        if kind == "drive":
+            _, pd, td, vv, ww = parsed
+            self.cancel_moves()
+            self.pan.vel = 0.0 if pd == 3 else (-1 if pd == 1 else 1) * self.pan.speed(vv)
+            self.tilt.vel = 0.0 if td == 3 else (1 if td == 1 else -1) * self.tilt.speed(ww)
+            return self.ack_then_complete(send, s, "stop" if stop else "drive")
+        if kind == "move":
+            _, relative, vv, ww, p, t = parsed
+            pan_deg, tilt_deg = self.pan.degrees(p), self.tilt.degrees(t)
+            if relative:
+                pan_deg, tilt_deg = pan_deg + self.pan.pos, tilt_deg + self.tilt.pos
+            if not (self.pan.limits[0] <= pan_deg <= self.pan.limits[1] and self.tilt.limits[0] <= tilt_deg <= self.tilt.limits[1]):
+                return self.error(send, s, 0x41)
+            self.cancel_moves()
+            return self.start_move(send, s, pan_deg, tilt_deg, self.pan.speed(vv), self.tilt.speed(ww if ww else vv))
+        if kind == "home":
+            self.cancel_moves()
+            return self.start_move(send, s, 0, 0, self.pan.speeds[-1], self.tilt.speeds[-1])
+        if kind == "limit":
+            if not self.takes_limits or self.refuse_limits:
+                return self.error(send, 0, 0x02)
+            _, clear, corner, p, t = parsed
+            if clear:
+                pan_lim, tilt_lim = (self.pan.hi_deg, self.tilt.hi_deg) if corner == 1 else (self.pan.lo_deg, self.tilt.lo_deg)
+            else:
+                pan_lim, tilt_lim = self.pan.degrees(p), self.tilt.degrees(t)
+            # Up-right sets the right and upper ends, down-left the left and lower ones.
+            self.pan.limits[corner] = min(self.pan.hi_deg, max(self.pan.lo_deg, pan_lim))
+            self.tilt.limits[corner] = min(self.tilt.hi_deg, max(self.tilt.lo_deg, tilt_lim))
+            return self.ack_then_complete(send, s, "limit")
+        # Anything else (zoom, focus…): accepted and completed.
+        return self.ack_then_complete(send, s, "other")
+
+    def parse(self, body):
+        """('drive', pan dir, tilt dir, VV, WW), ('move', …), ('home',), ('limit', …), ('other',), or None
+        for a syntax error."""
+        pn, tn = self.pan.nibbles, self.tilt.nibbles
+        if body[:2] == b"\x06\x01" and len(body) == 6:
+            vv, ww, pd, td = body[2:]
+            if pd not in (1, 2, 3) or td not in (1, 2, 3):
+                return None
+            if not (0 <= vv <= len(self.pan.speeds) and 0 <= ww <= len(self.tilt.speeds)):
+                return None
+            if (pd != 3 and vv == 0) or (td != 3 and ww == 0):
+                return None
+            return ("drive", pd, td, vv, ww)
+        if body[:2] in (b"\x06\x02", b"\x06\x03") and len(body) == 4 + pn + tn:
+            vv, ww = body[2], body[3]
+            if self.single_speed:
+                if not (1 <= vv <= len(self.pan.speeds)) or ww != 0:
+                    return None  # Sony: VV 00
+            elif not (1 <= vv <= len(self.pan.speeds) and 1 <= ww <= len(self.tilt.speeds)):
+                return None
+            return ("move", body[1] == 0x03, vv, ww, signed(body[4:4 + pn]), signed(body[4 + pn:]))
+        if body == b"\x06\x04":
+            return ("home",)
+        if body[:2] == b"\x06\x07" and len(body) == 4 + pn + tn and body[2] in (0, 1) and body[3] in (0, 1):
+            p, t = body[4:4 + pn], body[4 + pn:]
+            if body[2] == 1:
+                return ("limit", True, body[3], None, None) if is_clear(p) and is_clear(t) else None
+            return ("limit", False, body[3], signed(p), signed(t))
+        if body[:2] == b"\x06\x01" or body[:2] in (b"\x06\x02", b"\x06\x03", b"\x06\x07"):
+            return None  # a pan-tilt command of the wrong length
+        return ("other",)
 
     def ack_then_complete(self, send, s, kind):
         self.sockets[s] = (kind, send)
@@ -197,19 +343,41 @@ class Camera:
             with self.lock:
                 if self.sockets.get(s) and self.sockets[s][0] == kind:
                     self.sockets[s] = None
+                if kind == "stop":
+                    self.stop_completions.append(time.monotonic())
             send(data)
         self.later(self.completion_delay, complete, bytes([self.reply_header, 0x50 | s, 0xFF]))
 
-    def start_move(self, send, s, p, t, pan_rate, tilt_rate):
+    def start_move(self, send, s, pan_deg, tilt_deg, pan_rate, tilt_rate):
         self.pan.vel = self.tilt.vel = 0.0
-        self.pan.target = (float(p), pan_rate)
-        self.tilt.target = (float(t), tilt_rate)
+        self.pan.target = (float(pan_deg), pan_rate)
+        self.tilt.target = (float(tilt_deg), tilt_rate)
         self.sockets[s] = ("move", send)
         self.later(self.ack_delay, send, bytes([self.reply_header, 0x40 | s, 0xFF]))
 
     def degrees(self):
+        """Where the head points: pan degrees (right positive), tilt degrees (up positive)."""
         with self.lock:
-            return self.pan.pos / self.pan.upd, self.tilt.pos / self.tilt.upd
+            return self.pan.pos, self.tilt.pos
+
+    def moving(self):
+        with self.lock:
+            return self.pan.vel != 0 or self.tilt.vel != 0 or self.pan.target is not None or self.tilt.target is not None
+
+    def messages(self, prefix, since=0.0):
+        """(time, message) received since `since` whose bytes after the address start with `prefix`."""
+        return [(t, m) for t, _, m in list(self.log) if t >= since and m[1:1 + len(prefix)] == prefix]
+
+
+STOP_BODY = b"\x01\x06\x01"  # Pan-tiltDrive, followed by VV WW 03 03 for a Stop
+
+
+def is_stop(message):
+    return message[1:4] == STOP_BODY and message[6:8] == b"\x03\x03"
+
+
+def is_moving_drive(message):
+    return message[1:4] == STOP_BODY and message[6:8] != b"\x03\x03"
 
 
 class Link:
@@ -310,7 +478,8 @@ class UdpLink(Link):
             payload = data[8:8 + length]
             if ptype == 0x0200:  # control command: RESET of the sequence number
                 self.control.append(bytes(payload))
-                self.sock.sendto(b"\x02\x01\x00\x01" + seq + b"\x01", peer)
+                if not self.camera.silent:
+                    self.camera.later(0, lambda out, peer=peer: self.sock.sendto(out, peer), b"\x02\x01\x00\x01" + seq + b"\x01")
                 continue
 
             def reply(out, peer=peer, seq=seq):
@@ -386,8 +555,10 @@ def main():
     ap.add_argument("--pty", action="store_true")
     ap.add_argument("--udp", help="HOST:PORT")
     ap.add_argument("--raw", action="store_true", help="raw VISCA in UDP datagrams (no VISCA-over-IP header)")
+    ap.add_argument("--latency", type=float, default=0.0, help="every reply this many seconds late")
+    ap.add_argument("--pan-sign", type=int, choices=(-1, 1), help="the head's pan units grow this way, whatever the profile says")
     a = ap.parse_args()
-    cam = Camera(load_profile(a.profile), address=a.address)
+    cam = Camera(load_profile(a.profile), address=a.address, latency=a.latency, pan_sign=a.pan_sign)
     if a.pty:
         link = PtyLink(cam).start()
         print(link.path, flush=True)

@@ -193,6 +193,33 @@ public struct MAVCommandLong: Equatable, Sendable {
     }
 }
 
+/// COMMAND_ACK: how a component answered a COMMAND_LONG.
+public struct MAVCommandAck: Equatable, Sendable {
+    public var command: UInt16
+    public var result: UInt8
+    public init(command: UInt16, result: UInt8) { self.command = command; self.result = result }
+    public init(payload: [UInt8]) {
+        var r = PayloadReader(payload, length: 3)
+        command = r.u16(); result = r.u8()
+    }
+
+    public static let accepted: UInt8 = 0, inProgress: UInt8 = 5
+
+    /// MAV_RESULT's name.
+    public static func resultText(_ result: UInt8) -> String {
+        switch result {
+        case 0: "accepted"
+        case 1: "temporarily rejected"
+        case 2: "denied"
+        case 3: "unsupported"
+        case 4: "failed"
+        case 5: "in progress"
+        case 6: "cancelled"
+        default: "result \(result)"
+        }
+    }
+}
+
 /// GIMBAL_DEVICE_FLAGS.
 public struct GimbalDeviceFlags: OptionSet, Sendable, Hashable {
     public let rawValue: UInt16

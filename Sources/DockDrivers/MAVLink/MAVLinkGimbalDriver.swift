@@ -17,7 +17,18 @@ import Darwin
 /// Handshake: our HEARTBEAT at 1 Hz (an onboard controller); the gimbal's HEARTBEAT (component
 /// `targetComponent`, 154 by default) gives its system id; GIMBAL_DEVICE_INFORMATION (requested
 /// with MAV_CMD_REQUEST_MESSAGE until it comes) gives limits and identity → `.ready`. A gimbal
-/// that never answers the request is used with the configured defaults after `infoWait` seconds.
+/// that never answers the request (or refuses it) is used with the configured defaults after
+/// `infoWait` seconds (at once when it refuses).
+///
+/// Safety: gimbal protocol v2 has no host heartbeat for rates (a gimbal keeps turning at the last
+/// rate it was given) and no acknowledgement of GIMBAL_DEVICE_SET_ATTITUDE. So every connect sends
+/// zero rates first (to every system until the gimbal's HEARTBEAT names its own, then to it); a stop
+/// is sent at once and repeated every `stopRepeatInterval` (3 copies at least, so one lost frame
+/// does not leave the gimbal turning, up to 10 while unconfirmed); it is confirmed by an
+/// ATTITUDE_STATUS received after it that shows the gimbal at rest (its angular velocity under
+/// 0.02 rad/s, or, from a gimbal that reports none, two statuses that have not moved). A silent
+/// gimbal confirms nothing: the daemon's bound applies. A refused COMMAND_LONG (COMMAND_ACK with a
+/// result other than accepted / in progress) is reported as `.refused` with MAV_RESULT's name.
 public struct MAVLinkGimbalDriver: StandDriver {
     public struct Settings: Sendable, Equatable {
         public var systemID: UInt8 = 1
@@ -38,6 +49,17 @@ public struct MAVLinkGimbalDriver: StandDriver {
     public let name = "mavlink"
     public let settings: Settings
     public private(set) var counters = DriverCounters()
+    public private(set) var stopConfirmed = true
+    /// No: an attitude setpoint has no duration, so the gimbal would snap to it at its own top rate
+    /// whatever `motion.orient` asked (0.18 s for a 1.5 s move, measured against the pymavlink
+    /// gimbal). With ATTITUDE_STATUS at 50 Hz dockd follows the path itself, as for its own stands.
+    public var closesPositionLoop: Bool { false }
+
+    /// Seconds between copies of a stop.
+    public static let stopRepeatInterval = 0.05
+    private static let stopCopiesAtLeast = 3, stopCopiesAtMost = 10
+    /// Angular velocity under which a status shows the gimbal at rest (rad/s).
+    private static let restRate = 0.02
 
     private var decoder = MAVLinkDecoder()
     private var sequence: UInt8 = 0
@@ -54,6 +76,14 @@ public struct MAVLinkGimbalDriver: StandDriver {
     private var yawUnwrap = (last: 0.0, turns: 0.0, started: false)
     private var lastSample: (yaw: Double, pitch: Double, time: Double)?
     private var deferred: [DriverReport] = []
+    /// The stop being repeated: when its last copy went, how many went.
+    private var stopping: (lastSent: Double, copies: Int)?
+    /// When the stop asked for went out first; nil once motion is asked for again.
+    private var stopSentAt: Double?
+    /// The last status received after the stop, for gimbals that report no angular velocity.
+    private var restCheck: (yaw: Double, pitch: Double)?
+    /// The gimbal refused REQUEST_MESSAGE(GIMBAL_DEVICE_INFORMATION): go on with the defaults.
+    private var infoRefused = false
 
     public init(settings: Settings = Settings()) { self.settings = settings }
 
@@ -89,11 +119,24 @@ public struct MAVLinkGimbalDriver: StandDriver {
 
     // MARK: StandDriver
 
+    /// A new link: what the previous one learned is forgotten (the gimbal may have been replaced or
+    /// restarted), and the first thing sent after our HEARTBEAT is zero rates.
     public mutating func start(at time: Double) -> [UInt8] {
+        decoder = MAVLinkDecoder()
         startedAt = time
         nextHeartbeat = time + 1
         nextRequest = time + 1
-        return heartbeat() + requests()
+        gimbalSystem = nil
+        firstHeartbeatAt = nil
+        info = nil
+        ready = false
+        failed = false
+        infoRefused = false
+        lastFailure = 0
+        yawUnwrap = (0, 0, false)
+        lastSample = nil
+        deferred = []
+        return heartbeat() + beginStop(at: time) + requests()
     }
 
     public mutating func receive(_ bytes: [UInt8], at time: Double) -> [DriverReport] {
@@ -113,17 +156,22 @@ public struct MAVLinkGimbalDriver: StandDriver {
     }
 
     public mutating func send(_ command: Message, at time: Double) -> [UInt8] {
-        guard ready else { return [] }
+        if case .stop = command { return beginStop(at: time) }
+        guard ready, !failed else { return [] }
         switch command {
         case .velocity(let values):
             var yaw: Float = 0, pitch: Float = 0
             for v in values {
                 if v.axis == .yaw { yaw = v.value } else if v.axis == .pitch { pitch = v.value }
             }
+            if yaw == 0 && pitch == 0 {
+                // Zero rates are a stop: repeated and confirmed like one (unless one is asked already).
+                return stopSentAt == nil ? beginStop(at: time) : []
+            }
+            moving()
             return setRates(yaw: yaw, pitch: pitch)
-        case .stop:
-            return setRates(yaw: 0, pitch: 0)
         case .position(_, let targets):
+            moving()
             var yaw = lastSample?.yaw ?? 0, pitch = lastSample?.pitch ?? 0
             for t in targets {
                 if t.axis == .yaw { yaw = Double(t.position) } else if t.axis == .pitch { pitch = Double(t.position) }
@@ -144,6 +192,15 @@ public struct MAVLinkGimbalDriver: StandDriver {
         var out = DriverOutput(reports: deferred)
         deferred.removeAll()
         guard !failed else { return out }
+        if let s = stopping, time - s.lastSent >= Self.stopRepeatInterval {
+            let enough = stopConfirmed ? Self.stopCopiesAtLeast : Self.stopCopiesAtMost
+            if s.copies < enough {
+                stopping = (time, s.copies + 1)
+                out.bytes += setRates(yaw: 0, pitch: 0)
+            } else if stopConfirmed || s.copies >= Self.stopCopiesAtMost {
+                stopping = nil
+            }
+        }
         if time >= nextHeartbeat {
             nextHeartbeat = max(nextHeartbeat + 1, time)
             out.bytes += heartbeat()
@@ -156,7 +213,7 @@ public struct MAVLinkGimbalDriver: StandDriver {
                     : "the gimbal did not become ready in \(Int(settings.handshakeTimeout)) s"))
                 return out
             }
-            if let seen = firstHeartbeatAt, info == nil, time - seen >= settings.infoWait {
+            if let seen = firstHeartbeatAt, info == nil, infoRefused || time - seen >= settings.infoWait {
                 // Gimbals that do not implement REQUEST_MESSAGE: go on with the configured ranges.
                 ready = true
                 out.reports.append(.ready(identity, capabilities))
@@ -179,6 +236,10 @@ public struct MAVLinkGimbalDriver: StandDriver {
             if gimbalSystem == nil {
                 gimbalSystem = frame.systemID
                 nextRequest = time  // ask again now that the target is known
+                // The connect stop went to every system; one more copy to the gimbal's own.
+                if stopSentAt != nil {
+                    stopping = (stopping?.lastSent ?? -Double.infinity, min(stopping?.copies ?? 0, Self.stopCopiesAtLeast - 1))
+                }
             }
             if firstHeartbeatAt == nil { firstHeartbeatAt = time }
         case .gimbalDeviceInformation:
@@ -189,8 +250,24 @@ public struct MAVLinkGimbalDriver: StandDriver {
                 reports.append(.ready(identity, capabilities))
             }
         case .gimbalDeviceAttitudeStatus:
+            let s = MAVGimbalDeviceAttitudeStatus(payload: frame.payload)
+            noteRest(s, at: time)
             guard ready else { return }
-            status(MAVGimbalDeviceAttitudeStatus(payload: frame.payload), at: time, into: &reports)
+            status(s, at: time, into: &reports)
+        case .commandAck:
+            let ack = MAVCommandAck(payload: frame.payload)
+            guard ack.result != MAVCommandAck.accepted && ack.result != MAVCommandAck.inProgress else { return }
+            let what = ack.command == MAVCommandLong.requestMessage ? "MAV_CMD_REQUEST_MESSAGE(GIMBAL_DEVICE_INFORMATION)"
+                : ack.command == MAVCommandLong.setMessageInterval ? "MAV_CMD_SET_MESSAGE_INTERVAL(GIMBAL_DEVICE_ATTITUDE_STATUS)"
+                : "MAV_CMD \(ack.command)"
+            if ack.command == MAVCommandLong.requestMessage && !infoRefused {
+                infoRefused = true
+            } else if ack.command == MAVCommandLong.requestMessage {
+                return  // reported once
+            }
+            counters.refused += 1
+            reports.append(.refused(command: MessageType.request.rawValue,
+                                    reason: "the gimbal refused \(what): \(MAVCommandAck.resultText(ack.result))"))
         default:
             break
         }
@@ -250,6 +327,36 @@ public struct MAVLinkGimbalDriver: StandDriver {
             reports.append(.fault(Fault(timeUs: timeUs, severity: .error, code: code, text: text)))
         }
         lastFailure = s.failureFlags
+    }
+
+    // MARK: Stopping
+
+    /// Zero rates now, then more copies from `tick`.
+    private mutating func beginStop(at time: Double) -> [UInt8] {
+        stopConfirmed = false
+        restCheck = nil
+        stopping = (time, 1)
+        stopSentAt = time
+        return setRates(yaw: 0, pitch: 0)
+    }
+
+    private mutating func moving() {
+        stopping = nil
+        stopSentAt = nil
+        stopConfirmed = false
+    }
+
+    /// A status received after a stop went out confirms it when it shows the gimbal at rest.
+    private mutating func noteRest(_ s: MAVGimbalDeviceAttitudeStatus, at time: Double) {
+        guard let sent = stopSentAt, !stopConfirmed, time > sent, s.q.allSatisfy(\.isFinite) else { return }
+        let rates = [Double(s.angularVelocity.y), Double(s.angularVelocity.z)]
+        if rates.allSatisfy(\.isFinite) {
+            if rates.allSatisfy({ abs($0) < Self.restRate }) { stopConfirmed = true }
+            return
+        }
+        let (yaw, pitch) = Self.yawPitch(s.q)
+        if let last = restCheck, abs(Double(yaw) - last.yaw) < 1e-3, abs(Double(pitch) - last.pitch) < 1e-3 { stopConfirmed = true }
+        restCheck = (Double(yaw), Double(pitch))
     }
 
     // MARK: Outgoing

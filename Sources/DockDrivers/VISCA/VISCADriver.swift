@@ -1,14 +1,28 @@
 import DockProtocol
 
-/// A VISCA PTZ camera as a stand: yaw = pan (VISCA pan is positive to the right, so yaw = −pan),
-/// pitch = tilt. Velocity commands become Pan-tiltDrive with the nearest speed bytes of the
-/// profile; positions come from Pan-tiltPosInq polled at `pollHz` and are reported as FEEDBACK
-/// with velocities estimated from successive polls.
+/// A VISCA PTZ camera as a stand: yaw = −pan (pan is positive to the right, stand yaw to the
+/// left), pitch = tilt, in the profile's degrees (its per-axis `sign` turns the camera's units into
+/// them). Velocity commands become Pan-tiltDrive with the nearest speed bytes of the profile;
+/// `.position` becomes AbsolutePosition (the camera closes that loop); positions come from
+/// Pan-tiltPosInq polled at `pollHz` and are reported as FEEDBACK with velocities estimated from
+/// successive polls.
 ///
-/// One message is in flight at a time: the next one goes out after the previous one's
-/// completion (or, for positional moves, its ACK: the move keeps a socket until it completes).
-/// Velocity commands are coalesced (the newest wins) and identical ones are not resent.
-/// "Buffer full" backs off; other errors become `.refused`; no answer is resent, then reported.
+/// Safety first:
+/// - every connect clears the interface, stops the camera (a drive left running by a crash keeps
+///   going otherwise: VISCA has no heartbeat), writes the limits, then reads the position; nothing
+///   asked before a reconnect is sent after it;
+/// - a Stop never waits behind a drive: it goes out at once, in the camera's second socket if one
+///   command is in flight; if the camera's buffer is full it sends IF_Clear, then the Stop;
+/// - polls are inquiries, which use no command socket: they go on while the command buffer is full;
+/// - a refused drive is reported and the next ones wait (0.25 s doubling to 2 s), never a storm;
+/// - with `limitSet` in the profile, the limits in force are written into the camera
+///   (Pan-tiltLimitSet), so it stops there even if dockd is gone.
+///
+/// One command in flight at a time otherwise (the next after the previous one's completion, or for
+/// a positional move its ACK: the move keeps its socket until done); velocity commands are
+/// coalesced (the newest wins) and one already in force is not resent. "Buffer full" backs off
+/// (0.1 s doubling to 1 s); no answer is resent twice (after the reply timeout, longer on a link
+/// measured slower, doubling each time), then reported.
 public struct VISCADriver: StandDriver {
     public enum Transport: String, Sendable {
         /// RS-232/422 byte stream: AddressSet + IF_Clear on start.
@@ -28,36 +42,40 @@ public struct VISCADriver: StandDriver {
     public let pollInterval: Double
     public let serialName: String
     public private(set) var counters = DriverCounters()
+    public private(set) var stopConfirmed = true
+    public var closesPositionLoop: Bool { true }
 
-    private enum Kind: Equatable { case addressSet, resetSequence, ifClear, poll, command(UInt8), move(UInt8) }
-    private struct Pending { var kind: Kind; var payload: [UInt8] }
-    private struct InFlight {
-        var pending: Pending; var wire: [UInt8]; var sentAt: Double; var attempts: Int
-        /// The socket the camera's ACK named; nil until acknowledged.
-        var socket: UInt8?
-        var acked: Bool { socket != nil }
-    }
-    private enum Phase { case setup, firstPoll, running, failed }
+    private enum Phase { case idle, setup, firstPoll, running, failed }
 
-    private var phase = Phase.setup
-    private var inFlight: InFlight?
-    /// The newest motion command not sent yet (drive, move, home): the newest wins.
-    private var queued: Pending?
-    /// A message to resend after a "buffer full" back-off.
-    private var retry: Pending?
-    /// The next handshake step (IF_Clear after AddressSet or the sequence reset).
-    private var setupNext: Pending?
-    private var lastSentKind: Kind?
-    private var backoffUntil = 0.0
+    private var phase = Phase.idle
+    private var exchange = VISCAExchange()
+    /// The connect sequence still to send, in order.
+    private var setupSteps: [VISCAMessage] = []
+    /// Fallbacks sent ahead of everything (IF_Clear when a Stop met a full buffer, the IP RESET).
+    private var urgent: [VISCAMessage] = []
+    /// A Stop to send ahead of everything.
+    private var stopWanted = false
+    /// Motion asked for since the last Stop was asked for: that Stop's completion confirms nothing.
+    private var motionSinceStop = false
+    private var limitMessages: [VISCAMessage] = []
+    /// The newest drive or move not sent yet: the newest wins.
+    private var queued: VISCAMessage?
+    /// The Pan-tiltDrive in force on the camera, as sent (the same one is not sent again).
+    private var driveInForce: [UInt8]?
+    private var busy = Backoff(first: 0.1, most: 1.0)
+    private var refusals = Backoff(first: 0.25, most: 2.0)
     private var nextPollAt = 0.0
-    private var lastDrive: [UInt8]?
-    private var moveSocket: UInt8?
     private var sequence: UInt32 = 0
+    /// Messages sent on this link (orders the replies VISCA does not name).
+    private var sent = 0
     private var decoder = VISCAStreamDecoder()
     private var lastSample: (yaw: Double, pitch: Double, time: Double)?
     private var velocity = (yaw: 0.0, pitch: 0.0)
+    /// The limits in force, stand radians.
+    private var limits: (yaw: ClosedRange<Double>, pitch: ClosedRange<Double>)
     private var deferred: [DriverReport] = []
-    private let replyTimeout: Double
+    private var reportedBadAnswer = false
+    private let baseTimeout: Double
     private let completionTimeout = 2.0
     private let attemptsAllowed = 3
 
@@ -68,19 +86,27 @@ public struct VISCADriver: StandDriver {
         self.transport = transport
         self.pollInterval = 1 / max(1, min(200, pollHz))
         self.serialName = name ?? "visca-\(self.address)"
-        self.replyTimeout = profile.replyTimeout ?? (transport == .serial ? 0.3 : 0.2)
+        self.baseTimeout = profile.replyTimeout ?? (transport == .serial ? 0.3 : 0.2)
+        self.limits = Self.fullRange(profile)
+    }
+
+    private static func fullRange(_ profile: VISCAProfile) -> (yaw: ClosedRange<Double>, pitch: ClosedRange<Double>) {
+        let rad = Double.pi / 180
+        return (-profile.pan.maxDegrees * rad ... -profile.pan.minDegrees * rad,
+                profile.tilt.minDegrees * rad ... profile.tilt.maxDegrees * rad)
     }
 
     public var capabilities: Capabilities {
         let rad = Double.pi / 180
         let pan = profile.pan, tilt = profile.tilt
+        let full = Self.fullRange(profile)
         return Capabilities(
             feedbackHz: UInt16((1 / pollInterval).rounded()), imuHz: 0, features: [], buttons: [], customButtons: 0,
             axes: [
-                AxisCapability(axis: .yaw, continuous: false, min: Float(-pan.maxDegrees * rad), max: Float(-pan.minDegrees * rad),
+                AxisCapability(axis: .yaw, continuous: false, min: Float(full.yaw.lowerBound), max: Float(full.yaw.upperBound),
                                maxSpeed: Float(pan.maxSpeedDegrees * rad), maxAccel: Float(pan.maxAccelDegrees * rad),
                                countsPerRev: UInt32((pan.unitsPerDegree * 360).rounded())),
-                AxisCapability(axis: .pitch, continuous: false, min: Float(tilt.minDegrees * rad), max: Float(tilt.maxDegrees * rad),
+                AxisCapability(axis: .pitch, continuous: false, min: Float(full.pitch.lowerBound), max: Float(full.pitch.upperBound),
                                maxSpeed: Float(tilt.maxSpeedDegrees * rad), maxAccel: Float(tilt.maxAccelDegrees * rad),
                                countsPerRev: UInt32((tilt.unitsPerDegree * 360).rounded())),
             ],
@@ -94,13 +120,38 @@ public struct VISCADriver: StandDriver {
 
     // MARK: StandDriver
 
+    /// A new link: everything of the previous one is forgotten (a drive asked for before a
+    /// reconnect is never sent after it), then AddressSet / RESET; IF_Clear, Stop and the first
+    /// poll together; the limits.
     public mutating func start(at time: Double) -> [UInt8] {
         phase = .setup
+        exchange = VISCAExchange()
+        urgent = []
+        stopWanted = false
+        motionSinceStop = false
+        stopConfirmed = false
+        queued = nil
+        driveInForce = nil
+        busy = Backoff(first: 0.1, most: 1.0)
+        refusals = Backoff(first: 0.25, most: 2.0)
+        sequence = 0
+        decoder = VISCAStreamDecoder()
+        lastSample = nil
+        velocity = (0, 0)
+        deferred = []
+        reportedBadAnswer = false
+        limits = Self.fullRange(profile)
+        setupSteps = []
         switch transport {
-        case .serial: return transmit(Pending(kind: .addressSet, payload: VISCA.addressSet()), at: time)
-        case .ip: return transmit(Pending(kind: .resetSequence, payload: [0x01]), at: time)
-        case .raw, .tcp: return transmit(Pending(kind: .ifClear, payload: VISCA.ifClear(address: address)), at: time)
+        case .serial: setupSteps.append(VISCAMessage(kind: .addressSet, payload: VISCA.addressSet(), command: 0))
+        case .ip: setupSteps.append(VISCAMessage(kind: .resetSequence, payload: [0x01], command: 0))
+        case .raw, .tcp: break
         }
+        setupSteps.append(VISCAMessage(kind: .ifClear(urgent: false), payload: VISCA.ifClear(address: address), command: 0))
+        setupSteps.append(stopMessage(setup: true))
+        limitMessages = []
+        setupSteps += limitWrites()
+        return pump(at: time)
     }
 
     public mutating func receive(_ bytes: [UInt8], at time: Double) -> [DriverReport] {
@@ -112,19 +163,19 @@ public struct VISCADriver: StandDriver {
             for packet in packets {
                 if packet.type == VISCAOverIP.PayloadType.controlReply.rawValue {
                     counters.decoder.frames += 1
-                    handleControlReply(packet.payload, at: time, into: &reports)
+                    handleControlReply(packet.payload, at: time)
                 } else {
-                    for item in decoder.feed(packet.payload) { handle(item, at: time, into: &reports) }
+                    for item in decoder.feed(packet.payload) { handle(item, sequence: packet.sequence, at: time, into: &reports) }
                 }
             }
         } else {
-            for item in decoder.feed(bytes) { handle(item, at: time, into: &reports) }
+            for item in decoder.feed(bytes) { handle(item, sequence: nil, at: time, into: &reports) }
         }
         return reports
     }
 
     public mutating func send(_ command: Message, at time: Double) -> [UInt8] {
-        guard phase == .running || phase == .firstPoll else { return [] }
+        guard phase != .idle && phase != .failed else { return [] }
         switch command {
         case .velocity(let values):
             var yaw = 0.0, pitch = 0.0
@@ -135,13 +186,35 @@ public struct VISCADriver: StandDriver {
                 case .roll: if v.value != 0 { deferred.append(.refused(command: command.type.rawValue, reason: "no roll axis")) }
                 }
             }
-            return queue(Pending(kind: .command(command.type.rawValue), payload: drive(yaw: yaw, pitch: pitch)), at: time)
+            let payload = drive(yaw: yaw, pitch: pitch)
+            if payload == VISCA.drive(address: address, panSpeed: 1, tiltSpeed: 1, pan: 0, tilt: 0) {
+                return requestStop(explicit: false, at: time)
+            }
+            guard phase == .running else { return [] }
+            noteMotion()
+            if payload == driveInForce && queued == nil { return [] }
+            queued = VISCAMessage(kind: .drive, payload: payload, command: command.type.rawValue)
+            return pump(at: time)
         case .stop:
-            return queue(Pending(kind: .command(command.type.rawValue), payload: drive(yaw: 0, pitch: 0)), at: time)
+            return requestStop(explicit: true, at: time)
         case .position(let duration, let targets):
-            return queue(Pending(kind: .move(command.type.rawValue), payload: move(duration: Double(duration), targets: targets)), at: time)
-        case .heartbeat, .limits:
-            // No heartbeat on VISCA; limits are enforced by the controller (and the camera's own range).
+            guard phase == .running else { return [] }
+            noteMotion()
+            queued = VISCAMessage(kind: .move, payload: move(duration: Double(duration), targets: targets), command: command.type.rawValue)
+            return pump(at: time)
+        case .limits(let axes):
+            for a in axes {
+                let range = Double(min(a.min, a.max))...Double(max(a.min, a.max))
+                switch a.axis {
+                case .yaw: limits.yaw = range
+                case .pitch: limits.pitch = range
+                case .roll: break
+                }
+            }
+            // Written into the camera where it takes them; enforced by the controller either way.
+            limitMessages = limitWrites()
+            return phase == .running || phase == .firstPoll ? pump(at: time) : []
+        case .heartbeat:
             return []
         case .led, .motors:
             counters.refused += 1
@@ -155,34 +228,245 @@ public struct VISCADriver: StandDriver {
     public mutating func tick(at time: Double) -> DriverOutput {
         var out = DriverOutput(reports: deferred)
         deferred.removeAll()
-        if let flight = inFlight {
-            let limit = flight.acked ? completionTimeout : replyTimeout
-            if time - flight.sentAt > limit {
-                if flight.attempts < attemptsAllowed && !flight.acked {
-                    counters.retries += 1
-                    inFlight?.attempts += 1
-                    inFlight?.sentAt = time
-                    out.bytes += flight.wire  // same sequence number over IP: a retransmission
-                    return out
-                }
-                inFlight = nil
-                if phase != .running {
-                    phase = .failed
-                    out.reports.append(.fatal("no answer from the VISCA camera at address \(address) (\(transport.rawValue))"))
-                    return out
-                }
-                if case .command(let type) = flight.pending.kind {
-                    counters.commandsFailed += 1
-                    lastDrive = nil
-                    out.reports.append(.refused(command: type, reason: flight.acked ? "no completion" : "no answer"))
-                } else if case .move(let type) = flight.pending.kind {
-                    counters.commandsFailed += 1
-                    out.reports.append(.refused(command: type, reason: "no answer"))
-                }
-            }
-        }
+        guard phase != .idle && phase != .failed else { return out }
+        out.bytes += expire(at: time, into: &out.reports)
+        guard phase != .failed, !(oneMessagePerWrite && !out.bytes.isEmpty) else { return out }
         out.bytes += pump(at: time)
         return out
+    }
+
+    // MARK: Asking for motion
+
+    private mutating func noteMotion() {
+        motionSinceStop = true
+        stopConfirmed = false
+    }
+
+    /// A Stop goes ahead of everything. `explicit`: asked for as `.stop` (always sent, unless one is
+    /// on its way with nothing after it); a zero velocity is not resent to a camera known stopped.
+    private mutating func requestStop(explicit: Bool, at time: Double) -> [UInt8] {
+        // A drive asked for before the Stop must never go after it.
+        queued = nil
+        motionSinceStop = false
+        if phase == .setup { return [] }  // the connect Stop is on its way
+        if let last = exchange.commands.last, last.message.isStop { return [] }
+        if stopWanted { return [] }
+        if !explicit && stopConfirmed && exchange.move == nil { return [] }
+        stopWanted = true
+        return pump(at: time)
+    }
+
+    private func stopMessage(setup: Bool) -> VISCAMessage {
+        VISCAMessage(kind: .stop(setup: setup), payload: VISCA.drive(address: address, panSpeed: 1, tiltSpeed: 1, pan: 0, tilt: 0),
+                     command: MessageType.stop.rawValue)
+    }
+
+    /// Stand rad/s → Pan-tiltDrive: yaw is left-positive, VISCA pan direction −1 = left.
+    private func drive(yaw: Double, pitch: Double) -> [UInt8] {
+        let deg = 180 / Double.pi
+        let panByte = profile.pan.nearestSpeedByte(yaw * deg)
+        let tiltByte = profile.tilt.nearestSpeedByte(pitch * deg)
+        return VISCA.drive(address: address, panSpeed: panByte, tiltSpeed: tiltByte,
+                           pan: panByte == 0 ? 0 : (yaw > 0 ? -1 : 1), tilt: tiltByte == 0 ? 0 : (pitch > 0 ? 1 : -1))
+    }
+
+    /// AbsolutePosition to the targets, at the slowest speed bytes that arrive within `duration`.
+    private func move(duration: Double, targets: [PositionTarget]) -> [UInt8] {
+        let deg = 180 / Double.pi
+        let fromPan = -(lastSample?.yaw ?? 0) * deg, fromTilt = (lastSample?.pitch ?? 0) * deg
+        var panDeg = fromPan, tiltDeg = fromTilt
+        for t in targets {
+            switch t.axis {
+            case .yaw: panDeg = -Double(t.position) * deg
+            case .pitch: tiltDeg = Double(t.position) * deg
+            case .roll: break
+            }
+        }
+        let time = max(0.05, duration)
+        let panByte = profile.pan.speedByteCovering(abs(panDeg - fromPan) / time)
+        let tiltByte = profile.tilt.speedByteCovering(abs(tiltDeg - fromTilt) / time)
+        let units = { (axis: VISCAProfile.AxisProfile, degrees: Double) in
+            Int((Double(axis.sign) * degrees * axis.unitsPerDegree).rounded())
+        }
+        let single = profile.absoluteSpeed == .single
+        return VISCA.move(address: address, relative: false,
+                          panSpeed: single ? min(profile.pan.maxSpeedByte, max(panByte, tiltByte)) : panByte,
+                          tiltSpeed: single ? nil : tiltByte,
+                          pan: units(profile.pan, panDeg), tilt: units(profile.tilt, tiltDeg),
+                          panNibbles: profile.pan.nibbles, tiltNibbles: profile.tilt.nibbles)
+    }
+
+    /// Pan-tiltLimitSet for both corners from the limits in force (LimitClear where they are the
+    /// profile's whole range), or nothing when the profile says the camera does not take them.
+    private func limitWrites() -> [VISCAMessage] {
+        guard profile.limitSet == true else { return [] }
+        let deg = 180 / Double.pi, full = Self.fullRange(profile)
+        let pan = profile.pan, tilt = profile.tilt
+        func write(_ corner: VISCA.LimitCorner, panDegrees: Double, tiltDegrees: Double, clear: Bool) -> VISCAMessage {
+            let payload = clear
+                ? VISCA.limitClear(address: address, corner: corner, panNibbles: pan.nibbles, tiltNibbles: tilt.nibbles)
+                : VISCA.limitSet(address: address, corner: corner, pan: pan.units(degrees: panDegrees),
+                                 tilt: tilt.units(degrees: tiltDegrees), panNibbles: pan.nibbles, tiltNibbles: tilt.nibbles)
+            return VISCAMessage(kind: .limit, payload: payload, command: MessageType.limits.rawValue)
+        }
+        // Up-right: pan right = −(yaw min), tilt up = pitch max; down-left: pan left = −(yaw max), tilt down.
+        let upRightFull = limits.yaw.lowerBound <= full.yaw.lowerBound && limits.pitch.upperBound >= full.pitch.upperBound
+        let downLeftFull = limits.yaw.upperBound >= full.yaw.upperBound && limits.pitch.lowerBound <= full.pitch.lowerBound
+        return [
+            write(.upRight, panDegrees: -limits.yaw.lowerBound * deg, tiltDegrees: limits.pitch.upperBound * deg, clear: upRightFull),
+            write(.downLeft, panDegrees: -limits.yaw.upperBound * deg, tiltDegrees: limits.pitch.lowerBound * deg, clear: downLeftFull),
+        ]
+    }
+
+    // MARK: Sending
+
+    /// Datagram links carry one message per datagram, and each call's bytes are one write: there,
+    /// one message per call (the rest goes at the next tick, 20 ms later).
+    private var oneMessagePerWrite: Bool { transport == .ip || transport == .raw }
+
+    /// Sends what is due: the urgent fallbacks and a wanted Stop (even beside a command in flight),
+    /// then one ordinary command if the command lane is free, and a poll on the inquiry lane.
+    private mutating func pump(at time: Double) -> [UInt8] {
+        guard phase != .idle && phase != .failed else { return [] }
+        var out: [UInt8] = []
+        var full: Bool { oneMessagePerWrite && !out.isEmpty }
+        if exchange.commands.count < 2 && !exchange.commands.contains(where: \.message.isUrgent) {
+            if !urgent.isEmpty {
+                out += transmit(urgent.removeFirst(), at: time)
+            } else if stopWanted {
+                stopWanted = false
+                out += transmit(stopMessage(setup: false), at: time)
+            }
+        }
+        if !full && !busy.active(at: time) && (exchange.commands.isEmpty || phase == .setup && setupSteps.first?.isStop == true) {
+            if phase == .setup, let first = setupSteps.first {
+                out += transmit(setupSteps.removeFirst(), at: time)
+                if first.isStop || (!oneMessagePerWrite && first.kind == .ifClear(urgent: false)) {
+                    // IF_Clear, the Stop and the first poll without waiting between them (the
+                    // camera takes them in that order; on a datagram link one per tick), so a link
+                    // answering late attaches in one round trip, not three. The limits follow,
+                    // before any drive.
+                    if let stop = setupSteps.first, stop.isStop { out += transmit(setupSteps.removeFirst(), at: time) }
+                    limitMessages = setupSteps + limitMessages
+                    setupSteps = []
+                    phase = .firstPoll
+                    nextPollAt = time
+                }
+            } else if phase != .setup && !limitMessages.isEmpty {
+                out += transmit(limitMessages.removeFirst(), at: time)
+            } else if phase == .running, let next = queued, !refusals.active(at: time) {
+                queued = nil
+                out += transmit(next, at: time)
+            }
+        }
+        if !full && (phase == .firstPoll || phase == .running) && exchange.inquiry == nil && time >= nextPollAt {
+            nextPollAt = max(nextPollAt + pollInterval, time - pollInterval)
+            out += transmit(VISCAMessage(kind: .poll, payload: VISCA.positionInquiry(address: address), command: 0), at: time)
+        }
+        return out
+    }
+
+    private mutating func transmit(_ message: VISCAMessage, at time: Double) -> [UInt8] {
+        let wire: [UInt8], number: UInt32?
+        switch transport {
+        case .serial, .raw, .tcp:
+            wire = message.payload
+            number = nil
+        case .ip:
+            let type: VISCAOverIP.PayloadType
+            switch message.kind {
+            case .resetSequence: type = .controlCommand; sequence = 0
+            case .poll: type = .inquiry
+            default: type = .command
+            }
+            wire = VISCAOverIP.wrap(message.payload, type: type.rawValue, sequence: sequence)
+            number = sequence
+            sequence &+= 1
+        }
+        switch message.kind {
+        case .drive, .stop: driveInForce = message.payload
+        case .move: driveInForce = nil
+        default: break
+        }
+        sent += 1
+        let flight = VISCAFlight(message: message, wire: wire, sequence: number, firstSentAt: time, sentAt: time, order: sent)
+        if message.kind == .poll { exchange.inquiry = flight } else { exchange.commands.append(flight) }
+        return wire
+    }
+
+    /// Puts a message that did not get through back where it waits (a drive only if no newer one is).
+    private mutating func requeue(_ message: VISCAMessage) {
+        switch message.kind {
+        case .addressSet, .resetSequence: setupSteps.insert(message, at: 0)
+        case .ifClear(let isUrgent):
+            if phase == .setup && !isUrgent { setupSteps.insert(message, at: 0) }
+            else { urgent.insert(VISCAMessage(kind: .ifClear(urgent: true), payload: message.payload, command: 0), at: 0) }
+        case .stop: stopWanted = true
+        case .drive, .move: if queued == nil && !stopWanted && motionSinceStop { queued = message }
+        case .limit: limitMessages.insert(message, at: 0)
+        case .poll: break
+        }
+    }
+
+    // MARK: Timeouts
+
+    private func timeout(_ flight: VISCAFlight) -> Double {
+        if flight.acked { return completionTimeout }
+        let base = counters.roundTrip.resendTimeout(floor: baseTimeout, ceiling: completionTimeout)
+        return base * Double(1 << (flight.attempts - 1))
+    }
+
+    /// Resends what went unanswered (the same bytes, the same IP sequence number), twice; then gives up.
+    private mutating func expire(at time: Double, into reports: inout [DriverReport]) -> [UInt8] {
+        var out: [UInt8] = []
+        var full: Bool { oneMessagePerWrite && !out.isEmpty }
+        if var q = exchange.inquiry, time - q.sentAt > timeout(q) {
+            if q.attempts < attemptsAllowed {
+                counters.retries += 1
+                q.attempts += 1
+                q.sentAt = time
+                exchange.inquiry = q
+                out += q.wire
+            } else {
+                exchange.inquiry = nil
+                counters.commandsFailed += 1
+                if phase == .firstPoll { return fatal("no answer to Pan-tiltPosInq", into: &reports) }
+            }
+        }
+        var i = 0
+        while i < exchange.commands.count {
+            var flight = exchange.commands[i]
+            guard time - flight.sentAt > timeout(flight) else { i += 1; continue }
+            // A drive superseded by a newer one or a Stop is dropped, never resent stale.
+            let superseded = (flight.message.kind == .drive || flight.message.kind == .move) && (queued != nil || stopWanted)
+            if !flight.acked && flight.attempts < attemptsAllowed && !superseded {
+                if full { i += 1; continue }  // resent at the next tick
+                counters.retries += 1
+                flight.attempts += 1
+                flight.sentAt = time
+                exchange.commands[i] = flight
+                out += flight.wire
+                i += 1
+                continue
+            }
+            exchange.commands.remove(at: i)
+            if superseded { continue }
+            counters.commandsFailed += 1
+            if flight.message.isSetup {
+                return fatal("no answer from the VISCA camera at address \(address) (\(transport.rawValue))", into: &reports)
+            }
+            if flight.message.kind == .drive { driveInForce = nil }
+            if flight.message.command != 0 {
+                reports.append(.refused(command: flight.message.command, reason: flight.acked ? "no completion" : "no answer"))
+            }
+        }
+        return out
+    }
+
+    private mutating func fatal(_ reason: String, into reports: inout [DriverReport]) -> [UInt8] {
+        phase = .failed
+        reports.append(.fatal(reason))
+        return []
     }
 
     // MARK: Replies
@@ -192,97 +476,182 @@ public struct VISCADriver: StandDriver {
         return .garbage(error)
     }
 
-    private mutating func handle(_ item: Result<[UInt8], FrameError>, at time: Double, into reports: inout [DriverReport]) {
+    private mutating func handle(_ item: Result<[UInt8], FrameError>, sequence: UInt32?, at time: Double,
+                                 into reports: inout [DriverReport]) {
         switch item {
         case .failure(let error): reports.append(fail(error))
         case .success(let message):
             counters.decoder.frames += 1
             // Replies from other cameras on the daisy chain are not ours.
             if message[0] != 0x88 && message[0] != 0x80 | ((address + 8) << 4) { return }
-            handle(VISCA.classify(message), at: time, into: &reports)
+            handle(VISCA.classify(message), sequence: sequence, at: time, into: &reports)
         }
     }
 
-    private mutating func handleControlReply(_ payload: [UInt8], at time: Double, into reports: inout [DriverReport]) {
-        if payload == [0x01], inFlight?.pending.kind == .resetSequence {
-            inFlight = nil
-            sequence = 0
-            setupNext = Pending(kind: .ifClear, payload: VISCA.ifClear(address: address))
+    private mutating func handleControlReply(_ payload: [UInt8], at time: Double) {
+        if payload == [0x01], let i = exchange.commands.firstIndex(where: { $0.message.kind == .resetSequence }) {
+            let flight = exchange.commands.remove(at: i)
+            timeRoundTrip(flight, at: time)
+            sequence = 0  // the camera expects 0 next
         } else if payload.first == 0x0F {
-            // 0F 01: sequence number abnormal, 0F 02: message abnormal: start the numbering again.
+            // 0F 01: sequence number abnormal, 0F 02: message abnormal: number again from 0, then
+            // resend what was in flight (a stale drive excepted).
             counters.retries += 1
-            inFlight = nil
-            retry = Pending(kind: .resetSequence, payload: [0x01])
+            for flight in exchange.commands.reversed() { requeue(flight.message) }
+            exchange.commands = []
+            exchange.inquiry = nil
+            urgent.insert(VISCAMessage(kind: .resetSequence, payload: [0x01], command: 0), at: 0)
         }
     }
 
-    private mutating func handle(_ reply: VISCA.Reply, at time: Double, into reports: inout [DriverReport]) {
-        switch reply {
-        case .addressSet(let next):
-            guard inFlight?.pending.kind == .addressSet else { return }
-            inFlight = nil
+    private mutating func timeRoundTrip(_ flight: VISCAFlight, at time: Double) {
+        // Karn's rule would take no sample from a resent message; VISCA replies name no copy, and on
+        // a link slower than the first timeout every message is resent once, so the estimate would
+        // never learn the link. The first copy is timed: after a loss it over-estimates (a longer
+        // timeout, the safe side).
+        guard !flight.answered else { return }
+        counters.roundTrip.sample(time - flight.firstSentAt)
+    }
+
+    private mutating func handle(_ reply: VISCA.Reply, sequence: UInt32?, at time: Double, into reports: inout [DriverReport]) {
+        if case .addressSet(let next) = reply {
+            guard let i = exchange.commands.firstIndex(where: { $0.message.kind == .addressSet }) else { return }
+            let flight = exchange.commands.remove(at: i)
+            timeRoundTrip(flight, at: time)
             if next <= address {
-                phase = .failed
-                reports.append(.fatal("VISCA address \(address) not on the chain (\(Int(next) - 1) camera(s) answered AddressSet)"))
-                return
+                _ = fatal("VISCA address \(address) not on the chain (\(Int(next) - 1) camera(s) answered AddressSet)", into: &reports)
             }
-            setupNext = Pending(kind: .ifClear, payload: VISCA.ifClear(address: address))
-        case .ack(let socket):
-            guard let flight = inFlight else { return }
-            if case .move = flight.pending.kind {
-                // The move runs in this socket; the link is free for polls and new commands.
-                moveSocket = socket
-                inFlight = nil
-            } else {
-                inFlight?.socket = socket
-                inFlight?.sentAt = time
-            }
-        case .completion(let socket, let data):
-            // A positional move finished in its socket (not the answer to what is in flight).
-            if data.isEmpty, socket != 0, socket == moveSocket, inFlight?.socket != socket {
-                moveSocket = nil
-                return
-            }
-            guard let flight = inFlight else { return }
-            switch flight.pending.kind {
-            case .poll:
-                let n = profile.pan.nibbles + profile.tilt.nibbles
-                guard data.count == n else { return }
-                inFlight = nil
-                position(data, at: time, into: &reports)
-            case .ifClear:
-                inFlight = nil
-                phase = .firstPoll
-                nextPollAt = time
-            case .command, .move:
-                inFlight = nil
-            case .addressSet, .resetSequence:
-                return
-            }
-        case .error(let socket, let code):
-            if socket != 0, socket == moveSocket, inFlight?.socket != socket { moveSocket = nil; return }
-            guard let flight = inFlight else { return }
-            inFlight = nil
-            if code == 0x03 {
-                // Buffer full: wait, then send the same message again (no storm).
-                counters.retries += 1
-                backoffUntil = time + 0.1
-                retry = flight.pending
-                return
-            }
-            let reason = VISCA.errorText(code)
-            switch flight.pending.kind {
-            case .command(let type), .move(let type):
+            return
+        }
+        switch exchange.owner(of: reply, sequence: sequence) {
+        case .inquiry?:
+            inquiryAnswered(reply, at: time, into: &reports)
+        case .command(let i)?:
+            commandAnswered(i, reply, at: time, into: &reports)
+        case .move?:
+            // The positional move ended in its socket (completed, cancelled or failed).
+            if case .error(_, let code) = reply, code != 0x04 {
                 counters.refused += 1
-                lastDrive = nil
-                reports.append(.refused(command: type, reason: reason))
-            case .poll:
-                counters.commandsFailed += 1
-            case .ifClear, .addressSet, .resetSequence:
-                phase = .failed
-                reports.append(.fatal("VISCA camera refused setup: \(reason)"))
+                reports.append(.refused(command: MessageType.position.rawValue, reason: VISCA.errorText(code)))
             }
-        case .other:
+            exchange.move = nil
+        case nil:
+            break
+        }
+    }
+
+    private mutating func inquiryAnswered(_ reply: VISCA.Reply, at time: Double, into reports: inout [DriverReport]) {
+        guard let flight = exchange.inquiry else { return }
+        exchange.inquiry = nil
+        timeRoundTrip(flight, at: time)
+        switch reply {
+        case .completion(_, let data):
+            let expected = profile.pan.nibbles + profile.tilt.nibbles
+            guard data.count == expected else {
+                counters.commandsFailed += 1
+                if !reportedBadAnswer {
+                    reportedBadAnswer = true
+                    reports.append(.fault(Fault(timeUs: UInt64(max(0, time) * 1e6), severity: .error, code: .log,
+                                                text: "the camera's Pan-tiltPosInq answer holds \(data.count) position nibbles, the profile \(profile.name) expects \(expected) (pan \(profile.pan.nibbles) + tilt \(profile.tilt.nibbles))")))
+                }
+                return
+            }
+            position(data, at: time, into: &reports)
+        case .error(_, let code):
+            counters.commandsFailed += 1
+            if phase == .firstPoll {
+                _ = fatal("the camera refused Pan-tiltPosInq: \(VISCA.errorText(code))", into: &reports)
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func commandAnswered(_ index: Int, _ reply: VISCA.Reply, at time: Double, into reports: inout [DriverReport]) {
+        timeRoundTrip(exchange.commands[index], at: time)
+        exchange.commands[index].answered = true
+        let flight = exchange.commands[index]
+        switch reply {
+        case .ack(let socket):
+            if flight.message.kind == .move {
+                // The move runs in this socket; the command lane is free for the next command.
+                exchange.move = (socket, flight.sequence)
+                exchange.commands.remove(at: index)
+            } else {
+                exchange.commands[index].socket = socket
+                exchange.commands[index].sentAt = time
+            }
+        case .completion:
+            exchange.commands.remove(at: index)
+            completed(flight)
+        case .error(_, let code):
+            exchange.commands.remove(at: index)
+            failed(flight, code: code, at: time, into: &reports)
+        case .addressSet, .other:
+            break
+        }
+    }
+
+    private mutating func completed(_ flight: VISCAFlight) {
+        switch flight.message.kind {
+        case .ifClear:
+            // The camera's command buffers are empty: what was in them is gone (a drive must not be
+            // resent; limits are written again).
+            for other in exchange.commands where other.message.kind == .limit { requeue(other.message) }
+            exchange.commands.removeAll { !$0.message.isUrgent && !$0.message.isSetup }
+            exchange.move = nil
+        case .stop:
+            exchange.move = nil
+            if !motionSinceStop && queued == nil { stopConfirmed = true }
+        case .drive, .move:
+            refusals.reset()
+            busy.reset()
+        case .limit:
+            busy.reset()
+        case .addressSet, .resetSequence, .poll:
+            break
+        }
+    }
+
+    private mutating func failed(_ flight: VISCAFlight, code: UInt8, at time: Double, into reports: inout [DriverReport]) {
+        let reason = VISCA.errorText(code)
+        if code == 0x03 {
+            // Buffer full (both sockets busy, e.g. a second controller): a Stop clears the interface
+            // and goes again at once; anything else waits, longer each time.
+            counters.retries += 1
+            if flight.message.kind == .drive { driveInForce = nil }
+            if flight.message.isStop && !urgent.contains(where: { $0.kind == .ifClear(urgent: true) }) {
+                urgent.append(VISCAMessage(kind: .ifClear(urgent: true), payload: VISCA.ifClear(address: address), command: 0))
+            } else {
+                busy.hit(at: time)
+            }
+            requeue(flight.message)
+            return
+        }
+        if code == 0x04 && flight.message.isStop {
+            // A Stop cancelled (an IF_Clear it overtook on a datagram link): send it again.
+            requeue(flight.message)
+            return
+        }
+        if code == 0x04 || code == 0x05 { return }  // cancelled (by our Stop or IF_Clear): bookkeeping only
+        switch flight.message.kind {
+        case .addressSet, .resetSequence:
+            _ = fatal("VISCA camera refused setup: \(reason)", into: &reports)
+        case .ifClear:
+            // Cameras that take no IF_Clear on this link (Sony: none over VISCA-over-IP) go on.
+            break
+        case .stop:
+            counters.refused += 1
+            reports.append(.refused(command: flight.message.command, reason: reason))
+        case .drive, .move:
+            counters.refused += 1
+            driveInForce = nil
+            refusals.hit(at: time)
+            reports.append(.refused(command: flight.message.command, reason: reason))
+        case .limit:
+            counters.refused += 1
+            reports.append(.refused(command: flight.message.command, reason: "Pan-tiltLimitSet: \(reason)"))
+        case .poll:
             break
         }
     }
@@ -291,8 +660,8 @@ public struct VISCADriver: StandDriver {
         let rad = Double.pi / 180
         let panUnits = VISCA.signedValue(data[0..<profile.pan.nibbles])
         let tiltUnits = VISCA.signedValue(data[profile.pan.nibbles...])
-        let yaw = -Double(panUnits) / profile.pan.unitsPerDegree * rad
-        let pitch = Double(tiltUnits) / profile.tilt.unitsPerDegree * rad
+        let yaw = -profile.pan.degrees(units: panUnits) * rad
+        let pitch = profile.tilt.degrees(units: tiltUnits) * rad
         if let last = lastSample, time - last.time > 1e-3 {
             let dt = time - last.time
             // A light low-pass: polls are quantized to the camera's units.
@@ -304,98 +673,16 @@ public struct VISCADriver: StandDriver {
             phase = .running
             reports.append(.ready(identity, capabilities))
         }
-        let caps = capabilities
-        func status(_ axis: Axis, _ value: Double) -> AxisStatus {
-            var s: AxisStatus = moveSocket != nil ? .movingToTarget : []
-            if let c = caps.axis(axis) {
-                if value <= Double(c.min) + 0.5 * rad { s.insert(.atMin) }
-                if value >= Double(c.max) - 0.5 * rad { s.insert(.atMax) }
-            }
+        let moving = exchange.move != nil || exchange.commands.contains { $0.message.kind == .move } || queued?.kind == .move
+        func status(_ value: Double, _ range: ClosedRange<Double>) -> AxisStatus {
+            var s: AxisStatus = moving ? .movingToTarget : []
+            if value <= range.lowerBound + 0.5 * rad { s.insert(.atMin) }
+            if value >= range.upperBound - 0.5 * rad { s.insert(.atMax) }
             return s
         }
         reports.append(.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: [
-            AxisFeedback(axis: .yaw, position: Float(yaw), velocity: Float(velocity.yaw), status: status(.yaw, yaw)),
-            AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(velocity.pitch), status: status(.pitch, pitch)),
+            AxisFeedback(axis: .yaw, position: Float(yaw), velocity: Float(velocity.yaw), status: status(yaw, limits.yaw)),
+            AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(velocity.pitch), status: status(pitch, limits.pitch)),
         ])))
-    }
-
-    // MARK: Commands
-
-    /// Pan-tiltDrive for stand rates (rad/s): yaw left = VISCA pan left.
-    public func drive(yaw: Double, pitch: Double) -> [UInt8] {
-        let deg = 180 / Double.pi
-        let panByte = profile.pan.nearestSpeedByte(yaw * deg), tiltByte = profile.tilt.nearestSpeedByte(pitch * deg)
-        return VISCA.drive(address: address, panSpeed: max(1, panByte), tiltSpeed: max(1, tiltByte),
-                           pan: panByte == 0 ? 0 : (yaw > 0 ? -1 : 1), tilt: tiltByte == 0 ? 0 : (pitch > 0 ? 1 : -1))
-    }
-
-    /// AbsolutePosition to stand angles (rad), at speeds that cover the distance in `duration`.
-    public func move(duration: Double, targets: [PositionTarget]) -> [UInt8] {
-        let deg = 180 / Double.pi
-        var panDeg = -(lastSample?.yaw ?? 0) * deg, tiltDeg = (lastSample?.pitch ?? 0) * deg
-        let fromPan = panDeg, fromTilt = tiltDeg
-        for t in targets {
-            if t.axis == .yaw { panDeg = -Double(t.position) * deg }
-            if t.axis == .pitch { tiltDeg = Double(t.position) * deg }
-        }
-        panDeg = min(profile.pan.maxDegrees, max(profile.pan.minDegrees, panDeg))
-        tiltDeg = min(profile.tilt.maxDegrees, max(profile.tilt.minDegrees, tiltDeg))
-        let time = max(duration, 1e-3)
-        return VISCA.move(address: address, relative: false,
-                          panSpeed: profile.pan.speedByteCovering(abs(panDeg - fromPan) / time),
-                          tiltSpeed: profile.tilt.speedByteCovering(abs(tiltDeg - fromTilt) / time),
-                          pan: Int((panDeg * profile.pan.unitsPerDegree).rounded()),
-                          tilt: Int((tiltDeg * profile.tilt.unitsPerDegree).rounded()),
-                          panNibbles: profile.pan.nibbles, tiltNibbles: profile.tilt.nibbles)
-    }
-
-    private mutating func queue(_ p: Pending, at time: Double) -> [UInt8] {
-        if case .command = p.kind {
-            if p.payload == lastDrive && queued == nil { return [] }
-            lastDrive = p.payload
-        } else {
-            lastDrive = nil
-        }
-        queued = p
-        return inFlight == nil && retry == nil && time >= backoffUntil ? pump(at: time) : []
-    }
-
-    /// Sends the next message if the link is free: a retry, a setup step, then alternately a
-    /// queued command and a due position poll.
-    private mutating func pump(at time: Double) -> [UInt8] {
-        guard inFlight == nil, time >= backoffUntil, phase != .failed else { return [] }
-        if let r = retry { retry = nil; return transmit(r, at: time) }
-        if let s = setupNext { setupNext = nil; return transmit(s, at: time) }
-        guard phase == .running || phase == .firstPoll else { return [] }
-        let pollDue = time >= nextPollAt
-        if let q = queued, phase == .running, !(pollDue && lastSentKind != .poll) {
-            queued = nil
-            return transmit(q, at: time)
-        }
-        if pollDue {
-            nextPollAt = max(nextPollAt + pollInterval, time - pollInterval)
-            return transmit(Pending(kind: .poll, payload: VISCA.positionInquiry(address: address)), at: time)
-        }
-        return []
-    }
-
-    private mutating func transmit(_ p: Pending, at time: Double) -> [UInt8] {
-        let wire: [UInt8]
-        switch transport {
-        case .serial, .raw, .tcp: wire = p.payload
-        case .ip:
-            let type: VISCAOverIP.PayloadType
-            switch p.kind {
-            case .resetSequence: type = .controlCommand
-            case .poll: type = .inquiry
-            default: type = .command
-            }
-            if p.kind == .resetSequence { sequence = 0 }
-            wire = VISCAOverIP.wrap(p.payload, type: type.rawValue, sequence: sequence)
-            sequence &+= 1
-        }
-        inFlight = InFlight(pending: p, wire: wire, sentAt: time, attempts: 1)
-        lastSentKind = p.kind
-        return wire
     }
 }

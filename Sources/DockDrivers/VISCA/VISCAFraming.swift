@@ -64,17 +64,35 @@ public enum VISCA {
     }
 
     /// AbsolutePosition (`06 02`) or RelativePosition (`06 03`) with positions in camera units,
-    /// written as `panNibbles`/`tiltNibbles` nibbles of two's complement.
-    public static func move(address: UInt8, relative: Bool, panSpeed: UInt8, tiltSpeed: UInt8,
+    /// written as `panNibbles`/`tiltNibbles` nibbles of two's complement. `tiltSpeed` nil writes
+    /// Sony's single pan-tilt speed layout (`VV 00`).
+    public static func move(address: UInt8, relative: Bool, panSpeed: UInt8, tiltSpeed: UInt8?,
                             pan: Int, tilt: Int, panNibbles: Int, tiltNibbles: Int) -> [UInt8] {
-        [0x80 | address, 0x01, 0x06, relative ? 0x03 : 0x02, max(1, panSpeed), max(1, tiltSpeed)]
+        [0x80 | address, 0x01, 0x06, relative ? 0x03 : 0x02, max(1, panSpeed), tiltSpeed.map { max(1, $0) } ?? 0]
             + nibbles(pan, count: panNibbles) + nibbles(tilt, count: tiltNibbles) + [0xFF]
     }
 
+    /// The corner a Pan-tiltLimitSet / LimitClear names (VISCA's `W`).
+    public enum LimitCorner: UInt8, Sendable {
+        case downLeft = 0, upRight = 1
+    }
+
+    /// Pan-tiltLimitSet: the camera does not pan or tilt past (`pan`, `tilt`) toward `corner`.
+    public static func limitSet(address: UInt8, corner: LimitCorner, pan: Int, tilt: Int, panNibbles: Int, tiltNibbles: Int) -> [UInt8] {
+        [0x80 | address, 0x01, 0x06, 0x07, 0x00, corner.rawValue]
+            + nibbles(pan, count: panNibbles) + nibbles(tilt, count: tiltNibbles) + [0xFF]
+    }
+
+    /// Pan-tiltLimitSet LimitClear: back to the mechanical range toward `corner` (the position
+    /// fields hold 7F…F).
+    public static func limitClear(address: UInt8, corner: LimitCorner, panNibbles: Int, tiltNibbles: Int) -> [UInt8] {
+        let clear = { (count: Int) in [0x07] + [UInt8](repeating: 0x0F, count: count - 1) }
+        return [0x80 | address, 0x01, 0x06, 0x07, 0x01, corner.rawValue] + clear(panNibbles) + clear(tiltNibbles) + [0xFF]
+    }
+
     public static func nibbles(_ value: Int, count: Int) -> [UInt8] {
-        let bits = count * 4
-        let raw = UInt32(truncatingIfNeeded: value) & UInt32((1 << bits) - 1)
-        return (0..<count).reversed().map { UInt8((raw >> UInt32($0 * 4)) & 0x0F) }
+        let raw = UInt64(truncatingIfNeeded: value)
+        return (0..<min(16, max(0, count))).reversed().map { UInt8((raw >> UInt64($0 * 4)) & 0x0F) }
     }
 
     /// Reads `count` nibbles of two's complement (one per byte, high nibble ignored).

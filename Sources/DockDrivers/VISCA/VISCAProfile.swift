@@ -1,8 +1,9 @@
 import Foundation
 
 /// What differs between VISCA camera models, loaded from a JSON file in `profiles/visca/`
-/// (see profiles/visca/README.md). Angles are degrees in the camera's convention: pan positive
-/// to the right, tilt positive up.
+/// (see profiles/visca/README.md). Angles are degrees in one convention for every camera: pan
+/// positive to the right, tilt positive up, as seen from behind the camera; each axis's `sign`
+/// says which way the camera's own position units grow.
 public struct VISCAProfile: Codable, Sendable, Equatable {
     public struct AxisProfile: Codable, Sendable, Equatable {
         /// Position digits on the wire: 4 or 5 nibbles of two's complement.
@@ -14,9 +15,44 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
         public var speeds: [Double]
         /// What the controller may assume for acceleration (deg/s²); cameras ramp on their own.
         public var maxAccelDegrees: Double
+        /// +1 when the camera's position units grow to the right (pan) or up (tilt); −1 when they
+        /// grow to the left or down (Sony's BRC tables: raw pan grows to the left). Default +1.
+        public var sign: Int
+
+        public init(nibbles: Int, unitsPerDegree: Double, minDegrees: Double, maxDegrees: Double, speeds: [Double],
+                    maxAccelDegrees: Double, sign: Int = 1) {
+            self.nibbles = nibbles; self.unitsPerDegree = unitsPerDegree; self.minDegrees = minDegrees
+            self.maxDegrees = maxDegrees; self.speeds = speeds; self.maxAccelDegrees = maxAccelDegrees; self.sign = sign
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case nibbles, unitsPerDegree, minDegrees, maxDegrees, speeds, maxAccelDegrees, sign
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            nibbles = try c.decode(Int.self, forKey: .nibbles)
+            unitsPerDegree = try c.decode(Double.self, forKey: .unitsPerDegree)
+            minDegrees = try c.decode(Double.self, forKey: .minDegrees)
+            maxDegrees = try c.decode(Double.self, forKey: .maxDegrees)
+            speeds = try c.decode([Double].self, forKey: .speeds)
+            maxAccelDegrees = try c.decode(Double.self, forKey: .maxAccelDegrees)
+            sign = try c.decodeIfPresent(Int.self, forKey: .sign) ?? 1
+        }
 
         public var maxSpeedByte: UInt8 { UInt8(speeds.count) }
         public var maxSpeedDegrees: Double { speeds.last ?? 0 }
+
+        /// Degrees (right / up positive) of a position in camera units.
+        public func degrees(units: Int) -> Double { Double(sign) * Double(units) / unitsPerDegree }
+
+        /// Camera units of a position in degrees, rounded toward zero (toward the middle of the
+        /// range, so a limit written to the camera never lies outside the one asked for), unless
+        /// it is a whole number of units but for float error (limits arrive as Float radians).
+        public func units(degrees: Double) -> Int {
+            let exact = Double(sign) * degrees * unitsPerDegree
+            return abs(exact - exact.rounded()) < 1e-3 ? Int(exact.rounded()) : Int(exact.rounded(.towardZero))
+        }
 
         /// The speed byte whose table speed is nearest `degreesPerSecond` (absolute value);
         /// 0 means "stop" wins (the wanted speed is nearer 0 than the slowest byte).
@@ -40,16 +76,25 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
         public func validate(_ axis: String) throws(VISCAProfileError) {
             guard nibbles == 4 || nibbles == 5 else { throw .invalid("\(axis).nibbles must be 4 or 5") }
             guard unitsPerDegree > 0 else { throw .invalid("\(axis).unitsPerDegree must be > 0") }
+            guard sign == 1 || sign == -1 else { throw .invalid("\(axis).sign must be 1 or -1") }
             guard minDegrees < maxDegrees else { throw .invalid("\(axis).minDegrees must be < maxDegrees") }
             guard !speeds.isEmpty, speeds.count <= 0x7F else { throw .invalid("\(axis).speeds must list 1…127 speeds") }
             guard zip(speeds, speeds.dropFirst()).allSatisfy({ $0 < $1 }), speeds[0] > 0 else {
                 throw .invalid("\(axis).speeds must be positive and increasing")
             }
+            guard maxAccelDegrees > 0 else { throw .invalid("\(axis).maxAccelDegrees must be > 0") }
             let limit = Double(1 << (nibbles * 4 - 1))
-            guard abs(maxDegrees * unitsPerDegree) < limit, abs(minDegrees * unitsPerDegree) <= limit else {
+            guard abs(maxDegrees * unitsPerDegree) < limit, abs(minDegrees * unitsPerDegree) < limit else {
                 throw .invalid("\(axis) range does not fit in \(nibbles) nibbles")
             }
         }
+    }
+
+    /// How AbsolutePosition carries its speed: `panTilt` = `VV WW` (pan byte, tilt byte:
+    /// PTZOptics-class), `single` = `VV 00` (one pan-tilt speed byte: Sony BRC-H700, SRG/BRC-X400).
+    public enum AbsoluteSpeed: String, Codable, Sendable, Equatable {
+        case panTilt = "pan-tilt"
+        case single
     }
 
     /// Short name (the file name without `.json`).
@@ -58,16 +103,56 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
     public var model: String
     public var pan: AxisProfile
     public var tilt: AxisProfile
-    /// Seconds to wait for an ACK or an inquiry answer before resending.
+    /// Seconds to wait for an ACK or an inquiry answer before resending (the measured round trip
+    /// lengthens it on a slow link).
     public var replyTimeout: Double?
-    /// Where the values come from, and how sure we are of them.
+    /// Default `panTilt`.
+    public var absoluteSpeed: AbsoluteSpeed?
+    /// The camera takes Pan-tiltLimitSet / LimitClear (`8x 01 06 07 …`): dockd writes the limits in
+    /// force into it, so the camera stops there even if dockd is gone. Default false.
+    public var limitSet: Bool?
+    /// Where the values come from, in a sentence.
     public var source: String?
+    /// Where each figure comes from: `"pan.speeds": "cited: <document>"`, `"estimate: <why>"` or
+    /// `"measured: <how>"` (see profiles/visca/README.md).
+    public var provenance: [String: String]?
+
+    public init(name: String, vendor: String, model: String, pan: AxisProfile, tilt: AxisProfile, replyTimeout: Double? = nil,
+                absoluteSpeed: AbsoluteSpeed? = nil, limitSet: Bool? = nil, source: String? = nil,
+                provenance: [String: String]? = nil) {
+        self.name = name; self.vendor = vendor; self.model = model; self.pan = pan; self.tilt = tilt
+        self.replyTimeout = replyTimeout; self.absoluteSpeed = absoluteSpeed; self.limitSet = limitSet
+        self.source = source; self.provenance = provenance
+    }
+
+    /// The figures a profile's `provenance` accounts for.
+    public static let figures = ["pan.nibbles", "pan.unitsPerDegree", "pan.range", "pan.sign", "pan.speeds", "pan.maxAccelDegrees",
+                                 "tilt.nibbles", "tilt.unitsPerDegree", "tilt.range", "tilt.sign", "tilt.speeds",
+                                 "tilt.maxAccelDegrees", "absoluteSpeed", "limitSet"]
+
+    public func validate() throws(VISCAProfileError) {
+        try pan.validate("pan")
+        try tilt.validate("tilt")
+        if let t = replyTimeout, !(t > 0 && t <= 5) { throw .invalid("replyTimeout must be in (0, 5] s") }
+        for (figure, origin) in provenance ?? [:] {
+            guard Self.figures.contains(figure) else { throw .invalid("provenance names an unknown figure \(figure)") }
+            guard ["cited:", "estimate:", "measured:"].contains(where: origin.hasPrefix) else {
+                throw .invalid("provenance of \(figure) must start with cited:, estimate: or measured:")
+            }
+        }
+    }
 
     public static func decode(_ data: Data) throws -> VISCAProfile {
         let profile = try JSONDecoder().decode(VISCAProfile.self, from: data)
-        try profile.pan.validate("pan")
-        try profile.tilt.validate("tilt")
+        try profile.validate()
         return profile
+    }
+
+    /// The profile as a JSON file (what `dock-driver-probe --calibrate` writes).
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
     }
 
     /// `nameOrPath` is a path to a JSON file, or a profile name looked up in `searchPaths`

@@ -1,0 +1,228 @@
+import DockDrivers
+
+/// Measures a VISCA head for a profile: for pan, then tilt, which way its position units grow,
+/// where its end stops are (the units per degree follow from the span the spec sheet gives), and the
+/// speed of every speed byte. Pure: fed the polled position in camera units and the time, it says
+/// how to drive. The probe runs it through a VISCADriver whose profile is the identity (one unit per
+/// "degree", byte k = k "deg/s": see `identityProfile`), so commands carry raw bytes and feedback
+/// raw units.
+///
+/// Per axis: drive toward positive (pan left, tilt up) at a middle byte until the units move 30 →
+/// the sign; drive to the positive end stop at the top byte (no change for `restTime`), then to the
+/// other; then each byte from the slowest, from the end it stands at: after `settleTime` (the ramp),
+/// the slope of the position (Theil–Sen) over a window long enough for 60 units (0.5 s at
+/// least, `maxWindow` at most), turning round when the next byte would run out of room.
+struct Calibration {
+    struct AxisSetup {
+        var name: String
+        /// Speed bytes the camera takes (01…bytes).
+        var bytes: Int
+        /// The mechanical span in degrees, from the spec sheet.
+        var spanDegrees: Double
+    }
+
+    struct AxisResult {
+        var sign = 1
+        /// Units at the positive (left / up) and negative (right / down) end stops.
+        var positiveEnd = 0.0, negativeEnd = 0.0
+        var unitsPerDegree = 1.0
+        /// deg/s per byte, as measured, then made strictly increasing.
+        var speeds: [Double] = []
+        /// Bytes measured no faster than the one below (raised to keep the table increasing).
+        var adjusted: [Int] = []
+    }
+
+    enum Command: Equatable {
+        /// Drive one axis: `positive` = pan left / tilt up.
+        case drive(axis: Int, positive: Bool, byte: Int)
+        case stop
+    }
+
+    /// What the calibration learned as it goes (printed by the probe).
+    enum Event {
+        case sign(axis: Int, sign: Int)
+        case end(axis: Int, positive: Bool, units: Double)
+        case speed(axis: Int, byte: Int, degreesPerSecond: Double, seconds: Double)
+    }
+
+    private enum Phase {
+        case settle(until: Double)
+        case direction(positive: Bool, start: Double, since: Double)
+        case end(positive: Bool, lastMove: (units: Double, time: Double))
+        case speed(byte: Int, positive: Bool, since: Double, samples: [(time: Double, units: Double)])
+        case done
+    }
+
+    let axes: [AxisSetup]
+    let settleTime = 0.25, restTime = 0.5, minWindow = 0.5
+    let maxWindow: Double
+    private(set) var results: [AxisResult]
+    private(set) var failure: String?
+    private(set) var events: [Event] = []
+    private var axis = 0
+    private var phase: Phase
+
+    init(axes: [AxisSetup], maxWindow: Double, startAt time: Double) {
+        self.axes = axes
+        self.maxWindow = max(minWindow, maxWindow)
+        results = axes.map { _ in AxisResult() }
+        phase = .settle(until: time + 0.5)
+    }
+
+    var finished: Bool { if case .done = phase { true } else { false } }
+
+    /// The next command after a position sample (`units[axis]`: camera units of each axis).
+    mutating func step(units: [Double], at time: Double) -> Command? {
+        guard !finished else { return nil }
+        let u = units[axis]
+        let setup = axes[axis]
+        switch phase {
+        case .settle(let until):
+            guard time >= until else { return nil }
+            phase = .direction(positive: true, start: u, since: time)
+            return .drive(axis: axis, positive: true, byte: max(1, setup.bytes / 3))
+        case .direction(let positive, let start, let since):
+            if abs(u - start) >= 30 {
+                // Pan: left made the units smaller → they grow to the right (+1). Tilt: up made them larger → +1.
+                let grew = (u > start) == positive
+                results[axis].sign = axis == 0 ? (grew ? -1 : 1) : (grew ? 1 : -1)
+                events.append(.sign(axis: axis, sign: results[axis].sign))
+                phase = .end(positive: true, lastMove: (u, time))
+                return .drive(axis: axis, positive: true, byte: setup.bytes)
+            }
+            guard time - since > 1.5 else { return nil }
+            if positive {
+                // Perhaps at the positive end already: the other way.
+                phase = .direction(positive: false, start: u, since: time)
+                return .drive(axis: axis, positive: false, byte: max(1, setup.bytes / 3))
+            }
+            return fail("\(setup.name) did not move when driven either way")
+        case .end(let positive, let lastMove):
+            if abs(u - lastMove.units) >= 2 {
+                phase = .end(positive: positive, lastMove: (u, time))
+                return nil
+            }
+            guard time - lastMove.time >= restTime else { return nil }
+            events.append(.end(axis: axis, positive: positive, units: u))
+            if positive {
+                results[axis].positiveEnd = u
+                phase = .end(positive: false, lastMove: (u, time))
+                return .drive(axis: axis, positive: false, byte: setup.bytes)
+            }
+            results[axis].negativeEnd = u
+            let span = abs(results[axis].positiveEnd - u)
+            guard span >= 10 else { return fail("\(setup.name)'s end stops are \(span) units apart") }
+            results[axis].unitsPerDegree = span / setup.spanDegrees
+            phase = .speed(byte: 1, positive: true, since: time, samples: [])
+            return .drive(axis: axis, positive: true, byte: 1)
+        case .speed(let byte, let positive, let since, var samples):
+            let span = abs(results[axis].positiveEnd - results[axis].negativeEnd)
+            let end = positive ? results[axis].positiveEnd : results[axis].negativeEnd
+            let room = abs(end - u)
+            // Near the end stop the head may already stand still between two polls: not a sample.
+            let cornered = room < 0.03 * span
+            if time - since >= settleTime && !cornered { samples.append((time, u)) }
+            let measured = samples.count >= 2 ? samples.last!.time - samples.first!.time : 0
+            let moved = samples.count >= 2 ? abs(samples.last!.units - samples.first!.units) : 0
+            let enough = measured >= maxWindow || (measured >= minWindow && moved >= 60)
+            guard enough || cornered else {
+                phase = .speed(byte: byte, positive: positive, since: since, samples: samples)
+                return nil
+            }
+            guard measured >= 0.1 else {
+                // Ran out of room before measuring: this byte again, the other way.
+                phase = .speed(byte: byte, positive: !positive, since: time, samples: [])
+                return .drive(axis: axis, positive: !positive, byte: byte)
+            }
+            let speed = abs(Self.slope(samples)) / results[axis].unitsPerDegree
+            events.append(.speed(axis: axis, byte: byte, degreesPerSecond: speed, seconds: measured))
+            results[axis].speeds.append(speed)
+            guard byte < setup.bytes else { return finishAxis(at: time) }
+            // The next byte's run: its ramp and window at up to twice this speed.
+            let next = 2 * speed * results[axis].unitsPerDegree
+            let window = min(maxWindow, max(minWindow, 60 / max(next, 1e-6)))
+            let travel = next * (settleTime + window + 0.1) + 0.05 * span
+            let behind = span - room
+            let turn = room < travel && behind > room
+            phase = .speed(byte: byte + 1, positive: turn ? !positive : positive, since: time, samples: [])
+            return .drive(axis: axis, positive: turn ? !positive : positive, byte: byte + 1)
+        case .done:
+            return nil
+        }
+    }
+
+    private mutating func finishAxis(at time: Double) -> Command {
+        var speeds = results[axis].speeds
+        for i in speeds.indices.dropFirst() where speeds[i] <= speeds[i - 1] {
+            speeds[i] = speeds[i - 1] * 1.001 + 0.001
+            results[axis].adjusted.append(i + 1)
+        }
+        results[axis].speeds = speeds
+        axis += 1
+        phase = axis < axes.count ? .settle(until: time + 0.3) : .done
+        return .stop
+    }
+
+    private mutating func fail(_ why: String) -> Command {
+        failure = why
+        phase = .done
+        return .stop
+    }
+
+    /// The slope of units over time: the median of the slopes between samples at least 40 % of the
+    /// window apart (Theil–Sen), so a few answers that came late (a busy host, a slow link) do not
+    /// pull it the way they pull a least-squares fit.
+    static func slope(_ samples: [(time: Double, units: Double)]) -> Double {
+        guard let first = samples.first, let last = samples.last, last.time > first.time else { return 0 }
+        let apart = 0.4 * (last.time - first.time)
+        var slopes: [Double] = []
+        for i in samples.indices {
+            for j in samples.indices where j > i && samples[j].time - samples[i].time >= apart {
+                slopes.append((samples[j].units - samples[i].units) / (samples[j].time - samples[i].time))
+            }
+        }
+        slopes.sort()
+        return slopes.isEmpty ? 0 : slopes.count % 2 == 1 ? slopes[slopes.count / 2] : (slopes[slopes.count / 2 - 1] + slopes[slopes.count / 2]) / 2
+    }
+
+    /// A profile through which velocity commands carry raw speed bytes and feedback raw units: one
+    /// unit per "degree", byte k = k "deg/s", the whole range the nibbles can hold, units growing
+    /// right and up. `limitSet` as the camera's (so its limits are cleared for the sweep).
+    static func identityProfile(like base: VISCAProfile, panBytes: Int, tiltBytes: Int) -> VISCAProfile {
+        func axis(_ a: VISCAProfile.AxisProfile, bytes: Int) -> VISCAProfile.AxisProfile {
+            let limit = Double((1 << (a.nibbles * 4 - 1)) - 2)
+            return VISCAProfile.AxisProfile(nibbles: a.nibbles, unitsPerDegree: 1, minDegrees: -limit, maxDegrees: limit,
+                                            speeds: (1...bytes).map(Double.init), maxAccelDegrees: 1e6, sign: 1)
+        }
+        return VISCAProfile(name: base.name + "-identity", vendor: base.vendor, model: base.model,
+                            pan: axis(base.pan, bytes: panBytes), tilt: axis(base.tilt, bytes: tiltBytes),
+                            replyTimeout: base.replyTimeout, absoluteSpeed: base.absoluteSpeed, limitSet: base.limitSet)
+    }
+
+    /// The profile measured, on top of `base` (what was not measured keeps its value and provenance).
+    func profile(base: VISCAProfile, name: String, how: String) -> VISCAProfile {
+        var out = base
+        out.name = name
+        var provenance = base.provenance ?? [:]
+        for (i, key) in ["pan", "tilt"].enumerated() where i < results.count {
+            let r = results[i]
+            var a = i == 0 ? base.pan : base.tilt
+            a.sign = r.sign
+            a.unitsPerDegree = (r.unitsPerDegree * 1000).rounded() / 1000
+            // Degrees of the ends: pan's positive end is the left (the smaller degrees), tilt's the top.
+            let p = Double(r.sign) * r.positiveEnd / r.unitsPerDegree, n = Double(r.sign) * r.negativeEnd / r.unitsPerDegree
+            a.minDegrees = (min(p, n) * 10).rounded(.up) / 10
+            a.maxDegrees = (max(p, n) * 10).rounded(.down) / 10
+            a.speeds = r.speeds.map { ($0 * 1000).rounded() / 1000 }
+            if i == 0 { out.pan = a } else { out.tilt = a }
+            let ends = "\(Int(r.positiveEnd.rounded())) and \(Int(r.negativeEnd.rounded())) units"
+            provenance["\(key).nibbles"] = "measured: Pan-tiltPosInq answers hold pan \(base.pan.nibbles) + tilt \(base.tilt.nibbles) nibbles"
+            provenance["\(key).unitsPerDegree"] = "measured: \(ends) between the end stops over \(axes[i].spanDegrees)° (the span given)"
+            provenance["\(key).range"] = "measured: the end stops at \(ends)"
+            provenance["\(key).sign"] = "measured: driving \(i == 0 ? "left" : "up") moved the units \(i == 0 ? (r.sign == 1 ? "down" : "up") : (r.sign == 1 ? "up" : "down"))"
+            provenance["\(key).speeds"] = "measured: \(how)" + (r.adjusted.isEmpty ? "" : "; bytes \(r.adjusted.map(String.init).joined(separator: ", ")) were no faster than the byte below and were raised to keep the table increasing")
+        }
+        out.provenance = provenance
+        return out
+    }
+}
