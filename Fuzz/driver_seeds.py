@@ -55,7 +55,7 @@ def visca_seeds(out):
     address_set, if_clear, inquiry = bytes.fromhex("88 30 01 ff"), bytes.fromhex("81 01 00 01 ff"), bytes.fromhex("81 09 06 12 ff")
     commands = [bytes.fromhex(c["visca_over_ip"]) for c in fixtures("visca_commands.json")]
     count = 0
-    for bit, name in ((0, "generic-ptzoptics"), (4, "sony-brc-x400")):
+    for bit, name in ((0, "generic-ptzoptics"), (4, "sony-brc-h700")):
         profile = visca_camera.load_profile(os.path.join(ROOT, "profiles", "visca", name + ".json"))
         # Serial: AddressSet first; raw UDP and TCP start at IF_Clear; every poll between commands.
         talk = [if_clear, inquiry] + [m for c in commands for m in (c, inquiry)]
