@@ -41,10 +41,13 @@ public func scenePlot(scenario: SceneScenario, series: [PlotSeries]) -> String {
         func value(_ a: SceneAim) -> Double { (index == 0 ? -a.x : -a.y) * 180 / .pi }
         let band = 0.05 * (index == 0 ? hfov : vfov)
         let ideal = zip(first.trace.time, first.trace.desired).compactMap { t, d in d.map { (t, value($0)) } }
-        let values = series.flatMap { $0.trace.camera.map(value) } + ideal.map(\.1)
-        // The range holds every camera aim and the ideal aim with its band, within ±200° (an ideal
-        // aim far behind the camera would squash the rest).
-        var lo = max(-200, (values.min() ?? -1) - band), hi = min(200, (values.max() ?? 1) + band)
+        let cameras = series.flatMap { $0.trace.camera.map(value) }
+        let camerasLow = cameras.min() ?? -1, camerasHigh = cameras.max() ?? 1
+        // The range holds every camera aim (a continuous yaw may be turns away from 0) and the ideal
+        // aim with its band, up to 90° beyond where any camera went (an ideal aim far behind the
+        // camera would squash the rest).
+        var lo = max(camerasLow - 90, min(camerasLow, ideal.map(\.1).min() ?? camerasLow)) - band
+        var hi = min(camerasHigh + 90, max(camerasHigh, ideal.map(\.1).max() ?? camerasHigh)) + band
         if hi - lo < 10 { let mid = (hi + lo) / 2; lo = mid - 5; hi = mid + 5 }
         let tMax = max(scenario.duration, 1)
         func px(_ t: Double) -> Double { left + min(max(t / tMax, 0), 1) * (width - left) }

@@ -52,6 +52,15 @@ struct ScenarioSuiteTests {
         #expect((run.stillError ?? 1) <= 0.02)
     }
 
+    @Test func aContinuousYawFollowsPastAWholeTurnAndGoesHomeTheShortestWay() throws {
+        let run = try runScene(try Self.scenario("walk-around"), seed: 1, kind: .ours, record: true)
+        let yaws = run.trace.camera.map { -$0.x }  // camera x is right-positive, yaw left-positive
+        #expect((yaws.max() ?? 0) > 2.4 * .pi, "followed to \(yaws.max() ?? 0) rad (the subject went 2.5π)")
+        #expect(abs((yaws.last ?? 0) - 2 * .pi) < 0.05, "home at \(yaws.last ?? 0) rad: the nearest whole turn is 2π")
+        let farthest = yaws.indices.max { yaws[$0] < yaws[$1] } ?? 0
+        #expect(yaws[farthest...].allSatisfy { $0 > 2 * .pi - 0.05 }, "on the way home, never back past 2π")
+    }
+
     @Test func aSubjectHiddenForTwoSecondsIsReacquiredQuickly() throws {
         let run = try runScene(try Self.scenario("occlusion-2s"), seed: 1, kind: .ours, record: false)
         #expect((run.metrics.reacquireTime ?? 0) <= 0.5)
