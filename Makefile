@@ -7,7 +7,7 @@ PYTEST := $(VENV)/bin/python -m pytest
 BIN := .build/debug
 VERSION := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/DockVersion/DockVersion.swift)
 
-.PHONY: all deps build build-release build-static man test unit-test integration-test box-test demo bench soak mot faults fuzz install deb clean \
+.PHONY: all deps build build-release build-static man test unit-test integration-test box-test demo bench soak mot faults fuzz under-load install deb clean \
 	camera-venv bench-camera
 
 all: build
@@ -66,6 +66,10 @@ soak: deps
 # The tracker on MOTChallenge TUD-Campus detections, scored with py-motmetrics beside published trackers.
 mot:
 	bash scripts/mot.sh
+
+# make demo and make test, each 10 times (RUNS) beside stress-ng on every core; pass rates into BENCHMARKS.md.
+under-load: deps
+	bash scripts/under-load.sh
 
 # Unplug/replug 1000 times mid-motion, corrupted bytes, a stalled axis, a silent stand (about 10 min).
 faults: build

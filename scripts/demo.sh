@@ -5,7 +5,17 @@ cd "$(dirname "$0")/.."
 bin=$(swift build --show-bin-path)
 work=$(mktemp -d /tmp/dockd-demo.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+cleanup() {
+    local status=$?
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    # A failed demo says what dockd and the stand logged before its files go.
+    if [ "$status" -ne 0 ]; then
+        echo "== the demo failed (exit $status); dockd's log:"; tail -n 40 "$work/dockd.err" 2>/dev/null || true
+        echo "== dock-sim's log:"; tail -n 15 "$work/sim.err" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
 trap cleanup EXIT
 
 echo "== dock-sim: a simulated stand on a pty"
