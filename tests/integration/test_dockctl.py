@@ -131,7 +131,7 @@ def test_json_is_one_compact_object_per_line_on_every_command_without_float_nois
     assert final == [{"fraction": 1, "id": final[0]["id"], "reason": None, "stand": "SIM-0001", "state": "completed"}]
     assert json_lines(dockctl(rig, "animate", "yes", "--json"))[0]["state"] == "running"
     assert json_lines(dockctl(rig, "move", "--yaw-rate", "0.2", "--seconds", "0.3", "--json")) == [{"ok": True, "stand": "SIM-0001"}]
-    assert json_lines(dockctl(rig, "stop", "--json")) == [{"stopped": ["SIM-0001"]}]
+    assert json_lines(dockctl(rig, "stop", "--json")) == [{"stopped": ["SIM-0001"], "unconfirmed": []}]
     motion = json_lines(dockctl(rig, "watch", "motion", "--rate", "5", "--seconds", "1", "--json"))
     assert motion and all(m["method"] == "motion.state" and m["stand"] == "SIM-0001" for m in motion), motion
 

@@ -19,6 +19,12 @@ ELSEWHERE = {
     "make install PREFIX=/usr/local": "tests/box: the .deb is this tree (scripts/install.sh) with PREFIX=/usr",
     "systemd-sysusers && udevadm control --reload": "tests/box: the package's postinst runs them",
     "systemctl enable --now dockd.socket": "tests/box: the package's postinst enables and starts dockd.socket",
+    "dock-camera --source /dev/video0 --hfov 70": "not run: this machine has no webcam; the same loop on a "
+    "virtual camera is test_dock_camera.py::test_virtual_camera_loop_turns_the_stand_toward_the_people",
+    "systemctl enable --now dock-camera@video0": "test_dock_camera.py::test_camera_unit_is_valid_and_hardened "
+    "verifies the unit for video0 (systemd-analyze); not started: no webcam here",
+    "dock-camera --source virtual:/usr/share/doc/opencv-doc/examples/data/vtest.avi --preview out/p.png":
+    "test_dock_camera.py::test_virtual_camera_loop_turns_the_stand_toward_the_people (with --stats)",
 }
 RUN = [
     "dock-sim --pty --link /tmp/stand",
