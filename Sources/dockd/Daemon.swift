@@ -18,11 +18,14 @@ struct Daemon: Service {
     let logger: Logger
     /// `--debug-stall-on-sigusr2`: SIGUSR2 stalls the control loops this long (tests only).
     var stallOnSignal: Double?
+    /// API connections served at once (nil: `APIServer.defaultMaxClients()`, below the fd limit).
+    var maxClients: Int?
 
     func run() async throws {
         let group = MultiThreadedEventLoopGroup.singleton
         let clock = DaemonClock()
-        let hub = EventHub(logger: logger)
+        let hub = EventHub()
+        let linkChanges = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let liveness = Liveness()
         let heartbeat = configuration.heartbeatTimeoutMs
         var settings = EngineSettings()
@@ -33,7 +36,7 @@ struct Daemon: Service {
         let engineSettings = settings
         let stands = StandRegistry { endpoint, driver in
             StandHost(endpoint: endpoint, driver: driver, settings: engineSettings, loop: group.next(), hub: hub, clock: clock,
-                      liveness: liveness, logger: logger)
+                      liveness: liveness, logger: logger, linkStateChanged: { linkChanges.continuation.yield() })
         }
         for device in configuration.devices { attach(device, to: stands, heartbeat: heartbeat) }
         let hotplug = configuration.hotplug
@@ -44,8 +47,8 @@ struct Daemon: Service {
                 stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud), driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
             }
         }
-        let api = APIMethods(stands: stands, hub: hub, clock: clock, settings: engineSettings, heartbeatTimeoutMs: heartbeat, logger: logger)
-        let server = APIServer(api: api, hub: hub, logger: logger)
+        let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, loop: group.next(), logger: logger)
+        let server = APIServer(api: api, hub: hub, logger: logger, maxClients: maxClients.map { APIServer.clamp($0, openFileLimit: FileLimit.raise()) } ?? APIServer.defaultMaxClients())
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
 
@@ -54,12 +57,12 @@ struct Daemon: Service {
         try await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
-                    try await server.serve(listener: listener, group: group) {
+                    try await server.serve(listener: listener, group: group, clientLoops: group) {
                         logger.info("serving the API", metadata: ["socket": "\(configuration.socketPath)", "stands": "\(configuration.devices.count)"])
                         Systemd.ready(status: "serving \(configuration.devices.count) configured stand(s)")
                     }
                 }
-                tasks.addTask { await reportStatus(stands: stands) }
+                tasks.addTask { await reportStatus(stands: stands, changes: linkChanges.stream) }
                 if let interval = Systemd.watchdogInterval {
                     tasks.addTask { await feedWatchdog(every: interval, liveness: liveness, group: group, clock: clock) }
                 }
@@ -108,11 +111,11 @@ struct Daemon: Service {
         }
     }
 
-    /// STATUS= lines for `systemctl status`.
-    private func reportStatus(stands: StandRegistry) async {
+    /// STATUS= lines for `systemctl status`, when a stand's link changes state (no timer: an idle
+    /// daemon does not wake up).
+    private func reportStatus(stands: StandRegistry, changes: AsyncStream<Void>) async {
         var lastStatus = ""
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
+        for await _ in changes {
             var connected = 0
             for s in stands.all where s.linkState == .connected { connected += 1 }
             let status = "\(connected) stand(s) connected"
