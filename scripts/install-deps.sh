@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_packages=(libbluetooth-dev libudev-dev libsystemd-dev pkg-config python3-venv socat
+apt_packages=(libbluetooth-dev libudev-dev libsystemd-dev pkg-config python3-venv socat netcat-openbsd
               umockdev gir1.2-umockdev-1.0 python3-gi libfaketime)
 missing=()
 for p in "${apt_packages[@]}"; do
