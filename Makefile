@@ -6,7 +6,7 @@ VENV := .venv
 PYTEST := $(VENV)/bin/python -m pytest
 BIN := .build/debug
 
-.PHONY: all deps build build-release test unit-test integration-test demo bench soak mot faults fuzz install clean
+.PHONY: all deps build build-release test unit-test integration-test demo bench soak mot faults fuzz api-fuzz install clean
 
 all: build
 
@@ -55,6 +55,13 @@ faults: build
 
 fuzz:
 	bash Fuzz/run.sh
+
+# Whole generated requests through the real dockd on dock-sim (tests/integration/api_fuzz.py) for
+# API_FUZZ_SECONDS (30 min by default), a fresh dockd every API_FUZZ_SECONDS/API_FUZZ_ROUNDS; `make
+# test` runs 75 s of it. API_FUZZ_SEED replays a run.
+api-fuzz: build
+	$(VENV)/bin/python tests/integration/api_fuzz.py --bin $(CURDIR)/$(BIN) --seconds $${API_FUZZ_SECONDS:-1800} \
+	    --rounds $${API_FUZZ_ROUNDS:-6} $${API_FUZZ_SEED:+--seed $$API_FUZZ_SEED}
 
 install: build-release
 	bash scripts/install.sh "$(DESTDIR)" "$(PREFIX)"

@@ -19,12 +19,11 @@ struct APIServer: Sendable {
     let logger: Logger
     let maxClients: Int
 
-    /// Binds `listener` (a path, or a socket systemd passed in) and serves until cancelled. The
-    /// connections' handlers run on `clientLoops`.
-    func serve(listener: APIListener, group: any EventLoopGroup, clientLoops: any EventLoopGroup,
-               ready: @Sendable () -> Void) async throws {
+    /// Binds `listener` (a path, or a socket systemd passed in) and serves until cancelled, the
+    /// listening socket and every connection on `loop`.
+    func serve(listener: APIListener, loop: any EventLoop, ready: @Sendable () -> Void) async throws {
         let counter = ClientCounter()
-        let bootstrap = ServerBootstrap(group: group, childGroup: clientLoops)
+        let bootstrap = ServerBootstrap(group: loop)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

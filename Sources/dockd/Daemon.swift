@@ -23,6 +23,7 @@ struct Daemon: Service {
 
     func run() async throws {
         let group = MultiThreadedEventLoopGroup.singleton
+        let layout = LoopLayout(group)
         let clock = DaemonClock()
         let hub = EventHub()
         let linkChanges = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -35,7 +36,7 @@ struct Daemon: Service {
         settings.tracking.control.lostHold = configuration.tracking.lostHold
         let engineSettings = settings
         let stands = StandRegistry { endpoint, driver in
-            StandHost(endpoint: endpoint, driver: driver, settings: engineSettings, loop: group.next(), hub: hub, clock: clock,
+            StandHost(endpoint: endpoint, driver: driver, settings: engineSettings, loop: layout.nextStandLoop(), hub: hub, clock: clock,
                       liveness: liveness, logger: logger, linkStateChanged: { linkChanges.continuation.yield() })
         }
         for device in configuration.devices { attach(device, to: stands, heartbeat: heartbeat) }
@@ -47,7 +48,7 @@ struct Daemon: Service {
                 stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud), driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
             }
         }
-        let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, loop: group.next(), logger: logger)
+        let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, loop: layout.clientLoop, logger: logger)
         let server = APIServer(api: api, hub: hub, logger: logger, maxClients: maxClients.map { APIServer.clamp($0, openFileLimit: FileLimit.raise()) } ?? APIServer.defaultMaxClients())
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
@@ -57,7 +58,7 @@ struct Daemon: Service {
         try await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
-                    try await server.serve(listener: listener, group: group, clientLoops: group) {
+                    try await server.serve(listener: listener, loop: layout.clientLoop) {
                         logger.info("serving the API", metadata: ["socket": "\(configuration.socketPath)", "stands": "\(configuration.devices.count)"])
                         Systemd.ready(status: "serving \(configuration.devices.count) configured stand(s)")
                     }
@@ -178,5 +179,27 @@ struct Daemon: Service {
             }
             Systemd.notify("READY=1")
         }
+    }
+}
+
+/// Which event loops run the stands' links and which the API's connections: the API gets a loop of
+/// its own (the last one) and the stands the others, so a flood of requests or a fan-out to hundreds
+/// of subscribers never delays a stand's FEEDBACK → VELOCITY step behind API work on the same thread
+/// (measured on 2 cores in BENCHMARKS.md, "Control-loop timing under API abuse"). With a single loop
+/// both share it.
+final class LoopLayout: Sendable {
+    let clientLoop: any EventLoop
+    private let standLoops: [any EventLoop]
+    private let counter = Atomic<Int>(0)
+
+    init(_ group: MultiThreadedEventLoopGroup) {
+        let loops = Array(group.makeIterator())
+        clientLoop = loops[loops.count - 1]
+        standLoops = loops.count > 1 ? Array(loops.dropLast()) : loops
+    }
+
+    /// The loop of the next stand, round-robin.
+    func nextStandLoop() -> any EventLoop {
+        standLoops[counter.wrappingAdd(1, ordering: .relaxed).oldValue % standLoops.count]
     }
 }
