@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Strict JSON (RFC 8259) from bytes: no trailing commas, no comments, no leading zeros or `+`,
 /// no NaN or Infinity, UTF-8 only, no unescaped control characters, no lone surrogates, and nothing
 /// after the value but whitespace. Nesting deeper than `maxDepth` is refused (the parser recurses,
@@ -124,6 +128,28 @@ struct JSONParser {
         guard peek == UInt8(ascii: ":") else { throw fail("expected : after a member name") }
         index += 1
         return name
+    }
+
+    /// A member's name and its colon, as the index of the name in `known` when it is one of them
+    /// written without escapes (compared as bytes: no String is made), else the name as a String.
+    mutating func memberName(known: [StaticString]) throws(Failure) -> (known: Int?, name: String?) {
+        skipWhitespace()
+        guard peek == UInt8(ascii: "\"") else { throw fail("expected a member name in quotes") }
+        let start = index + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let n = end - start
+            for (k, name) in known.enumerated() where name.utf8CodeUnitCount == n
+                && memcmp(bytes.baseAddress! + start, name.utf8Start, n) == 0 {
+                index = end + 1
+                skipWhitespace()
+                guard peek == UInt8(ascii: ":") else { throw fail("expected : after a member name") }
+                index += 1
+                return (k, nil)
+            }
+        }
+        return (nil, try memberName())
     }
 
     /// For a caller reading an object member by member: after a value, true at `}` (consumed),

@@ -26,20 +26,30 @@ struct JSONRPCRequest: Sendable, Equatable {
         var version: JSONValue?
         var method: JSONValue?
         var params: JSONValue?
-        var seen: Set<String> = []
+        // Members seen: the four a request has as bits, any others by name (rare: no Set to hash).
+        var seen: UInt8 = 0
+        var others: [String] = []
         /// JSON that cannot be a request (a member twice, nesting too deep), found while the rest
         /// is read on to find the id.
         var unusable: JSONParser.Failure?
         do throws(JSONParser.Failure) {
             if !parser.objectStarts() {
                 repeat {
-                    let name = try parser.memberName()
-                    if !seen.insert(name).inserted { unusable = unusable ?? .duplicateMember(name) }
+                    let member = try parser.memberName(known: Self.members)
+                    // A known name written with escapes ("\u0069d") is still that member.
+                    let known = member.known ?? member.name.flatMap { Self.memberNames.firstIndex(of: $0) }
+                    if let k = known {
+                        if seen & (1 << k) != 0 { unusable = unusable ?? .duplicateMember(Self.memberNames[k]) }
+                        seen |= 1 << k
+                    } else if let name = member.name {
+                        if others.contains(name) { unusable = unusable ?? .duplicateMember(name) }
+                        others.append(name)
+                    }
                     parser.skipWhitespace()
                     let start = parser.index
                     do throws(JSONParser.Failure) {
-                        switch name {
-                        case "id":
+                        switch known {
+                        case Self.idMember:
                             let range = try parser.skipValue(depth: 1)
                             let text = UnsafeRawBufferPointer(rebasing: line[range])
                             switch text.first ?? 0 {
@@ -49,9 +59,9 @@ struct JSONRPCRequest: Sendable, Equatable {
                             case UInt8(ascii: "{"): badID = "an object"
                             default: badID = "a boolean"
                             }
-                        case "jsonrpc": version = try parser.value(depth: 1)
-                        case "method": method = try parser.value(depth: 1)
-                        case "params": params = try parser.value(depth: 1)
+                        case 0: version = try parser.value(depth: 1)
+                        case 2: method = try parser.value(depth: 1)
+                        case 3: params = try parser.value(depth: 1)
                         default: _ = try parser.skipValue(depth: 1)
                         }
                     } catch .syntax(let what, let at) {
@@ -69,7 +79,7 @@ struct JSONRPCRequest: Sendable, Equatable {
         }
         // JSON-RPC 2.0 §4: an id is a string, a number or null; an unusable one is answered with a null id.
         if let badID { return .failure(Failure(id: nil, error: .invalidRequest("the id must be a string, a number or null, not \(badID)", field: "id"))) }
-        let notification = !seen.contains("id")
+        let notification = seen & (1 << Self.idMember) == 0
         let replyID = id ?? .null
         if let unusable { return .failure(Failure(id: replyID, error: unusable.rpcError, isNotification: notification)) }
         guard version == .string("2.0") else {
@@ -88,6 +98,11 @@ struct JSONRPCRequest: Sendable, Equatable {
         }
         return .success(JSONRPCRequest(id: id, method: name, params: fields))
     }
+
+    /// The members a request has, by the bit `seen` keeps for each.
+    private static let members: [StaticString] = ["jsonrpc", "id", "method", "params"]
+    private static let memberNames = ["jsonrpc", "id", "method", "params"]
+    private static let idMember = 1
 
     struct Failure: Error, Sendable, Equatable {
         /// The id to answer with (nil: the request's id could not be read; the reply's id is null).

@@ -123,7 +123,10 @@ def test_a_second_dockd_on_a_live_socket_refuses_to_start_and_the_first_keeps_se
     try:
         wait_for(lambda: answers(path), 10, "the first dockd")
         second = start_dockd(tmp_path, path, log="second.err")
-        assert second.wait(10) != 0
+        try:
+            assert second.wait(10) != 0
+        finally:
+            stop(second)
         err = (tmp_path / "second.err").read_text()
         assert "another dockd" in err and str(path) in err, err
         assert answers(path), "the first dockd still answers on its socket"
@@ -135,7 +138,10 @@ def test_a_regular_file_at_the_socket_path_is_never_deleted(tmp_path):
     path = tmp_path / "d.sock"
     path.write_text("precious\n")
     dockd = start_dockd(tmp_path, path)
-    assert dockd.wait(10) != 0
+    try:
+        assert dockd.wait(10) != 0
+    finally:
+        stop(dockd)
     assert path.read_text() == "precious\n"
     err = (tmp_path / "dockd.err").read_text()
     assert str(path) in err and "not a socket" in err, err
@@ -144,7 +150,10 @@ def test_a_regular_file_at_the_socket_path_is_never_deleted(tmp_path):
 def test_a_missing_directory_is_named_in_the_error(tmp_path):
     path = tmp_path / "no" / "such" / "dir" / "d.sock"
     dockd = start_dockd(tmp_path, path)
-    assert dockd.wait(10) != 0
+    try:
+        assert dockd.wait(10) != 0
+    finally:
+        stop(dockd)
     err = (tmp_path / "dockd.err").read_text()
     assert str(path.parent) in err and "does not exist" in err, err
 
