@@ -65,6 +65,10 @@ final class APIClientHandler: ChannelDuplexHandler {
         self.context = context
     }
 
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
     func channelActive(context: ChannelHandlerContext) {
         // SO_PEERCRED, read on the channel's own loop: the future is complete before any request.
         if let provider = context.channel as? any SocketOptionProvider {
@@ -113,6 +117,8 @@ final class APIClientHandler: ChannelDuplexHandler {
         // `echo REQUEST | socat - UNIX-CONNECT:…` shuts its side down after the request: the
         // replies still go out, then the connection closes.
         inputClosed = true
+        // (an empty buffer still lets the splitter report a line cut off over the limit)
+        if inbound == nil { inbound = context.channel.allocator.buffer(capacity: 0) }
         processLines()
         closeWhenAnswered()
     }
@@ -168,7 +174,8 @@ final class APIClientHandler: ChannelDuplexHandler {
         case .later(let future):
             let slot = firstSlot + slots.count
             slots.append(Slot(bytes: nil, done: false))
-            future.hop(to: context!.eventLoop).assumeIsolated().whenComplete { result in
+            guard let loop = context?.eventLoop else { return }
+            future.hop(to: loop).assumeIsolated().whenComplete { result in
                 self.complete(slot, id: id, result.mapError { RPCError(any: $0) })
             }
         }
@@ -176,11 +183,12 @@ final class APIClientHandler: ChannelDuplexHandler {
 
     /// A reply known now: behind the ones still waiting, or straight into this read's output.
     private func reply(_ id: RequestID?, _ result: Result<APIMethods.Answer.Known, RPCError>) {
+        guard let context else { return }
         if slots.isEmpty {
-            if output == nil { output = context!.channel.allocator.buffer(capacity: 512) }
+            if output == nil { output = context.channel.allocator.buffer(capacity: 512) }
             Self.write(id ?? .null, result, into: &output!)
         } else {
-            var bytes = context!.channel.allocator.buffer(capacity: 256)
+            var bytes = context.channel.allocator.buffer(capacity: 256)
             Self.write(id ?? .null, result, into: &bytes)
             slots.append(Slot(bytes: bytes, done: true))
         }
