@@ -116,12 +116,13 @@ final class EventHub: Sendable {
         Self.deliver(line, to: [sink.handler], on: sink.loop)
     }
 
-    /// A stand's notification, to every client subscribed to its topic. Nothing is built when no
-    /// one subscribed to it.
+    /// A stand's notification, to every client subscribed to its topic. Its params are built only
+    /// when a subscriber takes it (not for a topic nobody subscribed to, nor for a `motion.state`
+    /// every subscriber's rate skips).
     func publish(_ notification: StandNotification, stand: String, endpoint: String, time: Double) {
-        guard wants(notification.topic) else { return }
-        let (method, params) = notification.json(stand: stand, endpoint: endpoint)
-        publish(topic: notification.topic, method: method, params: params, time: time)
+        let topic = notification.topic
+        guard wants(topic) else { return }
+        publish(topic: topic, method: notification.method, params: notification.params(stand: stand, endpoint: endpoint), time: time)
     }
 
     /// Sends `params` as a `method` notification to every client subscribed to `topic`, encoded once.

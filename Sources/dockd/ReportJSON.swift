@@ -18,24 +18,40 @@ extension StandNotification {
         }
     }
 
-    /// Method and params of the notification about stand `stand`, reached at `endpoint`.
-    func json(stand: String, endpoint: String) -> (method: String, params: JSONValue) {
+    /// The notification's method.
+    var method: String {
+        switch self {
+        case .connected: "stand.connected"
+        case .disconnected: "stand.disconnected"
+        case .motionState: "motion.state"
+        case .motionProgress: "motion.progress"
+        case .trackingState: "tracking.state"
+        case .trackingChanged: "tracking.changed"
+        case .event: "stand.event"
+        case .leaseChanged: "lease.changed"
+        case .stopChanged: "motion.hold"
+        case .battery: "battery.state"
+        case .fault: "stand.fault"
+        }
+    }
+
+    /// The params of the notification about stand `stand`, reached at `endpoint`.
+    func params(stand: String, endpoint: String) -> JSONValue {
         let id = JSONValue(stand)
         switch self {
         case .connected(let description):
-            return ("stand.connected", description.json(endpoint: endpoint))
+            return description.json(endpoint: endpoint)
         case .disconnected(let reason):
-            return ("stand.disconnected", ["stand": id, "reason": JSONValue(reason)])
+            return ["stand": id, "reason": JSONValue(reason)]
         case .motionState(let report):
-            return ("motion.state", report.json(stand: stand))
+            return report.json(stand: stand)
         case .motionProgress(let progress):
-            return ("motion.progress", ["stand": id, "id": JSONValue(progress.id.rawValue), "fraction": JSONValue(progress.fraction),
-                                                  "state": JSONValue(progress.state.name),
-                                                  "reason": progress.state.reason.map { JSONValue.string($0) } ?? .null])
+            return ["stand": id, "id": JSONValue(progress.id.rawValue), "fraction": JSONValue(progress.fraction),
+                    "state": JSONValue(progress.state.name), "reason": progress.state.reason.map { JSONValue.string($0) } ?? .null]
         case .trackingState(let report):
-            return ("tracking.state", report.json(stand: stand))
+            return report.json(stand: stand)
         case .trackingChanged(let enabled, let source):
-            return ("tracking.changed", ["stand": id, "enabled": JSONValue(enabled), "source": JSONValue(source)])
+            return ["stand": id, "enabled": JSONValue(enabled), "source": JSONValue(source)]
         case .event(let event):
             var params: [String: JSONValue] = ["stand": id]
             switch event.kind {
@@ -46,17 +62,17 @@ extension StandNotification {
             case .zoom(let factor): params["kind"] = "zoom"; params["factor"] = JSONValue(shortest: factor)
             case .button(let number, let pressed): params["kind"] = "button"; params["id"] = JSONValue(number); params["pressed"] = JSONValue(pressed)
             }
-            return ("stand.event", .object(params))
+            return .object(params)
         case .leaseChanged(let client, let takenFrom):
-            return ("lease.changed", ["stand": id, "client": JSONValue(client), "taken_from": JSONValue(takenFrom)])
+            return ["stand": id, "client": JSONValue(client), "taken_from": JSONValue(takenFrom)]
         case .stopChanged(let stopped, let by):
-            return ("motion.hold", ["stand": id, "stopped": JSONValue(stopped), "client": by.map { JSONValue($0.id) } ?? .null,
-                                              "pid": by?.pid.map { JSONValue($0) } ?? .null])
+            return ["stand": id, "stopped": JSONValue(stopped), "client": by.map { JSONValue($0.id) } ?? .null,
+                    "pid": by?.pid.map { JSONValue($0) } ?? .null]
         case .battery(let report):
-            return ("battery.state", report.json(stand: stand))
+            return report.json(stand: stand)
         case .fault(let fault):
-            return ("stand.fault", ["stand": id, "source": JSONValue(fault.source.rawValue), "code": JSONValue(fault.code),
-                                            "severity": JSONValue(fault.severity), "text": JSONValue(fault.text)])
+            return ["stand": id, "source": JSONValue(fault.source.rawValue), "code": JSONValue(fault.code),
+                    "severity": JSONValue(fault.severity), "text": JSONValue(fault.text)]
         }
     }
 }
