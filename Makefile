@@ -7,7 +7,7 @@ PYTEST := $(VENV)/bin/python -m pytest
 BIN := .build/debug
 VERSION := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/DockVersion/DockVersion.swift)
 
-.PHONY: all deps build build-release build-static man test unit-test integration-test box-test demo bench soak mot faults fuzz under-load install deb clean \
+.PHONY: all deps build build-release build-static man test unit-test integration-test box-test demo bench soak mot faults fuzz under-load api-fuzz install deb clean \
 	camera-venv bench-camera
 
 all: build
@@ -89,6 +89,13 @@ bench-camera: deps camera-venv
 
 fuzz:
 	bash Fuzz/run.sh
+
+# Whole generated requests through the real dockd on dock-sim (tests/integration/api_fuzz.py) for
+# API_FUZZ_SECONDS (30 min by default), a fresh dockd every API_FUZZ_SECONDS/API_FUZZ_ROUNDS; `make
+# test` runs 75 s of it. API_FUZZ_SEED replays a run.
+api-fuzz: build
+	$(VENV)/bin/python tests/integration/api_fuzz.py --bin $(CURDIR)/$(BIN) --seconds $${API_FUZZ_SECONDS:-1800} \
+	    --rounds $${API_FUZZ_ROUNDS:-6} $${API_FUZZ_SEED:+--seed $$API_FUZZ_SEED}
 
 install: build-static man
 	bash scripts/install.sh "$(DESTDIR)" "$(PREFIX)"

@@ -60,8 +60,8 @@ probe() {
 probe
 
 PROTOCOL_SOURCES=("$ROOT"/Sources/DockProtocol/*.swift)
-# The API's request parser is pure Swift + Foundation: its three files compile on their own.
-API_SOURCES=("$ROOT"/Sources/dockd/JSONValue.swift "$ROOT"/Sources/dockd/RPCError.swift "$ROOT"/Sources/dockd/JSONRPCRequest.swift)
+# The API's request parser and JSON writer are pure Swift: their files compile on their own.
+API_SOURCES=("$ROOT"/Sources/dockd/JSONValue.swift "$ROOT"/Sources/dockd/JSONParser.swift "$ROOT"/Sources/dockd/JSONWriter.swift "$ROOT"/Sources/dockd/RPCError.swift "$ROOT"/Sources/dockd/JSONRPCRequest.swift)
 # The drivers depend on DockProtocol only; they import it, so it is built as a module of its own.
 mapfile -t DRIVER_SOURCES < <(find "$ROOT/Sources/DockDrivers" -name '*.swift' | sort)
 SANITIZE=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g)

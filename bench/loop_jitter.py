@@ -19,6 +19,7 @@ and <!-- bench:jitter:end --> in BENCHMARKS.md.
 """
 import argparse
 import datetime
+import json
 import multiprocessing
 import os
 import resource
@@ -109,6 +110,21 @@ class Load:
                     time.sleep(0.05)  # dockd closes after the error: expected
         self._thread(huge)
 
+    def loadgen(self, *args):
+        """bench/loadgen (C) for the load's duration: its output's line count becomes the requests."""
+        tools = os.environ.get("DOCKD_BENCH_TOOLS")
+        if not tools:
+            raise RuntimeError("set DOCKD_BENCH_TOOLS (or --tools) to the directory with bench/loadgen")
+
+        def run():
+            out = subprocess.run([str(Path(tools) / "loadgen"), str(self.sock_path), *map(str, args)],
+                                 capture_output=True, text=True)
+            try:
+                self.requests += json.loads(out.stdout)["lines"]
+            except ValueError:
+                self.requests = f"loadgen failed: {out.stderr.strip()}"
+        self._thread(run)
+
     def _thread(self, target):
         t = threading.Thread(target=target, daemon=True)
         t.start()
@@ -132,6 +148,10 @@ LOADS = [
     ("tracking.observe flood (~1 kHz)", lambda load, s: load.observation_flood()),
     ("64 subscribers, motion at 100 Hz", lambda load, s: load.subscribers(64, s)),
     ("a subscriber that never reads + 10 MB lines", lambda load, s: load.never_reads_and_huge_lines()),
+    ("10 000 pipelined requests at a time (`dockd.version`, loadgen burst)", lambda load, s: load.loadgen("burst", 1, 10000, s)),
+    ("200 subscribers, motion at 100 Hz (loadgen)",
+     lambda load, s: load.loadgen("subs", 200, 0, s, 0,
+                                  '{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"topics":["motion"],"motion_rate":100}}')),
     ("all of the above", lambda load, s: (load.idle_clients(1000), load.observation_flood(), load.subscribers(64, s),
                                           load.never_reads_and_huge_lines())),
 ]
@@ -167,6 +187,9 @@ def measure(stand, dockd, keeper, index, seconds):
     with db.Window(dockd.pid) as w:
         w.run_for(seconds)
     t1 = db.now_ns()
+    reader = db.Client(dockd.sock_path)
+    rtt = reader.result("stand.get")["counters"]["round_trip_ms"]
+    reader.close()
     requests = parent_end.recv() if parent_end.poll(60) else None
     child.join(15)
     if child.is_alive():
@@ -184,7 +207,7 @@ def measure(stand, dockd, keeper, index, seconds):
             "velocity": len(velocity), "ratio": len(velocity) / max(1, len(feedback)),
             "resp": [db.ms(db.pct(response, p)) for p in (50, 99)] + [db.ms(max(response))] if response else None,
             "interval": [db.ms(db.pct(intervals, p)) for p in (1, 50, 99)] + [db.ms(max(intervals))] if intervals else None,
-            "requests": requests, "keeper_errors": keeper.errors}
+            "requests": requests, "keeper_errors": keeper.errors, "rtt": rtt}
 
 
 class VelocityKeeper:
@@ -221,14 +244,17 @@ def report(rows, args, load_avg):
     w(f"Command: `{args.reproduce}`.")
     w("")
     w("dockd in velocity mode on a 100 Hz stand played on a pty; every figure is read on the stand's side. "
-      "*Response*: FEEDBACK written → the next VELOCITY read. *Interval*: between VELOCITY frames (10 ms nominal).")
+      "*Response*: FEEDBACK written → the next VELOCITY read. *Interval*: between VELOCITY frames (10 ms nominal). "
+      "*Link round trip*: dockd's own smoothed estimate at the end of the window (`stand.get` "
+      "`counters.round_trip_ms`: a frame with an ACK request every 50 ms, timed until its ACK is handled; the "
+      "stand here answers at once, so this is dockd's loop delay).")
     w("")
-    w("| load | response p50 / p99 / max ms | interval p1 / p50 / p99 / max ms | VELOCITY per FEEDBACK | dockd CPU % | RSS MiB | load requests |")
-    w("|---|---|---|---|---|---|---|")
+    w("| load | response p50 / p99 / max ms | interval p1 / p50 / p99 / max ms | VELOCITY per FEEDBACK | link round trip dockd measured, ms | dockd CPU % | RSS MiB | load requests |")
+    w("|---|---|---|---|---|---|---|---|")
     for r in rows:
         resp = " / ".join(db.fmt(x) for x in r["resp"]) if r["resp"] else "–"
         iv = " / ".join(db.fmt(x) for x in r["interval"]) if r["interval"] else "–"
-        w(f"| {r['load']} | {resp} | {iv} | {r['ratio']:.2f} | {r['cpu']:.0f} | {db.fmt(r['rss'], 1)} | {r['requests'] if r['requests'] is not None else '?'} |")
+        w(f"| {r['load']} | {resp} | {iv} | {r['ratio']:.2f} | {db.fmt(r['rtt'], 1)} | {r['cpu']:.0f} | {db.fmt(r['rss'], 1)} | {r['requests'] if r['requests'] is not None else '?'} |")
         if isinstance(r["requests"], str):
             raise SystemExit(f"jitter: the load '{r['load']}' did not run: {r['requests']}")
     w("")
@@ -244,8 +270,11 @@ def main():
     ap.add_argument("--bin", required=True, help="directory with the release dockd")
     ap.add_argument("--seconds", type=float, default=8, help="measuring time per load (default 8)")
     ap.add_argument("--write", metavar="FILE", help="replace the jitter section of this Markdown file")
+    ap.add_argument("--tools", help="directory with bench/loadgen (built by scripts/bench.sh)")
     ap.add_argument("--reproduce", default="python3 bench/loop_jitter.py --bin .build/release", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.tools:
+        os.environ["DOCKD_BENCH_TOOLS"] = str(Path(args.tools).resolve())
     sys.setswitchinterval(0.0005)
     load_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
     bench = db.Bench(argparse.Namespace(bin=args.bin))

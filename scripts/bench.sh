@@ -12,14 +12,23 @@ if [ ! -x "$bin/dockd" ]; then
 fi
 py=python3
 [ -x .venv/bin/python ] && py=.venv/bin/python
+# The floor server and the load generator (C): what the API figures are compared with and driven by.
+tools=.build/bench-tools
+mkdir -p "$tools"
+cc -O2 -Wall -o "$tools/floor_server" bench/floor_server.c
+cc -O2 -Wall -pthread -o "$tools/loadgen" bench/loadgen.c
+
+echo "== dockd beside the floor: requests, CPU per stand/client/subscriber, RSS, wake-ups, observation -> VELOCITY" >&2
+timeout --kill-after=10 300 "$py" bench/api_bench.py --bin "$bin" --tools "$tools" --write BENCHMARKS.md \
+    --reproduce "make bench   # or: python3 bench/api_bench.py --bin .build/release --tools .build/bench-tools"
 
 echo "== dockd: time to READY, CPU/RSS, command -> frame latency, requests/s, fan-out" >&2
 timeout --kill-after=10 300 "$py" bench/daemon_bench.py --bin "$bin" --write BENCHMARKS.md \
     --reproduce "make bench   # or: swift build -c release && bash scripts/bench.sh"
 
 echo "== dockd: control-loop timing while clients abuse the API" >&2
-timeout --kill-after=10 300 "$py" bench/loop_jitter.py --bin "$bin" --write BENCHMARKS.md \
-    --reproduce "make bench   # or: python3 bench/loop_jitter.py --bin .build/release"
+timeout --kill-after=10 400 "$py" bench/loop_jitter.py --bin "$bin" --tools "$tools" --write BENCHMARKS.md \
+    --reproduce "make bench   # or: python3 bench/loop_jitter.py --bin .build/release --tools .build/bench-tools"
 
 echo "== dock-bench: the wire codec and the controller on the simulated stand, in virtual time" >&2
 core=$( {

@@ -45,7 +45,19 @@ public struct LineFrameDecoder: NIOSingleStepByteToMessageDecoder {
         return .line(line)
     }
 
+    /// At the end of the input, a last line without its newline is still a line (`printf REQUEST |
+    /// socat …` sends none): it is returned once every complete line has been.
     public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> ClientLine? {
-        try decode(buffer: &buffer)
+        if let line = try decode(buffer: &buffer) { return line }
+        guard seenEOF, buffer.readableBytes > 0 || discarding > 0 else { return nil }
+        let length = buffer.readableBytes
+        searched = 0
+        if discarding > 0 || length > maximumLength {
+            let dropped = discarding + length
+            buffer.moveReaderIndex(forwardBy: length)
+            discarding = 0
+            return .oversize(bytes: dropped)
+        }
+        return .line(buffer.readSlice(length: length)!)
     }
 }

@@ -20,11 +20,15 @@ struct Daemon: Service {
     let logger: Logger
     /// `--debug-stall-on-sigusr2`: SIGUSR2 stalls the control loops this long (tests only).
     var stallOnSignal: Double?
+    /// API connections served at once (nil: `APIServer.defaultMaxClients()`, below the fd limit).
+    var maxClients: Int?
 
     func run() async throws {
         let group = MultiThreadedEventLoopGroup.singleton
+        let layout = LoopLayout(group)
         let clock = DaemonClock()
-        let hub = EventHub(logger: logger)
+        let hub = EventHub()
+        let linkChanges = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let liveness = Liveness()
         let heartbeat = configuration.heartbeatTimeoutMs
         // What new stands start with; a reload changes it for them and tells the running ones.
@@ -35,8 +39,8 @@ struct Daemon: Service {
         initial.defaults = stored.defaults
         let engineSettings = Shared(initial)
         let stands = StandRegistry { endpoint, driver in
-            StandHost(endpoint: endpoint, driver: driver, settings: engineSettings.current, loop: group.next(), hub: hub, clock: clock,
-                      liveness: liveness, logger: logger)
+            StandHost(endpoint: endpoint, driver: driver, settings: engineSettings.current, loop: layout.nextStandLoop(), hub: hub, clock: clock,
+                      liveness: liveness, logger: logger, linkStateChanged: { linkChanges.continuation.yield() })
         }
         for device in configuration.devices { attach(device, to: stands, heartbeat: heartbeat) }
         let hotplug = configuration.hotplug
@@ -48,8 +52,8 @@ struct Daemon: Service {
             }
         }
         let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, engineSettings: engineSettings,
-                             defaultsStore: store, logger: logger)
-        let server = APIServer(api: api, hub: hub, logger: logger)
+                             defaultsStore: store, loop: layout.clientLoop, logger: logger)
+        let server = APIServer(api: api, hub: hub, logger: logger, maxClients: maxClients.map { APIServer.clamp($0, openFileLimit: FileLimit.raise()) } ?? APIServer.defaultMaxClients())
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
 
@@ -58,12 +62,12 @@ struct Daemon: Service {
         try await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
-                    try await server.serve(listener: listener, group: group) {
+                    try await server.serve(listener: listener, loop: layout.clientLoop) {
                         logger.info("serving the API", metadata: ["socket": "\(configuration.socketPath)", "stands": "\(configuration.devices.count)"])
                         Systemd.ready(status: "serving \(configuration.devices.count) configured stand(s)")
                     }
                 }
-                tasks.addTask { await reportStatus(stands: stands) }
+                tasks.addTask { await reportStatus(stands: stands, changes: linkChanges.stream) }
                 if let interval = Systemd.watchdogInterval {
                     tasks.addTask { await feedWatchdog(every: interval, liveness: liveness, group: group, clock: clock) }
                 }
@@ -116,11 +120,11 @@ struct Daemon: Service {
         }
     }
 
-    /// STATUS= lines for `systemctl status`.
-    private func reportStatus(stands: StandRegistry) async {
+    /// STATUS= lines for `systemctl status`, when a stand's link changes state (no timer: an idle
+    /// daemon does not wake up).
+    private func reportStatus(stands: StandRegistry, changes: AsyncStream<Void>) async {
         var lastStatus = ""
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
+        for await _ in changes {
             var connected = 0
             for s in stands.all where s.linkState == .connected { connected += 1 }
             let status = "\(connected) stand(s) connected"
@@ -171,5 +175,27 @@ struct Daemon: Service {
             case .remove: await stands.remove(endpoint: endpoint)
             }
         }
+    }
+}
+
+/// Which event loops run the stands' links and which the API's connections: the API gets a loop of
+/// its own (the last one) and the stands the others, so a flood of requests or a fan-out to hundreds
+/// of subscribers never delays a stand's FEEDBACK → VELOCITY step behind API work on the same thread
+/// (measured on 2 cores in BENCHMARKS.md, "Control-loop timing under API abuse"). With a single loop
+/// both share it.
+final class LoopLayout: Sendable {
+    let clientLoop: any EventLoop
+    private let standLoops: [any EventLoop]
+    private let counter = Atomic<Int>(0)
+
+    init(_ group: MultiThreadedEventLoopGroup) {
+        let loops = Array(group.makeIterator())
+        clientLoop = loops[loops.count - 1]
+        standLoops = loops.count > 1 ? Array(loops.dropLast()) : loops
+    }
+
+    /// The loop of the next stand, round-robin.
+    func nextStandLoop() -> any EventLoop {
+        standLoops[counter.wrappingAdd(1, ordering: .relaxed).oldValue % standLoops.count]
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import DockTracking
 import Foundation
+import NIOCore
 import StandEngine
 
 /// The stands' defaults (what they do while no client controls them), kept in the state directory
@@ -22,20 +23,19 @@ struct DefaultsStore: Sendable {
     func load() -> (defaults: StandDefaults, problem: String?) {
         guard FileManager.default.fileExists(atPath: path) else { return (StandDefaults(), nil) }
         do {
-            let value = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-            return (try Self.defaults(from: Params(value), over: StandDefaults()), nil)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let value = try bytes.withUnsafeBytes { (raw) throws(JSONParser.Failure) in try JSONParser.parse(raw) }
+            guard let fields = value.object else { return (StandDefaults(), "\(path) not used: not a JSON object") }
+            return (try Self.defaults(from: Params(fields), over: StandDefaults()), nil)
         } catch {
             return (StandDefaults(), "\(path) not used: \(error)")
         }
     }
 
     func save(_ defaults: StandDefaults) throws(RPCError) {
-        let data: Data
-        do {
-            data = try JSONEncoder.api.encode(Self.json(defaults))
-        } catch {
-            throw .internal("cannot encode the defaults: \(error)")
-        }
+        var text = ByteBuffer()
+        text.writeJSON(Self.json(defaults))
+        let data = Data(text.readableBytesView)
         let temporary = path + ".new"
         guard FileManager.default.createFile(atPath: temporary, contents: data), rename(temporary, path) == 0 else {
             throw .internal("cannot write \(path): \(String(cString: strerror(errno))) (the state directory, [daemon] state_directory)")
@@ -50,7 +50,7 @@ struct DefaultsStore: Sendable {
         if p.fields["roi"] != nil {
             let rect = try p.rect("roi")
             guard rect.x >= 0, rect.y >= 0, rect.maxX <= 1 + 1e-9, rect.maxY <= 1 + 1e-9 else {
-                throw .invalidParams("roi must lie inside the frame (0…1, upper-left origin)", field: "roi")
+                throw .invalidParameter("roi must lie inside the frame (0…1, upper-left origin)", field: "roi")
             }
             d.regionOfInterest = rect
         }

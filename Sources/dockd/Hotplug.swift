@@ -1,5 +1,5 @@
 import CUdev
-import Foundation
+import NIOPosix
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -48,17 +48,22 @@ enum Hotplug {
     }
 
     /// Adds and removes as they happen, until the stream's consumer stops. libudev's monitor is read
-    /// on a thread of its own: it is a blocking C API and owns no Swift state.
+    /// on a thread of its own (a blocking C API that owns no Swift state), which sleeps in poll(2)
+    /// until udev or the consumer's end wakes it: no periodic wake-ups.
     static func changes(_ matcher: Matcher) -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(64))
-        let stop = StopFlag()
-        continuation.onTermination = { _ in stop.set() }
-        let thread = Thread { watch(matcher, continuation, stop) }
+        let stop = StopSignal()
+        continuation.onTermination = { _ in stop.signal() }
+        let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
+        thread.submit { _ in
+            watch(matcher, continuation, stop)
+            stop.close()
+        }
         return stream
     }
 
-    private static func watch(_ matcher: Matcher, _ continuation: AsyncStream<Event>.Continuation, _ stop: StopFlag) {
+    private static func watch(_ matcher: Matcher, _ continuation: AsyncStream<Event>.Continuation, _ stop: StopSignal) {
         defer { continuation.finish() }
         guard let udev = udev_new() else { return }
         defer { udev_unref(udev) }
@@ -66,9 +71,10 @@ enum Hotplug {
         defer { udev_monitor_unref(monitor) }
         udev_monitor_filter_add_match_subsystem_devtype(monitor, "tty", nil)
         guard udev_monitor_enable_receiving(monitor) >= 0 else { return }
-        var poller = pollfd(fd: udev_monitor_get_fd(monitor), events: Int16(POLLIN), revents: 0)
+        var fds = [pollfd(fd: udev_monitor_get_fd(monitor), events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0)]
         while !stop.isSet {
-            guard poll(&poller, 1, 200) > 0 else { continue }
+            guard poll(&fds, 2, -1) > 0, fds[0].revents & Int16(POLLIN) != 0 else { continue }
             guard let device = udev_monitor_receive_device(monitor) else { continue }
             defer { udev_device_unref(device) }
             let action = udev_device_get_action(device).map { String(cString: $0) }
@@ -88,9 +94,32 @@ enum Hotplug {
     }
 }
 
-/// Set by the consumer's task, read by the monitor thread.
-private final class StopFlag: Sendable {
+/// Set by the consumer's task, read by the monitor thread, which a byte on a pipe wakes from its poll.
+private final class StopSignal: Sendable {
     private let flag = Atomic<Bool>(false)
-    func set() { flag.store(true, ordering: .releasing) }
+    private let pipe: (read: Int32, write: Int32)
+
+    init() {
+        var fds: [Int32] = [-1, -1]
+        _ = Glibc.pipe(&fds)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        pipe = (fds[0], fds[1])
+    }
+
+    /// What the monitor thread polls beside udev's socket.
+    var descriptor: Int32 { pipe.read }
+
+    func signal() {
+        flag.store(true, ordering: .releasing)
+        var byte: UInt8 = 1
+        _ = write(pipe.write, &byte, 1)
+    }
+
     var isSet: Bool { flag.load(ordering: .acquiring) }
+
+    /// After the monitor thread has finished with the pipe.
+    func close() {
+        _ = Glibc.close(pipe.read)
+        _ = Glibc.close(pipe.write)
+    }
 }

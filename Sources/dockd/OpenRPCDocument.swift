@@ -1,55 +1,83 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+import Synchronization
 
 /// The API's OpenRPC document (protocol/dockd.openrpc.json), which `rpc.discover` returns. It is
-/// found at run time and decoded once, on the first call that finds it:
+/// found at run time and read once, on the first call that finds it:
 /// 1. `$DOCKD_OPENRPC` when set (then nothing else is tried),
 /// 2. `../share/dockd/dockd.openrpc.json` from the executable's directory (an installed dockd),
 /// 3. `protocol/dockd.openrpc.json` in the executable's directory or any directory above it (a
 ///    build in the source tree).
 /// Not found or not JSON: `rpc.discover` fails with -32603 naming the paths tried.
-actor OpenRPCDocument {
+final class OpenRPCDocument: Sendable {
     static let shared = OpenRPCDocument()
     static let environmentVariable = "DOCKD_OPENRPC"
     static let fileName = "dockd.openrpc.json"
 
-    private var document: JSONValue?
+    /// The document as JSON text, written back compactly (keys sorted), once found.
+    private let document = Mutex<ByteBuffer?>(nil)
 
-    func get() throws(RPCError) -> JSONValue {
-        if let document { return document }
+    func encoded() throws(RPCError) -> ByteBuffer {
+        if let document = document.withLock({ $0 }) { return document }
         let candidates = Self.candidates()
-        guard let path = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) else {
+        guard let path = candidates.first(where: { access($0, R_OK) == 0 }) else {
             throw .internal("the OpenRPC document was not found (tried \(candidates.joined(separator: ", "))); "
                             + "install it or point \(Self.environmentVariable) at \(Self.fileName)")
         }
-        let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: try Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw .internal("the OpenRPC document \(path) could not be read as JSON: \(error)")
+        guard let bytes = Self.read(path) else { throw .internal("the OpenRPC document \(path) could not be read") }
+        let parsed = bytes.withUnsafeBytes { bytes in Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) } }
+        guard case .success(let value) = parsed else {
+            if case .failure(let error) = parsed { throw .internal("the OpenRPC document \(path) is not JSON: \(error.rpcError.message)") }
+            throw .internal("the OpenRPC document \(path) is not JSON")
         }
-        document = value
-        return value
+        var buffer = ByteBuffer()
+        buffer.writeJSON(value)
+        document.withLock { $0 = buffer }
+        return buffer
     }
 
     /// Where to look, in order.
-    static func candidates(environment: [String: String] = ProcessInfo.processInfo.environment,
+    static func candidates(environment: String? = getenv(environmentVariable).map { String(cString: $0) },
                            executable: String? = executablePath()) -> [String] {
-        if let path = environment[environmentVariable], !path.isEmpty { return [path] }
+        if let path = environment, !path.isEmpty { return [path] }
         guard let executable else { return [] }
-        var dir = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
-        var paths = [dir.deletingLastPathComponent().appendingPathComponent("share/dockd/\(fileName)").path]
+        var dir = parent(of: executable)
+        var paths = [parent(of: dir) + "/share/dockd/\(fileName)"]
         while true {
-            paths.append(dir.appendingPathComponent("protocol/\(fileName)").path)
-            let parent = dir.deletingLastPathComponent().standardizedFileURL
-            if parent.path == dir.path || dir.path == "/" { break }
-            dir = parent
+            paths.append((dir == "/" ? "" : dir) + "/protocol/\(fileName)")
+            if dir == "/" { break }
+            dir = parent(of: dir)
         }
         return paths
     }
 
     /// The running binary, symlinks resolved (so a `.build/debug` link leads into the source tree).
     static func executablePath() -> String? {
-        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
-        return Bundle.main.executablePath.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The directory holding `path` (an absolute path); "/" has no parent but itself.
+    private static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+
+    private static func read(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<n])
+        }
     }
 }

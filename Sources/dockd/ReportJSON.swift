@@ -6,24 +6,52 @@ import StandEngine
 
 /// The engine's reports as the API's JSON (protocol/API.md, protocol/dockd.openrpc.json).
 extension StandNotification {
-    /// Topic, method and params of the notification about stand `stand`, reached at `endpoint`.
-    func json(stand: String, endpoint: String) -> (topic: String, method: String, params: JSONValue) {
+    /// The subscription topic that carries it.
+    var topic: EventHub.Topic {
+        switch self {
+        case .connected, .disconnected: .stands
+        case .motionState, .motionProgress: .motion
+        case .trackingState: .tracking
+        case .trackingChanged, .event, .leaseChanged, .stopChanged: .events
+        case .battery: .battery
+        case .fault: .logs
+        }
+    }
+
+    /// The notification's method.
+    var method: String {
+        switch self {
+        case .connected: "stand.connected"
+        case .disconnected: "stand.disconnected"
+        case .motionState: "motion.state"
+        case .motionProgress: "motion.progress"
+        case .trackingState: "tracking.state"
+        case .trackingChanged: "tracking.changed"
+        case .event: "stand.event"
+        case .leaseChanged: "lease.changed"
+        case .stopChanged: "motion.hold"
+        case .battery: "battery.state"
+        case .fault: "stand.fault"
+        }
+    }
+
+    /// The params of the notification about stand `stand`, reached at `endpoint`.
+    func params(stand: String, endpoint: String) -> JSONValue {
         let id = JSONValue(stand)
         switch self {
         case .connected(let description):
-            return ("stands", "stand.connected", description.json(endpoint: endpoint))
+            return description.json(endpoint: endpoint)
         case .disconnected(let reason):
-            return ("stands", "stand.disconnected", ["stand": id, "reason": JSONValue(reason)])
+            return ["stand": id, "reason": JSONValue(reason)]
         case .motionState(let report):
-            return ("motion", "motion.state", report.json(stand: stand))
+            return report.json(stand: stand)
         case .motionProgress(let progress):
-            return ("motion", "motion.progress", ["stand": id, "id": JSONValue(progress.id.rawValue), "fraction": JSONValue(progress.fraction),
-                                                  "state": JSONValue(progress.state.name),
-                                                  "reason": progress.state.reason.map { JSONValue.string($0) } ?? .null])
+            return ["stand": id, "id": JSONValue(progress.id.rawValue), "fraction": JSONValue(progress.fraction),
+                    "state": JSONValue(progress.state.name), "reason": progress.state.reason.map { JSONValue.string($0) } ?? .null]
         case .trackingState(let report):
-            return ("tracking", "tracking.state", report.json(stand: stand))
+            return report.json(stand: stand)
         case .trackingChanged(let enabled, let source):
-            return ("events", "tracking.changed", ["stand": id, "enabled": JSONValue(enabled), "source": JSONValue(source)])
+            return ["stand": id, "enabled": JSONValue(enabled), "source": JSONValue(source)]
         case .event(let event):
             var params: [String: JSONValue] = ["stand": id]
             switch event.kind {
@@ -34,17 +62,17 @@ extension StandNotification {
             case .zoom(let factor): params["kind"] = "zoom"; params["factor"] = JSONValue(shortest: factor)
             case .button(let number, let pressed): params["kind"] = "button"; params["id"] = JSONValue(number); params["pressed"] = JSONValue(pressed)
             }
-            return ("events", "stand.event", .object(params))
+            return .object(params)
         case .leaseChanged(let client, let takenFrom):
-            return ("events", "lease.changed", ["stand": id, "client": JSONValue(client), "taken_from": JSONValue(takenFrom)])
+            return ["stand": id, "client": JSONValue(client), "taken_from": JSONValue(takenFrom)]
         case .stopChanged(let stopped, let by):
-            return ("events", "motion.hold", ["stand": id, "stopped": JSONValue(stopped), "client": by.map { JSONValue($0.id) } ?? .null,
-                                              "pid": by?.pid.map { JSONValue($0) } ?? .null])
+            return ["stand": id, "stopped": JSONValue(stopped), "client": by.map { JSONValue($0.id) } ?? .null,
+                    "pid": by?.pid.map { JSONValue($0) } ?? .null]
         case .battery(let report):
-            return ("battery", "battery.state", report.json(stand: stand))
+            return report.json(stand: stand)
         case .fault(let fault):
-            return ("logs", "stand.fault", ["stand": id, "source": JSONValue(fault.source.rawValue), "code": JSONValue(fault.code),
-                                            "severity": JSONValue(fault.severity), "text": JSONValue(fault.text)])
+            return ["stand": id, "source": JSONValue(fault.source.rawValue), "code": JSONValue(fault.code),
+                    "severity": JSONValue(fault.severity), "text": JSONValue(fault.text)]
         }
     }
 }
@@ -164,6 +192,6 @@ extension JSONValue {
     /// as (0.9, not 0.8999999761581421).
     init(shortest value: Double) {
         let single = Float(value)
-        self = single.isFinite && Double(single) == value ? JSONValue(single) : .number(value)
+        self = single.isFinite && Double(single) == value ? .float(single) : .number(value)
     }
 }

@@ -25,6 +25,8 @@ final class StandHost: Sendable {
     private let clock: DaemonClock
     private let liveness: Liveness
     private let logger: Logger
+    /// Called (on the loop) when the link's state changes: the daemon's STATUS= line follows it.
+    private let linkStateChanged: @Sendable () -> Void
 
     struct Summary: Sendable { var id: String?; var state: LinkState }
 
@@ -42,8 +44,11 @@ final class StandHost: Sendable {
     }
 
     init(endpoint: StandEndpoint, driver: any StandDriver, settings: EngineSettings, loop: any EventLoop, hub: EventHub,
-         clock: DaemonClock, liveness: Liveness, logger: Logger) {
+         clock: DaemonClock, liveness: Liveness, logger: Logger, linkStateChanged: @escaping @Sendable () -> Void = {}) {
         self.endpoint = endpoint
+        self.linkStateChanged = linkStateChanged
+        endpointName = "\(endpoint)"
+        livenessName = "the control loop of \(endpoint)"
         self.loop = loop
         self.hub = hub
         self.clock = clock
@@ -59,8 +64,8 @@ final class StandHost: Sendable {
 
     var standID: String? { summary.withLock { $0.id } }
     var linkState: LinkState { summary.withLock { $0.state } }
-    private var livenessName: String { "the control loop of \(endpoint)" }
-    private var endpointName: String { "\(endpoint)" }
+    private let livenessName: String
+    private let endpointName: String
 
     // MARK: - Link lifecycle
 
@@ -132,16 +137,23 @@ final class StandHost: Sendable {
         if !out.bytes.isEmpty, let channel = state.value.channel {
             channel.writeAndFlush(ByteBuffer(bytes: out.bytes), promise: nil)
         }
-        let engine = state.value.engine
-        let id = engine.standID
-        summary.withLock { $0 = Summary(id: id, state: engine.linkState) }
+        let (id, linkState) = (state.value.engine.standID, state.value.engine.linkState)
+        let changed = summary.withLock { summary in
+            guard summary.id != id || summary.state != linkState else { return false }
+            summary = Summary(id: id, state: linkState)
+            return true
+        }
+        if changed { linkStateChanged() }
         for log in out.logs {
             // `stand` is the stand's id once it said who it is (journald: DOCKD_STAND), else its endpoint.
             var metadata = log.metadata.mapValues { Logger.MetadataValue.string($0) }
             if let id { metadata["stand"] = .string(id) }
             logger.log(level: log.level.swiftLog, "\(log.message)", metadata: metadata)
         }
-        for notification in out.notifications { hub.publish(notification, stand: id ?? "", endpoint: endpointName, time: clock.now()) }
+        if !out.notifications.isEmpty {
+            let now = clock.now()
+            for notification in out.notifications { hub.publish(notification, stand: id ?? "", endpoint: endpointName, time: now) }
+        }
         for (token, result) in out.replies {
             guard let promise = state.value.waiting.removeValue(forKey: token) else { continue }
             switch result {
@@ -170,18 +182,22 @@ final class StandHost: Sendable {
 
     // MARK: - Commands and reads
 
-    /// Runs a client's command on the stand's loop; the reply may come later (a STOP waits for its
-    /// acknowledgement).
-    func command(_ command: EngineCommand, from client: ClientRef, force: Bool = false) async throws(EngineError) -> CommandResult {
+    /// Runs a client's command on the stand's loop (at once when called on it); the reply may come
+    /// later (a STOP waits for its acknowledgement). The future fails with an `EngineError`.
+    func submit(_ command: EngineCommand, from client: ClientRef, force: Bool = false) -> EventLoopFuture<CommandResult> {
         let promise = loop.makePromise(of: CommandResult.self)
-        loop.execute {
+        onLoop {
             let token = self.state.value.nextToken
             self.state.value.nextToken += 1
             self.state.value.waiting[token] = promise
             self.apply(self.state.value.engine.handle(.command(command, from: client, force: force, token: token), at: self.clock.now()))
         }
+        return promise.futureResult
+    }
+
+    func command(_ command: EngineCommand, from client: ClientRef, force: Bool = false) async throws(EngineError) -> CommandResult {
         do {
-            return try await promise.futureResult.get()
+            return try await submit(command, from: client, force: force).get()
         } catch let error as EngineError {
             throw error
         } catch {
@@ -206,10 +222,20 @@ final class StandHost: Sendable {
         loop.execute { self.apply(self.state.value.engine.handle(.clientGone(client), at: self.clock.now())) }
     }
 
-    /// Reads the engine's state on its loop.
+    /// Reads the engine's state on its loop (at once when called on it).
+    func read<T: Sendable>(_ body: @escaping @Sendable (StandEngine) -> T) -> EventLoopFuture<T> {
+        if loop.inEventLoop { return loop.makeSucceededFuture(body(state.value.engine)) }
+        return loop.submit { body(self.state.value.engine) }
+    }
+
     func read<T: Sendable>(_ body: @escaping @Sendable (StandEngine) -> T) async -> T {
-        // The loop runs for as long as the daemon does, so the submit cannot fail.
-        try! await loop.submit { body(self.state.value.engine) }.get()
+        // The loop runs for as long as the daemon does (the singleton group is never shut down),
+        // so the submit cannot fail.
+        try! await read(body).get()
+    }
+
+    private func onLoop(_ body: @escaping @Sendable () -> Void) {
+        if loop.inEventLoop { body() } else { loop.execute(body) }
     }
 
     /// On daemon shutdown and detach: the motors stop, and the host waits (at most `bound` seconds)

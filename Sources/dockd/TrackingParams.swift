@@ -10,73 +10,75 @@ extension Params {
     /// looking_at_camera_confidence?}], with `origin` ("lower_left", Vision's and DockKit's default, or
     /// "upper_left") and the camera `orientation` the buffer was captured in.
     func detections() throws(RPCError) -> [Detection] {
-        guard let list = fields["observations"]?.array else { throw .invalidParams("observations must be a list (it may be empty)") }
-        guard list.count <= 64 else { throw .invalidParameter("at most 64 observations per frame") }
+        guard let list = try optionalList("observations") else { throw .invalidParams("observations must be a list (it may be empty)", field: "observations") }
+        guard list.count <= 64 else { throw .invalidParameter("at most 64 observations per frame", field: "observations") }
         let origin = try optionalString("origin") ?? "lower_left"
-        guard origin == "lower_left" || origin == "upper_left" else { throw .invalidParams("origin is lower_left or upper_left") }
+        guard origin == "lower_left" || origin == "upper_left" else { throw .invalidParams("origin is lower_left or upper_left", field: "origin") }
         let orientation = try CameraOrientation(name: try optionalString("orientation") ?? "corrected")
         var result: [Detection] = []
         for (i, item) in list.enumerated() {
-            let p = Params(item)
+            let p = try Params.element(item, of: "observations", at: i)
             let kind: ObservationKind
             switch try p.optionalString("kind") ?? "body" {
             case "face": kind = .face
             case "body": kind = .body
             case "object": kind = .object
-            case let other: throw .invalidParams("observations[\(i)].kind '\(other)' is not face, body or object")
+            case let other: throw .invalidParams("\(p.field("kind")) '\(other)' is not face, body or object", field: p.field("kind"))
             }
-            var rect = try p.rect("rect", context: "observations[\(i)].rect")
+            var rect = try p.rect("rect")
             if origin == "lower_left" { rect.y = 1 - rect.y - rect.height }
             rect = orientation.upright(rect)
             result.append(Detection(kind: kind, rect: rect, confidence: try p.unit("confidence") ?? 1,
-                                    faceYaw: try p.optionalNumber("face_yaw"), speaking: try p.unit("speaking_confidence"),
+                                    faceYaw: try p.optionalNumber("face_yaw", in: -2 * .pi...2 * .pi, unit: "rad"),
+                                    speaking: try p.unit("speaking_confidence"),
                                     lookingAtCamera: try p.unit("looking_at_camera_confidence")))
         }
         return result
     }
 
-    /// A normalized rect inside the unit square.
-    func rect(_ key: String, context: String? = nil) throws(RPCError) -> NormalizedRect {
-        let name = context ?? key
-        guard let value = fields[key], value.object != nil else { throw .invalidParams("\(name) must be {x, y, width, height}") }
-        let p = Params(value)
-        let r = NormalizedRect(x: try p.number("x"), y: try p.number("y"), width: try p.number("width"), height: try p.number("height"))
+    /// A normalized rect near the unit square (a box may stick out of the frame by half of it).
+    func rect(_ key: String) throws(RPCError) -> NormalizedRect {
+        let p = try object(key)
+        let near = -1.0...2.0
+        let r = NormalizedRect(x: try p.number("x", in: near, unit: ""), y: try p.number("y", in: near, unit: ""),
+                               width: try p.number("width", in: 0...2, unit: ""), height: try p.number("height", in: 0...2, unit: ""))
         guard r.width > 0, r.height > 0, r.x >= -0.5, r.y >= -0.5, r.maxX <= 1.5, r.maxY <= 1.5 else {
-            throw .invalidParameter("\(name) must be a normalized rect with a positive size")
+            throw .invalidParameter("\(field(key)) must be a normalized rect with a positive size", field: field(key))
         }
         return r
     }
 
     /// A number in 0…1, or nil.
     func unit(_ key: String) throws(RPCError) -> Double? {
-        guard let v = try optionalNumber(key) else { return nil }
-        guard (0...1).contains(v) else { throw .invalidParameter("\(key) must be in 0…1") }
-        return v
+        try optionalNumber(key, in: 0...1, unit: "")
     }
 
     /// `camera`: {horizontal_fov, vertical_fov} in radians, or intrinsics {fx, fy, width, height} in pixels.
     func camera() throws(RPCError) -> CameraModel? {
-        guard let value = fields["camera"], value != .null else { return nil }
-        let p = Params(value)
-        if let h = try p.optionalNumber("horizontal_fov") {
-            let v = try p.number("vertical_fov")
-            guard h > 0.01, h < 3.1, v > 0.01, v < 3.1 else { throw .invalidParameter("fields of view are radians in (0.01, 3.1)") }
+        guard let p = try optionalObject("camera") else { return nil }
+        if let h = try p.optionalNumber("horizontal_fov", in: 0.01...3.1, unit: "rad") {
+            let v = try p.number("vertical_fov", in: 0.01...3.1, unit: "rad")
             return CameraModel(horizontalFieldOfView: h, verticalFieldOfView: v)
         }
-        let fx = try p.number("fx"), fy = try p.number("fy"), w = try p.number("width"), h = try p.number("height")
-        guard fx > 0, fy > 0, w > 0, h > 0 else { throw .invalidParameter("intrinsics must be positive") }
-        return CameraModel(focalLengthX: fx, focalLengthY: fy, imageWidth: w, imageHeight: h)
+        let pixels = 1e-3...1e6
+        let fx = try p.number("fx", in: pixels, unit: "px"), fy = try p.number("fy", in: pixels, unit: "px")
+        let w = try p.number("width", in: pixels, unit: "px"), h = try p.number("height", in: pixels, unit: "px")
+        let model = CameraModel(focalLengthX: fx, focalLengthY: fy, imageWidth: w, imageHeight: h)
+        guard (0.01...3.1).contains(model.horizontalFieldOfView), (0.01...3.1).contains(model.verticalFieldOfView) else {
+            throw .invalidParameter("the intrinsics give a field of view outside 0.01…3.1 rad", field: "camera")
+        }
+        return model
     }
 
     /// The capture time in dockd's clock, from a CLOCK_MONOTONIC `timestamp` in seconds.
     func captureTime(daemonNow: Double) throws(RPCError) -> Double? {
-        guard let stamp = try optionalNumber("timestamp") else { return nil }
+        guard let stamp = try optionalNumber("timestamp", in: 0...1e12, unit: "s") else { return nil }
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         let monotonicNow = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
         let age = monotonicNow - stamp
         guard age > -0.05, age < 2 else {
-            throw .invalidParameter("timestamp is CLOCK_MONOTONIC seconds of the capture, at most 2 s old (it is \(age) s)")
+            throw .invalidParameter("timestamp is CLOCK_MONOTONIC seconds of the capture, at most 2 s old (it is \(age) s)", field: "timestamp")
         }
         return daemonNow - max(0, age)
     }
@@ -87,7 +89,7 @@ extension Params {
         case "center": return .center
         case "left": return .left
         case "right": return .right
-        default: throw .invalidParams("mode is automatic, center, left or right")
+        default: throw .invalidParams("mode is automatic, center, left or right", field: "mode")
         }
     }
 }
@@ -100,7 +102,7 @@ enum CameraOrientation: String {
 
     init(name: String) throws(RPCError) {
         guard let o = CameraOrientation(rawValue: name) else {
-            throw .invalidParams("orientation is corrected, portrait, portrait_upside_down, landscape_left or landscape_right")
+            throw .invalidParams("orientation is corrected, portrait, portrait_upside_down, landscape_left or landscape_right", field: "orientation")
         }
         self = o
     }

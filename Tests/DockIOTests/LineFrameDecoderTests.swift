@@ -63,4 +63,15 @@ struct LineFrameDecoderTests {
         #expect(f.out.count == 1)
         if case .line(let line) = f.out.first { #expect(line.readableBytes == 900_000) } else { Issue.record("expected a line") }
     }
+
+    @Test func atTheEndALastLineWithoutItsNewlineIsStillALine() throws {
+        var f = Feeder(maximumLength: 8)
+        try f.feed(Array("one\ntwo".utf8))
+        #expect(f.lines == ["one"])
+        #expect(try f.decoder.decodeLast(buffer: &f.buffer, seenEOF: true) == .line(ByteBuffer(string: "two")))
+        #expect(try f.decoder.decodeLast(buffer: &f.buffer, seenEOF: true) == nil)
+        var long = Feeder(maximumLength: 8)
+        try long.feed(Array("123456789012".utf8))
+        #expect(try long.decoder.decodeLast(buffer: &long.buffer, seenEOF: true) == .oversize(bytes: 12))
+    }
 }

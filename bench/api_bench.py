@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""make bench, the issue-14 figures: dockd beside the machine's floor, in one run.
+
+The floor is bench/floor_server.c (one epoll thread answering every NDJSON line with a fixed reply)
+and the load is bench/loadgen.c (C threads, one connection each), so neither the server's nor the
+harness's language is what limits a request figure. The stand is played on a pty by this process
+(daemon_bench.FakeStand: 100 Hz FEEDBACK from a thread). Rows:
+
+  * `dockd.version` round trips, one client, one request at a time: floor vs dockd (no stand);
+  * the same with 4 clients keeping 32 requests in flight each;
+  * dockd's CPU with one stand streaming FEEDBACK at 100 Hz and no client; + one camera client sending
+    `tracking.observe` at 30 Hz (a face and a body); + 64 subscribers to `motion` at 100 Hz;
+  * RSS with one stand; context switches per second of an idle dockd without a stand;
+  * observation → the VELOCITY frame that answers it (tracking on, the subject off-centre);
+  * time to READY.
+
+Each request row runs floor and dockd alternately `--rounds` times and reports the medians.
+Nothing is asserted; the Markdown goes to stdout and, with --write, between <!-- bench:floor:start -->
+and <!-- bench:floor:end --> in BENCHMARKS.md.
+
+    python3 bench/api_bench.py --bin .build/release --tools DIR_WITH_loadgen_AND_floor_server [--write BENCHMARKS.md]
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import daemon_bench as db  # noqa: E402
+
+START_MARK = "<!-- bench:floor:start -->"
+END_MARK = "<!-- bench:floor:end -->"
+VERSION = '{"jsonrpc":"2.0","id":1,"method":"dockd.version"}'
+
+
+def loadgen(tools, sock, mode, clients, depth, seconds, pid=0, request=None):
+    argv = [str(tools / "loadgen"), str(sock), mode, str(clients), str(depth), str(seconds), str(pid)]
+    if request:
+        argv.append(request)
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
+    if out.returncode != 0:
+        raise RuntimeError(f"loadgen {mode} on {sock} failed: {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
+def private_mib(pid):
+    """Memory only this process uses (USS: private clean + dirty pages), MiB; RSS also counts the
+    pages of shared libraries it maps."""
+    kb = 0
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                kb += int(line.split()[1])
+    return kb / 1024
+
+
+def ctx_switches(pid):
+    """{thread id: voluntary + involuntary context switches so far} of every thread of `pid`."""
+    counts = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                counts[task] = sum(int(line.split()[1]) for line in f
+                                   if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")))
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return counts
+
+
+def switches_between(before, after):
+    """Context switches between two `ctx_switches` readings: threads alive at both, plus every switch
+    of threads born since (a thread that ended meanwhile is not counted after its last reading)."""
+    return sum(n - before.get(task, 0) for task, n in after.items())
+
+
+class ObservingStand(db.FakeStand):
+    """The bench stand, also stamping every VELOCITY frame read (for observation → VELOCITY)."""
+
+    def __init__(self, hz=100):
+        self.velocity_reads = []
+        self.velocity_cond = threading.Condition()
+        super().__init__(hz)
+
+    def _handle(self, frame, stamp):
+        if frame["type"] == "velocity":
+            with self.velocity_cond:
+                self.velocity_reads.append(stamp)
+                self.velocity_cond.notify_all()
+        super()._handle(frame, stamp)
+
+    def next_velocity_after(self, t0, timeout):
+        deadline = time.monotonic() + timeout
+        with self.velocity_cond:
+            while True:
+                after = [t for t in self.velocity_reads[-50:] if t > t0]
+                if after:
+                    return after[0]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self.velocity_cond.wait(left)
+
+
+def observation(t, x):
+    """tracking.observe with a face and a body at horizontal position x (lower-left origin)."""
+    return {"observations": [{"kind": "face", "rect": {"x": x, "y": 0.55, "width": 0.08, "height": 0.12}},
+                             {"kind": "body", "rect": {"x": x - 0.04, "y": 0.1, "width": 0.16, "height": 0.6}}],
+            "timestamp": t}
+
+
+class Camera:
+    """A camera-side client sending tracking.observe at `hz` from a thread."""
+
+    def __init__(self, sock_path, hz):
+        self.client = db.Client(sock_path)
+        self.hz = hz
+        self.stopping = threading.Event()
+        self.sent = 0
+        self.errors = 0
+        self.codes = {}
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        period = 1 / self.hz
+        k = 0
+        while not self.stopping.is_set():
+            x = 0.3 + 0.2 * ((k % 60) / 60)
+            reply = self.client.call("tracking.observe", observation(time.monotonic(), x))
+            self.sent += 1
+            if "error" in reply:
+                self.errors += 1
+                code = reply["error"]["code"]
+                self.codes[code] = self.codes.get(code, 0) + 1
+            k += 1
+            self.stopping.wait(period)
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(5)
+        self.client.close()
+
+
+class APIBench:
+    def __init__(self, args):
+        self.args = args
+        self.tools = Path(args.tools)
+        self.base = db.Bench(argparse.Namespace(bin=args.bin))
+        self.r = {}
+
+    def floor(self):
+        sock = self.base.tmp / "floor.sock"
+        p = self.base.procs.start([str(self.tools / "floor_server"), str(sock)], stderr=subprocess.DEVNULL)
+
+        def listening():
+            if p.poll() is not None:
+                raise RuntimeError(f"the floor server exited with {p.returncode}")
+            try:
+                db.Client(sock, timeout=1).close()
+                return True
+            except OSError:
+                return False
+        db.wait_for(listening, 5, "the floor server")
+        return p, sock
+
+    def requests(self):
+        a = self.args
+        rows = {"rt": {"floor": [], "dockd": []}, "pipe": {"floor": [], "dockd": []}}
+        d = self.base.dockd("requests")
+        self.base.wait_socket(d)
+        f, fsock = self.floor()
+        for _ in range(a.rounds):
+            for name, sock, pid in (("floor", fsock, f.pid), ("dockd", d.sock_path, d.pid)):
+                rows["rt"][name].append(loadgen(self.tools, sock, "rt", 1, 0, a.seconds, pid))
+                rows["pipe"][name].append(loadgen(self.tools, sock, "pipe", 4, 32, a.seconds, pid))
+        db.Processes.stop(f)
+        db.Processes.stop(d)
+        self.r["requests"] = rows
+
+    def idle(self):
+        d = self.base.dockd("idle")
+        self.base.wait_socket(d)
+        time.sleep(1)
+        c0 = ctx_switches(d.pid)
+        with db.Window(d.pid) as w:
+            w.run_for(self.args.idle_seconds)
+        self.r["idle"] = {"cpu": w.cpu, "rss": w.rss_mib, "seconds": w.seconds, "threads": db.thread_count(d.pid),
+                          "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
+        db.Processes.stop(d)
+
+    def stand(self):
+        a = self.args
+        stand = ObservingStand(hz=100)
+        try:
+            d = self.base.dockd("stand", device=stand.path)
+            self.base.wait_socket(d)
+            c = db.Client(d.sock_path)
+            db.wait_for(lambda: any(s["state"] == "connected" for s in c.result("stands.list")), 10, "the bench stand")
+            c.close()
+            time.sleep(1)
+            fb = stand.feedback_count
+            c0 = ctx_switches(d.pid)
+            with db.Window(d.pid) as w:
+                w.run_for(a.stand_seconds)
+            self.r["stand"] = {"cpu": w.cpu, "rss": w.rss_mib, "seconds": w.seconds, "threads": db.thread_count(d.pid),
+                               "private": private_mib(d.pid),
+                               "feedback": (stand.feedback_count - fb) / w.seconds,
+                               "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
+            camera = Camera(d.sock_path, 30)
+            time.sleep(1)
+            sent = camera.sent
+            with db.Window(d.pid) as w:
+                w.run_for(a.stand_seconds)
+            self.r["camera"] = {"cpu": w.cpu, "rss": w.rss_mib, "seconds": w.seconds,
+                                "rate": (camera.sent - sent) / w.seconds, "errors": camera.errors}
+            camera.stop()
+            self.r["subs"] = loadgen(self.tools, d.sock_path, "subs", 64, 0, a.stand_seconds, d.pid,
+                                     '{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"topics":["motion"],"motion_rate":100}}')
+            self.r["subs"]["rss"] = db.status_kb(d.pid, "VmRSS") / 1024
+            time.sleep(1.5)  # the observation stream above has ended: a new one starts
+            self.r["observe"] = self.observe_latency(stand, d)
+            self.r["stand_rss_end"] = db.status_kb(d.pid, "VmRSS") / 1024
+            db.Processes.stop(d)
+        finally:
+            stand.close()
+
+    def observe_latency(self, stand, d):
+        """tracking.observe written into dockd's socket → the first VELOCITY frame read after it on the
+        pty, skipping samples in which a FEEDBACK was written in between (the frame may then be that
+        tick's). The harness's own wake-up (a Python thread reading the pty) is included."""
+        c = db.Client(d.sock_path)
+        rng = random.Random(1)
+        lat, reply_lat, skipped, missed, errors = [], [], 0, 0, 0
+        for k in range(self.args.observe_samples):
+            time.sleep(0.035 + rng.uniform(0, 0.01))  # ~25 Hz, every phase of the 100 Hz tick
+            x = 0.25 + 0.25 * ((k % 40) / 40)  # a subject drifting across the left half
+            request_id = c.next_id
+            c.next_id += 1
+            line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tracking.observe",
+                               "params": observation(time.monotonic(), x)}).encode() + b"\n"
+            c.sock.sendall(line)
+            t0 = db.now_ns()  # the observation is in dockd's socket
+            hit = stand.next_velocity_after(t0, 0.05)
+            reply = c.reply(request_id)
+            t_reply = db.now_ns()
+            if "error" in reply:
+                errors += 1
+                continue
+            reply_lat.append(t_reply - t0)
+            if hit is None:
+                missed += 1
+            elif stand.feedback_between(t0, hit):
+                skipped += 1
+            else:
+                lat.append(hit - t0)
+        c.close()
+        return {"n": self.args.observe_samples, "samples": len(lat), "skipped": skipped, "missed": missed, "errors": errors,
+                "p50": db.ms(db.pct(lat, 50)) if lat else None, "p90": db.ms(db.pct(lat, 90)) if lat else None,
+                "p99": db.ms(db.pct(lat, 99)) if lat else None,
+                "reply_p50": db.ms(db.pct(reply_lat, 50)) if reply_lat else None}
+
+    def run(self):
+        print("api bench: requests vs the floor ...", file=sys.stderr)
+        self.requests()
+        print("api bench: idle ...", file=sys.stderr)
+        self.idle()
+        print("api bench: one stand, a camera client, 64 subscribers, observation → VELOCITY ...", file=sys.stderr)
+        self.stand()
+        print("api bench: time to READY ...", file=sys.stderr)
+        self.r["ready"] = self.base.ready(self.args.ready_runs, hotplug=False)
+
+    def cleanup(self):
+        self.base.cleanup()
+
+
+def med(rows, key):
+    return statistics.median(x[key] for x in rows)
+
+
+def report(r, m, args):
+    out = []
+    w = out.append
+    w(f"Measured {m['date']} at {m['commit']}, release build, {m['nproc']} cores ({m['cpu']}), load average "
+      f"{m['load']} at the start and {m['load_end']} at the end. Command: `{args.reproduce}`.")
+    w("")
+    w("Request rows: `bench/loadgen` (C, a thread and a connection per client) against `bench/floor_server` (C, one "
+      "epoll thread answering every line with a fixed reply, writing one reply batch per read) and against dockd "
+      f"(no stand), alternately, {args.rounds} rounds of {args.seconds:g} s; medians. Server CPU is its /proc utime+stime "
+      "over the window (100 % = one core). Stand rows: dockd with one stand played on a pty by the harness "
+      "(100 Hz FEEDBACK), windows of "
+      f"{args.stand_seconds:g} s.")
+    w("")
+    w("| figure | floor | goal | dockd | dockd / floor | met |")
+    w("|---|---|---|---|---|---|")
+    q = r["requests"]
+    f_rt, d_rt = med(q["rt"]["floor"], "per_second"), med(q["rt"]["dockd"], "per_second")
+    f_cpu, d_cpu = med(q["rt"]["floor"], "target_cpu"), med(q["rt"]["dockd"], "target_cpu")
+    w(f"| `dockd.version` round trips, 1 client, one at a time | {f_rt:,.0f} req/s (p50 {med(q['rt']['floor'], 'p50_us'):.1f} µs, "
+      f"server CPU {f_cpu:.0f} %) | ≥ 0.5× floor | {d_rt:,.0f} req/s (p50 {med(q['rt']['dockd'], 'p50_us'):.1f} µs, "
+      f"CPU {d_cpu:.0f} %, {1e4 * d_cpu / d_rt:.1f} µs CPU/request) | {d_rt / f_rt:.2f}× | {'yes' if d_rt >= 0.5 * f_rt else '**no**'} |")
+    f_p, d_p = med(q["pipe"]["floor"], "per_second"), med(q["pipe"]["dockd"], "per_second")
+    d_pcpu = med(q["pipe"]["dockd"], "target_cpu")
+    w(f"| the same, 4 clients × 32 in flight | {f_p:,.0f} req/s (CPU {med(q['pipe']['floor'], 'target_cpu'):.0f} %) | ≥ 0.2× floor "
+      f"| {d_p:,.0f} req/s (CPU {d_pcpu:.0f} %, {1e4 * d_pcpu / d_p:.1f} µs CPU/request) | {d_p / f_p:.2f}× | "
+      f"{'yes' if d_p >= 0.2 * f_p else '**no**'} |")
+    s = r["stand"]
+    w(f"| one stand streaming FEEDBACK at 100 Hz ({s['feedback']:.0f}/s), no client | | ≤ 0.5 % | {db.cpu_text(s)} % "
+      f"({s['switches']:.0f} context switches/s) | | {'yes' if s['cpu'] <= 0.5 else '**no**'} |")
+    c = r["camera"]
+    w(f"| + one camera client, `tracking.observe` at 30 Hz ({c['rate']:.1f}/s, a face and a body, {c['errors']} errors) | | ≤ 1 % "
+      f"| {db.cpu_text(c)} % | | {'yes' if c['cpu'] <= 1 else '**no**'} |")
+    x = r["subs"]
+    per = x["per_second"] / max(1, x["clients"])
+    w(f"| 64 subscribers to `motion` at 100 Hz ({per:.1f} notif/s each, {x['per_second']:,.0f}/s in all; loadgen reads) | | ≤ 5 % "
+      f"| {x['target_cpu']:.1f} % ({1e4 * x['target_cpu'] / max(1, x['per_second']):.1f} µs per notification sent) | | "
+      f"{'yes' if x['target_cpu'] <= 5 else '**no**'} |")
+    rss = max(s["rss"], c["rss"] or 0)
+    w(f"| RSS with one stand (the most sampled, before subscribers) | | ≤ 16 MiB | {rss:.1f} MiB ({r['subs']['rss']:.1f} with 64 subscribers; "
+      f"{s['private']:.1f} MiB of it private to dockd, the rest shared libraries' pages) "
+      f"| | {'yes' if rss <= 16 else '**no**'} |")
+    i = r["idle"]
+    w(f"| idle, no stand: context switches | | ≤ 1/s | {i['switches']:.2f}/s (CPU {db.cpu_text(i)} %, RSS {i['rss']:.1f} MiB, "
+      f"{i['threads']} threads) | | {'yes' if i['switches'] <= 1 else '**no**'} |")
+    o = r["observe"]
+    w(f"| observation → the VELOCITY frame that answers it | | p50 ≤ 0.2 ms | p50 {db.fmt(o['p50'], 3)} ms, p90 {db.fmt(o['p90'], 3)}, "
+      f"p99 {db.fmt(o['p99'], 3)} ({o['samples']} samples; {o['skipped']} with a FEEDBACK between left out, {o['missed']} without "
+      f"a frame within 50 ms, {o['errors']} refused; reply p50 {db.fmt(o['reply_p50'], 3)} ms) | | "
+      f"{'yes' if o['p50'] is not None and o['p50'] <= 0.2 else '**no**'} |")
+    y = r["ready"]
+    w(f"| time to READY (`--no-hotplug`, {y['ok']}/{y['runs']} runs) | | ≤ 50 ms | median {db.fmt(y['median'], 1)} ms "
+      f"(min {db.fmt(y['min'], 1)}, max {db.fmt(y['max'], 1)}) | | {'yes' if y['median'] is not None and y['median'] <= 50 else '**no**'} |")
+    w("")
+    w("Raw request runs (req/s, floor / dockd, per round): round trips "
+      + ", ".join(f"{a['per_second']:,.0f} / {b['per_second']:,.0f}" for a, b in zip(q["rt"]["floor"], q["rt"]["dockd"]))
+      + "; pipelined " + ", ".join(f"{a['per_second']:,.0f} / {b['per_second']:,.0f}" for a, b in zip(q["pipe"]["floor"], q["pipe"]["dockd"]))
+      + f". The load generator's own CPU: {med(q['rt']['dockd'], 'loadgen_cpu'):.0f} % (round trips), "
+      f"{med(q['pipe']['dockd'], 'loadgen_cpu'):.0f} % (pipelined), of the machine's {m['nproc'] * 100} %.")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True, help="directory with the release dockd")
+    ap.add_argument("--tools", required=True, help="directory with loadgen and floor_server")
+    ap.add_argument("--seconds", type=float, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--idle-seconds", type=float, default=20)
+    ap.add_argument("--stand-seconds", type=float, default=15)
+    ap.add_argument("--observe-samples", type=int, default=400)
+    ap.add_argument("--ready-runs", type=int, default=10)
+    ap.add_argument("--write", metavar="FILE")
+    ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--reproduce", default="make bench", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    sys.setswitchinterval(0.0005)
+    m = db.machine()
+    bench = APIBench(args)
+    try:
+        bench.run()
+    finally:
+        bench.cleanup()
+    m["load_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    text = report(bench.r, m, args)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"machine": m, "results": bench.r}, indent=1, default=str))
+    if args.write:
+        path = Path(args.write)
+        old = path.read_text()
+        block = f"{START_MARK}\n{text}\n{END_MARK}"
+        if START_MARK in old and END_MARK in old:
+            head, rest = old.split(START_MARK, 1)
+            new = head + block + rest.split(END_MARK, 1)[1]
+        else:
+            new = old.rstrip("\n") + "\n\n## dockd beside the floor (`make bench`)\n\n" + block + "\n"
+        path.write_text(new)
+        print(f"api bench: wrote the section of {args.write}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
