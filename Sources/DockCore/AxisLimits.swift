@@ -78,15 +78,16 @@ struct LimitsTable: Sendable {
         result.min = r.min ?? own.min
         result.max = r.max ?? own.max
         result.maxSpeed = r.maxSpeed ?? own.maxSpeed
-        guard result.min < result.max else {
+        // The stand is sent float32s: compared as the stand will see them (PROTOCOL.md LIMITS).
+        guard result.min < result.max, !result.min.isFinite || !result.max.isFinite || Float(result.min) < Float(result.max) else {
             throw .invalidParameter("\(axis) minimum \(result.min.formatted3) must be below maximum \(result.max.formatted3)")
         }
         guard result.min >= own.min - 1e-6, result.max <= own.max + 1e-6 else {
             throw .invalidParameter("\(axis) range \(result.rangeText) is outside the stand's own \(own.rangeText)")
         }
         // DockKit refuses a negative speed; the stand (PROTOCOL.md LIMITS) also refuses zero.
-        guard result.maxSpeed > 0 else {
-            throw .invalidParameter("\(axis) maximum speed must be positive, not \(result.maxSpeed.formatted3)")
+        guard result.maxSpeed > 0, Float(result.maxSpeed) > 0 else {
+            throw .invalidParameter("\(axis) maximum speed must be positive (as a float32, what the stand is sent), not \(result.maxSpeed)")
         }
         guard result.maxSpeed <= own.maxSpeed + 1e-6 else {
             throw .invalidParameter("\(axis) maximum speed \(result.maxSpeed.formatted3) rad/s exceeds the stand's \(own.maxSpeed.formatted3) rad/s")

@@ -23,6 +23,10 @@ struct LimitsTests {
         #expect(invalid([.pitch: LimitRequest(maxSpeed: 0)]))
         #expect(invalid([.pitch: LimitRequest(maxSpeed: 5)]))             // the stand does 2 rad/s
         #expect(invalid([.pitch: LimitRequest(min: .nan)]))
+        // The stand is sent float32s (PROTOCOL.md LIMITS): a speed that is zero as a float32, or a
+        // range that is empty as float32s, is one the stand refuses (found by the API fuzzer).
+        #expect(invalid([.yaw: LimitRequest(maxSpeed: 5e-324)]))
+        #expect(invalid([.pitch: LimitRequest(min: 0.2, max: 0.2 + 1e-12)]))
         #expect(throws: MotionError.notSupported(.roll)) { try rig.controller.setLimits([.roll: LimitRequest(maxSpeed: 1)]) }
         // All or nothing: a good yaw request with a bad pitch one changes neither.
         #expect(invalid([.yaw: LimitRequest(maxSpeed: 1), .pitch: LimitRequest(min: 1, max: 0)]))
