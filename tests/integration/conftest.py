@@ -139,7 +139,14 @@ class Rig:
             # dockd would start without its arguments. Through a shell that already has the
             # variable set, the constructor has nothing to set; `exec` keeps dockd's pid.
             argv = ["/bin/sh", "-c", 'exec "$0" "$@"', *argv]
-        self.dockd_argv, self.dockd_env = argv, None if dockd_env is None else {**os.environ, **dockd_env}
+        # dockd keeps the stands' defaults in its state directory: the test's own, never the machine's
+        # /var/lib/dockd (a test's defaults.set must not change an installed dockd's). A test with a
+        # configuration file names its own (`[daemon] state_directory`, which STATE_DIRECTORY overrides).
+        env = {**os.environ, **(dockd_env or {})}
+        if dockd_config is None:
+            (tmp_path / "state").mkdir(exist_ok=True)
+            env.setdefault("STATE_DIRECTORY", str(tmp_path / "state"))
+        self.dockd_argv, self.dockd_env = argv, env
         self.dockd = subprocess.Popen(argv, stderr=open(self.dockd_log, "wb"), env=self.dockd_env)
         self.clients = []
         try:
