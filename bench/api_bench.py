@@ -371,15 +371,7 @@ def main():
     if args.json:
         Path(args.json).write_text(json.dumps({"machine": m, "results": bench.r}, indent=1, default=str))
     if args.write:
-        path = Path(args.write)
-        old = path.read_text()
-        block = f"{START_MARK}\n{text}\n{END_MARK}"
-        if START_MARK in old and END_MARK in old:
-            head, rest = old.split(START_MARK, 1)
-            new = head + block + rest.split(END_MARK, 1)[1]
-        else:
-            new = old.rstrip("\n") + "\n\n## dockd beside the floor (`make bench`)\n\n" + block + "\n"
-        path.write_text(new)
+        db.write_section(args.write, text, START_MARK, END_MARK, heading="## dockd beside the floor (`make bench`)")
         print(f"api bench: wrote the section of {args.write}", file=sys.stderr)
 
 

@@ -868,17 +868,19 @@ def report(r, m, args):
     return "\n".join(out)
 
 
-def write_section(path, text):
-    block = f"{START_MARK}\n{text}\n{END_MARK}"
+def write_section(path, text, start=START_MARK, end=END_MARK, heading=None):
+    """`text` between the markers `start` and `end` of the Markdown file at `path` (the other benches
+    pass their own); a file without them gets the block at its end, under `heading` when given."""
+    block = f"{start}\n{text}\n{end}"
     path = Path(path)
     if path.exists():
         old = path.read_text()
-        if START_MARK in old and END_MARK in old:
-            head, rest = old.split(START_MARK, 1)
-            _, tail = rest.split(END_MARK, 1)
+        if start in old and end in old:
+            head, rest = old.split(start, 1)
+            _, tail = rest.split(end, 1)
             new = head + block + tail
         else:
-            new = old.rstrip("\n") + "\n\n" + block + "\n"
+            new = old.rstrip("\n") + "\n\n" + (f"{heading}\n\n" if heading else "") + block + "\n"
     else:
         new = "# Benchmarks\n\nFigures from `make bench`; each section says how it was measured and how to reproduce it.\n\n" + block + "\n"
     tmp = path.with_name(path.name + ".tmp")

@@ -298,15 +298,7 @@ def main():
     text = report(rows, args, (load_start, load_end))
     print(text)
     if args.write:
-        path = Path(args.write)
-        old = path.read_text()
-        block = f"{START_MARK}\n{text}\n{END_MARK}"
-        if START_MARK in old and END_MARK in old:
-            head, rest = old.split(START_MARK, 1)
-            new = head + block + rest.split(END_MARK, 1)[1]
-        else:
-            new = old.rstrip("\n") + "\n\n## Control-loop timing under API abuse (`make bench`)\n\n" + block + "\n"
-        path.write_text(new)
+        db.write_section(args.write, text, START_MARK, END_MARK, heading="## Control-loop timing under API abuse (`make bench`)")
         print(f"jitter: wrote the section of {args.write}", file=sys.stderr)
 
 
