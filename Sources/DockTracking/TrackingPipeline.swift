@@ -9,6 +9,9 @@ public struct TrackedSubjectState: Sendable, Hashable {
     public let faceRect: NormalizedRect?
     public let speakingConfidence: Double?
     public let lookingAtCameraConfidence: Double?
+    /// Capture time of the last frame that measured it; older than the step's time while it
+    /// coasts (hidden or missed), when `rect` is a prediction.
+    public let lastSeen: Double
 }
 
 /// The outcome of one pipeline step.
@@ -69,7 +72,8 @@ public struct TrackingPipeline: Sendable {
                 rect: camera.normalizedRect(of: track.box, aim: aim),
                 faceRect: track.face.map { camera.normalizedRect(of: $0.box, aim: aim) },
                 speakingConfidence: track.speakingConfidence,
-                lookingAtCameraConfidence: track.lookingAtCameraConfidence))
+                lookingAtCameraConfidence: track.lookingAtCameraConfidence,
+                lastSeen: track.lastSeen))
         }
         return states
     }

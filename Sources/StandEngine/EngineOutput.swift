@@ -102,6 +102,9 @@ public struct SubjectReport: Sendable, Equatable {
     public var speakingConfidence: Double?
     public var lookingAtCameraConfidence: Double?
     public var selected: Bool
+    /// Capture time of the frame that last measured the subject (the report's `captureTime` when
+    /// this frame did; earlier while its box is predicted).
+    public var lastSeen: Double
 }
 
 public struct EventReport: Sendable, Equatable {

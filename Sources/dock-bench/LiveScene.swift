@@ -14,6 +14,9 @@ struct LiveRecord {
         var id: String
         /// Image point of its face (or body) center, upper-left origin.
         var point: (x: Double, y: Double)
+        /// This frame measured it (`last_seen` is the state's `capture_time`); false while its box
+        /// is a prediction.
+        var measured: Bool
     }
 
     var path = StandPath()
@@ -180,13 +183,19 @@ final class LiveScene {
     /// reported angles for the camera's), and its trace for a plot.
     func evaluate(_ record: LiveRecord) -> (metrics: SceneMetrics, trace: SceneTrace) {
         // Who each reported primary really is, seen from where the stand pointed at its capture.
+        // As the virtual scorer (EngineSimulation's `primary`): a primary not measured in its frame
+        // keeps the person it had, since its identity cannot change without a detection, though its
+        // predicted box may drift onto whoever hides it.
         var numbers: [String: Int] = [:]
+        var previous: (id: Int, person: Int?)?
         let tracked: [(arrival: Double, id: Int?, person: Int?)] = record.primaries.map { entry in
-            guard let p = entry.primary else { return (entry.arrival, nil, nil) }
+            guard let p = entry.primary else { previous = nil; return (entry.arrival, nil, nil) }
             let id = numbers[p.id] ?? numbers.count
             numbers[p.id] = id
+            if !p.measured, let previous, previous.id == id { return (entry.arrival, id, previous.person) }
             let t = p.captureTime + record.path.offset
             let person = worldAim(at: t, path: record.path).flatMap { scene.person(atImagePoint: p.point.x, p.point.y, at: t, aim: $0) }
+            previous = (id, person)
             return (entry.arrival, id, person)
         }
         var samples: [SceneSample] = [], trace = SceneTrace()
@@ -213,6 +222,8 @@ final class LiveScene {
               let id = chosen["id"] as? String,
               let rect = (chosen["face_rect"] as? [String: Any]) ?? (chosen["rect"] as? [String: Any]),
               let x = number(rect["x"]), let y = number(rect["y"]), let w = number(rect["width"]), let h = number(rect["height"]) else { return nil }
-        return LiveRecord.Primary(captureTime: capture, id: id, point: (x + w / 2, y + h / 2))
+        // Before api 1.2 there is no `last_seen`: every report counts as measured.
+        let measured = number(chosen["last_seen"]).map { $0 >= capture } ?? true
+        return LiveRecord.Primary(captureTime: capture, id: id, point: (x + w / 2, y + h / 2), measured: measured)
     }
 }

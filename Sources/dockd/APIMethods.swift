@@ -14,7 +14,7 @@ import StandEngine
 /// The JSON-RPC methods (protocol/API.md). A method answers at once, or with a future when a stand
 /// must answer (a command, or a read of its state on its own event loop): no task per request.
 struct APIMethods: Sendable {
-    static let apiVersion = (major: 1, minor: 1)
+    static let apiVersion = (major: 1, minor: 2)
 
     let stands: StandRegistry
     let hub: EventHub

@@ -58,6 +58,19 @@ struct TrackingTests {
         #expect(abs(rig.angle(.yaw) + 1.2) < 0.05, "framing the person the stand was turned to")
     }
 
+    @Test func aSubjectsLastSeenIsItsFramesCaptureTimeAndStaysBehindWhileItsBoxIsPredicted() throws {
+        var rig = VirtualStandRig.connected()
+        rig.stream(TestScene(people: [.init(yaw: 0.1)]), for: 1.5)
+        let seen = rig.engine.trackingReport(at: rig.now)
+        let subject = try #require(seen.subjects.first)
+        #expect(subject.lastSeen == seen.captureTime, "measured in the frame reported")
+        rig.stream(TestScene(people: []), for: 0.5)  // hidden: the track coasts
+        let hidden = rig.engine.trackingReport(at: rig.now)
+        let coasting = try #require(hidden.subjects.first { $0.id == subject.id })
+        #expect(coasting.lastSeen == subject.lastSeen, "not measured since")
+        #expect(coasting.lastSeen < hidden.captureTime! - 0.4)
+    }
+
     @Test func aFewFramesOfAFalsePersonDoNotMoveTheCamera() throws {
         var rig = VirtualStandRig.connected()
         let real = TestScene(people: [.init(yaw: 0)])
