@@ -57,8 +57,10 @@ struct APIServer: Sendable {
         switch listener {
         case .path(let path, let mode, let group):
             try SocketPath.claim(path)
-            server = try await bootstrap.bind(unixDomainSocketPath: path).get()
-            try SocketPermissions.apply(path: path, mode: mode, group: group, logger: logger)
+            let staging = try SocketPath.staging(for: path)
+            server = try await bootstrap.bind(unixDomainSocketPath: staging).get()
+            try SocketPermissions.apply(path: staging, mode: mode, group: group, logger: logger)
+            try SocketPermissions.move(staging, to: path)
         case .inherited(let fd):
             server = try await bootstrap.withBoundSocket(fd).get()
         }

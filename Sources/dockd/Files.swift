@@ -47,6 +47,22 @@ enum SocketPath {
             }
             throw Refusal(description: "cannot serve the API on \(path): cannot lock \(lockPath): \(errnoText(error))")
         }
+        try clearStale(path)
+    }
+
+    /// Where the socket is bound before it is renamed to `path` with its mode and group set (so no
+    /// client ever finds it with the umask's mode), cleared of a socket a killed dockd left there.
+    /// Call after `claim`: the lock makes the name this process's.
+    static func staging(for path: String) throws(Refusal) -> String {
+        let staging = path + ".new"
+        try clearStale(staging)
+        return staging
+    }
+
+    /// Makes way at `path`: nothing there, or a socket nobody answers on (removed); anything else
+    /// is refused.
+    private static func clearStale(_ path: String) throws(Refusal) {
+        var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return }
             throw Refusal(description: "cannot serve the API on \(path): \(errnoText(errno))")

@@ -22,4 +22,14 @@ enum SocketPermissions {
             throw Failure(description: "cannot set mode \(String(mode, radix: 8)) on \(path): \(String(cString: strerror(errno)))")
         }
     }
+
+    /// The bound socket to its final name, in one step (rename(2) replaces nothing but what
+    /// `SocketPath.claim` cleared).
+    static func move(_ staging: String, to path: String) throws {
+        guard rename(staging, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlinkSocket(staging)
+            throw Failure(description: "cannot move the API socket \(staging) to \(path): \(reason)")
+        }
+    }
 }

@@ -26,10 +26,14 @@ def test_defaults_hold_while_nobody_controls_the_stand_and_survive_a_restart(tmp
         c = rig.client()
         rig.connected_stand(c)
         assert control(c) == (True, "automatic")
+        c.result("subscribe", {"topics": ["events"]})
         done = dockctl(rig, "defaults", "set", "--tracking", "off", "--framing", "left", "--json")
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["framing"] == "left"
         assert control(c) == (False, "left"), "applied at once: nobody holds the stand"
+        # Said as the document says it (every notification is checked against it).
+        changed = c.wait_notification(lambda m: m.get("method") == "tracking.changed")
+        assert changed["params"]["source"] == "defaults" and changed["params"]["enabled"] is False
         # A client changes it and goes: the stand returns to the stored defaults, not DockKit's.
         other = rig.client()
         other.result("tracking.framing", {"mode": "right"})

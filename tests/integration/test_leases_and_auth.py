@@ -128,6 +128,30 @@ def test_a_user_without_access_to_the_socket_cannot_connect(open_dir):
         proc.terminate(); proc.wait(5)
 
 
+@pytest.mark.parametrize("mode", ["0660", "0666"])
+def test_the_socket_appears_with_its_mode_already_set(open_dir, mode):
+    """Watched as closely as Python can from the moment dockd starts: the first time the socket
+    exists, its mode is the configured one (a client that connects as soon as it sees the socket is
+    never refused by the umask's mode for an instant). Seen failing under load before the socket was
+    bound beside its name and renamed into place."""
+    socket_path = open_dir / "dockd.sock"
+    proc = subprocess.Popen([str(BIN / "dockd"), "--ignore-missing-config", "--config", str(open_dir / "none"),
+                             "--socket", str(socket_path), "--socket-group", "", "--socket-mode", mode],
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                first = socket_path.stat().st_mode & 0o777
+                break
+            except FileNotFoundError:
+                assert time.monotonic() < deadline and proc.poll() is None, "dockd's socket never appeared"
+        assert oct(first) == oct(int(mode, 8))
+        assert not (open_dir / "dockd.sock.new").exists()
+    finally:
+        proc.terminate(); proc.wait(5)
+
+
 def test_an_unprivileged_client_may_read_but_not_administer(open_dir):
     proc, socket_path = start_dockd(open_dir, "0666")
     try:
