@@ -212,41 +212,66 @@ def test_a_thousand_clients_are_served_and_their_fds_released(rig):
 
 
 def test_an_observation_flood_is_refused_without_slowing_the_control_loop(rig):
+    """The FEEDBACKs dockd takes in per second (counted by the `time` it stamps on each motion.state,
+    CLOCK_MONOTONIC as time.monotonic(), so the Python reader's own pace does not count) while a
+    client floods it with observations, against the same count just before: a ratio, so a busy
+    machine that slows dock-sim and dockd alike does not fail it (an absolute 70/s did, beside
+    stress-ng)."""
     import threading
     watcher, flooder = rig.client(), rig.client()
     rig.connected_stand(watcher)
     watcher.result("subscribe", {"topics": ["motion"], "motion_rate": 100})
     watcher.latest("motion.state")
-    codes = []
+    stamps = []
 
-    def flood():
-        frame = b'{"jsonrpc":"2.0","id":1,"method":"tracking.observe","params":{"observations":[]}}\n'
-        end = time.monotonic() + 2
-        while time.monotonic() < end:
-            flooder.send_raw(frame)
-            codes.append(flooder.read_message().get("error", {}).get("code"))
-            time.sleep(0.001)
-
-    thread = threading.Thread(target=flood)
-    start = time.monotonic()
-    thread.start()
-    seen = []
-    while time.monotonic() - start < 2:
+    def read_motion(until):
+        """Reads (and keeps the stamps of) motion.state until one stamped after `until`, or forever
+        with until=None while the flood runs; a slow reader would be dropped by dockd."""
         try:
             m = watcher.read_message(0.5)
         except (socket.timeout, TimeoutError):
-            continue
+            return False
         if m.get("method") == "motion.state":
-            seen.append(time.monotonic())
+            stamps.append(m["params"]["time"])
+            return until is not None and stamps[-1] > until
+        return False
+
+    def rate(start, end):
+        return sum(start <= t <= end for t in stamps) / (end - start)
+
+    before = time.monotonic()
+    deadline = before + 60
+    while not read_motion(before + 2):
+        assert time.monotonic() < deadline, "no motion.state"
+    baseline = rate(before, before + 2)
+
+    codes, span = [], []
+
+    def flood():
+        frame = b'{"jsonrpc":"2.0","id":1,"method":"tracking.observe","params":{"observations":[]}}\n'
+        start = time.monotonic()
+        # At least 2 s and 300 frames, however slowly a busy machine serves them.
+        while time.monotonic() < start + 2 or len(codes) < 300:
+            flooder.send_raw(frame)
+            codes.append(flooder.read_message().get("error", {}).get("code"))
+            time.sleep(0.001)
+        span.extend([start, time.monotonic()])
+
+    thread = threading.Thread(target=flood)
+    thread.start()
+    while thread.is_alive():
+        read_motion(None)
     thread.join()
-    rate = len(seen) / 2
-    assert len(codes) > 300, f"only {len(codes)} requests in 2 s"
+    start, end = span
+    while not read_motion(end):
+        assert time.monotonic() < end + 60, "no motion.state after the flood"
+    during = rate(start, end)
     # dockd accepts a steady stream of at most 30 Hz (+20 % tolerance) out of the flood, plus the
     # first few frames that start a stream, and refuses the rest with "frame rate too high".
     accepted = codes.count(None)
-    assert accepted <= 1.2 * 30 * 2 + 8, f"{accepted} of {len(codes)} flood frames accepted in 2 s"
+    assert accepted <= 1.2 * 30 * (end - start) + 8, f"{accepted} of {len(codes)} flood frames accepted in {end - start:.1f} s"
     assert codes.count(-32004) == len(codes) - accepted, "every other frame refused as too fast"
-    assert rate > 70, f"motion.state at {rate}/s during the flood (FEEDBACK is 100 Hz)"
+    assert during >= 0.8 * baseline, f"FEEDBACK taken in at {during:.1f}/s during the flood, {baseline:.1f}/s before"
     assert watcher.result("dockd.version")["daemon"] == "dockd"
 
 
