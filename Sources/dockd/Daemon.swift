@@ -64,7 +64,9 @@ struct Daemon: Service {
                 tasks.addTask {
                     try await server.serve(listener: listener, loop: layout.clientLoop) {
                         logger.info("serving the API", metadata: ["socket": "\(configuration.socketPath)", "stands": "\(configuration.devices.count)"])
-                        Systemd.ready(status: "serving \(configuration.devices.count) configured stand(s)")
+                        // What the stands are now: one may have connected before the socket was bound (on a
+                        // busy machine it did, and this READY's STATUS then hid it until the next change).
+                        Systemd.ready(status: connectionStatus(stands))
                     }
                 }
                 tasks.addTask { await reportStatus(stands: stands, changes: linkChanges.stream) }
@@ -125,11 +127,14 @@ struct Daemon: Service {
     private func reportStatus(stands: StandRegistry, changes: AsyncStream<Void>) async {
         var lastStatus = ""
         for await _ in changes {
-            var connected = 0
-            for s in stands.all where s.linkState == .connected { connected += 1 }
-            let status = "\(connected) stand(s) connected"
+            let status = connectionStatus(stands)
             if status != lastStatus { Systemd.status(status); lastStatus = status }
         }
+    }
+
+    /// systemd's STATUS= line: how many stands are connected.
+    private func connectionStatus(_ stands: StandRegistry) -> String {
+        "\(stands.all.count { $0.linkState == .connected }) stand(s) connected"
     }
 
     /// Fault injection for the watchdog's test (`--debug-stall-on-sigusr2`): SIGUSR2 blocks every
