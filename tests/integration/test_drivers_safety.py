@@ -367,7 +367,9 @@ def test_visca_tracking_holds_a_moving_subject_with_replies_200ms_late(rig):
         time.sleep(max(0.0, 0.05 - (time.monotonic() - started - t)))  # a 20 Hz camera, paced by the clock
     late = [e for t, e in errors if t >= 4]
     rms = math.sqrt(sum(e * e for e in late) / len(late))
-    assert max(late) < 0.3 and rms < 0.1, f"RMS {rms:.3f}, worst {max(late):.3f} of the image width"
+    # dockd's log says why, when it does not hold (once beside stress-ng the head stopped following
+    # at about t = 4 s; not reproduced in 3 runs beside stress-ng since).
+    assert max(late) < 0.3 and rms < 0.1, f"RMS {rms:.3f}, worst {max(late):.3f} of the image width; dockd: {d.log()[-3000:]}"
 
 
 def test_visca_sony_head_whose_units_grow_left_is_driven_the_right_way(rig):
