@@ -91,9 +91,10 @@ struct Watch: ParsableCommand {
     }
 }
 
-/// Subscribes and prints notifications as they come, until `seconds` pass (or forever); with
-/// `--stand`, that stand's only.
+/// Subscribes and prints notifications as they come, until `seconds` pass or a stop signal comes
+/// (exit 0); with `--stand`, that stand's only.
 func follow(_ connection: Connection, topics: [String], rate: Double, seconds: Double?) throws {
+    let stop = StopSignals()
     try dockctl.run {
         let deadline = seconds.map { Date().addingTimeInterval($0) }
         let stamp = ISO8601DateFormatter()
@@ -114,8 +115,10 @@ func follow(_ connection: Connection, topics: [String], rate: Double, seconds: D
         }
         let client = try connection.client()
         _ = try client.call("subscribe", ["topics": topics, "motion_rate": rate], onNotification: show)
-        while deadline.map({ Date() < $0 }) ?? true {
-            guard let message = try client.receive(until: deadline) else { break }
+        while !stop.arrived() {
+            let slice = Date().addingTimeInterval(StopSignals.checkInterval)
+            if let deadline, deadline <= Date() { break }
+            guard let message = try client.receive(until: min(slice, deadline ?? slice)) else { continue }
             show(message)
         }
     }

@@ -1,30 +1,18 @@
 import DockClient
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `--hold`: keep the connection, and with it the lease that holds the change, until Ctrl-C, SIGTERM
-/// or SIGHUP, as systemd-inhibit holds its lock while it runs. The signals are blocked from the start
-/// and taken with sigtimedwait, so however early they come dockctl closes the connection in order
-/// and exits 0; dockd then reverts the change.
+/// or SIGHUP (StopSignals), as systemd-inhibit holds its lock while it runs; dockctl then closes the
+/// connection in order and exits 0, and dockd reverts the change.
 struct Hold {
-    private var signals = sigset_t()
-
     /// Before connecting: from here on Ctrl-C ends the hold instead of killing dockctl.
-    init() {
-        sigemptyset(&signals)
-        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, s) }
-        sigprocmask(SIG_BLOCK, &signals, nil)
-    }
+    private let stop = StopSignals()
 
     /// Returns on a signal; throws (69) if dockd closes the connection, which also ends the change.
     func wait(_ client: APIClient) throws {
-        var signals = signals
-        var now = timespec()
-        while sigtimedwait(&signals, nil, &now) < 0 {
+        while !stop.arrived() {
             do {
-                _ = try client.receive(until: Date().addingTimeInterval(0.2))
+                _ = try client.receive(until: Date().addingTimeInterval(StopSignals.checkInterval))
             } catch let failure as APIClient.Failure {
                 throw Fail("\(failure.description) while holding: the change is gone", exitCode: failure.exitCode)
             }

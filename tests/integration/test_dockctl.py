@@ -144,6 +144,25 @@ def test_watch_lines_carry_their_time_and_stand(rig):
         assert re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z SIM-0001 motion ", line), line
 
 
+@pytest.mark.parametrize("parent", ["default", "ignores-sigint"])
+def test_watch_ends_in_order_on_ctrl_c_also_when_started_with_sigint_ignored(rig, parent):
+    """Ctrl-C ends `dockctl watch` with exit 0, and so does SIGINT for a watch started by a script in
+    the background (`cmd &`, nohup), which inherits SIGINT ignored: under `make under-load`, started
+    that way, the README test waited 10 s for a watch that never ended. Before, the first case died
+    of the signal (-2) and the second never ended."""
+    rig.connected_stand(rig.client())
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if parent == "ignores-sigint" else None
+    watch = subprocess.Popen([str(BIN / "dockctl"), "watch", "motion", "--rate", "5", "--socket", str(rig.socket_path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ignore)
+    try:
+        assert " motion " in watch.stdout.readline()
+        watch.send_signal(signal.SIGINT)
+        out, err = watch.communicate(timeout=30)
+    finally:
+        watch.kill()
+    assert watch.returncode == 0, (watch.returncode, err)
+
+
 def tracking_enabled(rig):
     return rig.client().result("stands.list")[0]["system_tracking"]
 
