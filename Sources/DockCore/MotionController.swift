@@ -59,6 +59,12 @@ public struct MotionController: Sendable {
     private var mode: Mode = .idle
     /// Per axis: since when (and at what speed) the axis has been moving against its command.
     private var movingAgainst: [(since: Double, speed: Double)?]
+    /// Per axis: when the command last went each way (beyond the direction check's threshold).
+    private var lastCommanded: [(forward: Double, backward: Double)]
+    /// The mean time between FEEDBACKs as they arrive (α = 1/8), s; nil before the second. A stand
+    /// polled across a slow link reports less often than it advertises: a VISCA camera polled with
+    /// one inquiry in flight, its replies 200 ms late, every 200 ms rather than at its poll rate.
+    private var feedbackInterval: Double?
     /// Set once an axis moved against its command (a reversed direction in the stand or its
     /// description): motion stops and stays refused on this controller.
     public private(set) var wrongDirection: String?
@@ -89,6 +95,7 @@ public struct MotionController: Sendable {
         measured = axes.map { _ in false }
         lastCommand = axes.map { _ in 0 }
         movingAgainst = axes.map { _ in nil }
+        lastCommanded = axes.map { _ in (-.infinity, -.infinity) }
         rateLimiter = CommandRateLimiter(limit: configuration.commandsPerWindow, window: configuration.rateWindow)
         shaper = VelocityShaper(brakingMargin: configuration.planningMargin,
                                 reaction: Self.reaction(configuration, period: 1 / Double(max(1, capabilities.feedbackHz))))
@@ -155,6 +162,9 @@ public struct MotionController: Sendable {
             measuredVelocity[i] = Double(sample.velocity)
             measuredStatus[i] = sample.status
             measured[i] = true
+        }
+        if let last = lastFeedbackTime, time > last {
+            feedbackInterval = feedbackInterval.map { 0.875 * $0 + 0.125 * (time - last) } ?? time - last
         }
         lastFeedbackTime = time
     }
@@ -422,28 +432,40 @@ public struct MotionController: Sendable {
     }
 
     /// An axis that keeps speeding up the other way than it is commanded (or, in a move the stand
-    /// makes itself, than its path goes), for `reversalTime`, is wired or described with the wrong
-    /// sign: driving it on would run it into its end stop. (An axis braking from the opposite
-    /// direction slows down meanwhile, so it never counts.) A reversed command reaches the stand a
-    /// round trip late and shows in feedback up to two periods later, and a velocity estimated from
-    /// polled positions (VISCA) jitters with their arrival: the window allows for both.
+    /// makes itself, than its path goes) is wired or described with the wrong sign: driving it on
+    /// would run it into its end stop. After the command reverses, it is judged only once the reversal
+    /// can show in the feedback: it reaches the stand a round trip late, the axis takes its reaction
+    /// time, and feedback shows it up to two feedback intervals later (as they really come; an
+    /// estimated velocity, VISCA's, lags by as much). Until then the axis may still answer the
+    /// commands before, as a tracking loop's reversals do. Moving against the command without
+    /// slowing down for `confirmation` (two feedback intervals, at least 0.15 s) is a fault (an axis
+    /// braking from the opposite direction slows meanwhile, so it never counts).
+    /// Both spans are measured to when the FEEDBACK judged arrived, never to the tick: a feedback
+    /// that stops coming (a camera polled over a starved link) shows nothing new, however long
+    /// after it the controller ticks; the feedback watchdog handles its absence.
     private mutating func checkDirection(at time: Double) -> String? {
         let threshold = 0.05
-        let reversalTime = 0.15 + min(roundTrip, configuration.maxRoundTrip) + 2 * period
+        let interval = max(period, feedbackInterval ?? period)
+        let settling = 0.15 + min(roundTrip, configuration.maxRoundTrip) + 2 * interval
+        let confirmation = max(0.15, 2 * interval)
         for i in axes.indices {
             var command = lastCommand[i]
             if case .plan(let plan) = mode, plan.delegated { command = plan.paths[i].sample(at: time - plan.start).velocity }
+            if command > threshold { lastCommanded[i].forward = time }
+            if command < -threshold { lastCommanded[i].backward = time }
+            let reversed = command > 0 ? lastCommanded[i].backward : lastCommanded[i].forward
             let velocity = measuredVelocity[i]
-            guard abs(command) > threshold, abs(velocity) > threshold, command * velocity < 0 else {
+            guard abs(command) > threshold, let measuredAt = lastFeedbackTime, measuredAt - reversed >= settling,
+                  abs(velocity) > threshold, command * velocity < 0 else {
                 movingAgainst[i] = nil
                 continue
             }
             guard let start = movingAgainst[i] else {
-                movingAgainst[i] = (time, abs(velocity))
+                movingAgainst[i] = (measuredAt, abs(velocity))
                 continue
             }
-            if abs(velocity) < start.speed { movingAgainst[i] = (time, abs(velocity)); continue }
-            if time - start.since >= reversalTime {
+            if abs(velocity) < start.speed { movingAgainst[i] = (measuredAt, abs(velocity)); continue }
+            if measuredAt - start.since >= confirmation {
                 return "\(axes[i]) moves against its command (commanded \(command.formatted3) rad/s, moving \(velocity.formatted3) rad/s): "
                     + "its direction is reversed in the stand or its description; motion stopped"
             }

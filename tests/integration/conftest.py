@@ -118,21 +118,25 @@ class Client:
 
 
 class Rig:
-    """dock-sim + dockd on a temporary directory."""
+    """dock-sim + dockd on a temporary directory. The stand's link is a pty (a serial stand, as
+    dockd sees USB-CDC), or with link="unix" a Unix socket (dock-sim --unix): for a test of dockd's
+    own timing on a loaded machine, where the kernel's tty work, starved by a CPU hog, held a pty's
+    bytes in both directions for over a second while dockd and dock-sim both ran on time."""
 
-    def __init__(self, tmp_path, sim_args=(), dockd_env=None, dockd_config=None):
+    def __init__(self, tmp_path, sim_args=(), dockd_env=None, dockd_config=None, link="pty"):
         self.tmp = tmp_path
         self.link = tmp_path / "stand"
         self.socket_path = tmp_path / "dockd.sock"
+        offered = ["--pty", "--link", str(self.link)] if link == "pty" else ["--unix", str(self.link)]
         self.sim = subprocess.Popen(
-            [str(BIN / "dock-sim"), "--pty", "--link", str(self.link), "--seed", "3", "--log-frames", *sim_args],
+            [str(BIN / "dock-sim"), *offered, "--seed", "3", "--log-frames", *sim_args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(tmp_path / "sim.err", "wb"))
         first = self.sim.stdout.readline().decode()
-        assert first.startswith("pty "), f"dock-sim said {first!r}"
+        assert first.startswith(f"{link} "), f"dock-sim said {first!r}"
         wait_for(self.link.exists, 5, "the dock-sim link")
         self.dockd_log = tmp_path / "dockd.err"
         config = ["--config", str(dockd_config)] if dockd_config else ["--ignore-missing-config", "--config", str(tmp_path / "none.conf")]
-        argv = [str(BIN / "dockd"), *config, "--device", str(self.link), "--socket", str(self.socket_path), "--socket-group", ""]
+        argv = [str(BIN / "dockd"), *config, "--device", ("unix:" if link == "unix" else "") + str(self.link), "--socket", str(self.socket_path), "--socket-group", ""]
         if dockd_env and "LD_PRELOAD" in dockd_env:
             # Swift finds argv by walking up from `environ` (swiftlang/swift#76080); a preloaded
             # library that calls setenv() in its constructor (libfaketime does) moves `environ` and
