@@ -13,15 +13,20 @@ HFOV, VFOV = 1.2, 0.75  # radians
 
 class Scene:
     """Subjects at fixed world angles (yaw positive left, pitch positive up), seen by a camera on
-    the stand. Boxes are normalized with an upper-left origin."""
+    the stand. Boxes are normalized with an upper-left origin. The camera points where `pose()` says
+    (yaw, pitch now) when the test can read the emulated head itself, else where dockd last reported
+    (a simulated stand reporting at 100 Hz: a few ms old)."""
 
-    def __init__(self, client, subjects):
+    def __init__(self, client, subjects, pose=None):
         self.c = client
         self.subjects = subjects
+        self.pose = pose
         self.c.result("camera.set", {"camera": {"horizontal_fov": HFOV, "vertical_fov": VFOV}})
         self.c.result("subscribe", {"topics": ["motion"], "motion_rate": 50})
 
     def aim(self):
+        if self.pose:
+            return self.pose()
         p = self.c.latest("motion.state")["params"]["positions"]
         return p["yaw"], p["pitch"]
 

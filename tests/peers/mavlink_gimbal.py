@@ -50,14 +50,14 @@ class Gimbal:
         self.rates = (0.0, 0.0)  # yaw (z), pitch (y) rad/s
         self.target = None
         self.failure_flags = 0
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.received = []  # decoded pymavlink messages from the controller
         self.set_attitudes = []
         self.set_attitude_times = []
         self.silent = False
         self.refuse_commands = dict(refuse_commands or {})
         self.stopping = threading.Event()
-        self.started = time.monotonic()
+        self.started = self.last_step = time.monotonic()
 
     def send(self, msg):
         if not self.silent:
@@ -83,6 +83,7 @@ class Gimbal:
                         self.yaw_limits[0], self.yaw_limits[1], 0))
             elif t == "GIMBAL_DEVICE_SET_ATTITUDE" and m.target_component in (0, GIMBAL_COMP):
                 with self.lock:
+                    self.advance()
                     self.set_attitudes.append(m)
                     self.set_attitude_times.append(time.monotonic())
                     if all(math.isfinite(v) for v in m.q):
@@ -94,25 +95,30 @@ class Gimbal:
                         self.rates = (m.angular_velocity_z if math.isfinite(m.angular_velocity_z) else 0.0,
                                       m.angular_velocity_y if math.isfinite(m.angular_velocity_y) else 0.0)
 
+    def advance(self):
+        """Brings the attitude up to now with the motion in force since the last step: the run loop
+        every 5 ms, and each SET_ATTITUDE before it changes the motion (when the process is starved,
+        a new rate must not act on the time before it arrived). Returns (now, yaw, pitch, rates)."""
+        with self.lock:
+            now = time.monotonic()
+            dt, self.last_step = now - self.last_step, now
+            if self.target:
+                ty, tp = self.target
+                step = 3.0 * dt
+                self.yaw += max(-step, min(step, ty - self.yaw))
+                self.pitch += max(-step, min(step, tp - self.pitch))
+            else:
+                self.yaw += self.rates[0] * dt
+                self.pitch += self.rates[1] * dt
+            self.yaw = max(self.yaw_limits[0], min(self.yaw_limits[1], self.yaw))
+            self.pitch = max(self.pitch_limits[0], min(self.pitch_limits[1], self.pitch))
+            return now, self.yaw, self.pitch, self.rates
+
     def run(self):
-        last = time.monotonic()
-        next_status = next_hb = last
+        next_status = next_hb = time.monotonic()
         while not self.stopping.is_set():
             time.sleep(0.005)
-            now = time.monotonic()
-            dt, last = now - last, now
-            with self.lock:
-                if self.target:
-                    ty, tp = self.target
-                    step = 3.0 * dt
-                    self.yaw += max(-step, min(step, ty - self.yaw))
-                    self.pitch += max(-step, min(step, tp - self.pitch))
-                else:
-                    self.yaw += self.rates[0] * dt
-                    self.pitch += self.rates[1] * dt
-                self.yaw = max(self.yaw_limits[0], min(self.yaw_limits[1], self.yaw))
-                self.pitch = max(self.pitch_limits[0], min(self.pitch_limits[1], self.pitch))
-                yaw, pitch, rates = self.yaw, self.pitch, self.rates
+            now, yaw, pitch, rates = self.advance()
             try:
                 if now >= next_hb:
                     next_hb += 1

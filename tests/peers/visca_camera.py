@@ -170,6 +170,10 @@ class Camera:
 
     # -- motion model
     def step(self):
+        """Brings the head up to now with the motion in force since the last step. The physics
+        thread calls it every 5 ms, and every message and every read of the position calls it
+        first: when the process is starved (a busy machine), a drive must not act on the time
+        before it arrived, nor an inquiry answer where the head was at the last tick."""
         with self.lock:
             now = time.monotonic()
             dt, self.last_step = now - self.last_step, now
@@ -198,6 +202,7 @@ class Camera:
     # -- messages
     def handle(self, msg, send, payload_type=None):
         with self.lock:
+            self.step()
             self.received.append((payload_type, bytes(msg)))
             self.log.append((time.monotonic(), payload_type, bytes(msg)))
             if self.silent:
@@ -358,6 +363,7 @@ class Camera:
     def degrees(self):
         """Where the head points: pan degrees (right positive), tilt degrees (up positive)."""
         with self.lock:
+            self.step()
             return self.pan.pos, self.tilt.pos
 
     def moving(self):
