@@ -69,6 +69,9 @@ struct LimitsTable: Sendable {
 
     mutating func reset() { active = own }
 
+    /// The axes whose limits differ from the stand's own.
+    var narrowedIndices: [Int] { active.indices.filter { active[$0] != own[$0] } }
+
     private static func narrow(_ own: EffectiveAxisLimits, by r: LimitRequest) throws(MotionError) -> EffectiveAxisLimits {
         let axis = own.axis
         for value in [r.min, r.max, r.maxSpeed].compactMap({ $0 }) where !value.isFinite {

@@ -136,10 +136,6 @@ public struct MotionController: Sendable {
         axes.firstIndex(of: axis).map { limits[$0] }
     }
 
-    /// LIMITS carrying the limits in force on every axis. A stand forgets host limits at a new HELLO;
-    /// the daemon re-sends this after reconnecting.
-    public var limitsMessage: Message { limits.message(for: Array(axes.indices)) }
-
     private var period: Double { 1 / Double(max(1, capabilities.feedbackHz)) }
     private var latency: Double { configuration.latencyCompensation ?? period }
     /// Seconds from a tick until the stand has reacted to its command: the command's latency and the
@@ -261,15 +257,23 @@ public struct MotionController: Sendable {
     /// beyond the stand's own limits or an axis it lacks is refused, and a refused call changes
     /// nothing). The stand is sent LIMITS so it enforces them too. A running motion continues within
     /// the new limits; one whose target is now outside them stops at the limit and fails on timeout.
-    public mutating func setLimits(_ requests: [Axis: LimitRequest]) throws(MotionError) {
+    /// `informStand` false changes only dockd's table: what the stand kept after refusing a LIMITS.
+    public mutating func setLimits(_ requests: [Axis: LimitRequest], informStand: Bool = true) throws(MotionError) {
         let changed = try limits.apply(requests)
-        if !changed.isEmpty { pending.messages.append(limits.message(for: changed)) }
+        if informStand && !changed.isEmpty { pending.messages.append(limits.message(for: changed)) }
     }
 
-    /// Back to the stand's own limits.
-    public mutating func resetLimits() {
+    /// Back to the stand's own limits. The stand is sent one LIMITS per axis that was narrowed and
+    /// none for the others: LIMITS is all or nothing, so an axis the stand refuses to take back
+    /// (a stand that checks a continuous axis's range, which PROTOCOL.md 1.0 left to guess) cannot
+    /// keep another axis narrowed. Returns the axes sent, in the order of their LIMITS.
+    @discardableResult
+    public mutating func resetLimits(informStand: Bool = true) -> [Axis] {
+        let narrowed = limits.narrowedIndices
         limits.reset()
-        pending.messages.append(limitsMessage)
+        guard informStand else { return [] }
+        for i in narrowed { pending.messages.append(limits.message(for: [i])) }
+        return narrowed.map { axes[$0] }
     }
 
     /// Everything stops now: STOP is sent (the stand brakes at its maximum acceleration and holds),

@@ -73,6 +73,11 @@ public struct SimulatedStand: Sendable {
         }
     }
 
+    /// The limits in force on an axis: its own, narrowed by the host's LIMITS until the next HELLO.
+    public func limitsInForce(_ axis: Axis) -> (min: Double, max: Double, maxSpeed: Double)? {
+        axes.first { $0.model.axis == axis }.map { ($0.limitMin, $0.limitMax, $0.limitSpeed) }
+    }
+
     /// The base's attitude in the world (yaw, pitch, roll), rad: zero unless hand-held.
     public func baseAttitude(atMicros t: UInt64) -> (Double, Double, Double) { base.attitude(at: Double(t) / 1e6).angles }
 
@@ -308,7 +313,7 @@ public struct SimulatedStand: Sendable {
             for (i, l) in zip(indices, limits) {
                 let m = axes[i].model
                 // A continuous axis has no range: its min and max are neither checked nor applied.
-                let rangeOK = m.continuous
+                let rangeOK = (m.continuous && !configuration.checksContinuousRanges)
                     || (l.min.isFinite && l.max.isFinite && l.min < l.max && Double(l.min) >= m.min - 1e-6 && Double(l.max) <= m.max + 1e-6)
                 guard rangeOK, l.maxSpeed.isFinite, l.maxSpeed > 0, Double(l.maxSpeed) <= m.maxSpeed + 1e-6,
                       l.maxAccel.isFinite, l.maxAccel > 0, Double(l.maxAccel) <= m.maxAccel + 1e-6 else {

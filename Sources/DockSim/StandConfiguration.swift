@@ -26,6 +26,9 @@ public struct StandConfiguration: Sendable {
     public var motionDrainPerRadian = 0.0002
     public var chargePerSecond = 0.002
     public var physicsStepMicros: UInt64 = 1000
+    /// Checks a continuous axis's LIMITS range as a limited axis's (min < max, within its own),
+    /// where PROTOCOL.md 1.1 says to ignore it: a stand written to 1.0, which left this to guess.
+    public var checksContinuousRanges = false
 
     public init() {}
 

@@ -77,6 +77,9 @@ public struct StandEngine: Sendable {
     private var pendingStops: [(token: Int, deadline: Double)] = []
     /// `motion.limits` replies waiting for the stand to acknowledge the LIMITS: token and deadline.
     private var pendingLimits: [(token: Int, deadline: Double)] = []
+    /// The lease's limits before the LIMITS the stand has not acknowledged yet: what the stand keeps
+    /// if it refuses them (LIMITS is all or nothing). nil once none is awaited.
+    private var limitsBeforeUnacknowledged: [Axis: LimitRequest]?
 
     public init(driver: any StandDriver, settings: EngineSettings, fallbackName: String) {
         self.driver = driver
@@ -120,6 +123,7 @@ public struct StandEngine: Sendable {
         }
         answerStops(at: now, &out)
         answerLimits(at: now, &out)
+        if !driver.awaitsAcknowledgement(of: .limits) { limitsBeforeUnacknowledged = nil }
         return out
     }
 
@@ -138,6 +142,7 @@ public struct StandEngine: Sendable {
         if lastError == nil || wasConnected { lastError = reason }
         linkState = .disconnected
         motion = nil
+        limitsBeforeUnacknowledged = nil
         if wasConnected {
             out.log(.warning, "stand disconnected", ["reason": lastError ?? reason])
             out.notifications.append(.disconnected(reason: lastError ?? reason))
@@ -353,15 +358,9 @@ public struct StandEngine: Sendable {
             for pending in pendingStops { out.reply(pending.token, .success(.stopped(confirmed: false))) }
             pendingStops.removeAll()
         case .limits:
-            // Not in force on the stand: not in force here either (PROTOCOL.md: LIMITS is all or nothing).
             for pending in pendingLimits { out.reply(pending.token, .failure(.motionFailed("the stand refused LIMITS: \(reason)"))) }
             pendingLimits.removeAll()
-            lease.limits = [:]
-            if var controller = motion {
-                controller.resetLimits()
-                motion = controller
-                runController(at: now, &out)
-            }
+            refusedLimits(reason, &out)
         case .velocity, .position:
             guard let hold = refusals.refused("the stand refused \(label): \(reason)", at: now) else { return }
             out.log(.error, "\(hold.reason); motion held back for \(hold.seconds) s")
@@ -373,6 +372,24 @@ public struct StandEngine: Sendable {
         default:
             break
         }
+    }
+
+    /// LIMITS is all or nothing (PROTOCOL.md §4): the stand keeps what it had, and dockd's table
+    /// follows it. Nothing is sent again: a stand that refused a LIMITS refuses the same one again,
+    /// and answering each refusal with another LIMITS was a retry storm (thousands a second).
+    private mutating func refusedLimits(_ reason: String, _ out: inout EngineOutput) {
+        if let before = limitsBeforeUnacknowledged {
+            lease.limits = before  // a narrowing refused: what the stand still enforces
+        } else if !lease.limits.isEmpty {
+            lease.limits = [:]  // the holder's limits, sent again after a reconnect, refused: not in force
+        } else {
+            out.log(.error, "the stand refused to return to its own limits (\(reason)): until it reconnects it may enforce narrower limits than dockd shows")
+        }
+        limitsBeforeUnacknowledged = nil
+        guard var controller = motion else { return }
+        controller.resetLimits(informStand: false)
+        try? controller.setLimits(lease.limits, informStand: false)
+        motion = controller
     }
 
     // MARK: - System tracking
@@ -612,6 +629,7 @@ public struct StandEngine: Sendable {
     /// caller is never told "ok" for limits the stand refused.
     private mutating func setLimits(_ requests: [Axis: LimitRequest], token: Int?, at now: Double, _ out: inout EngineOutput) throws(EngineError) {
         try withController(at: now, &out) { c, _ throws(MotionError) in try c.setLimits(requests) }
+        if limitsBeforeUnacknowledged == nil { limitsBeforeUnacknowledged = lease.limits }
         lease.limits.merge(requests) { _, new in new }
         if let token, driver.awaitsAcknowledgement(of: .limits) {
             pendingLimits.append((token, now + settings.acknowledgementTimeout))
@@ -660,7 +678,7 @@ public struct StandEngine: Sendable {
         guard lease.release(client) else { return }
         if var controller = motion {
             controller.stop(at: now)
-            controller.resetLimits()  // queues LIMITS with the stand's own values
+            controller.resetLimits()  // queues a LIMITS with the stand's own values per narrowed axis
             motion = controller
             runController(at: now, &out)
         }

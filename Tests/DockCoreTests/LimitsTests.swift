@@ -54,18 +54,36 @@ struct LimitsTests {
         #expect(rig.samples(since: t0).map { abs($0.pitch.velocity) }.max()! <= 1.0 + 1e-3)
         #expect(abs(rig.truth(.pitch).motorPosition - 0.3) < 0.01)
 
-        rig.controller.resetLimits()
+        #expect(rig.controller.resetLimits() == [.pitch])
         rig.step()
-        // The continuous yaw goes back as the range it reported, which a stand ignores.
-        #expect(rig.log.last!.output.messages.contains(.limits([
-            AxisLimits(axis: .yaw, min: Float(-Double.pi), max: Float(Double.pi), maxSpeed: 3, maxAccel: 12),
-            AxisLimits(axis: .pitch, min: -0.6, max: 0.9, maxSpeed: 2, maxAccel: 10),
-        ])))
+        // Only the narrowed axis goes back; the continuous yaw, never narrowed, is not sent.
+        #expect(rig.log.last!.output.messages.filter { if case .limits = $0 { true } else { false } } == [
+            .limits([AxisLimits(axis: .pitch, min: -0.6, max: 0.9, maxSpeed: 2, maxAccel: 10)]),
+        ])
         rig.run(for: 1.1)
         let again = try rig.controller.setOrientation([.pitch: 0.5], relative: false, duration: nil, at: rig.time)
         let finishedAgain = rig.runUntilFinished(again)
         #expect(finishedAgain?.progress.state == .completed)
         #expect(abs(rig.truth(.pitch).motorPosition - 0.5) < 0.01)
         #expect(rig.nacks.isEmpty)
+    }
+
+    @Test("a reset sends one LIMITS per narrowed axis, so a refused axis cannot hold back another; a table-only change sends none")
+    func resetRevertsAxisByAxis() throws {
+        var rig = try ClosedLoopRig(feedbackPhase: 0)
+        rig.run(for: 0.05)
+        try rig.controller.setLimits([.yaw: LimitRequest(maxSpeed: 1), .pitch: LimitRequest(max: 0.3)])
+        rig.step()
+        #expect(rig.controller.resetLimits() == [.yaw, .pitch])
+        rig.step()
+        let sent = rig.log.last!.output.messages.compactMap { if case .limits(let axes) = $0 { axes.map(\.axis) } else { nil } }
+        #expect(sent == [[.yaw], [.pitch]])
+
+        try rig.controller.setLimits([.pitch: LimitRequest(max: 0.3)], informStand: false)
+        #expect(rig.controller.limits(of: .pitch)?.max == 0.3)
+        #expect(rig.controller.resetLimits(informStand: false) == [])
+        rig.step()
+        #expect(!rig.log.last!.output.messages.contains { if case .limits = $0 { true } else { false } })
+        #expect(rig.controller.resetLimits() == [], "nothing narrowed: nothing to send")
     }
 }

@@ -1,5 +1,6 @@
 import DockCore
 import DockProtocol
+import DockSim
 import DockTracking
 import EngineSimulation
 import StandEngine
@@ -76,6 +77,59 @@ struct LimitsAnswerTests {
         }
         #expect(why.contains("refused LIMITS") && why.contains("below the current position"))
         #expect(rig.engine.effectiveLimits?.first { $0.axis == .pitch }.map { $0.max > 0.3 } == true, "the stand's own limit is in force again")
+    }
+
+    /// A stand written to protocol 1.0 that checks a continuous axis's LIMITS range (min = max = 0,
+    /// as its CAPABILITIES said) and so refuses every LIMITS naming its yaw.
+    static func standRefusingYawLimits() -> VirtualStandRig {
+        .connected { stand in
+            stand.checksContinuousRanges = true
+            stand.axes[0] = AxisModel(axis: .yaw, continuous: true, min: 0, max: 0, maxSpeed: 3, maxAccel: 12)
+        }
+    }
+
+    func limitsSent(_ rig: VirtualStandRig) -> [[Axis]] {
+        rig.sent.compactMap { if case .limits(let axes) = $0.frame.message { axes.map(\.axis) } else { nil } }
+    }
+
+    @Test func aRefusedNarrowingIsNotRetriedAndWhatTheStandKeptStaysInForce() throws {
+        var rig = Self.standRefusingYawLimits()
+        _ = try rig.send(.limits([.pitch: LimitRequest(max: 0.2)]), from: .app)
+        rig.run(for: 0.1)
+        let refused = rig.command(.limits([.yaw: LimitRequest(maxSpeed: 1)]), from: .app)
+        rig.run(for: 2)
+        guard case .failure(.motionFailed)? = rig.lateReplies[refused.token] else {
+            Issue.record("a refused LIMITS was answered \(String(describing: rig.lateReplies[refused.token]))"); return
+        }
+        #expect(limitsSent(rig) == [[.pitch], [.yaw]], "a refusal is never answered with another LIMITS")
+        // All or nothing: the stand kept the pitch range it had accepted, and so does dockd.
+        #expect(rig.stand.limitsInForce(.pitch)?.max == Double(Float(0.2)))
+        #expect(rig.engine.effectiveLimits?.first { $0.axis == .pitch }?.max == 0.2)
+        #expect(rig.engine.effectiveLimits?.first { $0.axis == .yaw }?.maxSpeed == 3)
+    }
+
+    @Test func theHoldersRangeRevertsWhenTheStandRefusesAnotherAxisAndNothingIsResent() throws {
+        var rig = Self.standRefusingYawLimits()
+        _ = try rig.send(.limits([.pitch: LimitRequest(max: 0.2)]), from: .app)
+        rig.run(for: 0.1)
+        rig.clientGone(ClientRef.app.id)
+        rig.run(for: 2)
+        #expect(limitsSent(rig) == [[.pitch], [.pitch]], "the range set, then taken back; yaw never narrowed, never sent")
+        #expect(rig.stand.limitsInForce(.pitch)?.max == Double(Float(0.9)), "the lease's pitch range is gone from the stand")
+        #expect(rig.engine.effectiveLimits?.first { $0.axis == .pitch }?.max == Double(Float(0.9)))
+    }
+
+    @Test func aStandRefusingToTakeBackALimitIsToldOnceAndTheLogSaysSo() throws {
+        var rig = VirtualStandRig.connected()
+        _ = try rig.send(.limits([.yaw: LimitRequest(maxSpeed: 1)]), from: .app)
+        rig.run(for: 0.1)
+        rig.stand(.silent(seconds: 0.3))  // the NACK below comes before the stand's own answer
+        rig.clientGone(ClientRef.app.id)
+        let seq = try #require(rig.lastSeq(of: .limits))
+        rig.fromStand(.nack(Nack(seq: seq, type: MessageType.limits.rawValue, code: .outOfRange, detail: "busy")))
+        rig.run(for: 2)
+        #expect(limitsSent(rig) == [[.yaw], [.yaw]])
+        #expect(rig.logs.contains { $0.message.contains("refused to return to its own limits") })
     }
 }
 

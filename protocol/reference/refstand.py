@@ -17,7 +17,9 @@ Knobs for testing a host against a stand that is slow or odd, all within the spe
 ``ignore_hellos`` (answer only the n+1-th HELLO), ``version`` (speak another version),
 ``ack_requests`` (message types this stand sends with ACK_REQUEST), ``feedback_paused`` (send
 no FEEDBACK, only the idle HEARTBEAT; used to test "heard"), ``muted`` (send nothing at all),
-``send_raw`` for anything else.
+``send_raw`` for anything else. Outside the spec: ``checks_continuous_ranges`` (a stand written to
+1.0, which left it to guess, that checks a continuous axis's LIMITS range as a limited axis's and so
+refuses every LIMITS naming its yaw, whose own range it reports as 0…0).
 """
 
 import math
@@ -97,7 +99,8 @@ def _finite(*values):
 
 class ReferenceStand:
     def __init__(self, serial="REF-0001", version=(dockproto.PROTOCOL_MAJOR, dockproto.PROTOCOL_MINOR),
-                 feedback_hz=100, batteries=("internal",), ignore_hellos=0, ack_requests=()):
+                 feedback_hz=100, batteries=("internal",), ignore_hellos=0, ack_requests=(),
+                 checks_continuous_ranges=False):
         self.serial = serial
         self.version = version
         self.feedback_hz = feedback_hz
@@ -106,6 +109,7 @@ class ReferenceStand:
         self.battery_levels = [0.8 for _ in batteries]
         self.ignore_hellos = ignore_hellos
         self.ack_requests = set(ack_requests)
+        self.checks_continuous_ranges = checks_continuous_ranges
         self.feedback_paused = False
         self.muted = False  # sends nothing at all (a stand whose radio died)
         self.sender = dockproto.Sender()
@@ -309,7 +313,10 @@ class ReferenceStand:
             for e in payload["axes"]:  # all or nothing: check every axis first
                 axis = self._axis(e["axis"])
                 lo, hi, speed, accel = axis.own
-                range_ok = axis.continuous or (_finite(e["min"], e["max"]) and lo - 1e-6 <= e["min"] < e["max"] <= hi + 1e-6)
+                if axis.continuous and self.checks_continuous_ranges:
+                    lo, hi = 0.0, 0.0  # the range its CAPABILITIES reported
+                range_ok = (axis.continuous and not self.checks_continuous_ranges) or (
+                    _finite(e["min"], e["max"]) and lo - 1e-6 <= e["min"] < e["max"] <= hi + 1e-6)
                 if not range_ok or not _finite(e["max_speed"], e["max_accel"]) or not (
                         0 < e["max_speed"] <= speed + 1e-6 and 0 < e["max_accel"] <= accel + 1e-6):
                     return ("out_of_range", f"{axis.name} limits outside the stand's own")

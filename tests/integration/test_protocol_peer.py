@@ -199,3 +199,28 @@ def test_rejected_values_are_published(peer):
     stand.do(lambda s: s.send_message("battery", {"index": 0, "level": math.nan, "charge": 1, "flags": 0}))
     note = client.wait_notification(lambda m: "BATTERY" in str(m.get("params", {})), timeout=3)
     assert "nan" in str(note["params"]).lower()
+
+
+def _limits_frames(stand):
+    return [sorted(a["axis"] for a in f["payload"]["axes"]) for _, f in stand.host_frames("limits")]
+
+
+def test_a_stand_refusing_limits_is_not_asked_again_and_a_lease_range_still_reverts(peer):
+    """Issue 21: a stand that checks its continuous yaw's LIMITS range (0…0) refused every LIMITS
+    naming yaw, and dockd answered each refusal with another LIMITS (2,800 in 1.4 s); a lease's pitch
+    range stayed on the stand after the lease ended."""
+    stand, daemon, client = peer(checks_continuous_ranges=True)
+    _connected(client)
+    pitch_axis = stand.do(lambda s: s.axes[1])
+    own_max = pitch_axis.own[1]
+    client.result("motion.limits", {"axes": {"pitch": {"max": 0.2}}})
+    assert stand.do(lambda s: s.axes[1].hi) == pytest.approx(0.2, abs=1e-6)
+    refused = client.call("motion.limits", {"axes": {"yaw": {"max_speed": 1.0}}})
+    assert refused.get("error", {}).get("code") == -32009, refused
+    client.close()  # the lease ends: what it changed reverts
+    wait_for(lambda: stand.do(lambda s: s.axes[1].hi) == pytest.approx(own_max, abs=1e-6), 5,
+             "the stand's own pitch range back")
+    time.sleep(1.0)  # an absence (no more LIMITS) can only be watched for over a window
+    frames = _limits_frames(stand)
+    assert frames == [["pitch"], ["yaw"], ["pitch"]], f"LIMITS frames: {frames[:10]} ({len(frames)} in all)"
+    assert "refused" in daemon.log() and daemon.process.poll() is None
