@@ -136,6 +136,10 @@ public struct MotionController: Sendable {
         axes.firstIndex(of: axis).map { limits[$0] }
     }
 
+    /// When the feedback watchdog fails a motion if no FEEDBACK has come by then (PROTOCOL.md §5:
+    /// `feedbackTimeoutPeriods` periods after the last), nil before the first FEEDBACK.
+    public var feedbackWatchdogTime: Double? { lastFeedbackTime.map { $0 + configuration.feedbackTimeoutPeriods * period } }
+
     private var period: Double { 1 / Double(max(1, capabilities.feedbackHz)) }
     private var latency: Double { configuration.latencyCompensation ?? period }
     /// Seconds from a tick until the stand has reacted to its command: the command's latency and the

@@ -141,7 +141,7 @@ public struct NativeDriver: StandDriver {
         case .helloReply(let reply):
             guard reply.major == ProtocolVersion.major else {
                 let text = "the stand speaks protocol \(reply.major).\(reply.minor), dockd speaks \(ProtocolVersion.text): refused"
-                reports.append(.fatal(text))
+                reports.append(.incompatible(text))
                 failed = true
                 return .refuse(.versionMismatch, "host speaks \(ProtocolVersion.text)")
             }
@@ -177,7 +177,7 @@ public struct NativeDriver: StandDriver {
             answered(nack.seq, at: time)
             counters.refused += 1
             if nack.type == MessageType.hello.rawValue && nack.knownCode == .versionMismatch {
-                reports.append(.fatal("the stand refused dockd's protocol \(ProtocolVersion.text): \(nack.detail)"))
+                reports.append(.incompatible("the stand refused dockd's protocol \(ProtocolVersion.text): \(nack.detail)"))
                 failed = true
             } else {
                 reports.append(.refused(command: nack.type, reason: "\(nack.knownCode?.description ?? "code \(nack.code)"): \(nack.detail)"))

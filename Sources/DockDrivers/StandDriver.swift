@@ -72,8 +72,11 @@ public enum DriverReport: Sendable, Equatable {
     /// A report that decoded but cannot be true (a battery level of NaN or 1.5, a battery the stand
     /// never declared): dropped, and why, so the daemon can count and show it.
     case rejected(String)
-    /// The link cannot work (wrong protocol version, no answer to the handshake): close it.
+    /// The link cannot work now (no answer to the handshake, a stand that cannot be steered): close it.
     case fatal(String)
+    /// The stand speaks another major version of the protocol: close the link; asking again soon
+    /// cannot help (only a firmware update can), so the host waits longer before it does.
+    case incompatible(String)
 }
 
 public struct DriverOutput: Sendable, Equatable {

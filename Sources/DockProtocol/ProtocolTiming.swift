@@ -50,4 +50,7 @@ public enum ProtocolTiming {
 
     /// Reconnecting after a lost link or a failed handshake: 0.25 s doubling to 8 s.
     public static let reconnectBackoff: ClosedRange<Double> = 0.25...8
+    /// Reconnecting to a stand of another major version: it will refuse again until its firmware
+    /// changes, so the host asks once a minute (and at once when the device is plugged in again).
+    public static let incompatibleRetry = 60.0
 }

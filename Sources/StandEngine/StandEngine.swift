@@ -49,6 +49,9 @@ public struct StandEngine: Sendable {
     public private(set) var lastFeedback: (feedback: Feedback, time: Double)?
     public private(set) var docked: Bool?
     public private(set) var lastError: String?
+    /// The stand last refused dockd's protocol version (or spoke another): until it says otherwise
+    /// the host asks again only after `ProtocolTiming.incompatibleRetry`.
+    public private(set) var incompatible = false
     public private(set) var systemTracking: Bool
     /// What the stand does while no client holds the lease.
     public private(set) var defaults: StandDefaults
@@ -99,8 +102,20 @@ public struct StandEngine: Sendable {
     public var stopConfirmed: Bool { linkState != .connected || driver.stopConfirmed }
 
     /// When the engine must next be ticked to keep the driver's deadlines (an answer due, a
-    /// heartbeat, a resend), if sooner than the regular ticks; nil while the link is closed.
-    public var nextDeadline: Double? { linkState == .disconnected ? nil : driver.nextDeadline }
+    /// heartbeat, a resend) and the feedback watchdog's, if sooner than the regular ticks; nil while
+    /// the link is closed.
+    public var nextDeadline: Double? {
+        guard linkState != .disconnected else { return nil }
+        guard let watchdog = pendingFeedbackWatchdog else { return driver.nextDeadline }
+        return min(driver.nextDeadline ?? watchdog, watchdog)
+    }
+
+    /// The time the feedback watchdog is due, until a control step has run at or after it: the
+    /// silence is then judged when due (PROTOCOL.md §5), not up to three ticks later.
+    private var pendingFeedbackWatchdog: Double? {
+        guard linkState == .connected, let due = motion?.feedbackWatchdogTime.map({ $0 + 1e-6 }), due > lastControlTick else { return nil }
+        return due
+    }
 
     // MARK: - Events
 
@@ -165,7 +180,8 @@ public struct StandEngine: Sendable {
         let output = driver.tick(at: now)
         out.bytes += output.bytes
         for report in output.reports { handle(report, at: now, &out) }
-        if linkState == .connected && now - lastControlTick > 2.5 * Self.tickInterval {
+        let watchdogDue = pendingFeedbackWatchdog.map { now >= $0 } ?? false
+        if linkState == .connected && (now - lastControlTick > 2.5 * Self.tickInterval || watchdogDue) {
             runController(at: now, &out)
         }
     }
@@ -191,6 +207,7 @@ public struct StandEngine: Sendable {
         case .ready(let id, let caps):
             identity = id
             capabilities = caps
+            incompatible = false
             guard linkState == .handshaking else { return }
             var controller = MotionController(capabilities: caps, configuration: settings.motion,
                                               standClosesPositionLoop: driver.closesPositionLoop)
@@ -233,6 +250,9 @@ public struct StandEngine: Sendable {
             break
         case .fatal(let reason):
             drop(reason, &out)
+        case .incompatible(let reason):
+            incompatible = true
+            drop("\(reason); asking again in \(Int(ProtocolTiming.incompatibleRetry)) s or when it is plugged in again", &out)
         }
     }
 

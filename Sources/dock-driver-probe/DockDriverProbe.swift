@@ -332,7 +332,7 @@ actor ProbeState {
         case .rejected(let text):
             count("rejected")
             emit(["t": t, "report": "rejected", "reason": text])
-        case .fatal(let text):
+        case .fatal(let text), .incompatible(let text):
             count("fatal")
             fatal = true
             emit(["t": t, "report": "fatal", "reason": text])

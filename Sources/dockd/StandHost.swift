@@ -2,6 +2,7 @@ import DockCore
 import DockDrivers
 import DockTracking
 import DockIO
+import DockProtocol
 import Logging
 import NIOCore
 import StandEngine
@@ -70,9 +71,9 @@ final class StandHost: Sendable {
     // MARK: - Link lifecycle
 
     /// Keeps the stand connected until the task is cancelled: open, serve until the link closes,
-    /// and reopen after a backoff.
+    /// and reopen after a backoff (a minute for a stand of another protocol version).
     func run() async {
-        var backoff = 0.25
+        var backoff = ProtocolTiming.reconnectBackoff.lowerBound
         while !Task.isCancelled {
             do {
                 let channel = try await StandTransport.open(endpoint, group: loop) { channel in
@@ -86,7 +87,7 @@ final class StandHost: Sendable {
                 } onCancel: {
                     channel.close(promise: nil)
                 }
-                if await read({ $0.counters.handshakes }) > 0 { backoff = 0.25 }
+                if await read({ $0.counters.handshakes }) > 0 { backoff = ProtocolTiming.reconnectBackoff.lowerBound }
             } catch {
                 let reason = "\(error)"
                 loop.execute { self.apply(self.state.value.engine.handle(.connectFailed(reason: reason), at: self.clock.now())) }
@@ -95,9 +96,10 @@ final class StandHost: Sendable {
             let reason = await read { $0.lastError } ?? "link closed"
             var metadata: Logger.Metadata = ["reason": "\(reason)"]
             if let id = standID { metadata["stand"] = .string(id) }
-            logger.info("reconnecting in \(backoff) s", metadata: metadata)
-            try? await Task.sleep(for: .seconds(backoff))
-            backoff = min(8, backoff * 2)
+            let delay = await read({ $0.incompatible }) ? ProtocolTiming.incompatibleRetry : backoff
+            logger.info("reconnecting in \(delay) s", metadata: metadata)
+            try? await Task.sleep(for: .seconds(delay))
+            backoff = min(ProtocolTiming.reconnectBackoff.upperBound, backoff * 2)
         }
     }
 

@@ -63,6 +63,7 @@ private struct ScriptedStand {
 
     var hellos: [Double] { received.filter { if case .hello = $0.frame.message { true } else { false } }.map(\.time) }
     var fatal: [String] { reports.compactMap { if case .fatal(let text) = $0 { text } else { nil } } }
+    var incompatible: [String] { reports.compactMap { if case .incompatible(let text) = $0 { text } else { nil } } }
     var rejected: [String] { reports.compactMap { if case .rejected(let text) = $0 { text } else { nil } } }
     var ready: Bool { reports.contains { if case .ready = $0 { true } else { false } } }
     /// ACK/NACK frames the host sent, as (seq answered, type answered, NACK code or nil).
@@ -130,7 +131,7 @@ struct NativeDriverSessionTests {
     @Test func aVersionMismatchNamesBothVersions() {
         var stand = ScriptedStand()
         stand.send(.helloReply(HelloReply(major: 2, minor: 3, heartbeatTimeoutMs: 500, model: "m", firmware: "f", hardware: "h", serial: "s")), ack: true)
-        #expect(stand.fatal == ["the stand speaks protocol 2.3, dockd speaks 1.1: refused"])
+        #expect(stand.incompatible == ["the stand speaks protocol 2.3, dockd speaks 1.1: refused"])
         // The stand asked for an ACK: it learns why before the link closes, and then nothing more.
         #expect(stand.driver.nextDeadline == 0)
         stand.tick(at: 0.01)
@@ -141,7 +142,7 @@ struct NativeDriverSessionTests {
 
         var refusing = ScriptedStand()
         refusing.send(.nack(Nack(seq: 0, type: MessageType.hello.rawValue, code: .versionMismatch, detail: "stand speaks 2.0")))
-        #expect(refusing.fatal == ["the stand refused dockd's protocol 1.1: stand speaks 2.0"])
+        #expect(refusing.incompatible == ["the stand refused dockd's protocol 1.1: stand speaks 2.0"])
     }
 
     @Test func everyAckRequestFromTheStandIsAnswered() {

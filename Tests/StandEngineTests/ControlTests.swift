@@ -182,6 +182,27 @@ struct StopTests {
 
 @Suite("Engine: refusals and link loss")
 struct RefusalTests {
+    /// PROTOCOL.md §5: FEEDBACK that stops mid-move fails the motion after dockd's 25 periods (250 ms
+    /// at 100 Hz), judged then and not at the next control step of the 20 ms timer (up to 60 ms
+    /// later: an independent stand measured ≈ 300 ms).
+    @Test func feedbackThatStopsMidMoveFailsTheMotionWhenTheWatchdogIsDue() throws {
+        var rig = VirtualStandRig.connected()
+        let id = try rig.send(.orient([.yaw: 1.0], relative: false, duration: 2), from: .app)
+        guard case .motion(let motion)? = id else { Issue.record("no motion id"); return }
+        rig.run(for: 0.3)
+        rig.stand(.silent(seconds: 0.8))
+        let lastFeedback = try #require(rig.engine.lastFeedback?.time)
+        #expect(rig.run(until: rig.now + 0.7) { $0.finished[motion.rawValue] != nil })
+        let failedAt = try #require(rig.notifications.first {
+            if case .motionProgress(let p) = $0.notification, p.id == motion, p.state.isFinal { true } else { false }
+        }?.time)
+        guard case .failed(let reason)? = rig.finished[motion.rawValue] else { Issue.record("the motion did not fail"); return }
+        #expect(reason.contains("no feedback"))
+        let timeout = 25.0 / 100
+        #expect(failedAt - lastFeedback > timeout)
+        #expect(failedAt - lastFeedback <= timeout + 0.002, "judged \(Int(((failedAt - lastFeedback) * 1000).rounded())) ms after the last FEEDBACK")
+    }
+
     @Test func refusedDrivesEndTheMotionAndTheNextCallerHearsWhy() throws {
         var rig = VirtualStandRig.connected()
         let id = try rig.send(.orient([.yaw: 1.0], relative: false, duration: 2), from: .app)

@@ -45,6 +45,8 @@ TIMING = {
     "max_resends": 3,
     "default_heartbeat_timeout_ms": 500,
     "heartbeat_timeout_range_ms": (100, 5000),
+    "reconnect_backoff": (0.25, 8.0),  # host: after a lost link or a failed handshake, doubling
+    "version_retry": 60.0,  # host: after a version mismatch (section 2.2)
     "battery_level_step": 0.01,  # BATTERY when the level moved this far from the last one sent…
     "battery_report_interval": 10.0,  # …and at least this often
 }

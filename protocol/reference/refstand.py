@@ -19,7 +19,9 @@ Knobs for testing a host against a stand that is slow or odd, all within the spe
 no FEEDBACK, only the idle HEARTBEAT; used to test "heard"), ``muted`` (send nothing at all),
 ``send_raw`` for anything else. Outside the spec: ``checks_continuous_ranges`` (a stand written to
 1.0, which left it to guess, that checks a continuous axis's LIMITS range as a limited axis's and so
-refuses every LIMITS naming its yaw, whose own range it reports as 0…0).
+refuses every LIMITS naming its yaw, whose own range it reports as 0…0); ``replies_in_own_version``
+(a stand of another major that answers HELLO with a HELLO_REPLY in its own version instead of NACK
+``version_mismatch``).
 """
 
 import math
@@ -100,7 +102,7 @@ def _finite(*values):
 class ReferenceStand:
     def __init__(self, serial="REF-0001", version=(dockproto.PROTOCOL_MAJOR, dockproto.PROTOCOL_MINOR),
                  feedback_hz=100, batteries=("internal",), ignore_hellos=0, ack_requests=(),
-                 checks_continuous_ranges=False):
+                 checks_continuous_ranges=False, replies_in_own_version=False):
         self.serial = serial
         self.version = version
         self.feedback_hz = feedback_hz
@@ -110,6 +112,7 @@ class ReferenceStand:
         self.ignore_hellos = ignore_hellos
         self.ack_requests = set(ack_requests)
         self.checks_continuous_ranges = checks_continuous_ranges
+        self.replies_in_own_version = replies_in_own_version
         self.feedback_paused = False
         self.muted = False  # sends nothing at all (a stand whose radio died)
         self.sender = dockproto.Sender()
@@ -255,7 +258,7 @@ class ReferenceStand:
             return
         payload = frame["payload"]
         major, minor = self.version
-        if payload["major"] != major:
+        if payload["major"] != major and not self.replies_in_own_version:
             self.refused_hello = f"{payload['major']}.{payload['minor']}"
             self.state = "idle"
             self._answer(frame, "version_mismatch", f"stand speaks {major}.{minor}")

@@ -119,18 +119,26 @@ def _packet(type_code, seq):
     return body + struct.pack("<H", dockproto.crc16(body))
 
 
-def test_a_silent_stand_gets_five_hellos_150_ms_apart_and_a_clear_reason(peer):
+def test_a_silent_stand_gets_five_hellos_150_ms_apart_then_the_reconnect_backoff(peer):
+    """PROTOCOL.md §2.2 and §3.1: 5 HELLOs 150 ms apart, give up 750 ms after the first, reconnect
+    after 0.25 s, then 0.5 s (doubling)."""
     stand, daemon, client = peer(ignore_hellos=10**6)  # heartbeats, never answers
-    wait_for(lambda: len(stand.host_frames("hello")) >= 6, 10, "a second handshake attempt")
+    wait_for(lambda: len(stand.host_frames("hello")) >= 11, 15, "a third handshake attempt")
     hellos = [t for t, _ in stand.host_frames("hello")]
-    first_attempt = [hellos[0]]
+    attempts = [[hellos[0]]]
     for t in hellos[1:]:
-        if t - first_attempt[-1] > 0.4:
-            break
-        first_attempt.append(t)
-    gaps = _gaps(first_attempt)
-    assert len(first_attempt) == T["hello_attempts"], f"HELLOs at {[round(t - hellos[0], 3) for t in hellos]}"
-    assert all(0.1 <= g <= 0.3 for g in gaps), f"gaps {[round(g * 1000) for g in gaps]} ms"
+        if t - attempts[-1][-1] > 0.4:
+            attempts.append([])
+        attempts[-1].append(t)
+    shown = f"HELLOs at {[round(t - hellos[0], 3) for t in hellos]}"
+    for attempt in attempts[:2]:
+        assert len(attempt) == T["hello_attempts"], shown
+        assert all(0.1 <= g <= 0.3 for g in _gaps(attempt)), shown
+    give_up = T["hello_interval"] * T["hello_attempts"]
+    backoff = T["reconnect_backoff"][0]
+    for i, start in enumerate(a[0] for a in attempts[1:3]):
+        waited = start - attempts[i][0] - give_up  # from giving up to the next attempt's first HELLO
+        assert backoff * 2 ** i - 0.05 <= waited <= backoff * 2 ** i + 0.5, shown
     error = wait_for(lambda: (_stand(client) or {}).get("last_error"), 5, "the stand's last error")
     assert "5 HELLOs" in error and "1.1" in error, error
 
@@ -143,10 +151,18 @@ def test_a_stand_that_heartbeats_before_it_answers_connects_on_the_first_link(pe
     assert hellos[-1] - hellos[0] < 0.7, f"HELLOs at {[round(t - hellos[0], 3) for t in hellos]}: dockd reconnected"
 
 
-def test_a_version_mismatch_names_both_versions(peer):
-    stand, daemon, client = peer(version=(2, 0))
+@pytest.mark.parametrize("replies_in_own_version", [False, True], ids=["nack", "hello-reply"])
+def test_a_version_mismatch_names_both_versions_and_is_not_asked_again_and_again(peer, replies_in_own_version):
+    """Issue 21: a stand of another major was sent 15 HELLOs in 4 s. PROTOCOL.md §2.2: dockd asks
+    again only after `version_retry` (or when the device is plugged in again)."""
+    stand, daemon, client = peer(version=(2, 0), replies_in_own_version=replies_in_own_version)
     error = wait_for(lambda: (_stand(client) or {}).get("last_error"), 10, "the stand's last error")
     assert "2.0" in error and "1.1" in error, error
+    first = stand.host_frames("hello")[0][0]
+    time.sleep(4)  # an absence (no more HELLOs) can only be watched for over a window
+    hellos = [round(t - first, 3) for t, _ in stand.host_frames("hello")]
+    assert len(hellos) == 1, f"HELLOs at {hellos} s"
+    assert "retrying in 60" in daemon.log() or "reconnecting in 60" in daemon.log(), daemon.log()[-2000:]
 
 
 def test_impossible_battery_values_are_refused(peer):
