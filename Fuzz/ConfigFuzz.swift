@@ -1,9 +1,10 @@
+import DockDrivers
 import DockIO
 import Foundation
 
 // libFuzzer target for dockd's configuration parser (Sources/dockd/Configuration.swift): TOML
 // through TOMLKit (Swift over the C++ toml++), then the checks of `resolved`. Built by Fuzz/run.sh
-// from this file, Configuration.swift, TOMLPreflight.swift and Drivers.swift, against DockDrivers, the pure part of DockIO
+// from this file, Configuration.swift and TOMLPreflight.swift, against DockDrivers, the pure part of DockIO
 // (StandEndpoint.swift, SerialPort.swift) and TOMLKit, every one of them instrumented.
 //
 // Input: the bytes of a dockd.conf. Any input is either refused with a message that names a line or
@@ -66,7 +67,17 @@ func checkRules(_ c: Configuration) {
         violation("field of view \(fov)°")
     }
     for device in c.devices {
-        if !Drivers.names.contains(device.driver) { violation("driver \(device.driver)") }
+        guard let driver = DriverTable.named(device.driver) else { violation("driver \(device.driver)") }
+        for (key, value) in device.options {
+            guard let option = driver.option(key) else { violation("\(driver.name) option \(key)") }
+            switch (option.kind, value) {
+            case (.integer(let range), .integer(let v)): if !range.contains(v) { violation("\(key) = \(v)") }
+            case (.number(let range), .number(let v)): if !range.contains(v) { violation("\(key) = \(v)") }
+            case (.text, .text): break
+            case (.choice(let names), .text(let v)): if !names.contains(v) { violation("\(key) = \(v)") }
+            default: violation("\(key) of the wrong kind: \(value)")
+            }
+        }
         switch device.endpoint {
         case .serial(_, let baud):
             if !SerialPort.isSupported(baud: baud) { violation("device baud \(baud)") }

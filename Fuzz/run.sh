@@ -128,7 +128,7 @@ build() {
             extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockProtocol) ;;
         ConfigFuzz)
             config_modules
-            sources=("$ROOT/Sources/dockd/Configuration.swift" "$ROOT/Sources/dockd/TOMLPreflight.swift" "$ROOT/Sources/dockd/Drivers.swift")
+            sources=("$ROOT/Sources/dockd/Configuration.swift" "$ROOT/Sources/dockd/TOMLPreflight.swift")
             extra=(-I "$OUT/modules" -I "$TOMLKIT_DIR/Sources/CTOML/include/CTOML" -L "$OUT/modules"
                    -lTOMLKit -lCTOML -lDockIO -lDockCore -lDockDrivers -lDockProtocol -lstdc++) ;;
         *) echo "run.sh: unknown target $target" >&2; exit 2 ;;

@@ -17,13 +17,13 @@ import StandEngine
 struct DockDriverProbe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dock-driver-probe",
-        abstract: "Drive a stand through one dockd driver (visca, mavlink) and print its reports as JSON lines.",
+        abstract: "Drive a stand through one dockd driver and print its reports as JSON lines.",
         version: DockVersion.string)
 
-    @Option(help: "Driver name: visca or mavlink.")
+    @Option(help: ArgumentHelp("The driver: \(DriverTable.names.joined(separator: ", ")).", valueName: "name"))
     var driver: String
 
-    @Option(name: .customLong("option"), help: "Driver option KEY=VALUE (repeatable), as in the config file.")
+    @Option(name: .customLong("option"), help: "Driver option KEY=VALUE (repeatable), as in the config file; `dockd --list-drivers` lists each driver's.")
     var options: [String] = []
 
     @Option(help: "Link: a tty path[@baud], udp:HOST:PORT, tcp:HOST:PORT or unix:PATH.")
@@ -86,7 +86,7 @@ struct DockDriverProbe: AsyncParsableCommand {
     func run() async throws {
         var made: any StandDriver
         do {
-            made = try DriverFactory.make(name: driver, options: try Self.keyValues(options))
+            made = try DriverTable.definition(driver).make(texts: try Self.keyValues(options), heartbeatTimeoutMs: ProtocolTiming.defaultHeartbeatTimeoutMs)
         } catch {
             throw ValidationError("\(error)")
         }

@@ -154,7 +154,7 @@ struct APIMethods: Sendable {
             let (endpoint, driverName) = (try p.device(), try p.optionalString("driver") ?? "native")
             let driver: any StandDriver
             do {
-                driver = try Drivers.make(driverName, options: [:], heartbeatTimeoutMs: heartbeatTimeoutMs)
+                driver = try DriverTable.definition(driverName).make([:], heartbeatTimeoutMs: heartbeatTimeoutMs)
             } catch {
                 throw .invalidParameter("\(error)", field: "driver")
             }

@@ -40,9 +40,10 @@ struct Configuration: Sendable, Equatable {
 
     struct Device: Sendable, Equatable {
         var endpoint: StandEndpoint
-        var driver = "native"
-        /// Driver settings as written (VISCA address and profile, MAVLink ids, …).
-        var options: [String: String] = [:]
+        var driver = NativeDriver.definition.name
+        /// The driver's options as written (VISCA address and profile, MAVLink ids, …), each checked
+        /// against what the driver declares.
+        var options: [String: DriverValue] = [:]
     }
 
     struct Camera: Sendable, Equatable {
@@ -140,33 +141,41 @@ struct Configuration: Sendable, Equatable {
         return c
     }
 
-    /// One `[[device]]`: exactly one endpoint, a known driver, and the driver's options as text.
+    /// The key naming each kind of link in a `[[device]]`.
+    static let linkKeys: [(LinkKind, String)] = [(.serial, "path"), (.unix, "unix"), (.bluetooth, "bluetooth"), (.udp, "udp"), (.tcp, "tcp")]
+
+    /// One `[[device]]`: exactly one endpoint of a link the driver runs over, a known driver, and
+    /// the options that driver declares, each read as its kind (DriverTable).
     private static func resolveDevice(_ d: inout TableReader) -> Device? {
-        let driver = d.string("driver") ?? "native"
-        guard Drivers.names.contains(driver) else {
-            d.refuse("driver", "'\(driver)' is not one of \(Drivers.names.joined(separator: ", "))")
+        let name = d.string("driver") ?? NativeDriver.definition.name
+        guard let driver = DriverTable.named(name) else {
+            d.refuse("driver", "'\(name)' is not one of \(DriverTable.names.joined(separator: ", "))")
             return nil
         }
-        // Each protocol's usual serial rate: VISCA 9600, the native protocol and MAVLink 115200.
-        let baud = d.integer("baud", in: 50...4_000_000) ?? DriverFactory.defaultBaud(for: driver) ?? 115_200
+        let baud = d.integer("baud", in: 50...4_000_000) ?? driver.defaultBaud
         let channel = d.integer("channel", in: 1...30)
-        var options: [String: String] = [:]
-        for key in ["address", "system_id", "component_id", "target_component"] {
-            if let v = d.integer(key, in: 0...255) { options[key] = String(v) }
+        var options: [String: DriverValue] = [:]
+        for option in driver.options {
+            if let value = read(option, from: &d) { options[option.key] = value }
         }
-        for key in ["poll_hz", "feedback_hz", "max_speed"] {
-            if let v = d.number(key, in: 0...1_000) { options[key] = String(v) }
+        // Another driver's option is a mistake worth naming as such (not just "unknown key").
+        for key in d.keys where driver.option(key) == nil {
+            guard let owner = DriverTable.all.first(where: { $0.option(key) != nil }) else { continue }
+            let takes = driver.options.isEmpty ? "takes none" : "takes \(driver.options.map(\.key).joined(separator: ", "))"
+            d.refuse(key, "is an option of the \(owner.name) driver; the \(driver.name) driver \(takes)")
+            d.markRefused(key)
         }
-        for key in ["profile", "transport", "name"] {
-            if let v = d.string(key) { options[key] = v }
+        let given = linkKeys.compactMap { kind, key in d.string(key).map { (kind, key, $0) } }
+        guard given.count == 1, let (kind, key, value) = given.first else {
+            d.refuse(nil, "give exactly one of \(linkKeys.map(\.1).joined(separator: ", "))")
+            return nil
         }
-        let given = ["path", "unix", "bluetooth", "udp", "tcp"].compactMap { key in d.string(key).map { (key, $0) } }
-        guard given.count == 1, let (kind, value) = given.first else {
-            d.refuse(nil, "give exactly one of path, unix, bluetooth, udp or tcp")
+        guard driver.links.contains(kind) else {
+            d.refuse(key, "the \(driver.name) driver runs over \(driver.links.map { k in linkKeys.first { $0.0 == k }!.1 }.joined(separator: ", ")), not \(key)")
             return nil
         }
         let endpoint: StandEndpoint
-        switch kind {
+        switch key {
         case "path":
             guard SerialPort.isSupported(baud: baud) else { d.refuse("baud", "\(baud) is not a supported rate"); return nil }
             endpoint = .serial(path: value, baud: baud)
@@ -179,7 +188,19 @@ struct Configuration: Sendable, Equatable {
             default: d.refuse(nil, "udp and tcp take HOST:PORT, the port 1…65535"); return nil
             }
         }
-        return Device(endpoint: endpoint, driver: driver, options: options)
+        return Device(endpoint: endpoint, driver: driver.name, options: options)
+    }
+
+    private static func read(_ option: DriverOption, from d: inout TableReader) -> DriverValue? {
+        switch option.kind {
+        case .integer(let range): return d.integer(option.key, in: range).map(DriverValue.integer)
+        case .number(let range): return d.number(option.key, in: range).map(DriverValue.number)
+        case .text: return d.string(option.key).map(DriverValue.text)
+        case .choice(let names):
+            guard let v = d.string(option.key) else { return nil }
+            guard names.contains(v) else { d.refuse(option.key, "must be one of \(names.map { "\"\($0)\"" }.joined(separator: ", ")), not \"\(v)\""); return nil }
+            return .text(v)
+        }
     }
 }
 
@@ -232,6 +253,7 @@ struct TableReader {
     let path: [String]
     var problems: Problems
     private var read: Set<String> = []
+    private var refusedOtherwise: Set<String> = []
 
     init(_ table: TOMLTable, path: [String], text: String, source: String) {
         self.table = table
@@ -242,6 +264,12 @@ struct TableReader {
     mutating func refuse(_ key: String?, _ what: String) {
         problems.add(path + (key.map { [$0] } ?? []), what)
     }
+
+    /// The keys the table has, read or not.
+    var keys: [String] { table.keys.sorted() }
+
+    /// A key already refused with a better reason than "unknown" (and not one this table knows).
+    mutating func markRefused(_ key: String) { refusedOtherwise.insert(key) }
 
     private mutating func value(_ key: String) -> TOMLValueConvertible? {
         read.insert(key)
@@ -331,7 +359,7 @@ struct TableReader {
     /// Every key of this table that nothing read, with the nearest known one when it looks like a typo.
     mutating func refuseUnread() {
         let known = read.sorted()
-        for key in table.keys.sorted() where !read.contains(key) {
+        for key in table.keys.sorted() where !read.contains(key) && !refusedOtherwise.contains(key) {
             let kind = table[key]?.table != nil || table[key]?.array != nil ? "section" : "key"
             var what = "unknown \(kind) \(Problems.dotted(path + [key]))"
             if let near = known.min(by: { Self.distance($0, key) < Self.distance($1, key) }), Self.distance(near, key) <= 2 {

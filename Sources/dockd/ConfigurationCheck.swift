@@ -1,3 +1,4 @@
+import DockDrivers
 import DockIO
 #if canImport(Glibc)
 import Glibc
@@ -30,7 +31,7 @@ enum ConfigurationCheck {
         for (i, device) in configuration.devices.enumerated() {
             var line = "device[\(i)] \(device.endpoint) (\(device.driver))"
             do {
-                _ = try Drivers.make(device.driver, options: device.options, heartbeatTimeoutMs: configuration.heartbeatTimeoutMs)
+                _ = try DriverTable.definition(device.driver).make(device.options, heartbeatTimeoutMs: configuration.heartbeatTimeoutMs)
             } catch {
                 ok = false
                 line += ": \(error)"

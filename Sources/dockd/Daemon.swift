@@ -48,7 +48,7 @@ struct Daemon: Service {
         if hotplug.enabled {
             for event in Hotplug.present(matcher) {
                 logger.info("stand present", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
-                stands.add(endpoint: .serial(path: event.devnode, baud: hotplug.baud), driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
+                attach(event, baud: hotplug.baud, to: stands, heartbeat: heartbeat)
             }
         }
         let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, engineSettings: engineSettings,
@@ -149,9 +149,20 @@ struct Daemon: Service {
     /// A configured device with its driver; a driver that cannot be built is reported, the others run.
     private func attach(_ device: Configuration.Device, to stands: StandRegistry, heartbeat: UInt16) {
         do {
-            stands.add(endpoint: device.endpoint, driver: try Drivers.make(device.driver, options: device.options, heartbeatTimeoutMs: heartbeat))
+            let driver = try DriverTable.definition(device.driver).make(device.options, heartbeatTimeoutMs: heartbeat)
+            stands.add(endpoint: device.endpoint, driver: driver)
         } catch {
             logger.error("device \(device.endpoint) not attached: \(error)")
+        }
+    }
+
+    /// A device udev announced, with its driver's defaults.
+    private func attach(_ event: Hotplug.Event, baud: Int, to stands: StandRegistry, heartbeat: UInt16) {
+        do {
+            let driver = try DriverTable.definition(event.driver ?? "").make([:], heartbeatTimeoutMs: heartbeat)
+            stands.add(endpoint: .serial(path: event.devnode, baud: baud), driver: driver)
+        } catch {
+            logger.error("hotplugged \(event.devnode) not attached: \(error)")
         }
     }
 
@@ -166,18 +177,17 @@ struct Daemon: Service {
             // Turned on by a reload: the stands plugged in meanwhile are there already.
             let now = settings.current
             for event in Hotplug.present(Hotplug.Matcher(serialPattern: now.serialPattern)) {
-                stands.add(endpoint: .serial(path: event.devnode, baud: now.baud), driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
+                attach(event, baud: now.baud, to: stands, heartbeat: heartbeat)
             }
         }
         // The serial pattern is the monitor's from its start (a change needs a restart).
         for await event in Hotplug.changes(Hotplug.Matcher(serialPattern: settings.current.serialPattern)) {
             let now = settings.current
             guard now.enabled || event.action == .remove else { continue }
-            let endpoint = StandEndpoint.serial(path: event.devnode, baud: now.baud)
             logger.info("hotplug \(event.action.rawValue)", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
             switch event.action {
-            case .add: stands.add(endpoint: endpoint, driver: Drivers.native(heartbeatTimeoutMs: heartbeat))
-            case .remove: await stands.remove(endpoint: endpoint)
+            case .add: attach(event, baud: now.baud, to: stands, heartbeat: heartbeat)
+            case .remove: await stands.remove(endpoint: .serial(path: event.devnode, baud: now.baud))
             }
         }
     }

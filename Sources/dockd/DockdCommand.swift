@@ -25,6 +25,12 @@ struct DockdCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Check the configuration (the file and these options) and exit: 0 when good, 78 with each mistake otherwise.")
     var checkConfig = false
 
+    @Flag(name: .long, help: "List the drivers, the links each runs over and the options each takes in a [[device]], and exit.")
+    var listDrivers = false
+
+    @Flag(name: .long, help: "With --list-drivers: as JSON.")
+    var json = false
+
     @Option(name: .long, help: "A stand to own, in addition to the configuration's: a tty path (optionally @baud) or unix:PATH. Repeatable.")
     var device: [String] = []
 
@@ -54,6 +60,7 @@ struct DockdCommand: AsyncParsableCommand {
         if let logLevel, let problem = Configuration.logLevelProblem(logLevel) {
             throw ValidationError("--log-level \(problem)")
         }
+        if json && !listDrivers { throw ValidationError("--json goes with --list-drivers") }
         if let socketMode, UInt16(socketMode, radix: 8).map({ $0 > 0o777 }) ?? true {
             throw ValidationError("--socket-mode must be octal, like 0660")
         }
@@ -67,6 +74,10 @@ struct DockdCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if listDrivers {
+            print(json ? DriverListing.jsonText : DriverListing.text)
+            return
+        }
         let path = config ?? Configuration.defaultPath
         let source = ConfigurationSource(path: path, mustExist: config != nil && !ignoreMissingConfig, overrides: overrides)
         let configuration: Configuration

@@ -1,29 +1,38 @@
 import CUdev
+import DockDrivers
 import NIOPosix
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Stands appearing and disappearing, from libudev. A stand is a tty that our udev rule marked
-/// (`DOCKD_STAND=1`), or one with our USB id, or whose `ID_SERIAL` matches the configured pattern.
+/// Stands appearing and disappearing, from libudev. A device is a driver's when it matches the
+/// driver's declared `HotplugMatch` (DriverTable: the property our udev rule sets, or USB ids), or,
+/// for a native stand, when its `ID_SERIAL` matches the configured pattern.
 enum Hotplug {
     struct Event: Sendable, Equatable {
         enum Action: String, Sendable { case add, remove }
         var action: Action
         var devnode: String
         var serial: String?
+        /// The driver whose device it is (an add's; nil for a remove, released by node).
+        var driver: String?
     }
 
     struct Matcher: Sendable {
-        /// fnmatch(3) pattern on ID_SERIAL, e.g. "Dock_Stand_*"; nil matches by rule or USB id only.
+        /// fnmatch(3) pattern on ID_SERIAL, e.g. "Dock_Stand_*": native stands besides those the rule marks.
         var serialPattern: String?
 
-        func matches(_ property: (String) -> String?) -> Bool {
-            if property("DOCKD_STAND") == "1" { return true }
-            if property("ID_VENDOR_ID") == "1209" && property("ID_MODEL_ID") == "d0c0" { return true }
-            if let pattern = serialPattern, let serial = property("ID_SERIAL") { return fnmatch(pattern, serial, 0) == 0 }
-            return false
+        /// The udev subsystems some driver's devices appear in.
+        static var subsystems: [String] { Array(Set(DriverTable.all.compactMap { $0.hotplug?.subsystem })).sorted() }
+
+        /// The driver whose device this is, nil when it is none's.
+        func driver(_ property: (String) -> String?) -> DriverDefinition? {
+            if let driver = DriverTable.all.first(where: { $0.hotplug?.matches(property) == true }) { return driver }
+            if let pattern = serialPattern, let serial = property("ID_SERIAL"), fnmatch(pattern, serial, 0) == 0 {
+                return NativeDriver.definition
+            }
+            return nil
         }
     }
 
@@ -33,7 +42,7 @@ enum Hotplug {
         defer { udev_unref(udev) }
         guard let enumerate = udev_enumerate_new(udev) else { return [] }
         defer { udev_enumerate_unref(enumerate) }
-        udev_enumerate_add_match_subsystem(enumerate, "tty")
+        for subsystem in Matcher.subsystems { udev_enumerate_add_match_subsystem(enumerate, subsystem) }
         udev_enumerate_scan_devices(enumerate)
         var events: [Event] = []
         var entry = udev_enumerate_get_list_entry(enumerate)
@@ -69,7 +78,7 @@ enum Hotplug {
         defer { udev_unref(udev) }
         guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else { return }
         defer { udev_monitor_unref(monitor) }
-        udev_monitor_filter_add_match_subsystem_devtype(monitor, "tty", nil)
+        for subsystem in Matcher.subsystems { udev_monitor_filter_add_match_subsystem_devtype(monitor, subsystem, nil) }
         guard udev_monitor_enable_receiving(monitor) >= 0 else { return }
         var fds = [pollfd(fd: udev_monitor_get_fd(monitor), events: Int16(POLLIN), revents: 0),
                    pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0)]
@@ -89,8 +98,9 @@ enum Hotplug {
         }
         // A removed device no longer has its properties everywhere: match on add, release by node.
         guard let node = udev_device_get_devnode(device).map({ String(cString: $0) }) else { return nil }
-        guard action == .remove || matcher.matches(property) else { return nil }
-        return Event(action: action, devnode: node, serial: property("ID_SERIAL"))
+        let driver = action == .add ? matcher.driver(property) : nil
+        guard action == .remove || driver != nil else { return nil }
+        return Event(action: action, devnode: node, serial: property("ID_SERIAL"), driver: driver?.name)
     }
 }
 

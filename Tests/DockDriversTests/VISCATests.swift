@@ -116,24 +116,3 @@ import Testing
         #expect(p.speedByteCovering(9.5) == 14)   // 15 deg/s is the slowest that covers 9.5
     }
 }
-
-@Suite struct DriverFactoryTests {
-    @Test func makesDriversFromConfigOptions() throws {
-        let v = try DriverFactory.make(name: "visca", options: ["profile": Fixtures.profiles + "/sony-brc-h700.json",
-                                                                "address": "2", "transport": "ip", "poll_hz": "25", "name": "stage-left"])
-        let visca = try #require(v as? VISCADriver)
-        #expect(visca.address == 2 && visca.transport == .ip && visca.serialName == "stage-left" && visca.profile.pan.nibbles == 5)
-        let m = try DriverFactory.make(name: "mavlink", options: ["system_id": "5", "target_component": "154"])
-        #expect((m as? MAVLinkGimbalDriver)?.settings.systemID == 5)
-        let tcp = try DriverFactory.make(name: "visca", options: ["transport": "raw-tcp", "profile": Fixtures.profiles + "/generic-ptzoptics.json"])
-        var t = try #require(tcp as? VISCADriver)
-        #expect(Array(t.start(at: 0).prefix(5)) == VISCA.ifClear(address: 1))  // no AddressSet on a TCP stream
-        #expect(DriverFactory.defaultBaud(for: "visca") == 9600)
-    }
-
-    @Test func rejectsUnknownDriversAndOptions() {
-        #expect(throws: DriverFactory.Failure.self) { try DriverFactory.make(name: "bgc", options: [:]) }
-        #expect(throws: DriverFactory.Failure.self) { try DriverFactory.make(name: "mavlink", options: ["baud": "9600"]) }
-        #expect(throws: DriverFactory.Failure.self) { try DriverFactory.make(name: "visca", options: ["address": "9"]) }
-    }
-}

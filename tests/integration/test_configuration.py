@@ -1,8 +1,11 @@
 """dockd.conf as dockd.conf(5) documents it, through `dockd --check-config`: every documented key is
 taken, nothing else is, every number is taken as an integer and as a float, and the command line
 follows the same rules (issue 13)."""
+import json
+import math
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -14,31 +17,44 @@ MAN = ROOT / "docs" / "man" / "dockd.conf.5"
 SAMPLES = {"string": '"x"', "boolean": "true", "integer": "2", "number": "2.5"}
 STRING_VALUES = {("daemon", "socket_mode"): '"0640"', ("daemon", "log_level"): '"debug"', ("daemon", "socket"): '"/tmp/d.sock"',
                  ("tracking", "lost_behaviour"): '"hold"', ("device", "driver"): '"native"'}
-# Each key inside a [[device]] that makes sense for it: the endpoint and driver a key belongs to.
-DEVICE_CONTEXT = {
-    "path": "", "unix": "", "bluetooth": "", "udp": "", "tcp": "", "driver": 'path = "/dev/ttyACM0"',
-    "baud": 'path = "/dev/ttyACM0"', "channel": 'bluetooth = "AA:BB:CC:DD:EE:FF"',
-    "address": 'udp = "127.0.0.1:52381"\ndriver = "visca"', "profile": 'udp = "127.0.0.1:52381"\ndriver = "visca"',
-    "transport": 'udp = "127.0.0.1:52381"\ndriver = "visca"', "poll_hz": 'udp = "127.0.0.1:52381"\ndriver = "visca"',
-    "name": 'udp = "127.0.0.1:52381"\ndriver = "visca"',
-    "system_id": 'udp = "127.0.0.1:14550"\ndriver = "mavlink"', "component_id": 'udp = "127.0.0.1:14550"\ndriver = "mavlink"',
-    "target_component": 'udp = "127.0.0.1:14550"\ndriver = "mavlink"', "feedback_hz": 'udp = "127.0.0.1:14550"\ndriver = "mavlink"',
-    "max_speed": 'udp = "127.0.0.1:14550"\ndriver = "mavlink"',
-}
+# The keys every [[device]] has (the link, the driver, the link's settings), with the context each needs.
+DEVICE_CONTEXT = {"path": "", "unix": "", "bluetooth": "", "udp": "", "tcp": "", "driver": 'path = "/dev/ttyACM0"',
+                  "baud": 'path = "/dev/ttyACM0"', "channel": 'bluetooth = "AA:BB:CC:DD:EE:FF"'}
 DEVICE_VALUES = {"driver": '"native"', "path": '"/dev/ttyACM0"', "unix": '"/tmp/stand.sock"', "bluetooth": '"AA:BB:CC:DD:EE:FF"',
-                 "udp": '"127.0.0.1:52381"', "tcp": '"127.0.0.1:5678"', "baud": "115200", "channel": "3", "address": "2",
-                 "profile": '"generic-ptzoptics"', "transport": '"ip"', "poll_hz": "20", "name": '"CAM"', "system_id": "2",
-                 "component_id": "190", "target_component": "154", "feedback_hz": "50", "max_speed": "2"}
+                 "udp": '"127.0.0.1:52381"', "tcp": '"127.0.0.1:5678"', "baud": "115200", "channel": "3"}
+LINK_KEYS = {"serial": "path", "unix": "unix", "bluetooth": "bluetooth", "udp": "udp", "tcp": "tcp"}
+
+
+def drivers():
+    """The driver table, as dockd lists it: each driver's options come from there, not from this file."""
+    out = subprocess.run([str(BIN / "dockd"), "--list-drivers", "--json"], capture_output=True, text=True, timeout=30, check=True)
+    return {d["name"]: d for d in json.loads(out.stdout)}
+
+
+def option_value(option):
+    """A value the option takes: its default, else the bottom of its range, else a word."""
+    if "default" in option:
+        value = option["default"]
+        return f'"{value}"' if isinstance(value, str) else str(value)
+    if "range" in option:
+        return str(option["range"][0])
+    return '"CAM"'
+
+
+def driver_context(driver):
+    link = LINK_KEYS[driver["links"][0]]
+    return f'{link} = {DEVICE_VALUES[link]}\ndriver = "{driver["name"]}"'
 
 
 def documented_keys():
-    """(section, key, type) for every `.It Cm KEY Ar TYPE` under a `.Ss [SECTION]` of dockd.conf(5)."""
-    keys, section = [], None
+    """(section, key, type, driver) for every `.It Cm KEY Ar TYPE` under a `.Ss [SECTION]` of
+    dockd.conf(5); a driver's options are under `.Ss [[device]] driver = NAME`."""
+    keys, section, driver = [], None, None
     for line in MAN.read_text().splitlines():
-        if m := re.match(r"\.Ss \[\[?(\w+)\]\]?", line):
-            section = m.group(1)
+        if m := re.match(r"\.Ss \[\[?(\w+)\]\]?(?: driver = (\w+))?", line):
+            section, driver = m.group(1), m.group(2)
         elif (m := re.match(r"\.It Cm (\w+) Ar (\w+)$", line)) and section:
-            keys.append((section, m.group(1), m.group(2)))
+            keys.append((section, m.group(1), m.group(2), driver))
     return keys
 
 
@@ -49,10 +65,11 @@ def check(tmp_path, text, *args):
                           capture_output=True, text=True, timeout=30)
 
 
-def document(section, key, value):
+def document(section, key, value, driver=None):
+    if driver:
+        return f"[[device]]\n{driver_context(drivers()[driver])}\n{key} = {value}\n"
     if section == "device":
-        context = DEVICE_CONTEXT[key]
-        return f"[[device]]\n{context}\n{key} = {value}\n"
+        return f"[[device]]\n{DEVICE_CONTEXT[key]}\n{key} = {value}\n"
     return f"[{section}]\n{key} = {value}\n"
 
 
@@ -66,43 +83,79 @@ def known_to_dockd(tmp_path, header):
 
 def test_the_manual_documents_exactly_what_dockd_takes(tmp_path):
     documented = documented_keys()
-    assert known_to_dockd(tmp_path, "") == {s for s, _, _ in documented}
+    assert known_to_dockd(tmp_path, "") == {s for s, _, _, _ in documented}
     for section in ("daemon", "hotplug", "camera", "tracking"):
-        assert known_to_dockd(tmp_path, f"[{section}]") == {k for s, k, _ in documented if s == section}, section
-    device = known_to_dockd(tmp_path, '[[device]]\npath = "/dev/ttyACM0"')
-    assert device == {k for s, k, _ in documented if s == "device"}
+        assert known_to_dockd(tmp_path, f"[{section}]") == {k for s, k, _, _ in documented if s == section}, section
+    common = {k for s, k, _, d in documented if s == "device" and d is None}
+    for name, driver in drivers().items():
+        device = known_to_dockd(tmp_path, f"[[device]]\n{driver_context(driver)}")
+        assert device == common | {k for s, k, _, d in documented if d == name}, name
 
 
-@pytest.mark.parametrize("section,key,kind", documented_keys(), ids=lambda v: str(v))
-def test_every_documented_key_is_taken(tmp_path, section, key, kind):
-    value = DEVICE_VALUES[key] if section == "device" else STRING_VALUES.get((section, key), SAMPLES[kind])
+def test_the_manuals_driver_sections_are_written_from_the_driver_table():
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "driver_manual.py"), "--bin", str(BIN)],
+                         capture_output=True, text=True, timeout=30, check=True)
+    assert out.stdout.strip() in MAN.read_text(), "run: python3 scripts/driver_manual.py --write"
+
+
+def test_the_udev_rule_marks_what_the_hotplug_table_matches():
+    rule = (ROOT / "udev" / "70-dockd.rules").read_text()
+    for name, driver in drivers().items():
+        if hotplug := driver.get("hotplug"):
+            assert f'SUBSYSTEM!="{hotplug["subsystem"]}"' in rule, name
+            for usb in hotplug["usb"]:
+                vendor, product = usb.split(":")
+                assert f'ATTRS{{idVendor}}=="{vendor}", ATTRS{{idProduct}}=="{product}", ENV{{{hotplug["marker"]}}}="1"' in rule, name
+
+
+@pytest.mark.parametrize("section,key,kind,driver", documented_keys(), ids=lambda v: str(v))
+def test_every_documented_key_is_taken(tmp_path, section, key, kind, driver):
+    if driver:
+        option = next(o for o in drivers()[driver]["options"] if o["key"] == key)
+        value = option_value(option)
+    elif section == "device":
+        value = DEVICE_VALUES[key]
+    else:
+        value = STRING_VALUES.get((section, key), SAMPLES[kind])
     if kind in ("integer", "number") and section != "device":
         value = str(WHOLE[(section, key)])
-    out = check(tmp_path, document(section, key, value))
+    out = check(tmp_path, document(section, key, value, driver))
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-NUMERIC = [(s, k, t) for s, k, t in documented_keys() if t in ("integer", "number")]
-WHOLE = {("daemon", "heartbeat_timeout_ms"): 600, ("device", "baud"): 9600, ("device", "channel"): 3, ("device", "address"): 2,
-         ("device", "poll_hz"): 20, ("device", "system_id"): 2, ("device", "component_id"): 190,
-         ("device", "target_component"): 154, ("device", "feedback_hz"): 50, ("device", "max_speed"): 2,
+NUMERIC = [(s, k, t, d) for s, k, t, d in documented_keys() if t in ("integer", "number")]
+WHOLE = {("daemon", "heartbeat_timeout_ms"): 600, ("device", "baud"): 9600, ("device", "channel"): 3,
          ("hotplug", "baud"): 9600, ("camera", "horizontal_fov_deg"): 60, ("camera", "vertical_fov_deg"): 40,
          ("tracking", "lost_hold_s"): 2}
 
 
-@pytest.mark.parametrize("section,key,kind", NUMERIC, ids=lambda v: str(v))
-def test_every_numeric_key_takes_an_integer_and_a_float(tmp_path, section, key, kind):
-    whole = WHOLE[(section, key)]
-    for value in (f"{whole}", f"{whole}.0"):
-        out = check(tmp_path, document(section, key, value))
+def whole(section, key, driver):
+    if driver:
+        option = next(o for o in drivers()[driver]["options"] if o["key"] == key)
+        return math.ceil(option["range"][0])  # the smallest whole number it takes
+    return WHOLE[(section, key)]
+
+
+@pytest.mark.parametrize("section,key,kind,driver", NUMERIC, ids=lambda v: str(v))
+def test_every_numeric_key_takes_an_integer_and_a_float(tmp_path, section, key, kind, driver):
+    n = whole(section, key, driver)
+    for value in (f"{n}", f"{n}.0"):
+        out = check(tmp_path, document(section, key, value, driver))
         assert out.returncode == 0, f"{key} = {value}: {out.stdout}{out.stderr}"
     if kind == "integer":  # a fraction is refused, with its line
-        out = check(tmp_path, document(section, key, f"{whole}.5"))
+        out = check(tmp_path, document(section, key, f"{n}.5", driver))
         assert out.returncode == 78 and "must be a whole number" in out.stderr, out.stderr
 
 
 def test_numeric_keys_are_all_covered():
-    assert {(s, k) for s, k, _ in NUMERIC} == set(WHOLE)
+    assert {(s, k) for s, k, _, d in NUMERIC if d is None} == set(WHOLE)
+
+
+def test_another_drivers_option_and_a_link_the_driver_lacks_are_named(tmp_path):
+    out = check(tmp_path, '[[device]]\npath = "/dev/ttyACM0"\npoll_hz = 20\n')
+    assert out.returncode == 78 and "is an option of the visca driver; the native driver takes none" in out.stderr, out.stderr
+    out = check(tmp_path, '[[device]]\nunix = "/run/cam.sock"\ndriver = "mavlink"\n')
+    assert out.returncode == 78 and "the mavlink driver runs over path, udp, tcp, not unix" in out.stderr, out.stderr
 
 
 def test_unknown_keys_and_sections_are_refused_with_their_lines(tmp_path):

@@ -1,0 +1,19 @@
+/// Every driver dockd has, one line each (gpsd's `gpsd_driver_array[]`). To add one, copy
+/// Sources/DockDrivers/Skeleton/ (docs/HARDWARE.md, "Adding a driver") and list it here.
+public enum DriverTable {
+    public static let all: [DriverDefinition] = [
+        NativeDriver.definition,
+        VISCADriver.definition,
+        MAVLinkGimbalDriver.definition,
+    ]
+
+    public static var names: [String] { all.map(\.name) }
+
+    public static func named(_ name: String) -> DriverDefinition? { all.first { $0.name == name } }
+
+    /// The driver `name`, or why there is none.
+    public static func definition(_ name: String) throws(DriverFailure) -> DriverDefinition {
+        guard let definition = named(name) else { throw DriverFailure("driver '\(name)' is not one of \(names.joined(separator: ", "))") }
+        return definition
+    }
+}

@@ -1,0 +1,68 @@
+import DockDrivers
+import NIOCore
+
+/// `dockd --list-drivers`: the driver table as people read it (gpsd -l), or as JSON for tools
+/// and tests (every option with its type, range, default and doc).
+enum DriverListing {
+    static var text: String {
+        DriverTable.all.map { d in
+            var lines = ["\(d.name): \(d.summary)",
+                         "  links: \(d.links.map(\.rawValue).joined(separator: ", ")); serial rate \(d.defaultBaud) unless `baud` says",
+                         "  can: \(d.capabilities.names.joined(separator: ", "))"]
+            if let h = d.hotplug {
+                lines.append("  hotplug: \(h.subsystem) devices with \(h.marker)=1 or USB \(h.usbIDs.map { "\($0.vendor):\($0.product)" }.joined(separator: ", "))")
+            }
+            lines += d.options.isEmpty ? ["  options: none"] : d.options.map { o in
+                "  \(o.key) (\(range(of: o.kind))\(o.defaultValue.map { ", default \($0)" } ?? "")): \(o.doc)"
+            }
+            return lines.joined(separator: "\n")
+        }.joined(separator: "\n\n")
+    }
+
+    static var json: JSONValue {
+        .array(DriverTable.all.map { d in
+            var object: [String: JSONValue] = [
+                "name": .string(d.name), "summary": .string(d.summary), "links": .array(d.links.map { .string($0.rawValue) }),
+                "default_baud": .number(Double(d.defaultBaud)), "capabilities": .array(d.capabilities.names.map(JSONValue.string)),
+                "options": .array(d.options.map(option)),
+            ]
+            if let h = d.hotplug {
+                object["hotplug"] = ["subsystem": .string(h.subsystem), "marker": .string(h.marker),
+                                     "usb": .array(h.usbIDs.map { .string("\($0.vendor):\($0.product)") })]
+            }
+            return .object(object)
+        })
+    }
+
+    static var jsonText: String {
+        var buffer = ByteBuffer()
+        buffer.writeJSON(json)
+        return String(buffer: buffer)
+    }
+
+    private static func option(_ o: DriverOption) -> JSONValue {
+        var object: [String: JSONValue] = ["key": .string(o.key), "type": .string(o.kind.typeName), "doc": .string(o.doc)]
+        switch o.kind {
+        case .integer(let r): object["range"] = [.number(Double(r.lowerBound)), .number(Double(r.upperBound))]
+        case .number(let r): object["range"] = [.number(r.lowerBound), .number(r.upperBound)]
+        case .choice(let names): object["choices"] = .array(names.map(JSONValue.string))
+        case .text: break
+        }
+        switch o.defaultValue {
+        case .integer(let v)?: object["default"] = .number(Double(v))
+        case .number(let v)?: object["default"] = .number(v)
+        case .text(let v)?: object["default"] = .string(v)
+        case nil: break
+        }
+        return .object(object)
+    }
+
+    private static func range(of kind: DriverOption.Kind) -> String {
+        switch kind {
+        case .integer(let r): "integer \(r.lowerBound)…\(r.upperBound)"
+        case .number(let r): "number \(r.lowerBound)…\(r.upperBound)"
+        case .text: "string"
+        case .choice(let names): names.joined(separator: " | ")
+        }
+    }
+}
