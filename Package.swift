@@ -51,14 +51,21 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        .executableTarget(name: "dockd", dependencies: [
+        // The daemon as a library: configuration, stand hosts, the API server, systemd and udev.
+        .target(name: "DockDaemon", dependencies: [
             "DockVersion", "DockProtocol", "DockCore", "DockTracking", "DockDrivers", "StandEngine", "DockIO", "CSystemd", "CUdev", "CBluetooth",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        // dockd itself: its command line, and the daemon run in a ServiceGroup.
+        .executableTarget(name: "dockd", dependencies: [
+            "DockDaemon", "DockVersion", "DockIO",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "dockctl", dependencies: [
             "DockVersion", "DockClient",
@@ -89,9 +96,8 @@ let package = Package(
         ]),
 
         .testTarget(name: "DockTrackingTests", dependencies: ["DockTracking"]),
-        // dockd's configuration (the executable's own code, through @testable import).
-        .testTarget(name: "DockdTests", dependencies: ["dockd"]),
-        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim"],
+        .testTarget(name: "DockDaemonTests", dependencies: ["DockDaemon", "DockDrivers", "DockIO"]),
+        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),

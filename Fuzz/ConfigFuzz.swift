@@ -2,7 +2,7 @@ import DockDrivers
 import DockIO
 import Foundation
 
-// libFuzzer target for dockd's configuration parser (Sources/dockd/Configuration.swift): TOML
+// libFuzzer target for dockd's configuration parser (Sources/DockDaemon/Configuration.swift): TOML
 // through TOMLKit (Swift over the C++ toml++), then the checks of `resolved`. Built by Fuzz/run.sh
 // from this file, Configuration.swift and TOMLPreflight.swift, against DockDrivers, the pure part of DockIO
 // (StandEndpoint.swift, SerialPort.swift) and TOMLKit, every one of them instrumented.

@@ -61,7 +61,7 @@ probe
 
 PROTOCOL_SOURCES=("$ROOT"/Sources/DockProtocol/*.swift)
 # The API's request parser and JSON writer are pure Swift: their files compile on their own.
-API_SOURCES=("$ROOT"/Sources/dockd/JSONValue.swift "$ROOT"/Sources/dockd/JSONParser.swift "$ROOT"/Sources/dockd/JSONWriter.swift "$ROOT"/Sources/dockd/RPCError.swift "$ROOT"/Sources/dockd/JSONRPCRequest.swift)
+API_SOURCES=("$ROOT"/Sources/DockDaemon/JSONValue.swift "$ROOT"/Sources/DockDaemon/JSONParser.swift "$ROOT"/Sources/DockDaemon/JSONWriter.swift "$ROOT"/Sources/DockDaemon/RPCError.swift "$ROOT"/Sources/DockDaemon/JSONRPCRequest.swift)
 # The drivers depend on DockProtocol only; they import it, so it is built as a module of its own.
 mapfile -t DRIVER_SOURCES < <(find "$ROOT/Sources/DockDrivers" -name '*.swift' | sort)
 SANITIZE=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g)
@@ -128,7 +128,7 @@ build() {
             extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockProtocol) ;;
         ConfigFuzz)
             config_modules
-            sources=("$ROOT/Sources/dockd/Configuration.swift" "$ROOT/Sources/dockd/TOMLPreflight.swift")
+            sources=("$ROOT/Sources/DockDaemon/Configuration.swift" "$ROOT/Sources/DockDaemon/TOMLPreflight.swift")
             extra=(-I "$OUT/modules" -I "$TOMLKIT_DIR/Sources/CTOML/include/CTOML" -L "$OUT/modules"
                    -lTOMLKit -lCTOML -lDockIO -lDockCore -lDockDrivers -lDockProtocol -lstdc++) ;;
         *) echo "run.sh: unknown target $target" >&2; exit 2 ;;

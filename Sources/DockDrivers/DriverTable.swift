@@ -1,5 +1,5 @@
 /// Every driver dockd has, one line each (gpsd's `gpsd_driver_array[]`). To add one, copy
-/// Sources/DockDrivers/Skeleton/ (docs/HARDWARE.md, "Adding a driver") and list it here.
+/// Tests/DockDriversTests/Skeleton/ into a folder here and list it (docs/HARDWARE.md, "Adding a driver").
 public enum DriverTable {
     public static let all: [DriverDefinition] = [
         NativeDriver.definition,

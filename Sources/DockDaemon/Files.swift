@@ -2,12 +2,12 @@
 import Glibc
 #endif
 
-enum FileManagerLite {
-    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+package enum FileManagerLite {
+    package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 }
 
-enum FileHandleLite {
-    static func stderr(_ text: String) {
+package enum FileHandleLite {
+    package static func stderr(_ text: String) {
         let line = Array((text + "\n").utf8)
         _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }

@@ -4,9 +4,9 @@ import Synchronization
 /// The log level every handler follows, changeable while dockd runs (a SIGHUP with a new
 /// `daemon.log_level`): swift-log's handlers are values copied into each logger, so the level
 /// lives here, shared.
-final class LogLevelSwitch: Sendable {
+package final class LogLevelSwitch: Sendable {
     private let level: Mutex<Logger.Level>
-    init(_ level: Logger.Level) { self.level = Mutex(level) }
+    package init(_ level: Logger.Level) { self.level = Mutex(level) }
     var current: Logger.Level {
         get { level.withLock { $0 } }
     }
@@ -14,24 +14,26 @@ final class LogLevelSwitch: Sendable {
 }
 
 /// A handler whose level is the switch's.
-struct SwitchedLogHandler<Inner: LogHandler>: LogHandler {
+package struct SwitchedLogHandler<Inner: LogHandler>: LogHandler {
     var inner: Inner
     let levels: LogLevelSwitch
 
-    var logLevel: Logger.Level {
+    package init(inner: Inner, levels: LogLevelSwitch) { self.inner = inner; self.levels = levels }
+
+    package var logLevel: Logger.Level {
         get { levels.current }
         set { levels.set(newValue) }
     }
 
-    var metadata: Logger.Metadata {
+    package var metadata: Logger.Metadata {
         get { inner.metadata }
         set { inner.metadata = newValue }
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { inner[metadataKey: key] }
         set { inner[metadataKey: key] = newValue }
     }
 
-    func log(event: LogEvent) { inner.log(event: event) }
+    package func log(event: LogEvent) { inner.log(event: event) }
 }

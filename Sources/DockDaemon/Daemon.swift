@@ -12,18 +12,22 @@ import UnixSignals
 
 /// The running daemon: the stands, the API socket, systemd's notifications, and an orderly stop
 /// (motors stopped and stands told before the process exits).
-struct Daemon: Service {
+package struct Daemon: Service {
     let configuration: Configuration
     /// Read again at SIGHUP.
     let source: ConfigurationSource
     let logLevels: LogLevelSwitch
     let logger: Logger
     /// `--debug-stall-on-sigusr2`: SIGUSR2 stalls the control loops this long (tests only).
-    var stallOnSignal: Double?
+    package var stallOnSignal: Double?
     /// API connections served at once (nil: `APIServer.defaultMaxClients()`, below the fd limit).
     var maxClients: Int?
 
-    func run() async throws {
+    package init(configuration: Configuration, source: ConfigurationSource, logLevels: LogLevelSwitch, logger: Logger) {
+        self.configuration = configuration; self.source = source; self.logLevels = logLevels; self.logger = logger
+    }
+
+    package func run() async throws {
         let group = MultiThreadedEventLoopGroup.singleton
         let layout = LoopLayout(group)
         let clock = DaemonClock()

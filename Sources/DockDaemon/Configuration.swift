@@ -7,11 +7,11 @@ import TOMLKit
 /// /etc/dockd/dockd.conf, in TOML. Every key is optional; the defaults are what a packaged daemon
 /// wants. A bad file is refused with every mistake in it, each with its line (syntax, unknown keys,
 /// wrong values), and on SIGHUP the old configuration stays in force. dockd.conf(5) describes it.
-struct Configuration: Sendable, Equatable {
+package struct Configuration: Sendable, Equatable {
     var socketPath = "/run/dockd/dockd.sock"
     var socketGroup: String? = "dock"
     var socketMode: UInt16 = 0o660
-    var logLevel = "info"
+    package var logLevel = "info"
     var heartbeatTimeoutMs: UInt16 = 500
     /// Where dockd keeps what it must remember across restarts (the stands' defaults). Under
     /// systemd, StateDirectory= decides ($STATE_DIRECTORY).
@@ -22,12 +22,12 @@ struct Configuration: Sendable, Equatable {
     var hotplug = HotplugSettings()
 
     /// The file dockd reads when no `--config` is given; missing, it means the defaults.
-    static let defaultPath = "/etc/dockd/dockd.conf"
+    package static let defaultPath = "/etc/dockd/dockd.conf"
 
     /// One rule for `log_level` in the file and `--log-level` on the command line.
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
-    static func logLevelProblem(_ level: String) -> String? {
+    package static func logLevelProblem(_ level: String) -> String? {
         logLevels.contains(level) ? nil : "'\(level)' is not one of \(logLevels.joined(separator: ", "))"
     }
 
@@ -60,8 +60,8 @@ struct Configuration: Sendable, Equatable {
 
     /// Why a file was refused: one line per mistake, each `FILE:LINE:COLUMN: what` (or `FILE: what`
     /// when the text gives no place, as for a file that cannot be read).
-    struct Invalid: Error, CustomStringConvertible {
-        let description: String
+    package struct Invalid: Error, CustomStringConvertible {
+        package let description: String
     }
 
     static func load(path: String) throws(Invalid) -> Configuration {

@@ -7,30 +7,30 @@ import Glibc
 /// swift-log to journald: each entry with its PRIORITY, the message, and swift-log metadata as
 /// journal fields (`stand=…` becomes `DOCKD_STAND=…`), so `journalctl -u dockd DOCKD_STAND=SIM-0001`
 /// finds one stand's lines. Used when systemd connected stderr to the journal (JOURNAL_STREAM).
-struct JournalLogHandler: LogHandler {
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level
+package struct JournalLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level
     let label: String
 
-    init(label: String, level: Logger.Level) {
+    package init(label: String, level: Logger.Level) {
         self.label = label
         self.logLevel = level
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     /// True when stderr is the journal stream systemd set up for this service.
-    static var stderrIsJournal: Bool {
+    package static var stderrIsJournal: Bool {
         guard let stream = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
         var info = stat()
         guard fstat(2, &info) == 0 else { return false }
         return stream == "\(info.st_dev):\(info.st_ino)"
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var fields = [
             "MESSAGE=\(event.message)",
             "PRIORITY=\(Self.priority(event.level))",

@@ -7,10 +7,10 @@ import Glibc
 /// `dockd --check-config`: what the daemon would run with, checked as far as can be without
 /// opening a device: every driver is built (a VISCA profile that is not found fails here, not at
 /// start), and a network stand that dockd.service's address filter would block is pointed out.
-enum ConfigurationCheck {
-    struct Report {
-        var ok: Bool
-        var text: String
+package enum ConfigurationCheck {
+    package struct Report {
+        package var ok: Bool
+        package var text: String
     }
 
     /// The addresses dockd.service lets dockd reach (its IPAddressAllow=): loopback, link-local and
@@ -25,7 +25,7 @@ enum ConfigurationCheck {
         return padded.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }
     }
 
-    static func report(_ configuration: Configuration, path: String?) -> Report {
+    package static func report(_ configuration: Configuration, path: String?) -> Report {
         var ok = true
         var lines: [String] = []
         for (i, device) in configuration.devices.enumerated() {

@@ -3,8 +3,8 @@ import NIOCore
 
 /// `dockd --list-drivers`: the driver table as people read it (gpsd -l), or as JSON for tools
 /// and tests (every option with its type, range, default and doc).
-enum DriverListing {
-    static var text: String {
+package enum DriverListing {
+    package static var text: String {
         DriverTable.all.map { d in
             var lines = ["\(d.name): \(d.summary)",
                          "  links: \(d.links.map(\.rawValue).joined(separator: ", ")); serial rate \(d.defaultBaud) unless `baud` says",
@@ -34,7 +34,7 @@ enum DriverListing {
         })
     }
 
-    static var jsonText: String {
+    package static var jsonText: String {
         var buffer = ByteBuffer()
         buffer.writeJSON(json)
         return String(buffer: buffer)
