@@ -130,7 +130,7 @@ public struct StandEngine: Sendable {
         lastHeard = now
         framesHeard = driver.counters.decoder.frames
         linkState = .handshaking
-        out.bytes += driver.start(at: now)
+        out.write(driver.start(at: now))
     }
 
     private mutating func linkClosed(_ reason: String, at now: Double, _ out: inout EngineOutput) {
@@ -158,7 +158,7 @@ public struct StandEngine: Sendable {
             return
         }
         let output = driver.tick(at: now)
-        out.bytes += output.bytes
+        out.write(output.bytes)
         for report in output.reports { handle(report, at: now, &out) }
         if linkState == .connected && now - lastControlTick > 2.5 * Self.tickInterval {
             runController(at: now, &out)
@@ -297,7 +297,7 @@ public struct StandEngine: Sendable {
             out.log(.critical, reason)
             publish(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason), at: now, &out)
         }
-        for message in output.messages { out.bytes += driver.send(message, at: now) }
+        for message in output.messages { out.write(driver.send(message, at: now)) }
         for progress in output.progress { publishProgress(progress, at: now, &out) }
     }
 
@@ -413,7 +413,7 @@ public struct StandEngine: Sendable {
         let mode: LedMode = !systemTracking ? .off : (tracking.isActive(at: now) && tracking.inFrame ? .blink : .on)
         guard mode != ledState else { return }
         ledState = mode
-        out.bytes += driver.send(.led(LedCommand(mode: mode, onMs: 250, offMs: 250)), at: now)
+        out.write(driver.send(.led(LedCommand(mode: mode, onMs: 250, offMs: 250)), at: now))
     }
 
     private mutating func setSystemTracking(_ enabled: Bool, source: String, at now: Double, _ out: inout EngineOutput) {
