@@ -441,6 +441,29 @@ def test_visca_deadman_stop_reaches_the_camera_on_time_on_every_link(link, any_l
     assert at_rest(cam)
 
 
+@pytest.mark.parametrize("link", ["serial", "ip"])
+def test_visca_orientation_completes_on_a_camera_whose_tilt_is_a_third_of_its_profile(link, any_link):
+    """Issue 21: a PTZOptics-class head whose tilt turns at a third of the profile's table. dockd
+    sent the right AbsolutePosition, then failed the motion when its own plan ran out and sent a
+    Stop: 0.2 rad asked, 0.14 reached; back to 0 left it at 0.42 rad. The camera's move must be
+    let finish: the orientation completes where the camera stops, within one of its units."""
+    cam, lk, d = any_link(link, speed_scale=(1.0, 0.33))
+    d.start()
+    c = d.client()
+    d.connected(c)
+    unit = 1 / cam.tilt.upd  # degrees
+    for pitch in (0.2, 0.0):
+        # 2 s asked: the slowest tilt byte that arrives in 2 s by the table (6°/s) truly turns at 2°/s.
+        motion = c.result("motion.orient", {"pitch": pitch, "duration": 2.0})
+        done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                                   and m["params"]["state"] != "running", 20)
+        assert done["params"]["state"] == "completed", (done, d.log()[-1500:])
+        wait_for(lambda: not cam.moving(), 5, "the camera at rest")
+        tilt = cam.degrees()[1]
+        assert abs(tilt - math.degrees(pitch)) <= unit + 1e-6, f"asked {pitch} rad, the camera stopped at {math.radians(tilt):.4f} rad"
+    assert not [m for m in cam.messages(DRIVE) if vc.is_stop(m[1]) and m[0] > cam.log[0][0] + 1], "no Stop cut a move short"
+
+
 # -- MAVLink gimbal: the same review
 
 def gimbal_turning(g, rate=None):
