@@ -47,7 +47,7 @@ struct DockDriverProbe: AsyncParsableCommand {
     @Option(help: "Proportional gain of the --target loop (1/s).")
     var gain: Double = 3
 
-    @Option(help: "Move with dockd's motion controller (DockCore, minimum-jerk path, closed on FEEDBACK) to these angles, e.g. yaw=0.5,pitch=0.2 (rad); prints the step-response metrics.")
+    @Option(help: "Move with dockd's motion controller (DockCore, minimum-jerk path, closed on FEEDBACK) to these angles, e.g. yaw=0.5,pitch=0.2 (rad); prints the step-response metrics. Exit status 3 when the move failed or ended off its target, 4 when it had not ended within --seconds.")
     var orient: String?
 
     @Option(help: "Duration asked of the --orient move (s); the controller lengthens it to fit the limits.")
@@ -148,6 +148,10 @@ struct DockDriverProbe: AsyncParsableCommand {
             try await state.writeCalibratedProfile()
         }
         if status != 0 { throw ExitCode(status) }
+        if let miss = await state.orientMiss() {
+            FileHandle.standardError.write(Data("dock-driver-probe: --orient: \(miss.message)\n".utf8))
+            throw ExitCode(miss.code)
+        }
     }
 
     /// The calibration's driver: the camera's link settings with the identity profile.
@@ -393,6 +397,7 @@ actor ProbeState {
                 for a in f.axes { run.start[a.axis] = Double(a.position) }
             } catch {
                 emit(["t": t, "report": "motion", "state": "refused", "reason": "\(error)"])
+                run.state = "refused: \(error)"
                 run.id = MotionID(rawValue: 0)
                 run.endedAt = t
                 return []
@@ -410,7 +415,7 @@ actor ProbeState {
         let output = run.controller.tick(at: t)
         for p in output.progress where p.state.isFinal && run.endedAt == nil {
             run.endedAt = t
-            run.state = "\(p.state)"
+            if case .failed(let why) = p.state { run.state = "failed: \(why)" } else { run.state = "\(p.state)" }
             emit(["t": t, "report": "motion", "state": run.state, "duration": t - run.startedAt])
         }
         var bytes = Writes()
@@ -473,6 +478,24 @@ actor ProbeState {
         emit(["report": "calibration", "state": "written", "path": run.output, "name": profile.name])
     }
 
+    /// Why the --orient move did not reach its target (exit status 3: failed or ended off target;
+    /// 4: still running when --seconds ran out), or nil when it did or there was none.
+    func orientMiss() -> (code: Int32, message: String)? {
+        guard let goal = script.orient else { return nil }
+        guard let run = orientRun else { return (3, "the stand never became ready to move") }
+        let tolerance = run.controller.configuration.positionTolerance
+        let misses = goal.sorted { $0.key < $1.key }.compactMap { axis, g -> String? in
+            guard let p = lastFeedback?.axis(axis).map({ Double($0.position) }) else { return "\(axis): no feedback" }
+            return abs(p - g) > tolerance ? "\(axis) ended at \(String(format: "%.3f", p)) rad, \(String(format: "%.3f", abs(p - g))) rad from \(g)" : nil
+        }
+        if run.endedAt == nil {
+            return (4, "the move had not ended after --seconds" + (misses.isEmpty ? "" : ": " + misses.joined(separator: "; ")))
+        }
+        if run.state != "completed" { return (3, "the move \(run.state)" + (misses.isEmpty ? "" : "; " + misses.joined(separator: "; "))) }
+        if !misses.isEmpty { return (3, "target not reached: " + misses.joined(separator: "; ")) }
+        return nil
+    }
+
     func summary(at t: Double) {
         var line: [String: Any] = ["t": t, "report": "summary", "feedback": feedbackCount, "bytes_out": bytesOut,
                                    "bytes_in": bytesIn, "counts": reportCounts]
@@ -486,6 +509,7 @@ actor ProbeState {
             if let f = lastFeedback, let goal = script.orient {
                 o["final_error_rad"] = goal.map { axis, g in abs(Double(f.axis(axis)?.position ?? .nan) - g) }.max() ?? 0
             }
+            o["reached"] = orientMiss() == nil
             line["orient"] = o
         }
         emit(line)
