@@ -71,6 +71,8 @@ public struct StandEngine: Sendable {
     private var lastControlTick = -Double.infinity
     private var lastProgressPublished = -Double.infinity
     private var lastImplausibleReport = -Double.infinity
+    /// The speed scales last logged (1 = the stand's description).
+    private var loggedSpeedScale: [Axis: Double] = [:]
     private var linkPace = LinkPace.onTime
     private var refusals = RefusalWatch()
     /// STOP replies waiting for the stand's acknowledgement: token and deadline.
@@ -160,8 +162,20 @@ public struct StandEngine: Sendable {
         let output = driver.tick(at: now)
         out.write(output.bytes)
         for report in output.reports { handle(report, at: now, &out) }
+        noteSpeedScale(&out)
         if linkState == .connected && now - lastControlTick > 2.5 * Self.tickInterval {
             runController(at: now, &out)
+        }
+    }
+
+    /// Logs (notice) a speed the driver measured that departs by more than 10 % from the stand's
+    /// description, or from what was logged last.
+    private mutating func noteSpeedScale(_ out: inout EngineOutput) {
+        for (axis, scale) in driver.counters.speedScale.sorted(by: { $0.key < $1.key }) {
+            let last = loggedSpeedScale[axis] ?? 1
+            guard abs(scale - last) > 0.1 * last else { continue }
+            loggedSpeedScale[axis] = scale
+            out.log(.notice, "\(axis) turns at \(String(format: "%.2f", scale)) × the speeds its profile gives (measured from its feedback): its speed commands are scaled to match")
         }
     }
 

@@ -170,7 +170,7 @@ struct DockDriverProbe: AsyncParsableCommand {
         guard spans.pan > 0, spans.tilt > 0 else { throw ValidationError("--pan-degrees and --tilt-degrees must be > 0") }
         let identity = Calibration.identityProfile(like: base, panBytes: bytes.pan, tiltBytes: bytes.tilt)
         let driver = VISCADriver(profile: identity, address: visca.address, transport: visca.transport,
-                                 pollHz: 1 / visca.pollInterval, name: visca.serialName)
+                                 pollHz: 1 / visca.pollInterval, name: visca.serialName, learnsSpeeds: false)
         let fileName = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
         return CalibrationRun(driver: driver, base: base, output: output, name: profileName ?? fileName,
                               axes: [Calibration.AxisSetup(name: "pan", bytes: bytes.pan, spanDegrees: spans.pan),

@@ -464,6 +464,34 @@ def test_visca_orientation_completes_on_a_camera_whose_tilt_is_a_third_of_its_pr
     assert not [m for m in cam.messages(DRIVE) if vc.is_stop(m[1]) and m[0] > cam.log[0][0] + 1], "no Stop cut a move short"
 
 
+@pytest.mark.parametrize("link", ["serial", "ip"])
+def test_visca_speeds_measured_from_feedback_scale_the_profile_and_are_reported(link, any_link):
+    """Issue 21: the speeds the feedback shows correct the profile's table while dockd runs. After
+    one drive on each axis, stand.get's counters say pitch turns at ~0.33 × the table and yaw at
+    1 ×, a notice says so, and a velocity asked of the tilt is then what it really turns at."""
+    cam, lk, d = any_link(link, speed_scale=(1.0, 0.33))
+    d.start()
+    c = d.client()
+    d.connected(c)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and len(c.result("stand.get")["counters"]["speed_scale"]) < 2:
+        c.result("motion.velocity", {"yaw": 0.2, "pitch": 0.15})
+        time.sleep(0.1)  # a client renewing its velocity
+    scale = c.result("stand.get")["counters"]["speed_scale"]
+    assert abs(scale.get("pitch", 0) - 0.33) < 0.04 and abs(scale.get("yaw", 0) - 1.0) < 0.1, scale
+    wait_for(lambda: "pitch turns at 0.3" in d.log(), 5, "the notice about the tilt's speed")
+    assert "yaw turns at" not in d.log(), "yaw is as its profile says: no notice"
+    c.result("motion.stop")
+    wait_for(lambda: not cam.moving(), 5, "the camera at rest")
+    # Down at 0.1 rad/s (5.7°/s): by the table alone, byte 6 (6°/s), truly 2°/s.
+    start, t0 = cam.degrees()[1], time.monotonic()
+    while time.monotonic() - t0 < 1.5:
+        c.result("motion.velocity", {"pitch": -0.1})
+        time.sleep(0.1)
+    rate = math.radians(start - cam.degrees()[1]) / (time.monotonic() - t0)
+    assert 0.07 < rate < 0.13, f"asked 0.1 rad/s down, turned at {rate:.3f} rad/s"
+
+
 # -- MAVLink gimbal: the same review
 
 def gimbal_turning(g, rate=None):
