@@ -57,6 +57,9 @@ public struct MotionController: Sendable {
         case plan(MotionPlan)
     }
     private var mode: Mode = .idle
+    /// A move the stand makes itself: the distance left at the start (the sum over the axes), the
+    /// closest it has come, and since when it has not come closer.
+    private var delegatedProgress: (first: Double, closest: Double, since: Double)?
     /// Per axis: since when (and at what speed) the axis has been moving against its command.
     private var movingAgainst: [(since: Double, speed: Double)?]
     /// Per axis: when the command last went each way (beyond the direction check's threshold).
@@ -379,23 +382,38 @@ public struct MotionController: Sendable {
     }
 
     /// A move the stand makes itself: complete once the measured positions have settled at the
-    /// target; failed if they have not well after the planned end (a camera slower than planned
-    /// gets half the duration again).
+    /// target; failed (and the stand sent STOP) only once it has stopped getting closer: no
+    /// progress for `stallWindow`. Its duration is the camera's to keep: one whose axis turns
+    /// slower than its profile says arrives late, and stopping it when our plan ran out would
+    /// leave it short (issue 21: 0.2 rad asked, 0.14 reached).
     private mutating func watch(_ plan: MotionPlan, at time: Double, into out: inout ControlOutput) {
-        let elapsed = time - plan.start
         let errors = axes.indices.map { plan.paths[$0].finalPosition - measuredPosition[$0] }
         if settled(errors) && axes.indices.allSatisfy({ abs(measuredVelocity[$0]) < configuration.positionTolerance }) {
             out.progress.append(MotionProgress(id: plan.id, fraction: 1, state: .completed))
             mode = .idle
+            delegatedProgress = nil
             return
         }
-        if elapsed > 1.5 * plan.duration + configuration.settleTimeout {
+        let remaining = errors.reduce(0) { $0 + abs($1) }
+        var progress = delegatedProgress ?? (first: remaining, closest: remaining, since: time)
+        if remaining < progress.closest - configuration.positionTolerance / 2 { progress.closest = remaining; progress.since = time }
+        delegatedProgress = progress
+        if time - progress.since > stallWindow {
             let worst = axes.indices.max { abs(errors[$0]) < abs(errors[$1]) }!
-            finish(plan, .failed("\(axes[worst]) still \(errors[worst].formatted3) rad from its target well after the end"), at: time, into: &out)
+            finish(plan, .failed("\(axes[worst]) still \(errors[worst].formatted3) rad from its target: the stand stopped getting closer "
+                                 + "(no progress for \(stallWindow.formatted3) s)"), at: time, into: &out)
             out.messages.append(.stop)
             return
         }
-        out.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .running))
+        let fraction = progress.first > 0 ? min(1, max(0, 1 - remaining / progress.first)) : 1
+        out.progress.append(MotionProgress(id: plan.id, fraction: fraction, state: .running))
+    }
+
+    /// How long a move the stand makes itself may show no progress before it fails: the settle
+    /// timeout, plus the time a change takes to show in the feedback (a round trip, two feedback
+    /// intervals as they really come).
+    private var stallWindow: Double {
+        configuration.settleTimeout + min(roundTrip, configuration.maxRoundTrip) + 2 * max(period, feedbackInterval ?? period)
     }
 
     // MARK: - Helpers
@@ -498,6 +516,7 @@ public struct MotionController: Sendable {
         let id = MotionID(rawValue: nextID)
         nextID += 1
         mode = .plan(MotionPlan(id: id, kind: kind, start: time, duration: duration, paths: paths, delegated: delegated))
+        delegatedProgress = nil
         return id
     }
 

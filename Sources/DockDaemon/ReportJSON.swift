@@ -166,7 +166,8 @@ extension DriverCounters {
                 "retries": JSONValue(retries), "commands_failed": JSONValue(commandsFailed),
                 "invalid_feedback": JSONValue(engine.implausibleReports),
                 "round_trip_ms": roundTrip.smoothed.map { JSONValue(($0 * 1e4).rounded() / 10) } ?? .null,
-                "round_trip_max_ms": JSONValue((roundTrip.largest * 1e4).rounded() / 10)]
+                "round_trip_max_ms": JSONValue((roundTrip.largest * 1e4).rounded() / 10),
+                "speed_scale": .object(Dictionary(uniqueKeysWithValues: speedScale.map { ("\($0.key)", JSONValue(($0.value * 1000).rounded() / 1000)) }))]
     }
 }
 

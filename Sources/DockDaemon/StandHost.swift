@@ -136,8 +136,10 @@ final class StandHost: Sendable {
 
     /// Carries out what the engine asked for (on the loop).
     private func apply(_ out: EngineOutput) {
-        if !out.bytes.isEmpty, let channel = state.value.channel {
-            channel.writeAndFlush(ByteBuffer(bytes: out.bytes), promise: nil)
+        if !out.writes.isEmpty, let channel = state.value.channel {
+            // One write per driver call: a datagram each on a UDP link.
+            for bytes in out.writes { channel.write(ByteBuffer(bytes: bytes), promise: nil) }
+            channel.flush()
         }
         let (id, linkState) = (state.value.engine.standID, state.value.engine.linkState)
         let changed = summary.withLock { summary in

@@ -106,5 +106,8 @@ public struct DriverCounters: Sendable, Equatable {
     public var refused = 0
     /// The measured round trip to the stand and back (drivers that can measure it).
     public var roundTrip = RoundTripEstimator()
+    /// Per axis, the speed the stand really reaches over the speed its description gives for the
+    /// same command, as measured from its feedback (drivers that learn it: VISCA); empty until then.
+    public var speedScale: [Axis: Double] = [:]
     public init() {}
 }

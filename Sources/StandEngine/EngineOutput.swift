@@ -3,10 +3,15 @@ import DockCore
 import DockProtocol
 import DockTracking
 
-/// What the engine asks the shell to do after an event: bytes for the link, notifications for
+/// What the engine asks the shell to do after an event: writes for the link, notifications for
 /// subscribers, log lines, replies to commands, and when to call `tick` next.
 public struct EngineOutput: Sendable {
-    public var bytes: [UInt8] = []
+    /// What each driver call returned, in order: one write each. On a datagram link a write is a
+    /// datagram, and a VISCA-over-IP camera reads one message per datagram: two calls' bytes in one
+    /// datagram lose the second (a Stop behind a poll waited for the resend timeout).
+    public private(set) var writes: [[UInt8]] = []
+    /// Every write's bytes, in order.
+    public var bytes: [UInt8] { writes.flatMap { $0 } }
     public var notifications: [StandNotification] = []
     public var logs: [EngineLog] = []
     /// Replies to commands that were answered in this step, by the token they came with. A command
@@ -16,6 +21,10 @@ public struct EngineOutput: Sendable {
     public var closeLink: String?
 
     public init() {}
+
+    mutating func write(_ bytes: [UInt8]) {
+        if !bytes.isEmpty { writes.append(bytes) }
+    }
 
     mutating func log(_ level: EngineLog.Level, _ message: String, _ metadata: [String: String] = [:]) {
         logs.append(EngineLog(level: level, message: message, metadata: metadata))

@@ -74,6 +74,8 @@ public struct StandEngine: Sendable {
     private var lastControlTick = -Double.infinity
     private var lastProgressPublished = -Double.infinity
     private var lastImplausibleReport = -Double.infinity
+    /// The speed scales last logged (1 = the stand's description).
+    private var loggedSpeedScale: [Axis: Double] = [:]
     private var linkPace = LinkPace.onTime
     private var refusals = RefusalWatch()
     /// STOP replies waiting for the stand's acknowledgement: token and deadline.
@@ -149,7 +151,7 @@ public struct StandEngine: Sendable {
         lastHeard = now
         framesHeard = driver.counters.decoder.frames
         linkState = .handshaking
-        out.bytes += driver.start(at: now)
+        out.write(driver.start(at: now))
     }
 
     private mutating func linkClosed(_ reason: String, at now: Double, _ out: inout EngineOutput) {
@@ -178,11 +180,23 @@ public struct StandEngine: Sendable {
             return
         }
         let output = driver.tick(at: now)
-        out.bytes += output.bytes
+        out.write(output.bytes)
         for report in output.reports { handle(report, at: now, &out) }
+        noteSpeedScale(&out)
         let watchdogDue = pendingFeedbackWatchdog.map { now >= $0 } ?? false
         if linkState == .connected && (now - lastControlTick > 2.5 * Self.tickInterval || watchdogDue) {
             runController(at: now, &out)
+        }
+    }
+
+    /// Logs (notice) a speed the driver measured that departs by more than 10 % from the stand's
+    /// description, or from what was logged last.
+    private mutating func noteSpeedScale(_ out: inout EngineOutput) {
+        for (axis, scale) in driver.counters.speedScale.sorted(by: { $0.key < $1.key }) {
+            let last = loggedSpeedScale[axis] ?? 1
+            guard abs(scale - last) > 0.1 * last else { continue }
+            loggedSpeedScale[axis] = scale
+            out.log(.notice, "\(axis) turns at \(String(format: "%.2f", scale)) × the speeds its profile gives (measured from its feedback): its speed commands are scaled to match")
         }
     }
 
@@ -322,7 +336,7 @@ public struct StandEngine: Sendable {
             out.log(.critical, reason)
             publish(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason), at: now, &out)
         }
-        for message in output.messages { out.bytes += driver.send(message, at: now) }
+        for message in output.messages { out.write(driver.send(message, at: now)) }
         for progress in output.progress { publishProgress(progress, at: now, &out) }
     }
 
@@ -450,7 +464,7 @@ public struct StandEngine: Sendable {
         let mode: LedMode = !systemTracking ? .off : (tracking.isActive(at: now) && tracking.inFrame ? .blink : .on)
         guard mode != ledState else { return }
         ledState = mode
-        out.bytes += driver.send(.led(LedCommand(mode: mode, onMs: 250, offMs: 250)), at: now)
+        out.write(driver.send(.led(LedCommand(mode: mode, onMs: 250, offMs: 250)), at: now))
     }
 
     private mutating func setSystemTracking(_ enabled: Bool, source: String, at now: Double, _ out: inout EngineOutput) {

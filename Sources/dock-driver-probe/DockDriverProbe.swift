@@ -47,7 +47,7 @@ struct DockDriverProbe: AsyncParsableCommand {
     @Option(help: "Proportional gain of the --target loop (1/s).")
     var gain: Double = 3
 
-    @Option(help: "Move with dockd's motion controller (DockCore, minimum-jerk path, closed on FEEDBACK) to these angles, e.g. yaw=0.5,pitch=0.2 (rad); prints the step-response metrics.")
+    @Option(help: "Move with dockd's motion controller (DockCore, minimum-jerk path, closed on FEEDBACK) to these angles, e.g. yaw=0.5,pitch=0.2 (rad); prints the step-response metrics. Exit status 3 when the move failed or ended off its target, 4 when it had not ended within --seconds.")
     var orient: String?
 
     @Option(help: "Duration asked of the --orient move (s); the controller lengthens it to fit the limits.")
@@ -112,13 +112,14 @@ struct DockDriverProbe: AsyncParsableCommand {
         }
         let limit = seconds ?? (calibrate ? 900 : 3)
         let status = try await channel.executeThenClose { inbound, outbound in
-            let first = await state.start(at: now())
-            try await outbound.write(ByteBuffer(bytes: first))
+            // One write per driver call: a datagram each on a UDP link (a VISCA-over-IP camera
+            // reads one message per datagram).
+            for bytes in await state.start(at: now()) { try await outbound.write(ByteBuffer(bytes: bytes)) }
             return try await withThrowingTaskGroup(of: Int32?.self) { group in
                 group.addTask {
                     for try await buffer in inbound {
                         let out = await state.receive(Array(buffer.readableBytesView), at: now())
-                        if !out.isEmpty { try await outbound.write(ByteBuffer(bytes: out)) }
+                        for bytes in out { try await outbound.write(ByteBuffer(bytes: bytes)) }
                     }
                     return nil
                 }
@@ -126,7 +127,7 @@ struct DockDriverProbe: AsyncParsableCommand {
                     while now() < limit {
                         try await Task.sleep(for: .milliseconds(10))
                         let out = await state.tick(at: now())
-                        if !out.isEmpty { try await outbound.write(ByteBuffer(bytes: out)) }
+                        for bytes in out { try await outbound.write(ByteBuffer(bytes: bytes)) }
                         if await state.fatal { return 2 }
                         if let done = await state.calibrationStatus(at: now()) { return done }
                     }
@@ -147,6 +148,10 @@ struct DockDriverProbe: AsyncParsableCommand {
             try await state.writeCalibratedProfile()
         }
         if status != 0 { throw ExitCode(status) }
+        if let miss = await state.orientMiss() {
+            FileHandle.standardError.write(Data("dock-driver-probe: --orient: \(miss.message)\n".utf8))
+            throw ExitCode(miss.code)
+        }
     }
 
     /// The calibration's driver: the camera's link settings with the identity profile.
@@ -165,7 +170,7 @@ struct DockDriverProbe: AsyncParsableCommand {
         guard spans.pan > 0, spans.tilt > 0 else { throw ValidationError("--pan-degrees and --tilt-degrees must be > 0") }
         let identity = Calibration.identityProfile(like: base, panBytes: bytes.pan, tiltBytes: bytes.tilt)
         let driver = VISCADriver(profile: identity, address: visca.address, transport: visca.transport,
-                                 pollHz: 1 / visca.pollInterval, name: visca.serialName)
+                                 pollHz: 1 / visca.pollInterval, name: visca.serialName, learnsSpeeds: false)
         let fileName = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
         return CalibrationRun(driver: driver, base: base, output: output, name: profileName ?? fileName,
                               axes: [Calibration.AxisSetup(name: "pan", bytes: bytes.pan, spanDegrees: spans.pan),
@@ -264,36 +269,39 @@ actor ProbeState {
 
     private var calibrationEndedAt: Double?
 
-    func start(at t: Double) -> [UInt8] {
-        let bytes = driver.start(at: t)
-        note(sent: bytes, at: t)
-        return bytes
+    /// Each returns one write per driver call (see `Writes`).
+    func start(at t: Double) -> [[UInt8]] {
+        var out = Writes()
+        out += driver.start(at: t)
+        return note(sent: out, at: t)
     }
 
-    func receive(_ bytes: [UInt8], at t: Double) -> [UInt8] {
+    func receive(_ bytes: [UInt8], at t: Double) -> [[UInt8]] {
         bytesIn += bytes.count
         if trace { emit(["t": t, "report": "received", "hex": hex(bytes)]) }
-        var out: [UInt8] = []
+        var out = Writes()
         for report in driver.receive(bytes, at: t) { out += handle(report, at: t) }
-        note(sent: out, at: t)
-        return out
+        return note(sent: out, at: t)
     }
 
-    func tick(at t: Double) -> [UInt8] {
+    func tick(at t: Double) -> [[UInt8]] {
         let output = driver.tick(at: t)
-        var out = output.bytes
+        var out = Writes()
+        out += output.bytes
         for report in output.reports { out += handle(report, at: t) }
         out += scripted(at: t, onFeedback: false)
-        note(sent: out, at: t)
-        return out
+        return note(sent: out, at: t)
     }
 
-    private func note(sent bytes: [UInt8], at t: Double) {
-        bytesOut += bytes.count
-        if trace && !bytes.isEmpty { emit(["t": t, "report": "sent", "hex": hex(bytes)]) }
+    private func note(sent out: Writes, at t: Double) -> [[UInt8]] {
+        for bytes in out.list {
+            bytesOut += bytes.count
+            if trace { emit(["t": t, "report": "sent", "hex": hex(bytes)]) }
+        }
+        return out.list
     }
 
-    private func handle(_ report: DriverReport, at t: Double) -> [UInt8] {
+    private func handle(_ report: DriverReport, at t: Double) -> Writes {
         switch report {
         case .ready(let identity, let caps):
             readyAt = t
@@ -346,10 +354,10 @@ actor ProbeState {
     }
 
     /// The scripted commands: POSITION once, VELOCITY for a while then STOP, or a P loop to a target.
-    private func scripted(at t: Double, onFeedback: Bool) -> [UInt8] {
+    private func scripted(at t: Double, onFeedback: Bool) -> Writes {
         guard let ready = readyAt, !fatal else { return [] }
         if calibrationRun != nil { return onFeedback ? calibrationStep(at: t) : [] }
-        var out: [UInt8] = []
+        var out = Writes()
         if let p = script.position, !positionSent {
             positionSent = true
             out += driver.send(.position(duration: Float(script.duration),
@@ -358,7 +366,8 @@ actor ProbeState {
         guard onFeedback else { return out }
         if let goal = script.orient, var run = orientRun, let f = lastFeedback {
             defer { orientRun = run }
-            return out + orientStep(&run, goal: goal, feedback: f, at: t)
+            out += orientStep(&run, goal: goal, feedback: f, at: t)
+            return out
         }
         if let target = script.target, let f = lastFeedback {
             let values: [AxisValue] = target.sorted { $0.key < $1.key }.compactMap { axis, goal in
@@ -379,7 +388,7 @@ actor ProbeState {
     }
 
     /// The daemon's loop: FEEDBACK → controller.feedback → controller.tick → commands to the driver.
-    private func orientStep(_ run: inout OrientRun, goal: [Axis: Double], feedback f: Feedback, at t: Double) -> [UInt8] {
+    private func orientStep(_ run: inout OrientRun, goal: [Axis: Double], feedback f: Feedback, at t: Double) -> Writes {
         run.controller.feedback(f, at: t)
         if run.id == nil {
             do {
@@ -388,6 +397,7 @@ actor ProbeState {
                 for a in f.axes { run.start[a.axis] = Double(a.position) }
             } catch {
                 emit(["t": t, "report": "motion", "state": "refused", "reason": "\(error)"])
+                run.state = "refused: \(error)"
                 run.id = MotionID(rawValue: 0)
                 run.endedAt = t
                 return []
@@ -405,10 +415,10 @@ actor ProbeState {
         let output = run.controller.tick(at: t)
         for p in output.progress where p.state.isFinal && run.endedAt == nil {
             run.endedAt = t
-            run.state = "\(p.state)"
+            if case .failed(let why) = p.state { run.state = "failed: \(why)" } else { run.state = "\(p.state)" }
             emit(["t": t, "report": "motion", "state": run.state, "duration": t - run.startedAt])
         }
-        var bytes: [UInt8] = []
+        var bytes = Writes()
         for m in output.messages {
             run.commands += 1
             bytes += driver.send(m, at: t)
@@ -418,7 +428,7 @@ actor ProbeState {
 
     /// One step of --calibrate on a position sample: the identity profile's feedback is raw units
     /// (yaw = −pan units in "degrees", pitch = tilt units), its velocities raw speed bytes.
-    private func calibrationStep(at t: Double) -> [UInt8] {
+    private func calibrationStep(at t: Double) -> Writes {
         guard let run = calibrationRun, let f = lastFeedback else { return [] }
         if calibration == nil { calibration = Calibration(axes: run.axes, maxWindow: run.window, startAt: t) }
         let deg = 180 / Double.pi
@@ -432,9 +442,9 @@ actor ProbeState {
         switch command {
         case .drive(let axis, let positive, let byte)?:
             let rate = Float((positive ? 1 : -1) * Double(byte) / deg)
-            return driver.send(.velocity([AxisValue(.yaw, axis == 0 ? rate : 0), AxisValue(.pitch, axis == 1 ? rate : 0)]), at: t)
+            return [driver.send(.velocity([AxisValue(.yaw, axis == 0 ? rate : 0), AxisValue(.pitch, axis == 1 ? rate : 0)]), at: t)]
         case .stop?:
-            return driver.send(.stop, at: t)
+            return [driver.send(.stop, at: t)]
         case nil:
             return []
         }
@@ -468,6 +478,24 @@ actor ProbeState {
         emit(["report": "calibration", "state": "written", "path": run.output, "name": profile.name])
     }
 
+    /// Why the --orient move did not reach its target (exit status 3: failed or ended off target;
+    /// 4: still running when --seconds ran out), or nil when it did or there was none.
+    func orientMiss() -> (code: Int32, message: String)? {
+        guard let goal = script.orient else { return nil }
+        guard let run = orientRun else { return (3, "the stand never became ready to move") }
+        let tolerance = run.controller.configuration.positionTolerance
+        let misses = goal.sorted { $0.key < $1.key }.compactMap { axis, g -> String? in
+            guard let p = lastFeedback?.axis(axis).map({ Double($0.position) }) else { return "\(axis): no feedback" }
+            return abs(p - g) > tolerance ? "\(axis) ended at \(String(format: "%.3f", p)) rad, \(String(format: "%.3f", abs(p - g))) rad from \(g)" : nil
+        }
+        if run.endedAt == nil {
+            return (4, "the move had not ended after --seconds" + (misses.isEmpty ? "" : ": " + misses.joined(separator: "; ")))
+        }
+        if run.state != "completed" { return (3, "the move \(run.state)" + (misses.isEmpty ? "" : "; " + misses.joined(separator: "; "))) }
+        if !misses.isEmpty { return (3, "target not reached: " + misses.joined(separator: "; ")) }
+        return nil
+    }
+
     func summary(at t: Double) {
         var line: [String: Any] = ["t": t, "report": "summary", "feedback": feedbackCount, "bytes_out": bytesOut,
                                    "bytes_in": bytesIn, "counts": reportCounts]
@@ -481,12 +509,23 @@ actor ProbeState {
             if let f = lastFeedback, let goal = script.orient {
                 o["final_error_rad"] = goal.map { axis, g in abs(Double(f.axis(axis)?.position ?? .nan) - g) }.max() ?? 0
             }
+            o["reached"] = orientMiss() == nil
             line["orient"] = o
         }
         emit(line)
     }
 
     private func count(_ key: String) { reportCounts[key, default: 0] += 1 }
+}
+
+/// The bytes of each driver call kept apart, one write each: on a datagram link two calls' bytes in
+/// one datagram would lose the second message.
+struct Writes: ExpressibleByArrayLiteral {
+    private(set) var list: [[UInt8]] = []
+    init() {}
+    init(arrayLiteral elements: [UInt8]...) { for e in elements { self += e } }
+    static func += (writes: inout Writes, bytes: [UInt8]) { if !bytes.isEmpty { writes.list.append(bytes) } }
+    static func += (writes: inout Writes, other: Writes) { writes.list += other.list }
 }
 
 private func json(_ v: Float) -> Any { v.isFinite ? Double(v) : NSNull() }

@@ -335,6 +335,35 @@ def test_motion_controller_orientation_move_through_each_driver(driver, camera, 
     assert orient["settled_s"] < 2.0, orient
 
 
+@pytest.mark.parametrize("link", ["pty", "udp"])
+def test_probe_orient_completes_on_a_camera_whose_tilt_is_a_third_of_its_profile(link, camera):
+    """Issue 21: the camera's own AbsolutePosition is let finish however slow its tilt."""
+    cam, lk = camera(link=link, speed_scale=(1.0, 0.33))
+    endpoint = lk.path + "@9600" if link == "pty" else f"udp:{EMULATOR_HOST}:52381"
+    options = {"profile": GENERIC, "transport": "serial" if link == "pty" else "ip"}
+    code, lines, err = probe("visca", endpoint, options, "--orient", "yaw=0.2,pitch=0.2", "--orient-duration", "1", seconds=6)
+    assert code == 0, (err, of(lines, "summary"))
+    assert [m["state"] for m in of(lines, "motion")] == ["completed"]
+    orient = of(lines, "summary")[0]["orient"]
+    assert orient["reached"] and orient["final_error_rad"] < 0.01, orient
+
+
+@pytest.mark.parametrize("trouble", ["refuse_motion", "stalled_tilt"])
+def test_probe_orient_exits_non_zero_when_the_target_is_not_reached(trouble, camera):
+    """Issue 21: --orient ended 0.13 rad short and exited 0. A camera that refuses the move, or
+    whose tilt does not turn, must make the probe say so in its exit status."""
+    if trouble == "refuse_motion":
+        cam, lk = camera(link="pty")
+        cam.refuse_motion = "not_executable"
+    else:
+        cam, lk = camera(link="pty", speed_scale=(1.0, 0.0))
+    code, lines, err = probe("visca", lk.path + "@9600", {"profile": GENERIC}, "--orient", "yaw=0.2,pitch=0.2",
+                             "--orient-duration", "1", seconds=5)
+    assert code == 3, (code, err, of(lines, "summary"))
+    assert "pitch ended at" in err and "from 0.2" in err, err
+    assert of(lines, "summary")[0]["orient"]["reached"] is False
+
+
 # -- the real dockd owning each kind of hardware, configured the way a user would
 
 @pytest.mark.parametrize("driver", ["visca-serial", "visca-ip", "mavlink-pty"])

@@ -466,6 +466,9 @@ class UdpLink(Link):
         self.sock.settimeout(0.05)
         self.address = self.sock.getsockname()
         self.control = []
+        # Datagrams that carried more than one message: a camera reads one message per datagram
+        # (VISCA-over-IP: the header's length; raw: up to the first FF) and drops the rest.
+        self.overfull = []
 
     def serve(self):
         while not self.stopping.is_set():
@@ -474,7 +477,10 @@ class UdpLink(Link):
             except (socket.timeout, OSError):
                 continue
             if self.raw:
-                self.camera.handle(data, lambda out, peer=peer: self.sock.sendto(out, peer))
+                first = data[:data.find(b"\xff") + 1] if b"\xff" in data else data
+                if len(first) < len(data):
+                    self.overfull.append((time.monotonic(), bytes(data)))
+                self.camera.handle(first, lambda out, peer=peer: self.sock.sendto(out, peer))
                 continue
             if len(data) < 8:
                 continue
@@ -482,6 +488,8 @@ class UdpLink(Link):
             length = int.from_bytes(data[2:4], "big")
             seq = data[4:8]
             payload = data[8:8 + length]
+            if len(data) > 8 + length:
+                self.overfull.append((time.monotonic(), bytes(data)))
             if ptype == 0x0200:  # control command: RESET of the sequence number
                 self.control.append(bytes(payload))
                 if not self.camera.silent:

@@ -44,6 +44,7 @@ public struct VISCADriver: StandDriver {
     public private(set) var counters = DriverCounters()
     public private(set) var stopConfirmed = true
     public var closesPositionLoop: Bool { true }
+    public let learnsSpeeds: Bool
 
     private enum Phase { case idle, setup, firstPoll, running, failed }
 
@@ -75,13 +76,18 @@ public struct VISCADriver: StandDriver {
     private var limits: (yaw: ClosedRange<Double>, pitch: ClosedRange<Double>)
     private var deferred: [DriverReport] = []
     private var reportedBadAnswer = false
+    /// The profile's speed table as the feedback shows it (kept across reconnects: same camera).
+    private var speedScale = VISCASpeedScale()
     private let baseTimeout: Double
     private let completionTimeout = 2.0
     private let attemptsAllowed = 3
 
+    /// `learnsSpeeds`: scale the profile's speed table by what the feedback shows (off for
+    /// calibration, which sends every byte as it is).
     public init(profile: VISCAProfile, address: UInt8 = 1, transport: Transport = .serial, pollHz: Double = 20,
-                name: String? = nil) {
+                name: String? = nil, learnsSpeeds: Bool = true) {
         self.profile = profile
+        self.learnsSpeeds = learnsSpeeds
         self.address = min(7, max(1, address))
         self.transport = transport
         self.pollInterval = 1 / max(1, min(200, pollHz))
@@ -140,6 +146,7 @@ public struct VISCADriver: StandDriver {
         velocity = (0, 0)
         deferred = []
         reportedBadAnswer = false
+        speedScale.reset()
         limits = Self.fullRange(profile)
         setupSteps = []
         switch transport {
@@ -264,8 +271,8 @@ public struct VISCADriver: StandDriver {
     /// Stand rad/s → Pan-tiltDrive: yaw is left-positive, VISCA pan direction −1 = left.
     private func drive(yaw: Double, pitch: Double) -> [UInt8] {
         let deg = 180 / Double.pi
-        let panByte = profile.pan.nearestSpeedByte(yaw * deg)
-        let tiltByte = profile.tilt.nearestSpeedByte(pitch * deg)
+        let panByte = profile.pan.nearestSpeedByte(yaw * deg / speedScale.scale[0])
+        let tiltByte = profile.tilt.nearestSpeedByte(pitch * deg / speedScale.scale[1])
         return VISCA.drive(address: address, panSpeed: panByte, tiltSpeed: tiltByte,
                            pan: panByte == 0 ? 0 : (yaw > 0 ? -1 : 1), tilt: tiltByte == 0 ? 0 : (pitch > 0 ? 1 : -1))
     }
@@ -283,8 +290,8 @@ public struct VISCADriver: StandDriver {
             }
         }
         let time = max(0.05, duration)
-        let panByte = profile.pan.speedByteCovering(abs(panDeg - fromPan) / time)
-        let tiltByte = profile.tilt.speedByteCovering(abs(tiltDeg - fromTilt) / time)
+        let panByte = profile.pan.speedByteCovering(abs(panDeg - fromPan) / time / speedScale.scale[0])
+        let tiltByte = profile.tilt.speedByteCovering(abs(tiltDeg - fromTilt) / time / speedScale.scale[1])
         let units = { (axis: VISCAProfile.AxisProfile, degrees: Double) in
             Int((Double(axis.sign) * degrees * axis.unitsPerDegree).rounded())
         }
@@ -388,6 +395,7 @@ public struct VISCADriver: StandDriver {
         case .move: driveInForce = nil
         default: break
         }
+        noteCommand(message, at: time)
         sent += 1
         let flight = VISCAFlight(message: message, wire: wire, sequence: number, firstSentAt: time, sentAt: time, order: sent)
         if message.kind == .poll { exchange.inquiry = flight } else { exchange.commands.append(flight) }
@@ -656,6 +664,28 @@ public struct VISCADriver: StandDriver {
         }
     }
 
+    /// What the speed scale learns from: the table speeds of the bytes sent (AbsolutePosition only
+    /// where it has a byte per axis), from when they were sent.
+    private mutating func noteCommand(_ message: VISCAMessage, at time: Double) {
+        let p = message.payload
+        func table(_ axis: VISCAProfile.AxisProfile, _ byte: UInt8) -> Double { axis.speeds[Int(min(max(byte, 1), axis.maxSpeedByte)) - 1] }
+        switch message.kind {
+        case .drive where p.count == 9, .stop where p.count == 9:
+            speedScale.commanded(.init(speed: [p[6] == 3 ? 0 : table(profile.pan, p[4]), p[7] == 3 ? 0 : table(profile.tilt, p[5])],
+                                       since: time, target: nil))
+        case .move where profile.absoluteSpeed != .single:
+            let pn = profile.pan.nibbles, tn = profile.tilt.nibbles
+            guard p.count == 6 + pn + tn + 1 else { return speedScale.commanded(nil) }
+            let target = [profile.pan.degrees(units: VISCA.signedValue(p[6..<6 + pn])),
+                          profile.tilt.degrees(units: VISCA.signedValue(p[(6 + pn)..<(6 + pn + tn)]))]
+            speedScale.commanded(.init(speed: [table(profile.pan, p[4]), table(profile.tilt, p[5])], since: time, target: target))
+        case .move, .ifClear:
+            speedScale.commanded(nil)
+        default:
+            break
+        }
+    }
+
     private mutating func position(_ data: [UInt8], at time: Double, into reports: inout [DriverReport]) {
         let rad = Double.pi / 180
         let panUnits = VISCA.signedValue(data[0..<profile.pan.nibbles])
@@ -664,6 +694,11 @@ public struct VISCADriver: StandDriver {
         let pitch = profile.tilt.degrees(units: tiltUnits) * rad
         if let last = lastSample, time - last.time > 1e-3 {
             let dt = time - last.time
+            // Profile degrees (as the commands' targets).
+            if learnsSpeeds { speedScale.observe([-yaw / rad, pitch / rad], at: time,
+                                                  unitsPerDegree: [profile.pan.unitsPerDegree, profile.tilt.unitsPerDegree]) }
+            if speedScale.learned[0] { counters.speedScale[.yaw] = speedScale.scale[0] }
+            if speedScale.learned[1] { counters.speedScale[.pitch] = speedScale.scale[1] }
             // A light low-pass: polls are quantized to the camera's units.
             velocity.yaw = 0.5 * velocity.yaw + 0.5 * (yaw - last.yaw) / dt
             velocity.pitch = 0.5 * velocity.pitch + 0.5 * (pitch - last.pitch) / dt
