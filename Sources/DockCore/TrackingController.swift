@@ -182,7 +182,10 @@ public struct TrackingController: Sendable {
         let camera = position + base + baseRate * c.latency
         let error = target + rate * lead - camera
         if c.deadBand > 0 {
-            rest.update(error: error, rate: rate, dt: dt, configuration: c)
+            // Whether to move is judged on the error as measured, not as predicted: a rate from
+            // jittery detections times the lead (0.1–0.4 s) is noise enough to restart the camera on
+            // a still subject, and to keep it from settling. Once moving, the prediction steers.
+            rest.update(error: target - camera, rate: rate, dt: dt, configuration: c)
             if !rest.moving { return -baseRate }
         }
         let gain = roundTrip > 0 ? min(c.gain, c.delayMargin / roundTrip) : c.gain
