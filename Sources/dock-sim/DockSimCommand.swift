@@ -75,7 +75,7 @@ struct DockSimCommand: ParsableCommand {
         ExitSignals.blockInEveryThread()
         // A host that hangs up on the Unix socket must cost a write error, not the process.
         signal(SIGPIPE, SIG_IGN)
-        let settings = EngineSettings(stand: SimulatedStand(configuration: standConfiguration, seed: seed),
+        let settings = SimulatorSettings(stand: SimulatedStand(configuration: standConfiguration, seed: seed),
                                       link: unix.map { .unix(path: $0) } ?? .pty(symlink: link),
                                       script: try loadScript(), baud: baud, logFrames: logFrames)
         warnIfLinkTooSlow(settings.stand.configuration)
@@ -85,7 +85,7 @@ struct DockSimCommand: ParsableCommand {
         let loop = group.next()
         let finished = loop.makePromise(of: Void.self)
         let engine = try loop.submit {
-            NIOLoopBound(SimEngine(settings: settings, group: group, loop: loop, finished: finished), eventLoop: loop)
+            NIOLoopBound(SimulatedStandHost(settings: settings, group: group, loop: loop, finished: finished), eventLoop: loop)
         }.wait()
         do {
             try loop.flatSubmit { engine.value.start() }.wait()

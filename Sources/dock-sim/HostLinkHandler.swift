@@ -5,9 +5,9 @@ import NIOCore
 final class HostLinkHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    private let engine: SimEngine
+    private let engine: SimulatedStandHost
 
-    init(engine: SimEngine) { self.engine = engine }
+    init(engine: SimulatedStandHost) { self.engine = engine }
 
     func channelActive(context: ChannelHandlerContext) {
         engine.attach(context.channel)

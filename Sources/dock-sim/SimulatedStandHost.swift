@@ -5,7 +5,7 @@ import NIOCore
 /// Runs the pure stand against the real clock and a real link: a 1 ms tick advances the physics
 /// and sends what the stand produced; host bytes are fed in as they arrive. Confined to one event
 /// loop: every method runs there (other threads reach it through `NIOLoopBound`, which checks).
-final class SimEngine {
+final class SimulatedStandHost {
     private enum State { case up, unplugged, shuttingDown }
 
     private let loop: EventLoop
@@ -24,7 +24,7 @@ final class SimEngine {
     private var warnedNotReading = false
     private static let maxUnreadByHost = 2048
 
-    init(settings: EngineSettings, group: EventLoopGroup, loop: EventLoop, finished: EventLoopPromise<Void>) {
+    init(settings: SimulatorSettings, group: EventLoopGroup, loop: EventLoop, finished: EventLoopPromise<Void>) {
         self.loop = loop
         self.stand = settings.stand
         self.script = settings.script
@@ -37,7 +37,7 @@ final class SimEngine {
         }
     }
 
-    private var bound: NIOLoopBound<SimEngine> { NIOLoopBound(self, eventLoop: loop) }
+    private var bound: NIOLoopBound<SimulatedStandHost> { NIOLoopBound(self, eventLoop: loop) }
 
     /// Opens the link and starts the clock ticking.
     func start() -> EventLoopFuture<Void> {

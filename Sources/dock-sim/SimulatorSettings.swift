@@ -1,7 +1,7 @@
 import DockSim
 
-/// Everything the engine is built from; plain values, so it can cross to the event loop.
-struct EngineSettings: Sendable {
+/// Everything dock-sim's host is built from; plain values, so it can cross to the event loop.
+struct SimulatorSettings: Sendable {
     enum Link: Sendable {
         case pty(symlink: String?)
         case unix(path: String)
