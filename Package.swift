@@ -27,6 +27,8 @@ let package = Package(
                        providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
+        // V4L2's control ioctls (linux/videodev2.h, from the kernel's headers: linux-libc-dev).
+        .systemLibrary(name: "CV4L2"),
 
         // Pure core: no I/O, no wall clock. Shared by the daemon, the simulator, tests and benchmarks.
         .target(name: "DockProtocol"),
@@ -45,7 +47,7 @@ let package = Package(
 
         // I/O shell pieces shared by the executables.
         .target(name: "DockIO", dependencies: [
-            "DockProtocol", "CBluetooth",
+            "DockProtocol", "DockDrivers", "CBluetooth", "CV4L2",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "man" / "dockd.conf.5"
 BEGIN = '.\\" BEGIN DRIVERS: written by scripts/driver_manual.py from dockd --list-drivers; do not edit by hand'
 END = '.\\" END DRIVERS'
-LINK_KEYS = {"serial": "path", "unix": "unix", "bluetooth": "bluetooth", "udp": "udp", "tcp": "tcp"}
+LINK_KEYS = {"serial": "path", "unix": "unix", "bluetooth": "bluetooth", "udp": "udp", "tcp": "tcp", "video": "video"}
 
 
 def number(x):
@@ -35,10 +35,13 @@ def section(drivers):
         lines.append(escape(d["summary"] + "."))
         links = [LINK_KEYS[k] for k in d["links"]]
         lines.append("Runs over")
-        lines.append(".Cm " + " , ".join(links) + " ;")
-        lines.append(f"a serial rate of {d['default_baud']} unless")
-        lines.append(".Cm baud")
-        lines.append("says.")
+        if "serial" in d["links"]:
+            lines.append(".Cm " + " , ".join(links) + " ;")
+            lines.append(f"a serial rate of {d['default_baud']} unless")
+            lines.append(".Cm baud")
+            lines.append("says.")
+        else:
+            lines.append(".Cm " + " , ".join(links) + " .")
         lines.append("It can: " + ", ".join(d["capabilities"]) + ".")
         if d.get("hotplug"):
             h = d["hotplug"]

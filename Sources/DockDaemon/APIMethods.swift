@@ -154,7 +154,11 @@ struct APIMethods: Sendable {
             let (endpoint, driverName) = (try p.device(), try p.optionalString("driver") ?? "native")
             let driver: any StandDriver
             do {
-                driver = try DriverTable.definition(driverName).make([:], heartbeatTimeoutMs: heartbeatTimeoutMs)
+                let definition = try DriverTable.definition(driverName)
+                guard definition.links.contains(endpoint.linkKind) else {
+                    throw DriverFailure("the \(definition.name) driver does not run over \(endpoint.linkKind.rawValue) links")
+                }
+                driver = try definition.make([:], heartbeatTimeoutMs: heartbeatTimeoutMs)
             } catch {
                 throw .invalidParameter("\(error)", field: "driver")
             }

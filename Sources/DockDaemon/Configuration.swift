@@ -142,7 +142,8 @@ package struct Configuration: Sendable, Equatable {
     }
 
     /// The key naming each kind of link in a `[[device]]`.
-    static let linkKeys: [(LinkKind, String)] = [(.serial, "path"), (.unix, "unix"), (.bluetooth, "bluetooth"), (.udp, "udp"), (.tcp, "tcp")]
+    static let linkKeys: [(LinkKind, String)] = [(.serial, "path"), (.unix, "unix"), (.bluetooth, "bluetooth"), (.udp, "udp"), (.tcp, "tcp"),
+                                                 (.video, "video")]
 
     /// One `[[device]]`: exactly one endpoint of a link the driver runs over, a known driver, and
     /// the options that driver declares, each read as its kind (DriverTable).
@@ -152,7 +153,7 @@ package struct Configuration: Sendable, Equatable {
             d.refuse("driver", "'\(name)' is not one of \(DriverTable.names.joined(separator: ", "))")
             return nil
         }
-        let baud = d.integer("baud", in: 50...4_000_000) ?? driver.defaultBaud
+        let baud = d.integer("baud", in: 50...4_000_000) ?? driver.defaultBaud ?? 115_200
         let channel = d.integer("channel", in: 1...30)
         var options: [String: DriverValue] = [:]
         for option in driver.options {
@@ -180,6 +181,7 @@ package struct Configuration: Sendable, Equatable {
             guard SerialPort.isSupported(baud: baud) else { d.refuse("baud", "\(baud) is not a supported rate"); return nil }
             endpoint = .serial(path: value, baud: baud)
         case "unix": endpoint = .unix(path: value)
+        case "video": endpoint = .video(path: value)
         case "bluetooth": endpoint = .bluetooth(address: value, channel: channel.map(UInt8.init))
         default:
             endpoint = StandEndpoint(parsing: "\(kind):\(value)")

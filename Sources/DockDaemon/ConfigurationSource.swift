@@ -1,3 +1,4 @@
+import DockDrivers
 import DockIO
 
 /// Where the configuration comes from: the file (a missing default file means the defaults; a
@@ -41,7 +42,11 @@ package struct ConfigurationOverrides: Sendable, Equatable {
         if let socketMode { c.socketMode = socketMode }
         if let logLevel { c.logLevel = logLevel }
         if noHotplug { c.hotplug.enabled = false }
-        c.devices += devices.map { Configuration.Device(endpoint: $0) }
+        // A device given on the command line gets the first driver that runs over its link.
+        c.devices += devices.map { endpoint in
+            Configuration.Device(endpoint: endpoint,
+                                 driver: DriverTable.all.first { $0.links.contains(endpoint.linkKind) }?.name ?? NativeDriver.definition.name)
+        }
         return c
     }
 }

@@ -7,7 +7,7 @@ package enum DriverListing {
     package static var text: String {
         DriverTable.all.map { d in
             var lines = ["\(d.name): \(d.summary)",
-                         "  links: \(d.links.map(\.rawValue).joined(separator: ", ")); serial rate \(d.defaultBaud) unless `baud` says",
+                         "  links: \(d.links.map(\.rawValue).joined(separator: ", "))" + (d.defaultBaud.map { "; serial rate \($0) unless `baud` says" } ?? ""),
                          "  can: \(d.capabilities.names.joined(separator: ", "))"]
             if let h = d.hotplug {
                 lines.append("  hotplug: \(h.subsystem) devices with \(h.marker)=1 or USB \(h.usbIDs.map { "\($0.vendor):\($0.product)" }.joined(separator: ", "))")
@@ -23,9 +23,10 @@ package enum DriverListing {
         .array(DriverTable.all.map { d in
             var object: [String: JSONValue] = [
                 "name": .string(d.name), "summary": .string(d.summary), "links": .array(d.links.map { .string($0.rawValue) }),
-                "default_baud": .number(Double(d.defaultBaud)), "capabilities": .array(d.capabilities.names.map(JSONValue.string)),
+                "capabilities": .array(d.capabilities.names.map(JSONValue.string)),
                 "options": .array(d.options.map(option)),
             ]
+            if let baud = d.defaultBaud { object["default_baud"] = .number(Double(baud)) }
             if let h = d.hotplug {
                 object["hotplug"] = ["subsystem": .string(h.subsystem), "marker": .string(h.marker),
                                      "usb": .array(h.usbIDs.map { .string("\($0.vendor):\($0.product)") })]

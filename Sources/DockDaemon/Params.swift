@@ -157,7 +157,7 @@ struct Params: Sendable {
     /// `@baud`, `unix:/PATH`, `rfcomm:AA:BB:CC:DD:EE:FF[/channel]`, `udp:HOST:PORT` or `tcp:HOST:PORT`.
     func device() throws(RPCError) -> StandEndpoint {
         guard let text = try optionalString("device"), !text.isEmpty else {
-            throw .invalidParams("device is required (a tty path, unix:PATH, rfcomm:ADDRESS, udp:HOST:PORT or tcp:HOST:PORT)", field: "device")
+            throw .invalidParams("device is required (a tty path, unix:PATH, rfcomm:ADDRESS, udp:HOST:PORT, tcp:HOST:PORT or video:PATH)", field: "device")
         }
         let endpoint = StandEndpoint(parsing: text)
         func refuse(_ why: String) -> RPCError { .invalidParams("device '\(text)': \(why)", field: "device") }
@@ -178,6 +178,8 @@ struct Params: Sendable {
             }
         case .udp(let host, _), .tcp(let host, _):
             guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }) else { throw refuse("the host is not a host name or address") }
+        case .video(let path):
+            guard path.hasPrefix("/") else { throw refuse("video: takes an absolute path") }
         }
         return endpoint
     }

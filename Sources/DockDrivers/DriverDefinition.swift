@@ -10,15 +10,16 @@ public struct DriverDefinition: Sendable {
     public let summary: String
     /// The links it runs over; a configuration naming another is refused.
     public let links: [LinkKind]
-    /// The serial rate when a configuration names none (each protocol's usual one).
-    public let defaultBaud: Int
+    /// The serial rate when a configuration names none (each protocol's usual one); nil for a
+    /// driver that runs over no serial line.
+    public let defaultBaud: Int?
     public let options: [DriverOption]
     /// The devices udev announces that are this driver's (attached without configuration); nil: none.
     public let hotplug: HotplugMatch?
     public let capabilities: DriverCapabilities
     private let build: @Sendable (DriverSettings) throws -> any StandDriver
 
-    public init(name: String, summary: String, links: [LinkKind], defaultBaud: Int, options: [DriverOption],
+    public init(name: String, summary: String, links: [LinkKind], defaultBaud: Int?, options: [DriverOption],
                 hotplug: HotplugMatch? = nil, capabilities: DriverCapabilities,
                 make: @escaping @Sendable (DriverSettings) throws -> any StandDriver) {
         self.name = name; self.summary = summary; self.links = links; self.defaultBaud = defaultBaud
@@ -67,6 +68,8 @@ public struct DriverFailure: Error, CustomStringConvertible, Equatable {
 /// The kinds of link a stand is reached over (dockd.conf's endpoint keys).
 public enum LinkKind: String, Sendable, CaseIterable {
     case serial, unix, bluetooth, udp, tcp
+    /// A V4L2 device's controls (DockIO's VideoDeviceLink runs their ioctls).
+    case video
 }
 
 /// udev properties that mark a driver's devices: a marker a udev rule sets, or USB ids.

@@ -5,6 +5,7 @@ public enum DriverTable {
         NativeDriver.definition,
         VISCADriver.definition,
         MAVLinkGimbalDriver.definition,
+        V4L2CameraDriver.definition,
     ]
 
     public static var names: [String] { all.map(\.name) }

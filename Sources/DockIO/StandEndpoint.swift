@@ -1,3 +1,5 @@
+import DockDrivers
+
 // No NIO here: parsing where a stand is reached is pure, so the configuration parser (and its
 // fuzz target, Fuzz/ConfigFuzz.swift) can be built without the event loop.
 
@@ -10,6 +12,8 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
     case bluetooth(address: String, channel: UInt8?)
     case udp(host: String, port: Int)
     case tcp(host: String, port: Int)
+    /// A V4L2 device's controls (a PTZ webcam): `video:/dev/video0` or a /dev/v4l/by-id/ path.
+    case video(path: String)
 
     public var description: String {
         switch self {
@@ -18,16 +22,31 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
         case .bluetooth(let address, let channel): "rfcomm:\(address)" + (channel.map { "/\($0)" } ?? "")
         case .udp(let host, let port): "udp:\(host.contains(":") ? "[\(host)]" : host):\(port)"
         case .tcp(let host, let port): "tcp:\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        case .video(let path): "video:\(path)"
         }
     }
 
-    /// `unix:/run/x.sock`, `rfcomm:AA:BB:CC:DD:EE:FF[/channel]`, `udp:HOST:PORT`, `tcp:HOST:PORT`,
+    /// The kind of link it is, as drivers declare the links they run over.
+    public var linkKind: LinkKind {
+        switch self {
+        case .serial: .serial
+        case .unix: .unix
+        case .bluetooth: .bluetooth
+        case .udp: .udp
+        case .tcp: .tcp
+        case .video: .video
+        }
+    }
+
+    /// `unix:/run/x.sock`, `rfcomm:AA:BB:CC:DD:EE:FF[/channel]`, `udp:HOST:PORT`, `tcp:HOST:PORT`, `video:/dev/videoN`,
     /// or a device path with an optional `@baud`.
     public init(parsing text: String, defaultBaud: Int = 115_200) {
         if text.hasPrefix("udp:"), let (host, port) = Self.hostPort(text.dropFirst(4)) {
             self = .udp(host: host, port: port)
         } else if text.hasPrefix("tcp:"), let (host, port) = Self.hostPort(text.dropFirst(4)) {
             self = .tcp(host: host, port: port)
+        } else if text.hasPrefix("video:") {
+            self = .video(path: String(text.dropFirst(6)))
         } else if text.hasPrefix("unix:") {
             self = .unix(path: String(text.dropFirst(5)))
         } else if text.hasPrefix("rfcomm:") {

@@ -28,6 +28,8 @@ public enum StandTransport {
             return try await NetworkTransport.connectTCP(host: host, port: port, group: group, initializer: initializer)
         case .unix(let path):
             return try await ClientBootstrap(group: group).connect(unixDomainSocketPath: path, channelInitializer: initializer)
+        case .video(let path):
+            return try await wrap(fd: try VideoDeviceLink.open(path: path), group: group, initializer: initializer)
         }
     }
 

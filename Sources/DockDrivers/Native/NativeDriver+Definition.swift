@@ -3,7 +3,7 @@ extension NativeDriver {
     public static let definition = DriverDefinition(
         name: "native",
         summary: "The dockd stand protocol (protocol/PROTOCOL.md) over USB-CDC, a UART, Bluetooth RFCOMM or a socket",
-        links: LinkKind.allCases,
+        links: [.serial, .unix, .bluetooth, .udp, .tcp],
         defaultBaud: 115_200,
         options: [],
         // Our USB ids (pid.codes 1209:d0c0) and what udev/70-dockd.rules marks; never generic adapters.

@@ -1,0 +1,125 @@
+/// What the V4L2 driver and the device adapter that runs its ioctls (DockIO's `VideoDeviceLink`)
+/// say to each other, one text line each, so that the pure driver and dockd's engine see a byte
+/// link like any other and a `--trace-bytes` reads as plain text. One request is in flight at a
+/// time: the adapter answers each in order (a camera can take most of a second per control).
+///
+///     host → adapter   Q                      the camera-class controls and the card's name
+///                      G <id> <id> …          read controls
+///                      S <id>=<value>         set one control
+///     adapter → host   C <id> <min> <max> <step> <default> <flags>   one control (after Q) …
+///                      N <card name>                                  … then the card, ending Q
+///                      V <id>=<value> …       values read (after G), or the value set (after S)
+///                      E <errno> <text>       the request failed (EINVAL, ERANGE, EBUSY, EIO, ENODEV…)
+public enum V4L2Wire {
+    /// A camera-class control (V4L2_CID_CAMERA_CLASS_BASE + n).
+    public enum Control: UInt32, Sendable, CaseIterable {
+        case panRelative = 0x009a_0904
+        case tiltRelative = 0x009a_0905
+        case panReset = 0x009a_0906
+        case tiltReset = 0x009a_0907
+        case panAbsolute = 0x009a_0908
+        case tiltAbsolute = 0x009a_0909
+        case zoomAbsolute = 0x009a_090d
+        case zoomContinuous = 0x009a_090f
+        case panSpeed = 0x009a_0920
+        case tiltSpeed = 0x009a_0921
+    }
+
+    public struct ControlInfo: Sendable, Equatable {
+        public var id: UInt32
+        public var minimum: Int64
+        public var maximum: Int64
+        public var step: UInt64
+        public var defaultValue: Int64
+        public var flags: UInt32
+        public init(id: UInt32, minimum: Int64, maximum: Int64, step: UInt64, defaultValue: Int64, flags: UInt32) {
+            self.id = id; self.minimum = minimum; self.maximum = maximum; self.step = step
+            self.defaultValue = defaultValue; self.flags = flags
+        }
+
+        /// V4L2_CTRL_FLAG_VOLATILE: the device updates the value itself (a pose read back as it moves).
+        public var isVolatile: Bool { flags & 0x0080 != 0 }
+        public var isReadOnly: Bool { flags & 0x0004 != 0 }
+        public var isDisabled: Bool { flags & 0x0001 != 0 }
+    }
+
+    public enum Request: Sendable, Equatable {
+        case query
+        case get([UInt32])
+        case set(UInt32, Int32)
+    }
+
+    public enum Reply: Sendable, Equatable {
+        case control(ControlInfo)
+        case card(String)
+        case values([(UInt32, Int32)])
+        case failure(errno: Int32, text: String)
+
+        public static func == (a: Reply, b: Reply) -> Bool {
+            switch (a, b) {
+            case (.control(let x), .control(let y)): x == y
+            case (.card(let x), .card(let y)): x == y
+            case (.values(let x), .values(let y)): x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
+            case (.failure(let e1, let t1), .failure(let e2, let t2)): e1 == e2 && t1 == t2
+            default: false
+            }
+        }
+    }
+
+    public static func encode(_ request: Request) -> [UInt8] {
+        let line = switch request {
+        case .query: "Q"
+        case .get(let ids): "G " + ids.map(String.init).joined(separator: " ")
+        case .set(let id, let value): "S \(id)=\(value)"
+        }
+        return Array((line + "\n").utf8)
+    }
+
+    public static func encode(_ reply: Reply) -> [UInt8] {
+        let line = switch reply {
+        case .control(let c): "C \(c.id) \(c.minimum) \(c.maximum) \(c.step) \(c.defaultValue) \(c.flags)"
+        case .card(let name): "N " + name.filter { $0 != "\n" }
+        case .values(let values): "V " + values.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        case .failure(let errno, let text): "E \(errno) " + text.filter { $0 != "\n" }
+        }
+        return Array((line + "\n").utf8)
+    }
+
+    public static func request(_ line: Substring) -> Request? {
+        let words = line.split(separator: " ")
+        switch words.first {
+        case "Q" where words.count == 1: return .query
+        case "G" where words.count > 1:
+            let ids = words.dropFirst().compactMap { UInt32($0) }
+            return ids.count == words.count - 1 ? .get(ids) : nil
+        case "S" where words.count == 2:
+            guard let (id, value) = pair(words[1]) else { return nil }
+            return .set(id, value)
+        default: return nil
+        }
+    }
+
+    public static func reply(_ line: Substring) -> Reply? {
+        let words = line.split(separator: " ", omittingEmptySubsequences: false)
+        switch words.first {
+        case "C" where words.count == 7:
+            guard let id = UInt32(words[1]), let minimum = Int64(words[2]), let maximum = Int64(words[3]), let step = UInt64(words[4]),
+                  let defaultValue = Int64(words[5]), let flags = UInt32(words[6]) else { return nil }
+            return .control(ControlInfo(id: id, minimum: minimum, maximum: maximum, step: step, defaultValue: defaultValue, flags: flags))
+        case "N": return .card(words.dropFirst().joined(separator: " "))
+        case "V":
+            let values = words.dropFirst().compactMap(pair)
+            return values.count == words.count - 1 ? .values(values) : nil
+        case "E" where words.count >= 2:
+            guard let errno = Int32(words[1]) else { return nil }
+            return .failure(errno: errno, text: words.dropFirst(2).joined(separator: " "))
+        default: return nil
+        }
+    }
+
+    private static func pair(_ word: Substring) -> (UInt32, Int32)? {
+        let parts = word.split(separator: "=")
+        guard parts.count == 2, let id = UInt32(parts[0]), let value = Int32(parts[1]) else { return nil }
+        return (id, value)
+    }
+}

@@ -1,0 +1,136 @@
+import CV4L2
+import DockDrivers
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A V4L2 device (a PTZ webcam's /dev/videoN) as a byte link: its control ioctls run on a thread of
+/// their own, one request at a time (a UVC camera can take most of a second to answer one, and must
+/// never block a stand's event loop), answering `V4L2Wire` lines over a socketpair whose other end
+/// the stand's host reads like any link. Opening it for controls takes no stream: another program
+/// (dock-camera, a browser) may capture from the same device at the same time. The host closing
+/// the link closes the device; a device unplugged answers ENODEV and the link closes.
+public enum VideoDeviceLink {
+    public struct OpenError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Opens the device and starts its thread; returns the descriptor of the link's host end.
+    public static func open(path: String) throws(OpenError) -> Int32 {
+        let device = Glibc.open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard device >= 0 else { throw OpenError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        var capability = v4l2_capability()
+        guard dockd_v4l2_querycap(device, &capability) == 0 else {
+            let text = String(cString: strerror(errno))
+            close(device)
+            throw OpenError(description: "\(path) is not a V4L2 device: \(text)")
+        }
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            let text = String(cString: strerror(errno))
+            close(device)
+            throw OpenError(description: "cannot make the link of \(path): \(text)")
+        }
+        let card = withUnsafeBytes(of: capability.card) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let server = Server(device: device, socket: ends[1], card: card)
+        guard detach({ server.serve() }) else {
+            for fd in [device, ends[0], ends[1]] { close(fd) }
+            throw OpenError(description: "cannot start the thread of \(path)")
+        }
+        return ends[0]
+    }
+
+    /// Answers requests until the host's end closes or the device is gone; then closes both.
+    private struct Server: Sendable {
+        let device: Int32
+        let socket: Int32
+        let card: String
+
+        func serve() {
+            defer { close(device); close(socket) }
+            var pending: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(socket, &chunk, chunk.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return }
+                pending += chunk[0..<count]
+                // A host speaks one short line at a time; a peer that never ends a line is cut off.
+                if pending.count > 65_536 { return }
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    let replies = answer(V4L2Wire.request(Substring(line)))
+                    guard write(replies.flatMap(V4L2Wire.encode)) else { return }
+                    if case .failure(ENODEV, _)? = replies.last { return }
+                }
+            }
+        }
+
+        private func answer(_ request: V4L2Wire.Request?) -> [V4L2Wire.Reply] {
+            switch request {
+            case nil:
+                return [.failure(errno: EINVAL, text: "not a request")]
+            case .query:
+                var replies: [V4L2Wire.Reply] = []
+                var query = v4l2_query_ext_ctrl()
+                query.id = dockd_v4l2_camera_class | dockd_v4l2_next_ctrl
+                while dockd_v4l2_query_ext_ctrl(device, &query) == 0, query.id & 0x0fff_0000 == dockd_v4l2_camera_class {
+                    replies.append(.control(V4L2Wire.ControlInfo(id: query.id, minimum: query.minimum, maximum: query.maximum,
+                                                                 step: query.step, defaultValue: query.default_value, flags: query.flags)))
+                    query.id |= dockd_v4l2_next_ctrl
+                }
+                if errno == ENODEV { return [failure()] }
+                return replies + [.card(card)]
+            case .get(let ids):
+                var values: [(UInt32, Int32)] = []
+                for id in ids {
+                    var value: Int32 = 0
+                    guard dockd_v4l2_get_ctrl(device, id, &value) == 0 else { return [failure()] }
+                    values.append((id, value))
+                }
+                return [.values(values)]
+            case .set(let id, let value):
+                guard dockd_v4l2_set_ctrl(device, id, value) == 0 else { return [failure()] }
+                return [.values([(id, value)])]
+            }
+        }
+
+        private func failure() -> V4L2Wire.Reply {
+            let code = errno
+            return .failure(errno: code, text: String(cString: strerror(code)))
+        }
+
+        private func write(_ bytes: [UInt8]) -> Bool {
+            var offset = 0
+            while offset < bytes.count {
+                let count = bytes[offset...].withUnsafeBytes { Glibc.write(socket, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+    }
+
+    /// Runs `body` on a detached thread of its own (it blocks in read(2) and in the camera's ioctls).
+    private static func detach(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, box)
+        guard started == 0 else {
+            Unmanaged<Box>.fromOpaque(box).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+
+    private final class Box: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+}
