@@ -14,14 +14,15 @@ phase() { echo "$1 $(now)" >>"$out/phases.txt"; }
 reload() { rmmod vptz && insmod "$VPTZ_KO" "$@" || echo "reload $* failed" >>"$out/errors.txt"; }
 get() { v4l2-ctl -d $dev -C "$1" 2>&1 | sed 's/^[a-z_]*: //'; }
 
-# poll CTRL TARGET FILE: read CTRL until it reads TARGET (at most 300 reads), each read with its time
+# poll CTRL TARGET FILE: read CTRL until it reads TARGET, for at most 15 s, each read with its time
 poll() {
-    n=0
-    while [ $n -lt 300 ]; do
+    end=$(($(date +%s) + 15))
+    while :; do
         v=$(get "$1")
-        echo "$(now) $v" >>"$3"
+        t=$(now)
+        echo "$t $v" >>"$3"
         [ "$v" = "$2" ] && return 0
-        n=$((n + 1))
+        [ "${t%.*}" -lt $end ] || return 1
     done
 }
 
@@ -61,14 +62,16 @@ poll pan_absolute 468000 "$out/range-pan.txt"
 poll tilt_absolute -324000 "$out/range-tilt.txt"
 echo "zoom $(get zoom_absolute)" >>"$out/range.txt"
 
-# 5. busy_ms: a second absolute set while the first move is young is refused with EBUSY
+# 5. busy_ms: while a move is younger than busy_ms, another absolute set is refused with EBUSY
+# (20° at 10°/s: 2 s); once the move has ended, a set is taken again
 phase busy
-reload busy_ms=400
+reload busy_ms=5000 speed_dps=10
 {
-    echo "== first"; v4l2-ctl -d $dev -c pan_absolute=36000 2>&1; echo "rc=$?"
-    echo "== second"; v4l2-ctl -d $dev -c pan_absolute=72000 2>&1; echo "rc=$?"
+    echo "== first"; v4l2-ctl -d $dev -c pan_absolute=72000 2>&1; echo "rc=$?"
+    echo "== second"; v4l2-ctl -d $dev -c pan_absolute=36000 2>&1; echo "rc=$?"
 } >"$out/busy.txt"
-poll pan_absolute 36000 "$out/busy-pan.txt"
+poll pan_absolute 72000 "$out/busy-pan.txt"
+{ echo "== third"; v4l2-ctl -d $dev -c pan_absolute=0 2>&1; echo "rc=$?"; } >>"$out/busy.txt"
 
 # 6. volatile_pose=0: the absolute controls echo the last value set, as many real cameras do
 phase echo
