@@ -49,6 +49,30 @@ v4l2-ctl -d $dev -c pan_absolute=324000 >>"$out/move.txt" 2>&1
 echo "set-done $(now)" >>"$out/move.txt"
 poll pan_absolute 324000 "$out/move.txt"
 
+# 3b. speed, relative and reset: pan at half speed (30°/s) for a few reads, stop, read twice;
+# then 10° to the right relative to where it stopped, and back to 0 by reset; tilt down at full speed
+phase speed
+reload speed_dps=60
+{
+    v4l2-ctl -d $dev -c pan_speed=80 2>&1; echo "set $(now)"
+    for i in 1 2 3 4; do echo "$(now) $(get pan_absolute)"; done
+    v4l2-ctl -d $dev -c pan_speed=0 2>&1; echo "stop $(now)"
+    for i in 1 2; do echo "$(now) $(get pan_absolute)"; done
+} >"$out/speed.txt"
+p=$(get pan_absolute)
+echo "from $p" >"$out/relative.txt"
+v4l2-ctl -d $dev -c pan_relative=36000 >>"$out/relative.txt" 2>&1
+poll pan_absolute $((p + 36000)) "$out/relative-pan.txt"
+v4l2-ctl -d $dev -c pan_reset=1 >"$out/reset.txt" 2>&1
+poll pan_absolute 0 "$out/reset-pan.txt"
+{
+    v4l2-ctl -d $dev -c tilt_speed=-120 2>&1
+    for i in 1 2 3; do echo "$(now) $(get tilt_absolute)"; done
+    v4l2-ctl -d $dev -c tilt_speed=0 2>&1
+} >"$out/tilt-speed.txt"
+v4l2-ctl -d $dev -c tilt_reset=1 >>"$out/reset.txt" 2>&1
+poll tilt_absolute 0 "$out/reset-tilt.txt"
+
 # 4. values out of range and controls that cannot be read or do not exist
 phase range
 reload speed_dps=1000

@@ -131,6 +131,34 @@ def test_absolute_move_is_read_back_while_it_runs(vm):
     assert reads[-1][0] - t_set >= 324000 / ARCSEC / rate - 0.1
 
 
+def test_speed_relative_and_reset(vm):
+    """pan_speed 80 of 160 turns at half of speed_dps=60 until pan_speed 0; pan_relative adds to
+    where it stopped; pan_reset and tilt_reset bring it back to 0; tilt_speed -120 tilts down."""
+    lines = (vm / "speed.txt").read_text().splitlines()
+    i_set = next(i for i, l in enumerate(lines) if l.startswith("set "))
+    i_stop = next(i for i, l in enumerate(lines) if l.startswith("stop "))
+    t_set = float(lines[i_set].split()[1])
+    moving = [(float(t), int(v)) for t, v in (l.split() for l in lines[i_set + 1:i_stop])]
+    stopped = [int(l.split()[1]) for l in lines[i_stop + 1:]]
+    values = [v for _, v in moving]
+    assert all(b > a for a, b in zip(values, values[1:])), values
+    for t, v in moving:
+        assert v / ARCSEC <= 30 * (t - t_set + 0.5) + 0.5  # the set took effect at most 0.5 s before
+    (t0, v0), (t1, v1) = moving[0], moving[-1]
+    assert 15 < (v1 - v0) / ARCSEC / (t1 - t0) < 45, moving
+    assert len(stopped) == 2 and stopped[0] == stopped[1] >= values[-1]
+
+    start = int((vm / "relative.txt").read_text().split()[1])
+    rel = [v for _, v in samples(vm / "relative-pan.txt")]
+    assert rel[-1] == start + 36000 and all(start <= v <= start + 36000 for v in rel)
+    assert [v for _, v in samples(vm / "reset-pan.txt")][-1] == 0
+
+    tilt = [int(l.split()[1]) for l in (vm / "tilt-speed.txt").read_text().splitlines() if re.match(r"[\d.]+ -?\d+$", l)]
+    assert len(tilt) == 3 and tilt[0] > tilt[1] > tilt[2], tilt
+    assert [v for _, v in samples(vm / "reset-tilt.txt")][-1] == 0
+    assert (vm / "reset.txt").read_text() == ""  # both resets accepted silently
+
+
 def test_out_of_range_is_clamped_and_write_only_refused(vm):
     """The V4L2 control framework clamps integer values to the range (as uvcvideo does); the pose
     never leaves it. A write-only control cannot be read (EACCES)."""
