@@ -113,6 +113,14 @@ reload profile=ptzpro2
 v4l2-ctl -d $dev --list-ctrls >"$out/ctrls-ptzpro2.txt" 2>&1
 { echo "== set pan_absolute=0"; v4l2-ctl -d $dev -c pan_absolute=0 2>&1; echo "rc=$?"; } >"$out/ptzpro2.txt"
 
+# 7b. v4l2-compliance (no streaming) for the other profiles and modes; busy_ms included, whose
+# EBUSY the suite does not expect
+phase compliance-modes
+for p in profile=link profile=ptzpro2 volatile_pose=0 busy_ms=500; do
+    reload $p
+    v4l2-compliance -d $dev >"$out/compliance-$p.txt" 2>&1
+done
+
 # 8. capture in one process while another sets the pose: 40 frames (1.3 s) streamed to a file,
 # pan to -20° (the square moves right by 160 px) once the first frames have arrived. /proc/uptime
 # (CLOCK_BOOTTIME, the same as CLOCK_MONOTONIC in a VM never suspended) dates the set against the

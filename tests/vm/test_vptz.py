@@ -84,6 +84,28 @@ def test_v4l2_compliance_passes(vm):
     assert (vm / "compliance.rc").read_text().strip() == "0"
 
 
+def compliance_totals(text):
+    total = re.search(r"Total for vptz device /dev/video0: (\d+), Succeeded: (\d+), Failed: (\d+), Warnings: (\d+)", text)
+    assert total, text[-2000:]
+    return tuple(int(g) for g in total.groups())
+
+
+@pytest.mark.parametrize("mode", ["profile=link", "profile=ptzpro2", "volatile_pose=0"])
+def test_v4l2_compliance_passes_in_other_modes(vm, mode):
+    total, ok, failed, warnings = compliance_totals((vm / f"compliance-{mode}.txt").read_text())
+    assert (failed, warnings) == (0, 0) and total >= 40
+
+
+def test_v4l2_compliance_with_busy_ms_fails_where_a_busy_camera_would(vm):
+    """busy_ms is a deviation from the V4L2 rules on purpose (a real camera's EBUSY): the suite sets
+    pan_absolute to its limits back to back and fails exactly the two control tests."""
+    text = (vm / "compliance-busy_ms=500.txt").read_text()
+    assert compliance_totals(text)[2] == 2
+    assert sorted(l.strip() for l in text.splitlines() if l.strip().endswith(": FAIL")) == [
+        "test VIDIOC_G/S/TRY_EXT_CTRLS: FAIL", "test VIDIOC_G/S_CTRL: FAIL"]
+    assert "s_ext_ctrls returned an error (16)" in text  # 16: EBUSY
+
+
 def test_controls_have_the_profile_ranges(vm):
     listed = controls((vm / "ctrls-tiny2.txt").read_text())
     assert set(listed) == set(TINY2)
