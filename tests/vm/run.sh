@@ -64,6 +64,9 @@ set -o pipefail
 ko="$build/vptz.ko"
 if [ $build_only = 1 ]; then echo "$ko"; exit 0; fi
 
+# In the VM /tmp, /run, /var/tmp and /dev/shm are empty: a checkout under them is shared explicitly.
+case $root/ in /tmp/*|/run/*|/var/tmp/*|/dev/shm/*) vmargs+=(--rw "$root") ;; esac
+
 # vmbox loads the module without parameters; vm-load.sh loads it again with --params. (Arguments go
 # through vmbox's quoting for the guest's shell: no '$' in them, so the wrapper is a file.)
 exec "$vmbox" run "$cache" --modules videodev,videobuf2-vmalloc,videobuf2-v4l2 --ko "$ko" "${vmargs[@]}" -- \
