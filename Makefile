@@ -87,6 +87,13 @@ bench-camera: deps camera-venv
 	/usr/bin/python3 camera/bench/bench_camera.py --bin $(CURDIR)/$(BIN) --out out/camera
 	$(VENV)/bin/python scripts/replace_section.py BENCHMARKS.md camera < out/camera/summary.md
 
+# kernel/vptz, a virtual PTZ webcam module, under Debian's own kernel in qemu (shared/tools/vmbox):
+# v4l2-compliance, its controls and capture, in one VM boot (about a minute). Needs root or sudo for
+# apt. Not part of `make test`.
+.PHONY: vm-test
+vm-test: deps
+	$(PYTEST) -q tests/vm
+
 fuzz:
 	bash Fuzz/run.sh
 
