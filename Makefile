@@ -31,11 +31,11 @@ man: build
 	bash scripts/man.sh
 
 # Every test: the Swift unit tests, the protocol reference and vectors, the integration tests that
-# run the real binaries over ptys and sockets, and the Debian package under a real systemd in a
-# container (box-test).
+# run the real binaries over ptys and sockets, the V4L2 camera under a real kernel in a VM (vm-test),
+# and the Debian package under a real systemd in a container (box-test).
 test: deps
 	$(SWIFT) build --build-tests
-	$(MAKE) unit-test integration-test box-test
+	$(MAKE) unit-test integration-test vm-test box-test
 
 unit-test:
 	$(SWIFT) test --skip-build
@@ -87,12 +87,12 @@ bench-camera: deps camera-venv
 	/usr/bin/python3 camera/bench/bench_camera.py --bin $(CURDIR)/$(BIN) --out out/camera
 	$(VENV)/bin/python scripts/replace_section.py BENCHMARKS.md camera < out/camera/summary.md
 
-# kernel/vptz, a virtual PTZ webcam module, under Debian's own kernel in qemu (shared/tools/vmbox):
-# v4l2-compliance, its controls and capture, in one VM boot (about a minute). Needs root or sudo for
-# apt. Not part of `make test`.
+# Under Debian's own kernel in qemu (shared/tools/vmbox): kernel/vptz, a virtual PTZ webcam module
+# (v4l2-compliance, its controls and capture), and the real dockd driving it through the v4l2 driver;
+# two VM boots, about two minutes. Needs root or sudo for apt.
 .PHONY: vm-test
 vm-test: deps
-	$(PYTEST) -q tests/vm
+	DOCK_BIN=$(CURDIR)/$(BIN) $(PYTEST) -q tests/vm
 
 fuzz:
 	bash Fuzz/run.sh
