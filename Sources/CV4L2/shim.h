@@ -2,7 +2,14 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/videodev2.h>
+
+/// A connected pair of close-on-exec stream sockets (AF_UNIX): the stand host's end and the
+/// device thread's. In C, where the socket constants are plain integers on every Swift build.
+static inline int dockd_stream_socketpair(int fds[2]) {
+    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
+}
 
 /// VIDIOC_QUERY_EXT_CTRL; 0 or -1 with errno.
 static inline int dockd_v4l2_query_ext_ctrl(int fd, struct v4l2_query_ext_ctrl *query) {

@@ -26,7 +26,7 @@ public enum VideoDeviceLink {
             throw OpenError(description: "\(path) is not a V4L2 device: \(text)")
         }
         var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+        guard dockd_stream_socketpair(&ends) == 0 else {
             let text = String(cString: strerror(errno))
             close(device)
             throw OpenError(description: "cannot make the link of \(path): \(text)")
