@@ -15,7 +15,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "man" / "dockd.conf.5"
 BEGIN = '.\\" BEGIN DRIVERS: written by scripts/driver_manual.py from dockd --list-drivers; do not edit by hand'
 END = '.\\" END DRIVERS'
-LINK_KEYS = {"serial": "path", "unix": "unix", "bluetooth": "bluetooth", "udp": "udp", "tcp": "tcp", "video": "video"}
 
 
 def number(x):
@@ -33,9 +32,9 @@ def section(drivers):
     for d in drivers:
         lines.append(f".Ss [[device]] driver = {d['name']}")
         lines.append(escape(d["summary"] + "."))
-        links = [LINK_KEYS[k] for k in d["links"]]
+        links = d["links"]  # as dockd.conf names them
         lines.append("Runs over")
-        if "serial" in d["links"]:
+        if "path" in links:
             lines.append(".Cm " + " , ".join(links) + " ;")
             lines.append(f"a serial rate of {d['default_baud']} unless")
             lines.append(".Cm baud")

@@ -141,9 +141,6 @@ package struct Configuration: Sendable, Equatable {
         return c
     }
 
-    /// The key naming each kind of link in a `[[device]]`.
-    static let linkKeys: [(LinkKind, String)] = [(.serial, "path"), (.unix, "unix"), (.bluetooth, "bluetooth"), (.udp, "udp"), (.tcp, "tcp"),
-                                                 (.video, "video")]
 
     /// One `[[device]]`: exactly one endpoint of a link the driver runs over, a known driver, and
     /// the options that driver declares, each read as its kind (DriverTable).
@@ -166,13 +163,13 @@ package struct Configuration: Sendable, Equatable {
             d.refuse(key, "is an option of the \(owner.name) driver; the \(driver.name) driver \(takes)")
             d.markRefused(key)
         }
-        let given = linkKeys.compactMap { kind, key in d.string(key).map { (kind, key, $0) } }
+        let given = LinkKind.allCases.compactMap { kind in d.string(kind.configKey).map { (kind, kind.configKey, $0) } }
         guard given.count == 1, let (kind, key, value) = given.first else {
-            d.refuse(nil, "give exactly one of \(linkKeys.map(\.1).joined(separator: ", "))")
+            d.refuse(nil, "give exactly one of \(LinkKind.allCases.map(\.configKey).joined(separator: ", "))")
             return nil
         }
         guard driver.links.contains(kind) else {
-            d.refuse(key, "the \(driver.name) driver runs over \(driver.links.map { k in linkKeys.first { $0.0 == k }!.1 }.joined(separator: ", ")), not \(key)")
+            d.refuse(key, "the \(driver.name) driver runs over \(driver.links.map(\.configKey).joined(separator: ", ")), not \(key)")
             return nil
         }
         let endpoint: StandEndpoint

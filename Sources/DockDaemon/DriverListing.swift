@@ -7,7 +7,7 @@ package enum DriverListing {
     package static var text: String {
         DriverTable.all.map { d in
             var lines = ["\(d.name): \(d.summary)",
-                         "  links: \(d.links.map(\.rawValue).joined(separator: ", "))" + (d.defaultBaud.map { "; serial rate \($0) unless `baud` says" } ?? ""),
+                         "  links (dockd.conf keys): \(d.links.map(\.configKey).joined(separator: ", "))" + (d.defaultBaud.map { "; serial rate \($0) unless `baud` says" } ?? ""),
                          "  can: \(d.capabilities.names.joined(separator: ", "))"]
             if let h = d.hotplug {
                 lines.append("  hotplug: \(h.subsystem) devices with \(h.marker)=1 or USB \(h.usbIDs.map { "\($0.vendor):\($0.product)" }.joined(separator: ", "))")
@@ -22,7 +22,7 @@ package enum DriverListing {
     static var json: JSONValue {
         .array(DriverTable.all.map { d in
             var object: [String: JSONValue] = [
-                "name": .string(d.name), "summary": .string(d.summary), "links": .array(d.links.map { .string($0.rawValue) }),
+                "name": .string(d.name), "summary": .string(d.summary), "links": .array(d.links.map { .string($0.configKey) }),
                 "capabilities": .array(d.capabilities.names.map(JSONValue.string)),
                 "options": .array(d.options.map(option)),
             ]

@@ -65,11 +65,15 @@ public struct DriverFailure: Error, CustomStringConvertible, Equatable {
     public init(_ description: String) { self.description = description }
 }
 
-/// The kinds of link a stand is reached over (dockd.conf's endpoint keys).
+/// The kinds of link a stand is reached over.
 public enum LinkKind: String, Sendable, CaseIterable {
     case serial, unix, bluetooth, udp, tcp
     /// A V4L2 device's controls (DockIO's VideoDeviceLink runs their ioctls).
     case video
+
+    /// The `[[device]]` key that names a link of this kind in dockd.conf (and in `dockd
+    /// --list-drivers`, which the manual and the tests read).
+    public var configKey: String { self == .serial ? "path" : rawValue }
 }
 
 /// udev properties that mark a driver's devices: a marker a udev rule sets, or USB ids.
@@ -95,7 +99,7 @@ public struct HotplugMatch: Sendable, Equatable {
 }
 
 /// What a driver can do, for people and tools choosing hardware (AP_Mount's declared target types).
-public struct DriverCapabilities: OptionSet, Sendable, CaseIterable {
+public struct DriverCapabilities: OptionSet, Sendable {
     public let rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
@@ -115,8 +119,6 @@ public struct DriverCapabilities: OptionSet, Sendable, CaseIterable {
     /// What it can do is told by the device at connect time (the native protocol's CAPABILITIES).
     public static let declaredByDevice = DriverCapabilities(rawValue: 1 << 10)
 
-    public static let allCases: [DriverCapabilities] = [.angles, .rates, .measuredPosition, .zoom, .presets, .continuousAxes,
-                                                        .buttons, .batteries, .led, .imu, .declaredByDevice]
     public static let names: [(DriverCapabilities, String)] = [
         (.angles, "angles"), (.rates, "rates"), (.measuredPosition, "measured-position"), (.zoom, "zoom"), (.presets, "presets"),
         (.continuousAxes, "continuous-axes"), (.buttons, "buttons"), (.batteries, "batteries"), (.led, "led"), (.imu, "imu"),

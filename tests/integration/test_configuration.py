@@ -22,7 +22,6 @@ DEVICE_CONTEXT = {"path": "", "unix": "", "bluetooth": "", "udp": "", "tcp": "",
                   "baud": 'path = "/dev/ttyACM0"', "channel": 'bluetooth = "AA:BB:CC:DD:EE:FF"'}
 DEVICE_VALUES = {"driver": '"native"', "path": '"/dev/ttyACM0"', "unix": '"/tmp/stand.sock"', "bluetooth": '"AA:BB:CC:DD:EE:FF"',
                  "udp": '"127.0.0.1:52381"', "tcp": '"127.0.0.1:5678"', "video": '"/dev/video0"', "baud": "115200", "channel": "3"}
-LINK_KEYS = {"serial": "path", "unix": "unix", "bluetooth": "bluetooth", "udp": "udp", "tcp": "tcp", "video": "video"}
 
 
 def drivers():
@@ -42,7 +41,7 @@ def option_value(option):
 
 
 def driver_context(driver):
-    link = LINK_KEYS[driver["links"][0]]
+    link = driver["links"][0]  # dockd.conf's key for it
     return f'{link} = {DEVICE_VALUES[link]}\ndriver = "{driver["name"]}"'
 
 

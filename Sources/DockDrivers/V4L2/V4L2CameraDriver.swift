@@ -116,9 +116,9 @@ public struct V4L2CameraDriver: StandDriver {
                 return [.fatal("the camera is gone: \(text)")]
             }
             if phase == .querying { return [.fatal("the camera's controls cannot be listed: \(text)")] }
-            counters.refused += 1
             switch request {
             case .set?:
+                counters.refused += 1
                 let type: MessageType = stopPending ? .stop : .position
                 stopPending = false
                 return [.refused(command: type.rawValue, reason: "\(Self.errnoName(errno)): \(text)")]
@@ -207,10 +207,8 @@ public struct V4L2CameraDriver: StandDriver {
         case .stop:
             for entry in Self.axes { if let position = position(of: entry.axis) { setTarget(entry.axis, radians: position) } }
             stopPending = true
-        case .limits, .led, .motors, .heartbeat:
-            break  // the camera enforces its own range; dockd's limits are the controller's
         default:
-            break
+            break  // LIMITS: the camera keeps its own range, dockd's are the controller's; no LED, no MOTORS
         }
         return pump(at: time)
     }
