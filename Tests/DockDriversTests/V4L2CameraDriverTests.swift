@@ -26,7 +26,7 @@ import Testing
     @Test func itListsTheCamerasAxesAndReadsWhereItPoints() throws {
         let (_, reports) = connected()
         guard case .ready(let identity, let caps)? = reports.first else { Issue.record("not ready: \(reports)"); return }
-        #expect(identity.model == "OBSBOT Tiny 2" && identity.serial == "v4l2-OBSBOTTiny2" && identity.hardware == "pose read back")
+        #expect(identity.model == "OBSBOT Tiny 2" && identity.serial == "v4l2-OBSBOTTiny2" && identity.hardware == "pose read back; pan by absolute, tilt by absolute")
         let yaw = try #require(caps.axis(.yaw)), pitch = try #require(caps.axis(.pitch))
         #expect(abs(Double(yaw.max) - 130 * .pi / 180) < 1e-4 && abs(Double(pitch.min) + 90 * .pi / 180) < 1e-4)
         guard case .feedback(let f)? = reports.last else { Issue.record("no feedback: \(reports)"); return }
@@ -60,10 +60,25 @@ import Testing
         #expect(why.contains("gone"))
     }
 
+    @Test func twoReadsMomentsApartAreNotTakenForALeap() {
+        var (driver, _) = connected()
+        _ = driver.tick(at: 0.04); _ = driver.receive(line(.values([(Self.pan, Int32(36000))])), at: 0.05)
+        _ = driver.tick(at: 0.06); _ = driver.receive(line(.values([(Self.tilt, Int32(-7200))])), at: 0.07)
+        // A read answered late, the next at once: the pan moved one 3600″ step in 7 ms.
+        #expect(text(driver.tick(at: 0.13).bytes) == "G \(Self.pan) \(Self.tilt)\n")
+        _ = driver.receive(line(.values([(Self.pan, Int32(36000)), (Self.tilt, Int32(-7200))])), at: 0.229)
+        #expect(text(driver.tick(at: 0.23).bytes) == "G \(Self.pan) \(Self.tilt)\n")
+        let reports = driver.receive(line(.values([(Self.pan, Int32(39600)), (Self.tilt, Int32(-7200))])), at: 0.236)
+        guard case .feedback(let f)? = reports.last else { Issue.record("no feedback: \(reports)"); return }
+        #expect(abs(f.axis(.yaw)!.velocity) < 0.5, "yaw at \(f.axis(.yaw)!.velocity) rad/s")
+        // Read 39600″: somewhere in its step; the estimate (held at 36000″) puts it at the step's near edge.
+        #expect(abs(Double(f.axis(.yaw)!.position) + 10.5 * .pi / 180) < 1e-5)
+    }
+
     @Test func aCameraThatOnlyEchoesItsTargetIsEstimatedAtItsSpeed() {
         var (driver, reports) = connected(flags: 0)
         guard case .ready(let identity, _)? = reports.first else { Issue.record("not ready"); return }
-        #expect(identity.hardware == "pose estimated")
+        #expect(identity.hardware.hasPrefix("pose estimated"))
         _ = driver.tick(at: 0.04); _ = driver.receive(line(.values([(Self.pan, Int32(36000))])), at: 0.05)
         _ = driver.tick(at: 0.06); _ = driver.receive(line(.values([(Self.tilt, Int32(-7200))])), at: 0.07)
         _ = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0)]), at: 0.2)
@@ -74,6 +89,126 @@ import Testing
         guard case .feedback(let f)? = reports.last else { Issue.record("no feedback"); return }
         let yawDegrees = Double(f.axis(.yaw)!.position) * 180 / .pi
         #expect(yawDegrees < -3 && yawDegrees > -5, "yaw \(yawDegrees)°")
+    }
+
+    static let panSpeed = V4L2Wire.Control.panSpeed.rawValue, tiltSpeed = V4L2Wire.Control.tiltSpeed.rawValue
+    static let panRelative = V4L2Wire.Control.panRelative.rawValue, tiltRelative = V4L2Wire.Control.tiltRelative.rawValue
+    static let writeOnly: UInt32 = 0x0040
+
+    /// A camera with no absolute pan/tilt (as uvcvideo lists one whose only pan/tilt is
+    /// CT_PANTILT_RELATIVE): speeds of ±`speedLevels`, and relative steps of 1°.
+    func connectedWithoutAbsolute(speedLevels: Int64, steering: V4L2Steering? = nil) -> (V4L2CameraDriver, [DriverReport]) {
+        var settings = V4L2CameraDriver.Settings()
+        settings.steering = steering
+        var driver = V4L2CameraDriver(settings: settings)
+        _ = driver.start(at: 0)
+        let reports = driver.receive(line(.control(.init(id: Self.panSpeed, minimum: -speedLevels, maximum: speedLevels, step: 1, defaultValue: 0, flags: 0)))
+                                     + line(.control(.init(id: Self.tiltSpeed, minimum: -speedLevels, maximum: speedLevels, step: 1, defaultValue: 0, flags: 0)))
+                                     + line(.control(.init(id: Self.panRelative, minimum: -468_000, maximum: 468_000, step: 3600, defaultValue: 0, flags: Self.writeOnly)))
+                                     + line(.control(.init(id: Self.tiltRelative, minimum: -324_000, maximum: 324_000, step: 3600, defaultValue: 0, flags: Self.writeOnly)))
+                                     + line(.card("PTZ Pro 2")), at: 0.01)
+        return (driver, reports)
+    }
+
+    /// The camera's side, as VideoDeviceLink answers: each set stored and echoed, each read
+    /// answered from what was set (0 for what never was).
+    struct ScriptedCamera {
+        var values: [UInt32: Int32] = [:]
+        var sets: [String] = []
+        var reads = 0
+
+        mutating func answer(_ bytes: [UInt8]) -> [UInt8] {
+            guard !bytes.isEmpty, let request = V4L2Wire.request(Substring(String(decoding: bytes.dropLast(), as: UTF8.self))) else { return [] }
+            switch request {
+            case .set(let id, let value):
+                values[id] = value
+                sets.append("S \(id)=\(value)")
+                return V4L2Wire.encode(.values([(id, value)]))
+            case .get(let ids):
+                reads += 1
+                return V4L2Wire.encode(.values(ids.map { ($0, values[$0] ?? 0) }))
+            case .query:
+                return []
+            }
+        }
+    }
+
+    /// Ticks every 10 ms from `time` to `end`, each request answered 5 ms after it went (and
+    /// `first`, bytes already sent at `time`): the feedback the driver reported.
+    func run(_ driver: inout V4L2CameraDriver, _ camera: inout ScriptedCamera, from time: Double, to end: Double,
+             first: [UInt8] = []) -> [Feedback] {
+        var feedback: [Feedback] = [], t = time, sent = first
+        while t < end {
+            let answer = camera.answer(sent)
+            if !answer.isEmpty {
+                for report in driver.receive(answer, at: t + 0.005) { if case .feedback(let f) = report { feedback.append(f) } }
+            }
+            t += 0.01
+            let out = driver.tick(at: t)
+            for report in out.reports { if case .feedback(let f) = report { feedback.append(f) } }
+            sent = out.bytes
+        }
+        return feedback
+    }
+
+    @Test func aCameraWithFineSpeedsIsSteeredByRatesAndItsPoseIntegrated() {
+        var (driver, reports) = connectedWithoutAbsolute(speedLevels: 160)
+        guard case .ready(let identity, let caps)? = reports.first else { Issue.record("not ready: \(reports)"); return }
+        #expect(identity.hardware == "pose estimated; pan by speed, tilt by speed")
+        #expect(!driver.closesPositionLoop, "dockd's controller closes the loop of a camera steered by speed")
+        #expect(caps.axes.count == 2)
+        // No absolute pose to read: the speeds are read at the poll rate (the link's liveness) and
+        // the pose estimated; the connect holds both axes at speed 0.
+        var camera = ScriptedCamera()
+        #expect(text(driver.tick(at: 0.02).bytes) == "G \(Self.panSpeed) \(Self.tiltSpeed)\n")
+        _ = run(&driver, &camera, from: 0.02, to: 0.5, first: V4L2Wire.encode(.get([Self.panSpeed, Self.tiltSpeed])))
+        #expect(camera.sets == ["S \(Self.panSpeed)=0", "S \(Self.tiltSpeed)=0"])
+        #expect(driver.stopConfirmed && camera.reads >= 4)
+        // Yaw 0.5 rad/s to the left at a 1 rad/s top speed: pan speed −80 of ±160; the same rate
+        // again sends nothing (a camera sent the same set over and over can wedge).
+        camera.sets = []
+        let go = driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.5)
+        _ = run(&driver, &camera, from: 0.5, to: 0.8, first: go)
+        #expect(driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.8).isEmpty)
+        // A second at that speed: the estimate has the camera 0.5 rad to the left.
+        let feedback = run(&driver, &camera, from: 0.8, to: 1.51)
+        #expect(camera.sets == ["S \(Self.panSpeed)=-80"])
+        let yaw = feedback.last.map { Double($0.axis(.yaw)!.position) } ?? .nan
+        #expect(abs(yaw - 0.5) < 0.03, "yaw \(yaw)")
+        // STOP: speed 0 on both axes, confirmed once both are set.
+        camera.sets = []
+        let stop = driver.send(.stop, at: 1.51)
+        #expect(!driver.stopConfirmed)
+        _ = run(&driver, &camera, from: 1.51, to: 1.9, first: stop)
+        #expect(camera.sets == ["S \(Self.panSpeed)=0", "S \(Self.tiltSpeed)=0"])
+        #expect(driver.stopConfirmed)
+    }
+
+    @Test func aCameraWhoseSpeedIsOnlyADirectionIsSteeredByRelativeSteps() {
+        var (driver, reports) = connectedWithoutAbsolute(speedLevels: 1)
+        guard case .ready(let identity, _)? = reports.first else { Issue.record("not ready: \(reports)"); return }
+        #expect(identity.hardware == "pose estimated; pan by relative, tilt by relative")
+        #expect(driver.closesPositionLoop)
+        var camera = ScriptedCamera()
+        _ = run(&driver, &camera, from: 0.01, to: 0.5)
+        #expect(camera.sets == ["S \(Self.panRelative)=0", "S \(Self.tiltRelative)=0"], "a zero step ends any step in progress")
+        // Yaw 0.2 rad to the left = pan −41253″: a step of −39600″ (the 3600″ step) from where it is.
+        camera.sets = []
+        let go = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2)]), at: 0.5)
+        _ = run(&driver, &camera, from: 0.5, to: 1.5, first: go)
+        // The same target again, once it is there: no step.
+        let again = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2)]), at: 1.5)
+        let feedback = run(&driver, &camera, from: 1.5, to: 1.8, first: again)
+        #expect(camera.sets == ["S \(Self.panRelative)=-39600"])
+        // The estimate: there after 0.19 rad at 1 rad/s.
+        let yaw = feedback.last.map { Double($0.axis(.yaw)!.position) } ?? .nan
+        #expect(abs(yaw - 39600 / (180 * 3600 / Double.pi)) < 1e-4, "yaw \(yaw)")
+    }
+
+    @Test func aSteeringTheCameraLacksIsSaidByName() {
+        let (_, reports) = connectedWithoutAbsolute(speedLevels: 160, steering: .absolute)
+        guard case .fatal(let why)? = reports.first else { Issue.record("not refused: \(reports)"); return }
+        #expect(why == "PTZ Pro 2 has no PAN/TILT_ABSOLUTE control (steering = absolute)")
     }
 
     @Test func theWireReadsBackWhatItWrites() {

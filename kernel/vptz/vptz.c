@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/spinlock.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -189,6 +190,34 @@ static void axis_speed(struct vptz_axis *a, s32 v, s32 vmax, ktime_t now)
 	a->mode = AXIS_SPEED;
 	a->started = now;
 }
+
+/*
+ * /sys/module/vptz/parameters/pose: where the camera points, "PAN TILT" in arc-seconds, read
+ * whatever controls the profile offers. A real camera without absolute controls has no such
+ * window; tests read it as the ground truth of where dockd's estimate should be.
+ */
+static int vptz_pose_get(char *buf, const struct kernel_param *kp)
+{
+	struct vptz *dev = vptz_dev;
+	unsigned long flags;
+	s64 pan, tilt;
+
+	if (!dev)
+		return sysfs_emit(buf, "none\n");
+	spin_lock_irqsave(&dev->pose_lock, flags);
+	axis_update(&dev->pan, ktime_get());
+	axis_update(&dev->tilt, ktime_get());
+	pan = div_s64(dev->pan.pos, 1000);
+	tilt = div_s64(dev->tilt.pos, 1000);
+	spin_unlock_irqrestore(&dev->pose_lock, flags);
+	return sysfs_emit(buf, "%lld %lld\n", pan, tilt);
+}
+
+static const struct kernel_param_ops vptz_pose_ops = {
+	.get = vptz_pose_get,
+};
+module_param_cb(pose, &vptz_pose_ops, NULL, 0444);
+MODULE_PARM_DESC(pose, "read only: where the camera points, PAN TILT in arc-seconds (the tests' ground truth)");
 
 /* the pose in arc-seconds, rounded to the control's step */
 static s32 axis_report(struct vptz *dev, struct vptz_axis *a)

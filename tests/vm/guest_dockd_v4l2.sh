@@ -1,8 +1,11 @@
 #!/bin/sh
 # Runs inside the VM (tests/vm/run.sh) with vptz loaded (profile tiny2, volatile pose) as
 # /dev/video0: the real dockd owns it through the v4l2 driver, dockctl orients it, v4l2-ctl reads
-# the pose the kernel holds, and dockd is stopped mid-move. Records what it sees into OUT for
-# tests/vm/test_v4l2_driver.py to judge; nothing is asserted here.
+# the pose the kernel holds, and dockd is stopped mid-move. Then twice more with the module loaded
+# again: the ptzpro2 profile (no absolute pan/tilt, a speed that is only a direction: dockd steers
+# it by relative steps), and tiny2 steered by speed (steering = "speed"), stopped mid-move; the
+# pose is read from /sys/module/vptz/parameters/pose, the module's ground truth. Records what it
+# sees into OUT for tests/vm/test_v4l2_driver.py to judge; nothing is asserted here.
 #   guest_dockd_v4l2.sh OUT BIN
 set -u
 out=$1
@@ -16,6 +19,20 @@ ctl() { cmd=$1; shift; "$bin/dockctl" "$cmd" --socket /tmp/dockd.sock "$@"; }
 : >"$out/phases.txt"
 phase boot-done
 mkdir -p /tmp/state
+: "${VPTZ_KO:?VPTZ_KO is not set (run through tests/vm/run.sh)}"
+reload() { rmmod vptz && insmod "$VPTZ_KO" "$@" || echo "reload $* failed" >>"$out/errors.txt"; }
+truth() { cat /sys/module/vptz/parameters/pose; }
+
+# connected FILE: until dockd lists the camera as connected (an emulated machine is slow: up to 90 s)
+connected() {
+    end=$(($(date +%s) + 90))
+    while [ "$(date +%s)" -lt $end ]; do
+        ctl list --json >"$1" 2>/dev/null && grep -q '"connected"' "$1" && return 0
+        sleep 0.5
+    done
+    return 1
+}
+
 cat >/tmp/dockd.conf <<CONF
 [daemon]
 socket = "/tmp/dockd.sock"
@@ -31,12 +48,7 @@ CONF
 "$bin/dockd" --config /tmp/dockd.conf --log-level debug 2>"$out/dockd.log" &
 pid=$!
 
-# Connected (an emulated machine is slow: up to 90 s)
-end=$(($(date +%s) + 90))
-while [ "$(date +%s)" -lt $end ]; do
-    ctl list --json >"$out/list.json" 2>/dev/null && grep -q '"connected"' "$out/list.json" && break
-    sleep 0.5
-done
+connected "$out/list.json"
 phase connected
 
 # An orientation: yaw 0.3 rad left (pan −0.3 rad = −61880″), pitch 0.1 rad up (tilt 20626″)
@@ -62,4 +74,48 @@ echo $? >"$out/dockd.rc"
 echo "$(get pan_absolute)" >"$out/pan-at-exit.txt"
 sleep 2
 echo "$(get pan_absolute)" >"$out/pan-2s-later.txt"
+
+# start_dockd NAME EXTRA: dockd again on the reloaded camera, with EXTRA lines in its [[device]]
+start_dockd() {
+    sed '/^max_speed/d' /tmp/dockd.conf >/tmp/dockd-$1.conf
+    printf 'max_speed = 1.0472\n%s\n' "$2" >>/tmp/dockd-$1.conf  # vptz's 60°/s
+    "$bin/dockd" --config /tmp/dockd-$1.conf --log-level debug 2>"$out/dockd-$1.log" &
+    pid=$!
+    connected "$out/list-$1.json"
+}
+
+# The ptzpro2 profile: no PAN/TILT_ABSOLUTE, PAN/TILT_SPEED of ±1: relative steps, pose estimated
+phase relative
+reload profile=ptzpro2
+start_dockd relative ""
+ctl orient --yaw 0.3 --pitch 0.1 --wait --json >"$out/orient-relative.json" 2>"$out/orient-relative.err"
+echo $? >"$out/orient-relative.rc"
+sleep 1.5  # the estimate ends the move when the camera should be there; let a slow VM's catch up
+truth >"$out/pose-relative.txt"
+kill -TERM $pid
+wait $pid
+echo $? >"$out/dockd-relative.rc"
+
+# tiny2 steered by speed: dockd closes the loop on the pose it reads back; SIGTERM mid-move stops
+# a camera that would otherwise run on at its last speed to its end stop
+phase speed
+reload
+start_dockd speed 'steering = "speed"'
+ctl orient --yaw 0.3 --pitch 0.1 --wait --json >"$out/orient-speed.json" 2>"$out/orient-speed.err"
+echo $? >"$out/orient-speed.rc"
+truth >"$out/pose-speed.txt"
+start=$(get pan_absolute)
+ctl orient --yaw=-1.5 --wait --json >"$out/second-orient-speed.json" 2>&1 &
+end=$(($(date +%s) + 30))
+while [ "$(date +%s)" -lt $end ]; do
+    pan=$(get pan_absolute)
+    [ $((pan - start)) -gt 20000 ] && break
+done
+echo "$pan" >"$out/speed-pan-before-term.txt"
+kill -TERM $pid
+wait $pid
+echo $? >"$out/dockd-speed.rc"
+truth >"$out/speed-at-exit.txt"
+sleep 2
+truth >"$out/speed-2s-later.txt"
 phase end

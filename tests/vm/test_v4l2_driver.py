@@ -1,7 +1,8 @@
 """The v4l2 driver under a real kernel: the real dockd, built on the host, owns kernel/vptz's
 virtual PTZ webcam in the VM (tests/vm/run.sh) through the V4L2 control ioctls; dockctl orients it
-and v4l2-ctl reads the pose the kernel holds; dockd stopped mid-move leaves the camera still. One
-boot; guest_dockd_v4l2.sh records, these tests judge."""
+and v4l2-ctl reads the pose the kernel holds; dockd stopped mid-move leaves the camera still. The
+same for a camera with no absolute pan/tilt (steered by relative steps, its pose estimated) and for
+one steered by speed. One boot; guest_dockd_v4l2.sh records, these tests judge."""
 import json
 import math
 import os
@@ -29,8 +30,9 @@ def vm(tmp_path_factory):
     return out
 
 
-def log(vm):
-    return (vm / "dockd.log").read_text(errors="replace")[-4000:]
+def log(vm, name=None):
+    path = vm / (f"dockd-{name}.log" if name else "dockd.log")
+    return path.read_text(errors="replace")[-4000:] if path.exists() else f"(no {path.name})"
 
 
 def test_dockd_connects_the_camera_with_its_ranges(vm):
@@ -57,4 +59,37 @@ def test_sigterm_mid_move_leaves_the_camera_still(vm):
     assert before > -0.3 * ARCSEC + STEP, f"the second move had not started: pan {before}"
     # The move (to pan +1.5 rad, 309000″) was stopped: two seconds later it has not gone on.
     assert later == at_exit or abs(later - at_exit) <= 2 * STEP, (before, at_exit, later, log(vm))
+    assert later < 1.5 * ARCSEC - 10 * STEP, (before, at_exit, later)
+
+
+def truth(vm, name):
+    """/sys/module/vptz/parameters/pose: PAN TILT in arc-seconds, the module's own."""
+    return tuple(int(v) for v in (vm / name).read_text().split())
+
+
+def test_a_camera_without_absolute_controls_is_steered_by_relative_steps(vm):
+    text = (vm / "list-relative.json").read_text()
+    assert "pan by relative, tilt by relative" in text and "pose estimated" in text, text
+    assert (vm / "orient-relative.rc").read_text().strip() == "0", (vm / "orient-relative.err").read_text() + log(vm, "relative")
+    pan, tilt = truth(vm, "pose-relative.txt")
+    # Steps land on the 3600″ step; the estimate it steps from adds at most a step more.
+    assert abs(pan - (-0.3 * ARCSEC)) <= 2 * STEP, (pan, log(vm, "relative"))
+    assert abs(tilt - 0.1 * ARCSEC) <= 2 * STEP, (tilt, log(vm, "relative"))
+    assert (vm / "dockd-relative.rc").read_text().strip() == "0", log(vm, "relative")
+
+
+def test_a_camera_steered_by_speed_reaches_its_target_and_stops_on_sigterm(vm):
+    text = (vm / "list-speed.json").read_text()
+    assert "pan by speed, tilt by speed" in text and "pose read back" in text, text
+    assert (vm / "orient-speed.rc").read_text().strip() == "0", (vm / "orient-speed.err").read_text() + log(vm, "speed")
+    pan, tilt = truth(vm, "pose-speed.txt")
+    assert abs(pan - (-0.3 * ARCSEC)) <= 2 * STEP, (pan, log(vm, "speed"))
+    assert abs(tilt - 0.1 * ARCSEC) <= 2 * STEP, (tilt, log(vm, "speed"))
+    assert (vm / "dockd-speed.rc").read_text().strip() == "0", log(vm, "speed")
+    before = int((vm / "speed-pan-before-term.txt").read_text())
+    at_exit, _ = truth(vm, "speed-at-exit.txt")
+    later, _ = truth(vm, "speed-2s-later.txt")
+    assert before > -0.3 * ARCSEC + STEP, f"the second move had not started: pan {before}"
+    # At 60°/s a camera left at its speed would have run 2 s × 216000″/s further, to its end stop.
+    assert abs(later - at_exit) <= STEP, (before, at_exit, later, log(vm, "speed"))
     assert later < 1.5 * ARCSEC - 10 * STEP, (before, at_exit, later)

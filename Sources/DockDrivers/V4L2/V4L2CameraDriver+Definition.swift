@@ -2,13 +2,15 @@ extension V4L2CameraDriver {
     /// UVC PTZ webcams on Linux, through the kernel's V4L2 controls.
     public static let definition = DriverDefinition(
         name: "v4l2",
-        summary: "UVC PTZ webcams (OBSBOT, Insta360 Link, Logitech PTZ Pro and others) through their V4L2 absolute pan/tilt controls",
+        summary: "UVC PTZ webcams (OBSBOT, Insta360 Link, Logitech PTZ Pro and others) through their V4L2 pan/tilt controls: absolute, speed or relative",
         links: [.video],
         defaultBaud: nil,
         options: [
             DriverOption("max_speed", .number(0.05...10), default: .number(1), "the camera's top rate, rad/s (UVC reports none; the pose is estimated with it where the camera does not read back its position)"),
             DriverOption("poll_hz", .number(1...50), default: .number(10), "pose reads a second"),
             DriverOption("command_interval", .number(0.01...2), default: .number(0.1), "the least time between two targets sent to one axis, s (a camera sent faster can wedge)"),
+            DriverOption("steering", .choice(["auto"] + V4L2Steering.allCases.map(\.rawValue)), default: .text("auto"),
+                         "how pan and tilt are steered: auto (absolute pose where the camera has one, else a speed of 8 levels or more, else relative steps, else any speed) or one of absolute, speed, relative"),
             DriverOption("name", .text, default: nil, "the stand's id in the API (default v4l2-CARD)"),
         ],
         capabilities: [.angles, .measuredPosition],
@@ -17,6 +19,7 @@ extension V4L2CameraDriver {
             settings.maxSpeed = s.number("max_speed")
             settings.pollHz = s.number("poll_hz")
             settings.commandInterval = s.number("command_interval")
+            settings.steering = s.text("steering").flatMap(V4L2Steering.init(rawValue:))
             settings.name = s.text("name")
             return V4L2CameraDriver(settings: settings)
         })

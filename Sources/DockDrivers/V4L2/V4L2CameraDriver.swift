@@ -1,23 +1,26 @@
 import DockProtocol
 
 /// A UVC PTZ webcam (OBSBOT, Insta360 Link, Logitech PTZ Pro…) through its V4L2 camera-class
-/// controls, as a stand: PAN_ABSOLUTE and TILT_ABSOLUTE (arc-seconds; pan positive right, tilt
-/// positive up) are its axes (yaw = −pan, pitch = tilt, in radians). The camera moves itself to an
-/// absolute target, so an orientation is one target per axis (`closesPositionLoop`) and a rate is
-/// steered as a target a little ahead of where it is, renewed at the command interval. Where it
-/// points is read back from the absolute controls when the camera updates them (volatile) and
-/// estimated from the targets and `max_speed` otherwise.
+/// controls, as a stand: pan and tilt are its yaw (= −pan) and pitch, in radians. Each axis is
+/// steered the way its controls allow (`V4L2Steering`): to an absolute target the camera moves to
+/// by itself (`closesPositionLoop`; a rate is a target a little ahead, renewed at the command
+/// interval), by relative steps from where it is, or by a speed, with dockd closing the position
+/// loop. Where it points is read back from the absolute controls when the camera updates them
+/// (volatile) and estimated from what was sent and `max_speed` otherwise.
 ///
 /// Pure, like every driver: it speaks `V4L2Wire` lines, and DockIO's `VideoDeviceLink` runs the
 /// ioctls on a thread of its own. One request is in flight at a time; sets are coalesced to the
-/// newest target and sent at most once per `commandInterval` (a camera sent faster can wedge).
+/// newest value and sent at most once per `commandInterval` per axis (a camera sent faster can wedge).
 public struct V4L2CameraDriver: StandDriver {
     public struct Settings: Sendable, Equatable {
-        /// The camera's top rate, rad/s (UVC does not report one).
+        /// The camera's top rate, rad/s (UVC does not report one): at full speed, and to estimate
+        /// where it is where it does not say.
         public var maxSpeed = 1.0
         public var pollHz = 10.0
-        /// The least time between two sets of one control, s.
+        /// The least time between two sets of one axis, s.
         public var commandInterval = 0.1
+        /// nil: each axis as `V4L2Steering.automatic` picks.
+        public var steering: V4L2Steering?
         public var name: String?
         public init() {}
     }
@@ -29,15 +32,21 @@ public struct V4L2CameraDriver: StandDriver {
     private enum Phase { case querying, polling, ready }
     private var phase = Phase.querying
     private var controls: [UInt32: V4L2Wire.ControlInfo] = [:]
+    private var drives: [V4L2AxisDrive] = []
     private var lineBuffer: [UInt8] = []
-    private var inFlight: (request: V4L2Wire.Request, sentAt: Double)?
-    /// The newest target of each axis not yet sent (arc-seconds, the camera's units).
-    private var pendingTarget: [V4L2Wire.Control: Int32] = [:]
-    private var lastSet: [V4L2Wire.Control: Double] = [:]
-    /// The last target sent and when, per axis: the estimate's goal.
-    private var sentTarget: [V4L2Wire.Control: (value: Double, time: Double)] = [:]
+    /// The request awaiting its answer; for a set, the axis and what it heads for once accepted.
+    private var inFlight: (request: V4L2Wire.Request, sentAt: Double, set: (axis: Axis, heading: Double)?)?
+    /// The newest value of each axis not yet sent: a target pose (arc-seconds) for absolute and
+    /// relative steering, a speed (the control's units) for speed steering.
+    private var pending: [Axis: Double] = [:]
+    private var lastSet: [Axis: Double] = [:]
+    /// What the camera was last told and since when: the target pose it moves to (absolute,
+    /// relative), or the speed it holds.
+    private var heading: [Axis: (value: Double, time: Double)] = [:]
     /// Where each axis is (arc-seconds) and when that was known.
-    private var pose: [V4L2Wire.Control: (value: Double, time: Double)] = [:]
+    private var pose: [Axis: (value: Double, time: Double)] = [:]
+    /// The last rate measured from the pose, arc-seconds/s.
+    private var rate: [Axis: Double] = [:]
     private var nextPoll = 0.0
     private var identity: StandIdentity?
     /// A STOP (a hold where the camera is) still to be confirmed.
@@ -46,21 +55,24 @@ public struct V4L2CameraDriver: StandDriver {
     /// The longest a request may wait for its answer before the link is given up, s.
     static let answerTimeout = 3.0
     private static let arcSecondsPerRadian = 180 * 3600 / Double.pi
-    private static let axes: [(control: V4L2Wire.Control, axis: Axis)] = [(.panAbsolute, .yaw), (.tiltAbsolute, .pitch)]
 
     public init(settings: Settings) { self.settings = settings }
 
-    public var closesPositionLoop: Bool { true }
+    /// A camera steered by speed on any axis leaves the position loop to dockd's controller.
+    public var closesPositionLoop: Bool { !drives.contains { $0.steering == .speed } }
     public var stopConfirmed: Bool { !stopPending }
 
     public mutating func start(at time: Double) -> [UInt8] {
         phase = .querying
         controls = [:]
+        drives = []
         lineBuffer = []
-        pendingTarget = [:]
+        pending = [:]
+        heading = [:]
         pose = [:]
-        sentTarget = [:]
+        rate = [:]
         stopPending = false
+        inFlight = nil
         return send(.query, at: time)
     }
 
@@ -97,17 +109,17 @@ public struct V4L2CameraDriver: StandDriver {
             inFlight = nil
             return ready(card: card)
         case .values(let values):
-            let request = inFlight?.request
-            // The link's round trip is a read's: a set may take the camera most of a second to act.
-            if case .get? = request, let sent = inFlight?.sentAt { counters.roundTrip.sample(time - sent) }
+            let flight = inFlight
             inFlight = nil
-            if case .set = request {
-                if stopPending && pendingTarget.isEmpty { stopPending = false }
-                for (id, value) in values {
-                    if let control = V4L2Wire.Control(rawValue: id) { sentTarget[control] = (Double(value), time) }
-                }
+            if let set = flight?.set {
+                // Accepted: from now on the axis heads for the new value.
+                if let now = estimate(set.axis, at: time) { pose[set.axis] = (now, time) }
+                heading[set.axis] = (set.heading, time)
+                if stopPending && pending.isEmpty { stopPending = false }
                 return []
             }
+            // The link's round trip is a read's: a set may take the camera most of a second to act.
+            if let sent = flight?.sentAt { counters.roundTrip.sample(time - sent) }
             return feedback(values, at: time)
         case .failure(let errno, let text):
             let request = inFlight?.request
@@ -129,21 +141,34 @@ public struct V4L2CameraDriver: StandDriver {
         }
     }
 
-    /// The controls are known: the axes it has, or why it cannot be steered.
+    /// The controls are known: how each axis is steered, or why the camera cannot be.
     private mutating func ready(card: String) -> [DriverReport] {
-        let axes = Self.axes.compactMap { entry -> AxisCapability? in
-            guard let c = controls[entry.control.rawValue], !c.isDisabled, !c.isReadOnly, c.maximum > c.minimum else { return nil }
-            let low = Double(c.minimum) / Self.arcSecondsPerRadian, high = Double(c.maximum) / Self.arcSecondsPerRadian
-            // Yaw grows to the left, pan to the right.
-            let (minimum, maximum) = entry.axis == .yaw ? (-high, -low) : (low, high)
-            let counts = UInt32(min(Double(UInt32.max), 360 * 3600 / Double(max(1, c.step))))
-            return AxisCapability(axis: entry.axis, continuous: false, min: Float(minimum), max: Float(maximum),
+        drives = [Axis.yaw, .pitch].compactMap { axis in
+            func usable(_ steering: V4L2Steering) -> V4L2Wire.ControlInfo? {
+                guard let c = controls[steering.control(axis).rawValue], !c.isDisabled, !c.isReadOnly,
+                      c.maximum > (steering == .absolute ? c.minimum : 0) else { return nil }
+                return c
+            }
+            let chosen = settings.steering.map { usable($0) != nil ? $0 : nil } ?? V4L2Steering.automatic(usable)
+            guard let steering = chosen, let control = usable(steering) else { return nil }
+            let absolute = controls[V4L2Steering.absolute.control(axis).rawValue].flatMap { $0.isDisabled ? nil : $0 }
+            return V4L2AxisDrive(axis: axis, steering: steering, control: control, absolute: absolute)
+        }
+        guard !drives.isEmpty else {
+            let wanted = settings.steering.map { "PAN/TILT_\($0.rawValue.uppercased()) control (steering = \($0.rawValue))" }
+                ?? "pan or tilt control dockd can steer (PAN/TILT_ABSOLUTE, _SPEED or _RELATIVE)"
+            return [.fatal("\(card) has no \(wanted)")]
+        }
+        let axes = drives.map { drive -> AxisCapability in
+            let low = drive.sign * drive.range.lowerBound / Self.arcSecondsPerRadian
+            let high = drive.sign * drive.range.upperBound / Self.arcSecondsPerRadian
+            let step = drive.steering == .speed ? (drive.absolute?.step ?? 3600) : drive.control.step
+            let counts = UInt32(min(Double(UInt32.max), 360 * 3600 / Double(max(1, step))))
+            return AxisCapability(axis: drive.axis, continuous: false, min: Float(min(low, high)), max: Float(max(low, high)),
                                   maxSpeed: Float(settings.maxSpeed), maxAccel: Float(4 * settings.maxSpeed), countsPerRev: counts)
         }
-        guard !axes.isEmpty else {
-            return [.fatal("\(card) has no PAN_ABSOLUTE or TILT_ABSOLUTE control: dockd steers only cameras with absolute pan/tilt so far")]
-        }
-        identity = StandIdentity(model: card, firmware: "", hardware: measured ? "pose read back" : "pose estimated",
+        let how = drives.map { "\($0.axis == .yaw ? "pan" : "tilt") by \($0.steering.rawValue)" }.joined(separator: ", ")
+        identity = StandIdentity(model: card, firmware: "", hardware: (measured ? "pose read back; " : "pose estimated; ") + how,
                                  serial: settings.name ?? "v4l2-" + card.filter { $0.isLetter || $0.isNumber }, protocolVersion: "v4l2")
         phase = .polling
         let capabilities = Capabilities(feedbackHz: UInt16(max(1, settings.pollHz.rounded())), imuHz: 0, features: [], buttons: [],
@@ -151,41 +176,65 @@ public struct V4L2CameraDriver: StandDriver {
         return [.ready(identity!, capabilities)]
     }
 
-    /// Whether the camera reports where it is (its absolute controls are volatile) or only echoes
-    /// the last target (then where it is between targets is estimated).
-    private var measured: Bool { Self.axes.allSatisfy { controls[$0.control.rawValue].map(\.isVolatile) ?? true } }
+    /// Whether the camera reports where it is on every axis (its absolute controls are volatile),
+    /// or only echoes targets or nothing (then where it is between commands is estimated).
+    private var measured: Bool { drives.allSatisfy(\.measured) }
 
     private mutating func feedback(_ values: [(UInt32, Int32)], at time: Double) -> [DriverReport] {
-        var reports: [DriverReport] = []
         var axes: [AxisFeedback] = []
-        for entry in Self.axes {
-            guard let (_, raw) = values.first(where: { $0.0 == entry.control.rawValue }) else { continue }
-            let read = Double(raw)
-            let now = measured ? read : estimate(entry.control, at: time, echoed: read)
-            let velocity = pose[entry.control].map { time > $0.time ? (now - $0.value) / (time - $0.time) : 0 } ?? 0
-            pose[entry.control] = (now, time)
-            let sign = entry.axis == .yaw ? -1.0 : 1.0
-            axes.append(AxisFeedback(axis: entry.axis, position: Float(sign * now / Self.arcSecondsPerRadian),
-                                     velocity: Float(sign * velocity / Self.arcSecondsPerRadian)))
+        for drive in drives {
+            let read = drive.absolute.flatMap { a in values.first { $0.0 == a.id }.map { Double($0.1) } }
+            let now: Double = if let read, heading[drive.axis] == nil {
+                // Before anything was sent: where it is, or the echo of a target it reached long ago.
+                read
+            } else if let read, let absolute = drive.absolute, drive.measured {
+                // The camera says where it is to its step (1° on most): the estimate places it
+                // within that step, finer than the read, and the read bounds the estimate's drift.
+                min(read + Double(absolute.step) / 2, max(read - Double(absolute.step) / 2, estimate(drive.axis, at: time) ?? read))
+            } else {
+                estimate(drive.axis, at: time) ?? 0
+            }
+            let velocity = velocity(drive, to: now, at: time)
+            pose[drive.axis] = (now, time)
+            axes.append(AxisFeedback(axis: drive.axis, position: Float(drive.sign * now / Self.arcSecondsPerRadian),
+                                     velocity: Float(drive.sign * velocity / Self.arcSecondsPerRadian)))
         }
         if phase == .polling {
             phase = .ready
             // Every connect leaves the camera still: hold it where it is.
-            for (control, value) in pose { pendingTarget[control] = Int32(value.value.rounded()) }
-            stopPending = !pose.isEmpty
+            for drive in drives { pending[drive.axis] = drive.steering == .speed ? 0 : pose[drive.axis]?.value ?? 0 }
+            stopPending = true
         }
-        reports.append(.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: axes)))
-        return reports
+        return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: axes))]
     }
 
-    /// Where an axis whose control only echoes its target is: moving from where it was toward the
-    /// last target at `max_speed`.
-    private func estimate(_ control: V4L2Wire.Control, at time: Double, echoed: Double) -> Double {
-        guard let last = pose[control], let target = sentTarget[control] else { return echoed }
-        // It has moved toward this target since it was set (or since the last estimate, if later).
-        let step = settings.maxSpeed * Self.arcSecondsPerRadian * max(0, time - max(last.time, target.time))
-        let distance = target.value - last.value
-        return abs(distance) <= step ? target.value : last.value + (distance > 0 ? step : -step)
+    /// How fast an axis moves: the speed it was told to hold, if steered by speed; else the change
+    /// since the last pose, over no less than half a poll period (two reads a few ms apart, each on
+    /// the camera's 1° step, would make a leap of a step look like a rate of rad/s).
+    private mutating func velocity(_ drive: V4L2AxisDrive, to now: Double, at time: Double) -> Double {
+        if drive.steering == .speed {
+            let told = heading[drive.axis]?.value ?? 0
+            return settings.maxSpeed * Self.arcSecondsPerRadian * told / Double(max(1, drive.control.maximum))
+        }
+        guard let last = pose[drive.axis], time - last.time >= 0.5 / settings.pollHz else { return rate[drive.axis] ?? 0 }
+        let value = (now - last.value) / (time - last.time)
+        rate[drive.axis] = value
+        return value
+    }
+
+    /// Where an axis is by what it was told: moving at `max_speed` from where it was toward its
+    /// target, or on at the speed it holds, within its range.
+    private func estimate(_ axis: Axis, at time: Double) -> Double? {
+        guard let last = pose[axis] else { return nil }
+        guard let drive = drives.first(where: { $0.axis == axis }), let told = heading[axis] else { return last.value }
+        let topRate = settings.maxSpeed * Self.arcSecondsPerRadian
+        let elapsed = max(0, time - max(last.time, told.time))
+        if drive.steering == .speed {
+            let rate = topRate * told.value / Double(max(1, drive.control.maximum))
+            return min(drive.range.upperBound, max(drive.range.lowerBound, last.value + rate * elapsed))
+        }
+        let step = topRate * elapsed, distance = told.value - last.value
+        return abs(distance) <= step ? told.value : last.value + (distance > 0 ? step : -step)
     }
 
     // MARK: - Commands
@@ -195,17 +244,28 @@ public struct V4L2CameraDriver: StandDriver {
         switch command {
         case .position(_, let targets):
             stopPending = false
-            for target in targets { setTarget(target.axis, radians: Double(target.position)) }
+            for target in targets {
+                guard let drive = drive(target.axis), drive.steering != .speed else { continue }
+                pending[drive.axis] = drive.sign * Double(target.position) * Self.arcSecondsPerRadian
+            }
         case .velocity(let rates):
-            // A rate as a target ahead of where it is: far enough to keep moving until the next
-            // renewal (two command intervals and a poll), near enough to stop soon after zero.
-            let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
             for rate in rates {
-                guard let position = position(of: rate.axis) else { continue }
-                setTarget(rate.axis, radians: position + Double(rate.value) * horizon)
+                guard let drive = drive(rate.axis) else { continue }
+                let cameraRate = drive.sign * Double(rate.value)
+                if drive.steering == .speed {
+                    let top = Double(drive.control.maximum)
+                    pending[drive.axis] = min(top, max(-top, (cameraRate / settings.maxSpeed * top).rounded()))
+                } else if let now = estimate(drive.axis, at: time) {
+                    // A rate as a target ahead of where it is: far enough to keep moving until the
+                    // next renewal (two command intervals and a poll), near enough to stop soon after zero.
+                    let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
+                    pending[drive.axis] = now + cameraRate * Self.arcSecondsPerRadian * horizon
+                }
             }
         case .stop:
-            for entry in Self.axes { if let position = position(of: entry.axis) { setTarget(entry.axis, radians: position) } }
+            for drive in drives {
+                pending[drive.axis] = drive.steering == .speed ? 0 : estimate(drive.axis, at: time) ?? 0
+            }
             stopPending = true
         default:
             break  // LIMITS: the camera keeps its own range, dockd's are the controller's; no LED, no MOTORS
@@ -213,49 +273,68 @@ public struct V4L2CameraDriver: StandDriver {
         return pump(at: time)
     }
 
-    private func position(of axis: Axis) -> Double? {
-        guard let entry = Self.axes.first(where: { $0.axis == axis }), let value = pose[entry.control]?.value else { return nil }
-        return (axis == .yaw ? -value : value) / Self.arcSecondsPerRadian
-    }
-
-    private mutating func setTarget(_ axis: Axis, radians: Double) {
-        guard let entry = Self.axes.first(where: { $0.axis == axis }), let c = controls[entry.control.rawValue] else { return }
-        var value = (axis == .yaw ? -radians : radians) * Self.arcSecondsPerRadian
-        let step = Double(max(1, c.step))
-        value = (value / step).rounded() * step
-        pendingTarget[entry.control] = Int32(min(Double(c.maximum), max(Double(c.minimum), value)))
-    }
+    private func drive(_ axis: Axis) -> V4L2AxisDrive? { drives.first { $0.axis == axis } }
 
     public mutating func tick(at time: Double) -> DriverOutput {
         if let flight = inFlight, time - flight.sentAt > Self.answerTimeout {
             return DriverOutput(reports: [.fatal("the camera did not answer in \(Self.answerTimeout) s")])
+        }
+        // A camera with nothing to read: the pose is the estimate, reported at the poll rate.
+        if phase != .querying, inFlight == nil, pollIDs.isEmpty, time >= nextPoll {
+            nextPoll = time + 1 / settings.pollHz
+            let reports = feedback([], at: time)
+            return DriverOutput(bytes: pump(at: time), reports: reports)
         }
         return DriverOutput(bytes: pump(at: time))
     }
 
     public var nextDeadline: Double? {
         guard phase != .querying, inFlight == nil else { return nil }
-        let sets = pendingTarget.keys.map { (lastSet[$0] ?? -.infinity) + settings.commandInterval }
+        let sets = pending.keys.map { (lastSet[$0] ?? -.infinity) + settings.commandInterval }
         return ([nextPoll] + sets).min()
     }
 
     /// The next request when none is in flight: a due set first, else a due poll.
     private mutating func pump(at time: Double) -> [UInt8] {
         guard inFlight == nil, phase != .querying else { return [] }
-        for control in pendingTarget.keys.sorted(by: { $0.rawValue < $1.rawValue })
-        where time >= (lastSet[control] ?? -.infinity) + settings.commandInterval {
-            let value = pendingTarget.removeValue(forKey: control)!
-            lastSet[control] = time
-            return send(.set(control.rawValue, value), at: time)
+        for drive in drives where pending[drive.axis] != nil && time >= (lastSet[drive.axis] ?? -.infinity) + settings.commandInterval {
+            let value = pending.removeValue(forKey: drive.axis)!
+            let set: (value: Int32, heading: Double)?
+            switch drive.steering {
+            case .absolute:
+                let target = drive.quantized(value)
+                set = (target, Double(target))
+            case .relative:
+                // A step from where the camera is now; none if it is already there, but for a stop,
+                // whose zero step ends a step in progress.
+                let now = estimate(drive.axis, at: time) ?? 0
+                let step = drive.quantized(value - now)
+                set = step != 0 || stopPending ? (step, now + Double(step)) : nil
+            case .speed:
+                let speed = Int32(value)
+                set = Double(speed) != heading[drive.axis]?.value || stopPending ? (speed, Double(speed)) : nil
+            }
+            guard let set else { continue }
+            lastSet[drive.axis] = time
+            return send(.set(drive.id, set.value), at: time, set: (drive.axis, set.heading))
         }
-        guard time >= nextPoll else { return [] }
+        guard time >= nextPoll, !pollIDs.isEmpty else { return [] }
         nextPoll = time + 1 / settings.pollHz
-        let ids = Self.axes.map(\.control.rawValue).filter { controls[$0] != nil }
-        return ids.isEmpty ? [] : send(.get(ids), at: time)
+        return send(.get(pollIDs), at: time)
     }
 
-    private mutating func send(_ request: V4L2Wire.Request, at time: Double) -> [UInt8] {
-        inFlight = (request, time)
+    /// What a poll reads: the absolute pan/tilt where the camera has them; else another control
+    /// it lets read (its speeds, its zoom), so that a camera steered blind still answers at the
+    /// poll rate and an unplug or a wedged camera shows as one (the engine's link watchdog).
+    private var pollIDs: [UInt32] {
+        let absolute = drives.compactMap(\.absolute?.id)
+        guard absolute.isEmpty else { return absolute }
+        let others: [V4L2Wire.Control] = [.panSpeed, .tiltSpeed, .zoomAbsolute]
+        return others.compactMap { controls[$0.rawValue] }.filter { !$0.isWriteOnly && !$0.isDisabled }.map(\.id)
+    }
+
+    private mutating func send(_ request: V4L2Wire.Request, at time: Double, set: (axis: Axis, heading: Double)? = nil) -> [UInt8] {
+        inFlight = (request, time, set)
         return V4L2Wire.encode(request)
     }
 

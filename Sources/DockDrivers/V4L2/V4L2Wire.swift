@@ -40,6 +40,7 @@ public enum V4L2Wire {
         /// V4L2_CTRL_FLAG_VOLATILE: the device updates the value itself (a pose read back as it moves).
         public var isVolatile: Bool { flags & 0x0080 != 0 }
         public var isReadOnly: Bool { flags & 0x0004 != 0 }
+        public var isWriteOnly: Bool { flags & 0x0040 != 0 }
         public var isDisabled: Bool { flags & 0x0001 != 0 }
     }
 
