@@ -46,7 +46,11 @@ def section(drivers):
             h = d["hotplug"]
             lines.append(f"Attached without configuration when udev announces a {h['subsystem']} device with")
             lines.append(f".Ev {h['marker']}=1")
-            lines.append("or USB ids " + ", ".join(h["usb"]) + " (see")
+            if h["usb"]:
+                lines.append("or USB ids " + ", ".join(h["usb"]))
+            if h.get("uvc_pan_tilt"):
+                lines.append("or that is a USB video class camera whose descriptors list pan/tilt controls")
+            lines.append("(see")
             lines.append(".Sx [hotplug] ) .")
         if not d["options"]:
             lines.append("It takes no options.")

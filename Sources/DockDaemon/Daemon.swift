@@ -163,8 +163,10 @@ package struct Daemon: Service {
     /// A device udev announced, with its driver's defaults.
     private func attach(_ event: Hotplug.Event, baud: Int, to stands: StandRegistry, heartbeat: UInt16) {
         do {
-            let driver = try DriverTable.definition(event.driver ?? "").make([:], heartbeatTimeoutMs: heartbeat)
-            stands.add(endpoint: .serial(path: event.devnode, baud: baud), driver: driver)
+            let definition = try DriverTable.definition(event.driver ?? "")
+            let driver = try definition.make([:], heartbeatTimeoutMs: heartbeat)
+            let endpoint: StandEndpoint = definition.links.contains(.video) ? .video(path: event.devnode) : .serial(path: event.devnode, baud: baud)
+            stands.add(endpoint: endpoint, driver: driver)
         } catch {
             logger.error("hotplugged \(event.devnode) not attached: \(error)")
         }
@@ -191,7 +193,7 @@ package struct Daemon: Service {
             logger.info("hotplug \(event.action.rawValue)", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
             switch event.action {
             case .add: attach(event, baud: now.baud, to: stands, heartbeat: heartbeat)
-            case .remove: await stands.remove(endpoint: .serial(path: event.devnode, baud: now.baud))
+            case .remove: await stands.remove(deviceNode: event.devnode)
             }
         }
     }

@@ -10,7 +10,10 @@ package enum DriverListing {
                          "  links (dockd.conf keys): \(d.links.map(\.configKey).joined(separator: ", "))" + (d.defaultBaud.map { "; serial rate \($0) unless `baud` says" } ?? ""),
                          "  can: \(d.capabilities.names.joined(separator: ", "))"]
             if let h = d.hotplug {
-                lines.append("  hotplug: \(h.subsystem) devices with \(h.marker)=1 or USB \(h.usbIDs.map { "\($0.vendor):\($0.product)" }.joined(separator: ", "))")
+                var which = ["\(h.marker)=1"]
+                if !h.usbIDs.isEmpty { which.append("USB " + h.usbIDs.map { "\($0.vendor):\($0.product)" }.joined(separator: ", ")) }
+                if h.uvcPanTilt { which.append("a UVC camera whose USB descriptors list pan/tilt") }
+                lines.append("  hotplug: \(h.subsystem) devices with " + which.joined(separator: " or "))
             }
             lines += d.options.isEmpty ? ["  options: none"] : d.options.map { o in
                 "  \(o.key) (\(range(of: o.kind))\(o.defaultValue.map { ", default \($0)" } ?? "")): \(o.doc)"
@@ -29,7 +32,7 @@ package enum DriverListing {
             if let baud = d.defaultBaud { object["default_baud"] = .number(Double(baud)) }
             if let h = d.hotplug {
                 object["hotplug"] = ["subsystem": .string(h.subsystem), "marker": .string(h.marker),
-                                     "usb": .array(h.usbIDs.map { .string("\($0.vendor):\($0.product)") })]
+                                     "usb": .array(h.usbIDs.map { .string("\($0.vendor):\($0.product)") }), "uvc_pan_tilt": .bool(h.uvcPanTilt)]
             }
             return .object(object)
         })

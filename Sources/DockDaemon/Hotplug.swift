@@ -26,9 +26,10 @@ enum Hotplug {
         /// The udev subsystems some driver's devices appear in.
         static var subsystems: [String] { Array(Set(DriverTable.all.compactMap { $0.hotplug?.subsystem })).sorted() }
 
-        /// The driver whose device this is, nil when it is none's.
-        func driver(_ property: (String) -> String?) -> DriverDefinition? {
-            if let driver = DriverTable.all.first(where: { $0.hotplug?.matches(property) == true }) { return driver }
+        /// The driver whose device this is, nil when it is none's. `uvcControls`: a video device's
+        /// camera controls from its USB descriptors, read only if a driver asks.
+        func driver(_ property: (String) -> String?, uvcControls: () -> UVCCameraControls? = { nil }) -> DriverDefinition? {
+            if let driver = DriverTable.all.first(where: { $0.hotplug?.matches(property, uvcControls: uvcControls) == true }) { return driver }
             if let pattern = serialPattern, let serial = property("ID_SERIAL"), fnmatch(pattern, serial, 0) == 0 {
                 return NativeDriver.definition
             }
@@ -98,10 +99,20 @@ enum Hotplug {
         }
         // A removed device no longer has its properties everywhere: match on add, release by node.
         guard let node = udev_device_get_devnode(device).map({ String(cString: $0) }) else { return nil }
-        let driver = action == .add ? matcher.driver(property) : nil
+        let driver = action == .add ? matcher.driver(property, uvcControls: { videoCaptureControls(device) }) : nil
         guard action == .remove || driver != nil else { return nil }
         return Event(action: action, devnode: node, serial: property("ID_SERIAL"), driver: driver?.name)
     }
+}
+
+/// The camera controls of a video4linux device that is a camera's capture node (its first node,
+/// `index` 0, that captures: a UVC camera also has a metadata node), from its USB descriptors.
+private func videoCaptureControls(_ device: OpaquePointer) -> UVCCameraControls? {
+    guard udev_device_get_subsystem(device).map({ String(cString: $0) }) == "video4linux",
+          udev_device_get_sysattr_value(device, "index").map({ String(cString: $0) }) == "0",
+          udev_device_get_property_value(device, "ID_V4L_CAPABILITIES").map({ String(cString: $0).contains(":capture:") }) ?? true,
+          let syspath = udev_device_get_syspath(device).map({ String(cString: $0) }) else { return nil }
+    return UVCSysfs.controls(syspath: syspath)
 }
 
 /// Set by the consumer's task, read by the monitor thread, which a byte on a pipe wakes from its poll.

@@ -32,8 +32,17 @@ final class StandRegistry: Sendable {
     /// Stops the stand at `endpoint` and lets it go (a detach, or the device was unplugged).
     @discardableResult
     func remove(endpoint: StandEndpoint) async -> Bool {
+        await remove { $0 == endpoint }
+    }
+
+    /// The stand on a device node udev says is gone, whatever its link (a tty at any baud, a video device).
+    func remove(deviceNode: String) async -> Bool {
+        await remove { $0.deviceNode == deviceNode }
+    }
+
+    private func remove(where matches: (StandEndpoint) -> Bool) async -> Bool {
         let entry = entries.withLock { entries -> Entry? in
-            guard let index = entries.firstIndex(where: { $0.host.endpoint == endpoint }) else { return nil }
+            guard let index = entries.firstIndex(where: { matches($0.host.endpoint) }) else { return nil }
             return entries.remove(at: index)
         }
         guard let entry else { return false }

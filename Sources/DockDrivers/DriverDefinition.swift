@@ -84,17 +84,23 @@ public struct HotplugMatch: Sendable, Equatable {
     /// `ID_VENDOR_ID` and `ID_MODEL_ID` (lowercase hex) of devices that are always this driver's.
     public let usbIDs: [(vendor: String, product: String)]
 
-    public init(subsystem: String, marker: String, usbIDs: [(vendor: String, product: String)]) {
-        self.subsystem = subsystem; self.marker = marker; self.usbIDs = usbIDs
+    /// Also any video capture node of a USB video class camera whose Camera Terminal lists pan/tilt
+    /// controls (`UVCCameraControls`, from the USB descriptors): every UVC PTZ webcam, known or not.
+    public let uvcPanTilt: Bool
+
+    public init(subsystem: String, marker: String, usbIDs: [(vendor: String, product: String)], uvcPanTilt: Bool = false) {
+        self.subsystem = subsystem; self.marker = marker; self.usbIDs = usbIDs; self.uvcPanTilt = uvcPanTilt
     }
 
-    public func matches(_ property: (String) -> String?) -> Bool {
+    /// `uvcControls`: the device's camera controls, asked only when the rest does not match.
+    public func matches(_ property: (String) -> String?, uvcControls: () -> UVCCameraControls? = { nil }) -> Bool {
         property(marker) == "1" || usbIDs.contains { property("ID_VENDOR_ID") == $0.vendor && property("ID_MODEL_ID") == $0.product }
+            || (uvcPanTilt && uvcControls()?.canPanTilt == true)
     }
 
     public static func == (a: HotplugMatch, b: HotplugMatch) -> Bool {
         a.subsystem == b.subsystem && a.marker == b.marker && a.usbIDs.map(\.vendor) == b.usbIDs.map(\.vendor)
-            && a.usbIDs.map(\.product) == b.usbIDs.map(\.product)
+            && a.usbIDs.map(\.product) == b.usbIDs.map(\.product) && a.uvcPanTilt == b.uvcPanTilt
     }
 }
 

@@ -38,6 +38,14 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The device node udev announces for it (what an unplug names), nil for a socket or a radio.
+    public var deviceNode: String? {
+        switch self {
+        case .serial(let path, _), .video(let path): path
+        case .unix, .bluetooth, .udp, .tcp: nil
+        }
+    }
+
     /// `unix:/run/x.sock`, `rfcomm:AA:BB:CC:DD:EE:FF[/channel]`, `udp:HOST:PORT`, `tcp:HOST:PORT`, `video:/dev/videoN`,
     /// or a device path with an optional `@baud`.
     public init(parsing text: String, defaultBaud: Int = 115_200) {

@@ -53,6 +53,9 @@ struct DockdCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Start with the defaults even when the file named with --config does not exist.")
     var ignoreMissingConfig = false
 
+    @Option(name: .long, help: ArgumentHelp("For udev's IMPORT{program}: print DOCKD_V4L2_PTZ=1 and the camera's controls when the video device at this sysfs path is a USB camera that can pan or tilt (read from its USB descriptors), nothing otherwise, and exit.", valueName: "syspath"))
+    var uvcControls: String?
+
     /// Fault injection for the watchdog test (tests/integration/test_watchdog.py); hidden from --help.
     @Option(name: .long, help: .hidden)
     var debugStallOnSigusr2: Double?
@@ -75,6 +78,11 @@ struct DockdCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let uvcControls {
+            let properties = UVCSysfs.udevProperties(syspath: uvcControls)
+            if !properties.isEmpty { print(properties) }
+            return
+        }
         if listDrivers {
             print(json ? DriverListing.jsonText : DriverListing.text)
             return

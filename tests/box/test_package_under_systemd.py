@@ -211,9 +211,9 @@ def test_a_visca_over_ip_camera_is_reached_with_the_installed_profiles(box):
     box.run("systemctl", "daemon-reload")
 
 
-def udev_test(box, recording, node):
+def udev_test(box, recording, node, subsystem="tty"):
     out = box.run("umockdev-run", "-d", f"/srv/dockd-test/devices/{recording}.umockdev", "--",
-                  "udevadm", "test", "--action=add", f"/sys/class/tty/{node}")
+                  "udevadm", "test", "--action=add", f"/sys/class/{subsystem}/{node}")
     properties = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line and not line.startswith(" "))
     return properties, out.stderr
 
@@ -231,6 +231,14 @@ def test_the_udev_rule_names_tags_and_starts_dockd_for_a_stand_with_or_without_a
     props, log = udev_test(box, "usb-serial-adapter", "ttyUSB0")
     assert "DOCKD_STAND" not in props and "SYSTEMD_WANTS" not in props, props
     assert "70-dockd.rules" not in log.replace("Reading rules file: /usr/lib/udev/rules.d/70-dockd.rules", ""), log[-2000:]
+
+
+def test_the_udev_rule_starts_dockd_and_dock_camera_for_a_ptz_webcam_only(box):
+    props, log = udev_test(box, "ptz-webcam", "video0", "video4linux")
+    assert props.get("DOCKD_V4L2_PTZ") == "1" and props.get("DOCKD_UVC_CONTROLS") == "pantilt-absolute zoom-absolute", (props, log[-2000:])
+    assert props.get("SYSTEMD_WANTS") == "dockd.service dock-camera@video0.service", props
+    props, log = udev_test(box, "plain-webcam", "video0", "video4linux")
+    assert "DOCKD_V4L2_PTZ" not in props and "dock" not in props.get("SYSTEMD_WANTS", ""), (props, log[-2000:])
 
 
 def test_an_upgrade_in_place_restarts_the_running_daemon(box):

@@ -101,7 +101,8 @@ def test_the_udev_rule_marks_what_the_hotplug_table_matches():
     rule = (ROOT / "udev" / "70-dockd.rules").read_text()
     for name, driver in drivers().items():
         if hotplug := driver.get("hotplug"):
-            assert f'SUBSYSTEM!="{hotplug["subsystem"]}"' in rule, name
+            assert f'SUBSYSTEM!="{hotplug["subsystem"]}"' in rule or f'SUBSYSTEM=="{hotplug["subsystem"]}", GOTO=' in rule, name
+            assert f'ENV{{{hotplug["marker"]}}}' in rule, name
             for usb in hotplug["usb"]:
                 vendor, product = usb.split(":")
                 assert f'ATTRS{{idVendor}}=="{vendor}", ATTRS{{idProduct}}=="{product}", ENV{{{hotplug["marker"]}}}="1"' in rule, name

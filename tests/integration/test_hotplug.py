@@ -17,3 +17,17 @@ def test_stands_attach_on_add_and_release_on_remove():
     assert seen["at_start"] == ["serial:/dev/ttyACM0@115200"], seen
     assert seen["after_add"] == ["serial:/dev/ttyACM0@115200", "serial:/dev/ttyACM1@115200"], seen
     assert seen["after_remove"] == ["serial:/dev/ttyACM1@115200"], seen
+
+
+@pytest.mark.skipif(shutil.which("umockdev-wrapper") is None, reason="needs umockdev (make deps installs it)")
+def test_a_ptz_webcam_attaches_by_its_usb_descriptors():
+    out = subprocess.run(["umockdev-wrapper", "/usr/bin/python3", str(ROOT / "tests" / "integration" / "umockdev_video_hotplug.py"),
+                          str(BIN / "dockd")], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    # Its capture node only: not its metadata node, not the plain webcam beside it.
+    assert seen["at_start"] == [["video:/dev/video0", "v4l2"]], seen
+    assert seen["after_add"] == [["video:/dev/video0", "v4l2"], ["video:/dev/video4", "v4l2"]], seen
+    assert seen["after_remove"] == [["video:/dev/video4", "v4l2"]], seen
+    assert seen["udev"]["video0"] == "DOCKD_V4L2_PTZ=1\nDOCKD_UVC_CONTROLS=pantilt-absolute zoom-absolute\n", seen
+    assert seen["udev"]["video2"] == "", seen

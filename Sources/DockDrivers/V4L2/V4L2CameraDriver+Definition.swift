@@ -10,10 +10,12 @@ extension V4L2CameraDriver {
             DriverOption("poll_hz", .number(1...50), default: .number(10), "pose reads a second"),
             DriverOption("command_interval", .number(0.01...2), default: .number(0.1), "the least time between two targets sent to one axis, s (a camera sent faster can wedge)"),
             DriverOption("steering", .choice(["auto"] + V4L2Steering.allCases.map(\.rawValue)), default: .text("auto"),
-                         "how pan and tilt are steered: auto (absolute pose where the camera has one, else a speed of 8 levels or more, else relative steps, else any speed) or one of absolute, speed, relative"),
+                         "how pan and tilt are steered; auto takes an absolute pose where the camera has one, else a speed of 8 levels or more, else relative steps, else any speed"),
             DriverOption("name", .text, default: nil, "the stand's id in the API (default v4l2-CARD)"),
         ],
-        capabilities: [.angles, .measuredPosition],
+        // The rule marks UVC PTZ cameras (dockd --uvc-controls); dockd checks the descriptors itself too.
+        hotplug: HotplugMatch(subsystem: "video4linux", marker: "DOCKD_V4L2_PTZ", usbIDs: [], uvcPanTilt: true),
+        capabilities: [.angles, .rates, .measuredPosition],
         make: { s in
             var settings = Settings()
             settings.maxSpeed = s.number("max_speed")
