@@ -57,8 +57,8 @@ Options (Camera(...) keyword arguments; the command line has the same names):
 - `Server.reboot(down_for, reset_pose)`: connections dropped, connections refused for `down_for`
   seconds, then the camera answers again, its pose kept or back at 0 / home.
 - `Camera.inject`: faults for the next requests, in order: "http500", "http401", "close" (connection
-  dropped with no reply), "malformed" (a 200 with a truncated envelope), "huge" (a 200 whose body is
-  `huge_bytes` long).
+  dropped with no reply), "truncated" (a 200 whose envelope is cut off, then the connection closed),
+  "malformed" (a 200 whose body is not XML), "huge" (a 200 whose body is `huge_bytes` long).
 - `auth`: "none", "wsse" (UsernameToken digest required), "digest" (HTTP Digest required) or "any"
   (either accepted); `username` / `password`; `clock_skew` (seconds the camera's clock is ahead of
   UTC, in GetSystemDateAndTime and for checking Created); `created_window` (seconds Created may
@@ -291,7 +291,7 @@ class Camera:
         self.home = (0.0, 0.0, 0.0)  # generic pan, tilt, zoom
         self.presets = {}  # token -> (name, (pan, tilt, zoom) generic)
         self.next_preset = 1
-        self.inject = []  # faults for the next requests: "http500", "http401", "close", "malformed", "huge"
+        self.inject = []  # faults for the next requests: "http500", "http401", "close", "truncated", "malformed", "huge"
         self.log = []  # (time, client, action, auth, status)
         self.moves = []  # (time, action, details) for every move accepted
         self.seen_nonces = {}  # wsse nonce -> when it was used
@@ -323,7 +323,14 @@ class Camera:
                 self.reported = None
 
     def moving(self):
+        """Whether the head moves (as of the last step)."""
         return self.pan.moving or self.tilt.moving or self.zoom.moving
+
+    def still(self):
+        """Whether the head is still now."""
+        with self.lock:
+            self.step()
+            return not self.moving()
 
     def pose(self):
         """(pan°, tilt°, zoom) now."""
@@ -1039,9 +1046,12 @@ class Handler(BaseHTTPRequestHandler):
             junk = (b"Content-Type: application/soap+xml\x00Content-Length: 0\x00Connection: close\x00"
                     b"HTTP/1.1 500 Internal Server Error\r\n\r\n")
             return 0, action, auth, ("raw", junk, ())
-        if injected == "malformed":
+        if injected == "truncated":  # an envelope cut off inside the reply, then the connection closed
             return 200, action, auth, ("raw", b"HTTP/1.1 200 OK\r\nContent-Type: application/soap+xml\r\nConnection: close\r\n\r\n"
                                        + envelope("<tptz:GetStatusResponse><tptz:PTZStatus><tt:Position><tt:PanTilt x=")[:-40], ())
+        if injected == "malformed":  # a 200 whose body is not XML at all
+            junk = b"\x00\x13\x37<<not xml>> {\"error\": true}\xff\xfe"
+            return 200, action, auth, ("xml", junk, ())
         if injected == "huge":
             return 200, action, auth, ("huge", b"", ())
         try:
@@ -1070,7 +1080,8 @@ class Server:
         self.lock = threading.Lock()
         self.digest = Digest(cam)
         self.reboots = []  # (went down, came back)
-        self.up = threading.Event()
+        self.up = threading.Event()  # set while it serves
+        self.down = threading.Event()  # set once a reboot has dropped everything
 
     @property
     def xaddr(self):
@@ -1087,6 +1098,7 @@ class Server:
         self.cam.xaddr_base = f"http://{self.host}:{self.port}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
+        self.down.clear()
         self.up.set()
         return self
 
@@ -1106,6 +1118,7 @@ class Server:
             self.httpd.server_close()
             self.httpd = None
         self.drop_connections()
+        self.down.set()
 
     def stop(self):
         self.halt()
@@ -1154,7 +1167,8 @@ class DiscoveryResponder:
                                  "onvif://www.onvif.org/location/country/nowhere"]
         self.types = [(DN, "NetworkVideoTransmitter"), (TDS, "Device")]
         self.answer = answer
-        self.probes = []  # (time, source, message id, matched)
+        self.probes = []  # (time, source, message id, matched) for every Probe received
+        self.answered = set()  # the MessageIDs of the Probes answered
         self.sock = None
         self.message_number = 0
         self.instance = int(time.time())
@@ -1216,7 +1230,11 @@ class DiscoveryResponder:
         want_scopes = (scopes_el.text or "").split() if scopes_el is not None else []
         match_by = scopes_el.get("MatchBy", WSD + "/rfc3986") if scopes_el is not None else None
         matched = all(t in self.types for t in wanted) and all(self.scope_match(s, match_by) for s in want_scopes)
+        repeat = message_id in self.answered
         self.probes.append((time.monotonic(), source, message_id, matched))
+        if repeat:  # SOAP-over-UDP sends each message several times: answered once
+            return None
+        self.answered.add(message_id)
         if self.cam.verbose:
             sys.stderr.write(f"{time.time():.3f} discovery: Probe {message_id} from {source} matched={matched}\n")
         if not matched:
