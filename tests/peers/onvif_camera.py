@@ -34,7 +34,8 @@ position a client reads lags its commands like a real camera's. A ContinuousMove
 the full speed; an absolute or relative move goes at its Speed (0..1 of full speed; the
 configuration's DefaultPTZSpeed without one). Each new move replaces the motion in force; Stop
 stops the components it names. Motion is computed from the time each command arrived (no physics
-thread: a starved process still answers where the head is now).
+thread: a starved process still answers where the head is now). The head starts at generic (0, 0),
+zoom 0 (with the default ranges: pan 0°, tilt 30° up).
 
 Options (Camera(...) keyword arguments; the command line has the same names):
 - `motion`: the moves offered, a subset of {"continuous", "absolute", "relative"} — "continuous"
