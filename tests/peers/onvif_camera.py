@@ -1180,6 +1180,10 @@ class DiscoveryResponder:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind((self.host, self.port))
         if self.multicast:
+            # Linux hands a socket bound to INADDR_ANY every group any socket of the host joined
+            # (IP_MULTICAST_ALL): off, so that the camera hears only the group it joined itself, as
+            # a separate device would (the client on this host joins 239.255.255.250 too).
+            s.setsockopt(socket.IPPROTO_IP, getattr(socket, "IP_MULTICAST_ALL", 49), 0)
             mreq = struct.pack("4s4s", socket.inet_aton(self.GROUP), socket.inet_aton(self.interface))
             s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, mreq)
         self.port = s.getsockname()[1]
