@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT / "tests" / "peers"))
 
 import onvif_camera as oc  # noqa: E402
 
-onvif = pytest.importorskip("onvif")
-zeep = pytest.importorskip("zeep")
+import onvif  # noqa: E402  (the peers: requirements-test.txt; a missing one is a failure, not a skip)
+import zeep  # noqa: E402
 from onvif import ONVIFCamera, ONVIFError  # noqa: E402
 from zeep.exceptions import Fault as ZeepFault  # noqa: E402
 
@@ -228,16 +228,16 @@ def test_continuous_move_ends_at_its_timeout_and_without_one_runs_for_the_defaul
 
 
 def test_absolute_move_arrives_at_its_speed(camera):
-    cam, server = camera(auth="wsse", pan_speed=100.0, tilt_speed=60.0, zoom_speed=0.5)
+    cam, server = camera(auth="wsse", pan_speed=60.0, tilt_speed=60.0, zoom_speed=0.5)
     p = Ptz(server)
     started = time.monotonic()
     p.absolute(0.5, 0.5, zoom=0.25)
-    first = p.pose()
-    assert first[0] < 0.45, "the position lags the command"
+    first = p.status()
+    assert first.Position.PanTilt.x < 0.5 and first.MoveStatus.PanTilt == "MOVING", "the position lags the command"
     wait_until(lambda: p.idle() and p.pose() == (0.5, 0.5, 0.25), 5, "arrival")
     took = time.monotonic() - started
-    # pan 85° at 100°/s, tilt 30° at 60°/s: 0.85 s for both together
-    assert took >= 0.8, took
+    # pan 85° at 60°/s, tilt 30° at 60°/s: 1.42 s for both together
+    assert took >= 1.35, took
     # slower at a quarter speed
     started = time.monotonic()
     p.absolute(0.3, 0.5, speed=0.25)  # 34° at 25°/s
@@ -459,25 +459,25 @@ def test_move_status_unknown_and_position_static(camera):
 
     cam2, server2 = camera(position_static=True)
     q = Ptz(server2)
-    q.continuous(0.5, 0, timeout="PT1S")
+    q.continuous(0.5, 0, timeout="PT10S")
     wait_until(lambda: cam2.pose()[0] > 10, 5, "the head to turn 10°")
     assert q.pose()[0] == 0 and q.status().MoveStatus.PanTilt == "MOVING"
-    wait_until(lambda: q.pose()[0] > 0.2, 5, "the position once still")
+    q.stop()
+    wait_until(lambda: q.pose()[0] > 10 / 170, 5, "the position once still")
     assert q.idle()
 
 
 def test_latency_delays_every_reply(camera):
-    cam, server = camera(auth="wsse", latency=0.3)
+    cam, server = camera(auth="wsse", latency=0.5)
     p = Ptz(server)
-    for _ in range(3):
+    for _ in range(2):
         started = time.monotonic()
         p.status()
-        assert time.monotonic() - started >= 0.3
+        assert time.monotonic() - started >= 0.5
     # a move acts when it arrives, its reply comes late
-    started = time.monotonic()
     p.continuous(0.5, 0, timeout="PT5S")
-    assert time.monotonic() - started >= 0.3
-    assert cam.moves[-1][0] - started < 0.25
+    replied = time.monotonic()
+    assert replied - cam.moves[-1][0] >= 0.4, replied - cam.moves[-1][0]
     p.stop()
 
 
