@@ -382,6 +382,45 @@ def test_http_digest(camera):
     conn.close()
 
 
+def test_auth_any_takes_either_and_the_time_is_open_under_digest(camera):
+    import requests
+    from requests.auth import HTTPDigestAuth
+    from zeep.transports import Transport
+    cam, server = camera(auth="any")
+    assert peer(server).devicemgmt.GetDeviceInformation().Model == cam.model  # a UsernameToken
+    session = requests.Session()
+    session.auth = HTTPDigestAuth(USER, PASSWORD)
+    c = peer(server, password="not the token's", transport=Transport(session=session), adjust_time=False)
+    assert c.devicemgmt.GetDeviceInformation().Model == cam.model  # HTTP Digest (the token is wrong)
+    assert {e[3] for e in cam.log if e[4] == 200 and e[2] == "GetDeviceInformation"} == {"wsse", "digest"}
+    with pytest.raises(ONVIFError):
+        peer(server, password="wrong")
+    cam2, server2 = camera(auth="digest")
+    conn = http.client.HTTPConnection(server2.host, server2.port, timeout=5)
+    conn.request("POST", "/onvif/device_service", oc.envelope("<tds:GetSystemDateAndTime/>"), {"Content-Type": "application/soap+xml"})
+    r = conn.getresponse()
+    assert r.status == 200 and b"UTCDateTime" in r.read()
+    conn.close()
+
+
+def test_runs_alone_from_the_command_line(tmp_path):
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "peers" / "onvif_camera.py"), "--port", "0", "--auth", "wsse",
+                             "--username", USER, "--password", PASSWORD, "--motion", "absolute", "--verbose"],
+                            stdout=subprocess.PIPE, stderr=open(tmp_path / "err", "wb"), text=True)
+    try:
+        first = proc.stdout.readline().split()
+        assert first[0] == "onvif" and first[1].startswith("http://127.0.0.1:")
+        port = int(first[1].split(":")[2].split("/")[0])
+        c = ONVIFCamera("127.0.0.1", port, USER, PASSWORD, adjust_time=True)
+        spaces = c.create_ptz_service().GetNodes()[0].SupportedPTZSpaces
+        assert spaces.AbsolutePanTiltPositionSpace and not spaces.ContinuousPanTiltVelocitySpace
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    log = (tmp_path / "err").read_text()
+    assert "GetNodes auth=wsse -> 200" in log, log
+
+
 # -- motion models: each refuses the moves it does not have, and does not advertise them
 
 @pytest.mark.parametrize("model", ["continuous", "absolute", "relative"])

@@ -60,8 +60,9 @@ Options (Camera(...) keyword arguments; the command line has the same names):
 - `Camera.inject`: faults for the next requests, in order: "http500", "http401", "close" (connection
   dropped with no reply), "truncated" (a 200 whose envelope is cut off, then the connection closed),
   "malformed" (a 200 whose body is not XML), "huge" (a 200 whose body is `huge_bytes` long).
-- `auth`: "none", "wsse" (UsernameToken digest required), "digest" (HTTP Digest required) or "any"
-  (either accepted); `username` / `password`; `clock_skew` (seconds the camera's clock is ahead of
+- `auth`: "none", "wsse" (UsernameToken digest required; refused: HTTP 400 with a SOAP fault
+  env:Sender / ter:NotAuthorized), "digest" (HTTP Digest required; refused: 401 and a challenge) or
+  "any" (either accepted; refused: 401 with a Digest challenge and the NotAuthorized fault); `username` / `password`; `clock_skew` (seconds the camera's clock is ahead of
   UTC, in GetSystemDateAndTime and for checking Created); `created_window` (seconds Created may
   differ from the camera's clock); `password_text` (also accept PasswordText).
 
@@ -951,6 +952,11 @@ class Handler(BaseHTTPRequestHandler):
         action, auth, status = "?", "-", 200
         try:
             status, action, auth, out = self.process(cam, data)
+        except Exception as e:  # a bug of the emulator's: a fault, not a dead connection
+            status, out = 500, ("xml", envelope(Fault("Receiver", ["Action"], f"emulator error: {e!r}").xml()), ())
+            raise_later = e
+        else:
+            raise_later = None
         finally:
             entry = (arrived, self.client_address, action, auth, status)
             with cam.lock:
@@ -959,6 +965,8 @@ class Handler(BaseHTTPRequestHandler):
             if cam.verbose:
                 sys.stderr.write(f"{time.time():.3f} {self.client_address[0]}:{self.client_address[1]} {self.path} "
                                  f"{action} auth={auth} -> {status}\n")
+        if raise_later is not None and cam.verbose:
+            sys.stderr.write(f"{time.time():.3f} emulator error: {raise_later!r}\n")
         if out is None:  # the connection is dropped
             self.close_connection = True
             return
@@ -1022,6 +1030,7 @@ class Handler(BaseHTTPRequestHandler):
         auth = "none"
         if cam.auth != "none" and not (ns == TDS and action == "GetSystemDateAndTime"):
             digest_ok = wsse_why = None
+            stale = False
             if cam.auth in ("digest", "any"):
                 digest_ok, stale = self.server.owner.digest.check(self.headers.get("Authorization"), "POST")
             if cam.auth in ("wsse", "any"):
@@ -1034,10 +1043,12 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 with cam.lock:
                     cam.counts["refused_auth"] += 1
-                if cam.auth == "digest" or (cam.auth == "any" and self.headers.get("Authorization") is None
-                                            and child(header, "Security", WSSE) is None):
-                    return 401, action, "refused", ("xml", b"", [("WWW-Authenticate", self.server.owner.digest.challenge(stale))])
+                challenge = [("WWW-Authenticate", self.server.owner.digest.challenge(stale))]
+                if cam.auth == "digest":
+                    return 401, action, "refused", ("xml", b"", challenge)
                 fault = Fault("Sender", ["NotAuthorized"], f"Sender not authorized: {wsse_why}")
+                if cam.auth == "any":  # a Digest challenge, the token's fault in the body
+                    return 401, action, f"refused ({wsse_why})", ("xml", envelope(fault.xml()), challenge)
                 return 400, action, f"refused ({wsse_why})", ("xml", envelope(fault.xml()), ())
         # a fractional Timeout on a camera that takes whole seconds only
         if (cam.whole_second_timeouts and ns == TPTZ and action == "ContinuousMove"
