@@ -9,6 +9,7 @@ import datetime
 import hashlib
 import http.client
 import json
+import logging
 import os
 import shutil
 import socket
@@ -25,9 +26,16 @@ sys.path.insert(0, str(ROOT / "tests" / "peers"))
 
 import onvif_camera as oc  # noqa: E402
 
+_root = logging.getLogger()
+_level, _handlers = _root.level, list(_root.handlers)
 import onvif  # noqa: E402  (the peers: requirements-test.txt; a missing one is a failure, not a skip)
 import zeep  # noqa: E402
 from onvif import ONVIFCamera, ONVIFError  # noqa: E402
+# onvif-zeep calls logging.basicConfig(level=INFO) on import: not for the other suites in this run
+_root.setLevel(_level)
+for _h in list(_root.handlers):
+    if _h not in _handlers:
+        _root.removeHandler(_h)
 from zeep.exceptions import Fault as ZeepFault  # noqa: E402
 
 USER, PASSWORD = "operator", "correct horse"
@@ -518,6 +526,15 @@ def test_latency_delays_every_reply(camera):
     replied = time.monotonic()
     assert replied - cam.moves[-1][0] >= 0.4, replied - cam.moves[-1][0]
     p.stop()
+    assert cam.max_in_flight == 1
+    # two clients at once: both in flight together (what a driver must not do to one camera)
+    import threading
+    q = Ptz(server)
+    t = threading.Thread(target=q.status)
+    t.start()
+    p.status()
+    t.join(10)
+    assert cam.max_in_flight == 2
 
 
 def test_reboot_drops_connections_refuses_then_answers_with_the_pose_kept_or_reset(camera):

@@ -67,7 +67,8 @@ Options (Camera(...) keyword arguments; the command line has the same names):
   differ from the camera's clock); `password_text` (also accept PasswordText).
 
 Every request (time, client, action, how it was authenticated, the HTTP status answered) is kept in
-`Camera.log` and printed to stderr with `--verbose`.
+`Camera.log` and printed to stderr with `--verbose`; every move and Stop accepted, with its time, in
+`Camera.moves`; the most requests in flight at once in `Camera.max_in_flight`.
 
 WS-Discovery: `DiscoveryResponder` answers Probes on UDP: bound to 0.0.0.0:3702 and joined to
 239.255.255.250 (multicast; needs a route for 224.0.0.0/4 — the tests make a network namespace with
@@ -298,6 +299,8 @@ class Camera:
         self.moves = []  # (time, action, details) for every move accepted
         self.seen_nonces = {}  # wsse nonce -> when it was used
         self.counts = {"requests": 0, "faults": 0, "refused_auth": 0}
+        self.in_flight = 0  # requests received and not yet answered
+        self.max_in_flight = 0  # the most at once (a client should keep it at one)
         self.xaddr_base = "http://127.0.0.1:80"
 
     # -- time
@@ -944,6 +947,16 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         owner, cam = self.server.owner, self.server.owner.cam
         arrived = time.monotonic()
+        with cam.lock:
+            cam.in_flight += 1
+            cam.max_in_flight = max(cam.max_in_flight, cam.in_flight)
+        try:
+            self.respond(owner, cam, arrived)
+        finally:
+            with cam.lock:
+                cam.in_flight -= 1
+
+    def respond(self, owner, cam, arrived):
         length = int(self.headers.get("Content-Length") or 0)
         if length > 1 << 20:
             self.close_connection = True
