@@ -21,7 +21,7 @@ from dockd's code nor from any ONVIF library:
 - WS-Discovery (OASIS, April 2005 namespace, SOAP-over-UDP) for Probe / ProbeMatches, RelatesTo,
   AppSequence and scope matching (rfc3986 and strcmp0);
 - RFC 7616 / 2617 for HTTP Digest (MD5, qop=auth);
-- owners' notes on real cameras: a Tapo C220 (its pan velocity sign is the opposite of its pan
+- owners' notes on real cameras: a Tapo C220 (github.com/skrtk98/tapo-c220, wiki page "PTZ": its pan velocity sign is the opposite of its pan
   position sign; a ContinuousMove Timeout of "PT0.5S" made its HTTP server answer a broken response
   — NUL-separated header text, then "HTTP/1.1 500" — while whole seconds work; without a Timeout it
   runs for 180 s; MoveStatus always UNKNOWN), Hikvision (MoveStatus UNKNOWN), Reolink
@@ -56,24 +56,27 @@ Options (Camera(...) keyword arguments; the command line has the same names):
   reports the position where the last motion began until the head is still again.
 - `latency`: every reply that many seconds late (the request acts when it arrives).
 - `Server.reboot(down_for, reset_pose)`: connections dropped, connections refused for `down_for`
-  seconds, then the camera answers again, its pose kept or back at 0 / home.
+  seconds, then the camera answers again, stopped, its pose kept or back at home.
 - `Camera.inject`: faults for the next requests, in order: "http500", "http401", "close" (connection
   dropped with no reply), "truncated" (a 200 whose envelope is cut off, then the connection closed),
   "malformed" (a 200 whose body is not XML), "huge" (a 200 whose body is `huge_bytes` long).
 - `auth`: "none", "wsse" (UsernameToken digest required; refused: HTTP 400 with a SOAP fault
   env:Sender / ter:NotAuthorized), "digest" (HTTP Digest required; refused: 401 and a challenge) or
-  "any" (either accepted; refused: 401 with a Digest challenge and the NotAuthorized fault); `username` / `password`; `clock_skew` (seconds the camera's clock is ahead of
-  UTC, in GetSystemDateAndTime and for checking Created); `created_window` (seconds Created may
-  differ from the camera's clock); `password_text` (also accept PasswordText).
+  "any" (either accepted; refused: 401 with a Digest challenge and the NotAuthorized fault);
+  `username` / `password`; `clock_skew` (seconds the camera's clock is ahead of UTC, in
+  GetSystemDateAndTime and for checking Created); `created_window` (seconds Created may differ
+  from the camera's clock); `password_text` (also accept PasswordText).
 
 Every request (time, client, action, how it was authenticated, the HTTP status answered) is kept in
 `Camera.log` and printed to stderr with `--verbose`; every move and Stop accepted, with its time, in
 `Camera.moves`; the most requests in flight at once in `Camera.max_in_flight`.
 
 WS-Discovery: `DiscoveryResponder` answers Probes on UDP: bound to 0.0.0.0:3702 and joined to
-239.255.255.250 (multicast; needs a route for 224.0.0.0/4 — the tests make a network namespace with
-only `lo`, multicast on, for it), or on any HOST:PORT for a unicast (directed) Probe, which works
-anywhere. The ProbeMatch goes back unicast to the Probe's source address and port.
+239.255.255.250 on one interface (multicast: it needs a multicast route; the tests make a network
+namespace of their own with a veth pair for it, since WSDiscovery ignores loopback addresses and no
+datagram may leave the machine), or on any HOST:PORT for a unicast (directed) Probe, which works
+anywhere, loopback included. Each Probe (SOAP-over-UDP repeats them) is answered once, by a
+ProbeMatch sent unicast to the Probe's source address and port.
 
 Run alone (answers on http://127.0.0.1:8080/onvif/device_service):
     python onvif_camera.py --port 8080 [--auth wsse --username admin --password secret]
@@ -88,11 +91,9 @@ import datetime
 import hashlib
 import io
 import math
-import os
 import re
 import secrets
 import socket
-import socketserver
 import struct
 import sys
 import threading
@@ -100,7 +101,7 @@ import time
 import uuid
 import xml.etree.ElementTree as ET
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
 
 SOAP = "http://www.w3.org/2003/05/soap-envelope"
 TDS = "http://www.onvif.org/ver10/device/wsdl"
