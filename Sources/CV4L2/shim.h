@@ -24,10 +24,19 @@ static inline int dockd_v4l2_get_ctrl(int fd, unsigned int id, int *value) {
     return result;
 }
 
-/// VIDIOC_S_CTRL of one integer control; 0 or -1 with errno.
-static inline int dockd_v4l2_set_ctrl(int fd, unsigned int id, int value) {
-    struct v4l2_control control = { .id = id, .value = value };
-    return ioctl(fd, VIDIOC_S_CTRL, &control);
+/// VIDIOC_S_EXT_CTRLS of `count` (at most 8) integer camera-class controls, all at once; 0 or -1
+/// with errno.
+static inline int dockd_v4l2_set_ext_ctrls(int fd, const unsigned int *ids, const int *values, unsigned int count) {
+    struct v4l2_ext_control controls[8];
+    struct v4l2_ext_controls request;
+    if (count == 0 || count > 8) { errno = EINVAL; return -1; }
+    memset(controls, 0, sizeof controls);
+    memset(&request, 0, sizeof request);
+    for (unsigned int i = 0; i < count; i++) { controls[i].id = ids[i]; controls[i].value = values[i]; }
+    request.which = V4L2_CTRL_WHICH_CUR_VAL;
+    request.count = count;
+    request.controls = controls;
+    return ioctl(fd, VIDIOC_S_EXT_CTRLS, &request);
 }
 
 /// VIDIOC_QUERYCAP: the card's name (at least 32 bytes) and bus, for the stand's identity.

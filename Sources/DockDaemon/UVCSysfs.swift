@@ -10,7 +10,10 @@ package enum UVCSysfs {
     /// The controls of the USB video class camera that `syspath` (a video4linux device's, or any
     /// below the USB device) belongs to; nil when no ancestor is a USB device with a Camera Terminal.
     package static func controls(syspath: String) -> UVCCameraControls? {
-        var directory = syspath
+        // /sys/class/video4linux/videoN is a link into /sys/devices, where the parents are.
+        guard let resolved = realpath(syspath, nil) else { return nil }
+        defer { free(resolved) }
+        var directory = String(cString: resolved)
         while directory.count > "/sys/devices".count {
             if FileManagerLite.exists(directory + "/idVendor"), let bytes = read(directory + "/descriptors") {
                 return UVCCameraControls.parse(bytes)

@@ -90,9 +90,10 @@ public enum VideoDeviceLink {
                     values.append((id, value))
                 }
                 return [.values(values)]
-            case .set(let id, let value):
-                guard dockd_v4l2_set_ctrl(device, id, value) == 0 else { return [failure()] }
-                return [.values([(id, value)])]
+            case .set(let values):
+                let ids = values.map(\.0), settings = values.map(\.1)
+                guard dockd_v4l2_set_ext_ctrls(device, ids, settings, UInt32(values.count)) == 0 else { return [failure()] }
+                return [.values(values)]
             }
         }
 

@@ -38,15 +38,14 @@ import Testing
     @Test func aConnectHoldsTheCameraWhereItIsThenATargetIsSetOncePerInterval() {
         var (driver, _) = connected()
         #expect(!driver.stopConfirmed, "the hold on connect is still to be sent")
-        #expect(text(driver.tick(at: 0.04).bytes) == "S \(Self.pan)=36000\n")
-        _ = driver.receive(line(.values([(Self.pan, Int32(36000))])), at: 0.05)
-        #expect(text(driver.tick(at: 0.06).bytes) == "S \(Self.tilt)=-7200\n")
-        _ = driver.receive(line(.values([(Self.tilt, Int32(-7200))])), at: 0.07)
+        // Pan and tilt in one set: halves of one UVC control.
+        #expect(text(driver.tick(at: 0.04).bytes) == "S \(Self.pan)=36000 \(Self.tilt)=-7200\n")
+        _ = driver.receive(line(.values([(Self.pan, Int32(36000)), (Self.tilt, Int32(-7200))])), at: 0.05)
         #expect(driver.stopConfirmed)
         // An orientation: yaw 0.2 rad (11.46° left) → pan −41253″, to the 3600″ step: −39600″.
         #expect(text(driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2)]), at: 0.08)).isEmpty,
                 "the pan was set 0.04 s ago: the next waits for the command interval")
-        #expect(text(driver.tick(at: 0.15).bytes) == "S \(Self.pan)=-39600\n")
+        #expect(text(driver.tick(at: 0.15).bytes) == "S \(Self.pan)=-39600 \(Self.tilt)=-7200\n", "the tilt goes with it, where it was told")
     }
 
     @Test func aRefusalReachesTheEngineAndAnUnplugClosesTheLink() {
@@ -62,8 +61,7 @@ import Testing
 
     @Test func twoReadsMomentsApartAreNotTakenForALeap() {
         var (driver, _) = connected()
-        _ = driver.tick(at: 0.04); _ = driver.receive(line(.values([(Self.pan, Int32(36000))])), at: 0.05)
-        _ = driver.tick(at: 0.06); _ = driver.receive(line(.values([(Self.tilt, Int32(-7200))])), at: 0.07)
+        _ = driver.tick(at: 0.04); _ = driver.receive(line(.values([(Self.pan, Int32(36000)), (Self.tilt, Int32(-7200))])), at: 0.05)
         // A read answered late, the next at once: the pan moved one 3600″ step in 7 ms.
         #expect(text(driver.tick(at: 0.13).bytes) == "G \(Self.pan) \(Self.tilt)\n")
         _ = driver.receive(line(.values([(Self.pan, Int32(36000)), (Self.tilt, Int32(-7200))])), at: 0.229)
@@ -79,8 +77,7 @@ import Testing
         var (driver, reports) = connected(flags: 0)
         guard case .ready(let identity, _)? = reports.first else { Issue.record("not ready"); return }
         #expect(identity.hardware.hasPrefix("pose estimated"))
-        _ = driver.tick(at: 0.04); _ = driver.receive(line(.values([(Self.pan, Int32(36000))])), at: 0.05)
-        _ = driver.tick(at: 0.06); _ = driver.receive(line(.values([(Self.tilt, Int32(-7200))])), at: 0.07)
+        _ = driver.tick(at: 0.04); _ = driver.receive(line(.values([(Self.pan, Int32(36000)), (Self.tilt, Int32(-7200))])), at: 0.05)
         _ = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0)]), at: 0.2)
         _ = driver.receive(line(.values([(Self.pan, Int32(0))])), at: 0.21)
         // 0.1 s later at 1 rad/s the camera has come 5.7° of the 10°: not the echoed 0.
@@ -97,13 +94,14 @@ import Testing
 
     /// A camera with no absolute pan/tilt (as uvcvideo lists one whose only pan/tilt is
     /// CT_PANTILT_RELATIVE): speeds of ±`speedLevels`, and relative steps of 1°.
-    func connectedWithoutAbsolute(speedLevels: Int64, steering: V4L2Steering? = nil) -> (V4L2CameraDriver, [DriverReport]) {
+    func connectedWithoutAbsolute(speedLevels: Int64, reverseLevels: Int64? = nil, steering: V4L2Steering? = nil) -> (V4L2CameraDriver, [DriverReport]) {
         var settings = V4L2CameraDriver.Settings()
         settings.steering = steering
         var driver = V4L2CameraDriver(settings: settings)
         _ = driver.start(at: 0)
-        let reports = driver.receive(line(.control(.init(id: Self.panSpeed, minimum: -speedLevels, maximum: speedLevels, step: 1, defaultValue: 0, flags: 0)))
-                                     + line(.control(.init(id: Self.tiltSpeed, minimum: -speedLevels, maximum: speedLevels, step: 1, defaultValue: 0, flags: 0)))
+        let reverse = -(reverseLevels ?? speedLevels)
+        let reports = driver.receive(line(.control(.init(id: Self.panSpeed, minimum: reverse, maximum: speedLevels, step: 1, defaultValue: 20, flags: 0)))
+                                     + line(.control(.init(id: Self.tiltSpeed, minimum: reverse, maximum: speedLevels, step: 1, defaultValue: 20, flags: 0)))
                                      + line(.control(.init(id: Self.panRelative, minimum: -468_000, maximum: 468_000, step: 3600, defaultValue: 0, flags: Self.writeOnly)))
                                      + line(.control(.init(id: Self.tiltRelative, minimum: -324_000, maximum: 324_000, step: 3600, defaultValue: 0, flags: Self.writeOnly)))
                                      + line(.card("PTZ Pro 2")), at: 0.01)
@@ -120,10 +118,10 @@ import Testing
         mutating func answer(_ bytes: [UInt8]) -> [UInt8] {
             guard !bytes.isEmpty, let request = V4L2Wire.request(Substring(String(decoding: bytes.dropLast(), as: UTF8.self))) else { return [] }
             switch request {
-            case .set(let id, let value):
-                values[id] = value
-                sets.append("S \(id)=\(value)")
-                return V4L2Wire.encode(.values([(id, value)]))
+            case .set(let set):
+                for (id, value) in set { values[id] = value }
+                sets.append("S " + set.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
+                return V4L2Wire.encode(.values(set))
             case .get(let ids):
                 reads += 1
                 return V4L2Wire.encode(.values(ids.map { ($0, values[$0] ?? 0) }))
@@ -162,7 +160,7 @@ import Testing
         var camera = ScriptedCamera()
         #expect(text(driver.tick(at: 0.02).bytes) == "G \(Self.panSpeed) \(Self.tiltSpeed)\n")
         _ = run(&driver, &camera, from: 0.02, to: 0.5, first: V4L2Wire.encode(.get([Self.panSpeed, Self.tiltSpeed])))
-        #expect(camera.sets == ["S \(Self.panSpeed)=0", "S \(Self.tiltSpeed)=0"])
+        #expect(camera.sets == ["S \(Self.panSpeed)=0 \(Self.tiltSpeed)=0"])
         #expect(driver.stopConfirmed && camera.reads >= 4)
         // Yaw 0.5 rad/s to the left at a 1 rad/s top speed: pan speed −80 of ±160; the same rate
         // again sends nothing (a camera sent the same set over and over can wedge).
@@ -172,7 +170,7 @@ import Testing
         #expect(driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.8).isEmpty)
         // A second at that speed: the estimate has the camera 0.5 rad to the left.
         let feedback = run(&driver, &camera, from: 0.8, to: 1.51)
-        #expect(camera.sets == ["S \(Self.panSpeed)=-80"])
+        #expect(camera.sets == ["S \(Self.panSpeed)=-80 \(Self.tiltSpeed)=0"], "with the tilt's speed, as it was")
         let yaw = feedback.last.map { Double($0.axis(.yaw)!.position) } ?? .nan
         #expect(abs(yaw - 0.5) < 0.03, "yaw \(yaw)")
         // STOP: speed 0 on both axes, confirmed once both are set.
@@ -180,7 +178,7 @@ import Testing
         let stop = driver.send(.stop, at: 1.51)
         #expect(!driver.stopConfirmed)
         _ = run(&driver, &camera, from: 1.51, to: 1.9, first: stop)
-        #expect(camera.sets == ["S \(Self.panSpeed)=0", "S \(Self.tiltSpeed)=0"])
+        #expect(camera.sets == ["S \(Self.panSpeed)=0 \(Self.tiltSpeed)=0"])
         #expect(driver.stopConfirmed)
     }
 
@@ -191,7 +189,7 @@ import Testing
         #expect(driver.closesPositionLoop)
         var camera = ScriptedCamera()
         _ = run(&driver, &camera, from: 0.01, to: 0.5)
-        #expect(camera.sets == ["S \(Self.panRelative)=0", "S \(Self.tiltRelative)=0"], "a zero step ends any step in progress")
+        #expect(camera.sets == ["S \(Self.panRelative)=0 \(Self.tiltRelative)=0"], "a zero step ends any step in progress")
         // Yaw 0.2 rad to the left = pan −41253″: a step of −39600″ (the 3600″ step) from where it is.
         camera.sets = []
         let go = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2)]), at: 0.5)
@@ -205,6 +203,13 @@ import Testing
         #expect(abs(yaw - 39600 / (180 * 3600 / Double.pi)) < 1e-4, "yaw \(yaw)")
     }
 
+    @Test func aSpeedThatReversesOnlyAtTheSlowestIsNotPickedOverSteps() {
+        // uvcvideo before 2026: pan_speed min=-1 max=160 (OBSBOT Tiny 2's printout).
+        let (_, reports) = connectedWithoutAbsolute(speedLevels: 160, reverseLevels: 1)
+        guard case .ready(let identity, _)? = reports.first else { Issue.record("not ready: \(reports)"); return }
+        #expect(identity.hardware == "pose estimated; pan by relative, tilt by relative")
+    }
+
     @Test func aSteeringTheCameraLacksIsSaidByName() {
         let (_, reports) = connectedWithoutAbsolute(speedLevels: 160, steering: .absolute)
         guard case .fatal(let why)? = reports.first else { Issue.record("not refused: \(reports)"); return }
@@ -212,7 +217,7 @@ import Testing
     }
 
     @Test func theWireReadsBackWhatItWrites() {
-        for request in [V4L2Wire.Request.query, .get([Self.pan, Self.tilt]), .set(Self.pan, Int32(-3600))] {
+        for request in [V4L2Wire.Request.query, .get([Self.pan, Self.tilt]), .set([(Self.pan, Int32(-3600)), (Self.tilt, Int32(7200))])] {
             let bytes = V4L2Wire.encode(request)
             #expect(V4L2Wire.request(Substring(text(bytes.dropLast()))) == request)
         }

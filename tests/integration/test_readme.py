@@ -23,6 +23,8 @@ ELSEWHERE = {
     "virtual camera is test_dock_camera.py::test_virtual_camera_loop_turns_the_stand_toward_the_people",
     "systemctl enable --now dock-camera@video0": "test_dock_camera.py::test_camera_unit_is_valid_and_hardened "
     "verifies the unit for video0 (systemd-analyze); not started: no webcam here",
+    "dockd --uvc-controls /sys/class/video4linux/video0": "test_hotplug.py::test_a_ptz_webcam_attaches_by_its_usb_descriptors, "
+    "against a umockdev testbed's PTZ webcam (this machine has no /sys/class/video4linux)",
     "dock-camera --source virtual:/usr/share/doc/opencv-doc/examples/data/vtest.avi --preview out/p.png":
     "test_dock_camera.py::test_virtual_camera_loop_turns_the_stand_toward_the_people (with --stats)",
 }
@@ -32,6 +34,7 @@ RUN = [
     "dockd --device /dev/ttyACM0",
     "dockctl status",
     "dockctl list",
+    "dockctl list --json",
     "dockctl watch motion events --rate 10",
     "dockctl orient --yaw 0.5 --pitch 0.2 --duration 1 --wait",
     "dockctl move --yaw-rate 0.3 --seconds 2",
@@ -99,7 +102,7 @@ def readme_rig(tmp_path):
 def test_the_simulator_section_and_the_using_dockd_commands(readme_rig):
     tmp_path, socket_path = readme_rig
     wait_for(lambda: "connected" in run_to_end("dockctl status", tmp_path, socket_path).stdout, 10, "the stand")
-    for command in RUN[3:12]:
+    for command in RUN[3:13]:
         if command in FOLLOWING:
             follow(command, tmp_path, socket_path, FOLLOWING[command])
         else:
@@ -145,8 +148,8 @@ def follow(command, tmp_path, socket_path, first_word):
 # every core (it timed out at 60 s under `make under-load`): generous deadlines.
 @pytest.mark.timeout(1200)
 def test_the_benchmark_commands(tmp_path):
-    suite = run_to_end(RUN[12], tmp_path, None, timeout=600)
+    suite = run_to_end(RUN[13], tmp_path, None, timeout=600)
     assert suite.returncode == 0 and "| met |" in suite.stdout, suite.stderr[-2000:]
-    live = run_to_end(RUN[13], tmp_path, None, timeout=300)
+    live = run_to_end(RUN[14], tmp_path, None, timeout=300)
     assert live.returncode == 0, live.stderr[-2000:]
     assert "<svg" in (tmp_path / "slow-walk.svg").read_text()

@@ -102,7 +102,7 @@ try:
     result["after_remove"] = stands()
     # What the udev rule's IMPORT{program} prints for each node.
     result["udev"] = {node: subprocess.run([dockd, "--uvc-controls", syspath], env=env, capture_output=True, text=True).stdout
-                      for node, syspath in [("video0", present), ("video2", testbed.get_sys_dir() + "/devices/1-2/video2")]}
+                      for node, syspath in [("video0", "/sys/class/video4linux/video0"), ("video2", "/sys/devices/1-2/video2")]}
 finally:
     proc.terminate()
     proc.wait(5)

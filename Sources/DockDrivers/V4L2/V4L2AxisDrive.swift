@@ -26,11 +26,13 @@ public enum V4L2Steering: String, Sendable, CaseIterable {
 
     /// The steering `auto` picks for an axis from the usable controls: an absolute pose where
     /// there is one; else a speed with at least `fineSpeedLevels` levels each way; else relative
-    /// steps; else any speed. A speed of a few levels (Logitech's ±1 is a direction, not a speed)
+    /// steps; else any speed. A speed of a few levels either way (Logitech's ±1 is a direction, not a speed)
     /// moves in leaps of one level × the command interval, where a step lands to the camera's step.
     static func automatic(_ usable: (V4L2Steering) -> V4L2Wire.ControlInfo?) -> V4L2Steering? {
         if usable(.absolute) != nil { return .absolute }
-        if let speed = usable(.speed), speed.maximum >= fineSpeedLevels { return .speed }
+        // Both ways: uvcvideo before 2026 lists the speeds' minimum as −1 (the slowest reverse),
+        // whatever the camera's maximum (linux-media, "uvcvideo: … relative pan/tilt/zoom speeds").
+        if let speed = usable(.speed), speed.maximum >= fineSpeedLevels, -speed.minimum >= fineSpeedLevels { return .speed }
         if usable(.relative) != nil { return .relative }
         return usable(.speed) != nil ? .speed : nil
     }

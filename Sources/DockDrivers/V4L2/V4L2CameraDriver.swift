@@ -10,14 +10,15 @@ import DockProtocol
 ///
 /// Pure, like every driver: it speaks `V4L2Wire` lines, and DockIO's `VideoDeviceLink` runs the
 /// ioctls on a thread of its own. One request is in flight at a time; sets are coalesced to the
-/// newest value and sent at most once per `commandInterval` per axis (a camera sent faster can wedge).
+/// newest value and sent at most once per `commandInterval` (a camera sent faster can wedge), pan
+/// and tilt in one request.
 public struct V4L2CameraDriver: StandDriver {
     public struct Settings: Sendable, Equatable {
         /// The camera's top rate, rad/s (UVC does not report one): at full speed, and to estimate
         /// where it is where it does not say.
         public var maxSpeed = 1.0
         public var pollHz = 10.0
-        /// The least time between two sets of one axis, s.
+        /// The least time between two sets, s.
         public var commandInterval = 0.1
         /// nil: each axis as `V4L2Steering.automatic` picks.
         public var steering: V4L2Steering?
@@ -34,12 +35,12 @@ public struct V4L2CameraDriver: StandDriver {
     private var controls: [UInt32: V4L2Wire.ControlInfo] = [:]
     private var drives: [V4L2AxisDrive] = []
     private var lineBuffer: [UInt8] = []
-    /// The request awaiting its answer; for a set, the axis and what it heads for once accepted.
-    private var inFlight: (request: V4L2Wire.Request, sentAt: Double, set: (axis: Axis, heading: Double)?)?
+    /// The request awaiting its answer; for a set, what each axis heads for once accepted.
+    private var inFlight: (request: V4L2Wire.Request, sentAt: Double, set: [(axis: Axis, heading: Double)])?
     /// The newest value of each axis not yet sent: a target pose (arc-seconds) for absolute and
     /// relative steering, a speed (the control's units) for speed steering.
     private var pending: [Axis: Double] = [:]
-    private var lastSet: [Axis: Double] = [:]
+    private var lastSet = -Double.infinity
     /// What the camera was last told and since when: the target pose it moves to (absolute,
     /// relative), or the speed it holds.
     private var heading: [Axis: (value: Double, time: Double)] = [:]
@@ -111,10 +112,12 @@ public struct V4L2CameraDriver: StandDriver {
         case .values(let values):
             let flight = inFlight
             inFlight = nil
-            if let set = flight?.set {
-                // Accepted: from now on the axis heads for the new value.
-                if let now = estimate(set.axis, at: time) { pose[set.axis] = (now, time) }
-                heading[set.axis] = (set.heading, time)
+            if let set = flight?.set, !set.isEmpty {
+                // Accepted: from now on each axis heads for its new value.
+                for (axis, value) in set {
+                    if let now = estimate(axis, at: time) { pose[axis] = (now, time) }
+                    heading[axis] = (value, time)
+                }
                 if stopPending && pending.isEmpty { stopPending = false }
                 return []
             }
@@ -290,37 +293,54 @@ public struct V4L2CameraDriver: StandDriver {
 
     public var nextDeadline: Double? {
         guard phase != .querying, inFlight == nil else { return nil }
-        let sets = pending.keys.map { (lastSet[$0] ?? -.infinity) + settings.commandInterval }
-        return ([nextPoll] + sets).min()
+        return pending.isEmpty ? nextPoll : min(nextPoll, lastSet + settings.commandInterval)
     }
 
     /// The next request when none is in flight: a due set first, else a due poll.
     private mutating func pump(at time: Double) -> [UInt8] {
         guard inFlight == nil, phase != .querying else { return [] }
-        for drive in drives where pending[drive.axis] != nil && time >= (lastSet[drive.axis] ?? -.infinity) + settings.commandInterval {
-            let value = pending.removeValue(forKey: drive.axis)!
-            let set: (value: Int32, heading: Double)?
-            switch drive.steering {
-            case .absolute:
-                let target = drive.quantized(value)
-                set = (target, Double(target))
-            case .relative:
-                // A step from where the camera is now; none if it is already there, but for a stop,
-                // whose zero step ends a step in progress.
-                let now = estimate(drive.axis, at: time) ?? 0
-                let step = drive.quantized(value - now)
-                set = step != 0 || stopPending ? (step, now + Double(step)) : nil
-            case .speed:
-                let speed = Int32(value)
-                set = Double(speed) != heading[drive.axis]?.value || stopPending ? (speed, Double(speed)) : nil
+        if !pending.isEmpty && time >= lastSet + settings.commandInterval {
+            let set = dueSet(at: time)
+            if !set.values.isEmpty {
+                lastSet = time
+                return send(.set(set.values), at: time, set: set.headings)
             }
-            guard let set else { continue }
-            lastSet[drive.axis] = time
-            return send(.set(drive.id, set.value), at: time, set: (drive.axis, set.heading))
         }
         guard time >= nextPoll, !pollIDs.isEmpty else { return [] }
         nextPoll = time + 1 / settings.pollHz
         return send(.get(pollIDs), at: time)
+    }
+
+    /// The pending values as one set (taken off `pending`): a target on the camera's step, a step
+    /// from where it is, or a speed; none that would change nothing, but for a stop. An absolute or
+    /// speed axis not pending goes with the other at what it was last told, so that the camera gets
+    /// both halves of its pan/tilt control from dockd.
+    private mutating func dueSet(at time: Double) -> (values: [(UInt32, Int32)], headings: [(axis: Axis, heading: Double)]) {
+        var values: [(UInt32, Int32)] = [], headings: [(axis: Axis, heading: Double)] = []
+        for drive in drives {
+            guard let value = pending.removeValue(forKey: drive.axis) else { continue }
+            switch drive.steering {
+            case .absolute:
+                let target = drive.quantized(value)
+                values.append((drive.id, target)); headings.append((drive.axis, Double(target)))
+            case .relative:
+                // A step from where the camera is now; a zero step ends a step in progress.
+                let now = estimate(drive.axis, at: time) ?? 0
+                let step = drive.quantized(value - now)
+                if step != 0 || stopPending { values.append((drive.id, step)); headings.append((drive.axis, now + Double(step))) }
+            case .speed:
+                let speed = Int32(min(Double(drive.control.maximum), max(Double(drive.control.minimum), value)))
+                if Double(speed) != heading[drive.axis]?.value || stopPending {
+                    values.append((drive.id, speed)); headings.append((drive.axis, Double(speed)))
+                }
+            }
+        }
+        guard !values.isEmpty else { return ([], []) }
+        for drive in drives where drive.steering != .relative && !headings.contains(where: { $0.axis == drive.axis }) {
+            guard let told = heading[drive.axis], let other = headings.first, drives.first(where: { $0.axis == other.axis })?.steering == drive.steering else { continue }
+            values.append((drive.id, Int32(told.value))); headings.append((drive.axis, told.value))
+        }
+        return (values, headings)
     }
 
     /// What a poll reads: the absolute pan/tilt where the camera has them; else another control
@@ -333,7 +353,7 @@ public struct V4L2CameraDriver: StandDriver {
         return others.compactMap { controls[$0.rawValue] }.filter { !$0.isWriteOnly && !$0.isDisabled }.map(\.id)
     }
 
-    private mutating func send(_ request: V4L2Wire.Request, at time: Double, set: (axis: Axis, heading: Double)? = nil) -> [UInt8] {
+    private mutating func send(_ request: V4L2Wire.Request, at time: Double, set: [(axis: Axis, heading: Double)] = []) -> [UInt8] {
         inFlight = (request, time, set)
         return V4L2Wire.encode(request)
     }

@@ -5,10 +5,10 @@
 ///
 ///     host → adapter   Q                      the camera-class controls and the card's name
 ///                      G <id> <id> …          read controls
-///                      S <id>=<value>         set one control
+///                      S <id>=<value> …       set controls, together (one VIDIOC_S_EXT_CTRLS)
 ///     adapter → host   C <id> <min> <max> <step> <default> <flags>   one control (after Q) …
 ///                      N <card name>                                  … then the card, ending Q
-///                      V <id>=<value> …       values read (after G), or the value set (after S)
+///                      V <id>=<value> …       values read (after G), or the values set (after S)
 ///                      E <errno> <text>       the request failed (EINVAL, ERANGE, EBUSY, EIO, ENODEV…)
 public enum V4L2Wire {
     /// A camera-class control (V4L2_CID_CAMERA_CLASS_BASE + n).
@@ -47,7 +47,20 @@ public enum V4L2Wire {
     public enum Request: Sendable, Equatable {
         case query
         case get([UInt32])
-        case set(UInt32, Int32)
+        /// Set at once: pan and tilt are halves of one UVC control (CT_PANTILT_ABSOLUTE, and
+        /// CT_PANTILT_RELATIVE for the speeds), so one set per axis makes uvcvideo read the other
+        /// half back and write it again (a stale or live value that can cancel the other's move),
+        /// and some cameras (Insta360 Link 2) refuse a single axis.
+        case set([(UInt32, Int32)])
+
+        public static func == (a: Request, b: Request) -> Bool {
+            switch (a, b) {
+            case (.query, .query): true
+            case (.get(let x), .get(let y)): x == y
+            case (.set(let x), .set(let y)): x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
+            default: false
+            }
+        }
     }
 
     public enum Reply: Sendable, Equatable {
@@ -71,7 +84,7 @@ public enum V4L2Wire {
         let line = switch request {
         case .query: "Q"
         case .get(let ids): "G " + ids.map(String.init).joined(separator: " ")
-        case .set(let id, let value): "S \(id)=\(value)"
+        case .set(let values): "S " + values.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
         }
         return Array((line + "\n").utf8)
     }
@@ -93,9 +106,9 @@ public enum V4L2Wire {
         case "G" where words.count > 1:
             let ids = words.dropFirst().compactMap { UInt32($0) }
             return ids.count == words.count - 1 ? .get(ids) : nil
-        case "S" where words.count == 2:
-            guard let (id, value) = pair(words[1]) else { return nil }
-            return .set(id, value)
+        case "S" where words.count > 1:
+            let values = words.dropFirst().compactMap(pair)
+            return values.count == words.count - 1 ? .set(values) : nil
         default: return nil
         }
     }
