@@ -9,8 +9,8 @@ from conftest import BIN
 
 FORBIDDEN_LIBRARIES = re.compile(r"\[lib(Foundation|FoundationInternationalization|_FoundationICU|icu\w*)\.so")
 # Mangled Swift names of the Foundation module (FoundationEssentials is `20FoundationEssentials`),
-# and the modules that carry ICU.
-FORBIDDEN_SYMBOLS = re.compile(r"10Foundation|FoundationInternationalization|_FoundationICU")
+# the modules that carry ICU, and ICU's own C++ namespace (icu_76).
+FORBIDDEN_SYMBOLS = re.compile(r"10Foundation|FoundationInternationalization|_FoundationICU|N6icu_\d")
 
 
 def test_dockd_links_no_foundation_and_no_icu():
