@@ -101,7 +101,8 @@ build() {
             config_modules
             sources=("$ROOT/Sources/DockDaemon/Configuration.swift" "$ROOT/Sources/DockDaemon/WholeFile.swift"
                      "$ROOT"/Sources/DockDaemon/TOML/*.swift)
-            extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockIO -lDockCore -lDockDrivers -lDockProtocol) ;;
+            # (-package-name: Configuration is `package`, as SwiftPM builds it)
+            extra=(-package-name dockd -I "$OUT/modules" -L "$OUT/modules" -lDockIO -lDockCore -lDockDrivers -lDockProtocol) ;;
         *) echo "run.sh: unknown target $target" >&2; exit 2 ;;
     esac
     echo "== building $target"
