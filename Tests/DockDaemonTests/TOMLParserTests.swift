@@ -166,5 +166,7 @@ struct TOMLParserTests {
         #expect(try value("a = \"\(long)\"", "a")?.string?.count == 1_000_000)
         let many = (0..<20_000).map { "k\($0) = \($0)" }.joined(separator: "\n")
         #expect(try parsed(many).keys.count == 20_000)
+        let headers = String(repeating: "[[device]]\n", count: 50_000)
+        #expect(try parsed(headers)["device"]?.value.array?.count == 50_000)
     }
 }

@@ -55,9 +55,12 @@ struct TOMLTableBuilder {
             let element = newTable(.arrayElement, in: parent, key.name, at: place)
             tables[parent].slots[key.name] = .arrayOfTables([element], place: place)
             return element
-        case .arrayOfTables(let elements, let first):
+        case .arrayOfTables(var elements, let first):
+            // Taken out first, so that appending does not copy the array (n headers: n, not n², steps).
+            tables[parent].slots[key.name] = nil
             let element = newTable(.arrayElement, in: parent, key.name, at: place)
-            tables[parent].slots[key.name] = .arrayOfTables(elements + [element], place: first)
+            elements.append(element)
+            tables[parent].slots[key.name] = .arrayOfTables(elements, place: first)
             return element
         case let slot?:
             throw TOMLSyntaxError(place: key.place, what: "\(header) cannot append to \(name(parent, key.name)): it is already \(describe(slot))")
