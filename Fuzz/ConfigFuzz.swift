@@ -1,11 +1,11 @@
 import DockDrivers
 import DockIO
-import Foundation
 
 // libFuzzer target for dockd's configuration parser (Sources/DockDaemon/Configuration.swift): TOML
-// through TOMLKit (Swift over the C++ toml++), then the checks of `resolved`. Built by Fuzz/run.sh
-// from this file, Configuration.swift and TOMLPreflight.swift, against DockDrivers, the pure part of DockIO
-// (StandEndpoint.swift, SerialPort.swift) and TOMLKit, every one of them instrumented.
+// through dockd's own parser (Sources/DockDaemon/TOML), then the checks of `resolved`. Built by
+// Fuzz/run.sh from this file, Configuration.swift, WholeFile.swift and the TOML folder, against
+// DockDrivers, DockCore and the pure part of DockIO (StandEndpoint.swift, SerialPort.swift), every
+// one of them instrumented.
 //
 // Input: the bytes of a dockd.conf. Any input is either refused with a message that names a line or
 // a key, or gives a configuration that keeps every rule the parser enforces.
@@ -19,7 +19,7 @@ let source = "fuzz.conf"
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfiguration(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     // Configuration.load reads the file as UTF-8 and refuses it otherwise: so does this.
-    guard let data, let text = String(bytes: UnsafeBufferPointer(start: data, count: size), encoding: .utf8) else { return 0 }
+    guard let data, let text = String(validating: UnsafeBufferPointer(start: data, count: size), as: UTF8.self) else { return 0 }
     let first: Configuration
     do {
         first = try Configuration.parse(text, source: source)
@@ -85,7 +85,7 @@ func checkRules(_ c: Configuration) {
             if let channel, !(1...30).contains(channel) { violation("RFCOMM channel \(channel)") }
         case .udp(let host, let port), .tcp(let host, let port):
             if host.isEmpty || !(1...65535).contains(port) { violation("network endpoint \(device.endpoint)") }
-        case .unix:
+        case .unix, .video:
             break
         }
     }

@@ -11,8 +11,6 @@
 #   FUZZ_CONFIG_SECONDS  time limit of ConfigFuzz (default 60)
 #   FUZZ_TARGETS         targets to run (default: all of them, "FrameDecoderFuzz RoundTripFuzz
 #                        JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz")
-#   TOMLKIT_DIR          TOMLKit's sources for ConfigFuzz (default .build/checkouts/TOMLKit, which
-#                        `swift package resolve` creates; run.sh runs it when the folder is missing)
 #   FUZZ_MAX_LEN         -max_len of the stream targets (default 600: two maximal frames and change;
 #                        ConfigFuzz takes 4096, a whole configuration file)
 # Exit status: 0 when no target crashed, 1 when one did (artifacts in .build-fuzz/artifacts/),
@@ -29,7 +27,6 @@ FUZZ_MAVLINK_SECONDS=${FUZZ_MAVLINK_SECONDS:-60}
 FUZZ_CONFIG_SECONDS=${FUZZ_CONFIG_SECONDS:-60}
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-600}
 FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz"}
-TOMLKIT_DIR=${TOMLKIT_DIR:-$ROOT/.build/checkouts/TOMLKit}
 # No allocation stacks (Swift allocates a lot; the stacks halve the speed); set ASAN_OPTIONS to override.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 # Swift's own crash backtracer reads memory ASan calls wild and buries the report: leave crashes to ASan.
@@ -81,39 +78,13 @@ module() {
     BUILT_MODULES+="$name "
 }
 
-# ConfigFuzz: dockd's parser imports DockDrivers, DockCore, DockIO (only its pure StandEndpoint and
-# SerialPort are used) and TOMLKit, whose C++ half (CTOML, toml++) is compiled by clang++ with the same sanitizers.
+# ConfigFuzz: dockd's configuration reader imports DockDrivers, DockCore and DockIO (only its pure
+# StandEndpoint and SerialPort are used); its TOML parser is its own (Sources/DockDaemon/TOML).
 config_modules() {
     module DockProtocol "${PROTOCOL_SOURCES[@]}"
     module DockDrivers "${DRIVER_SOURCES[@]}"
     module DockCore "$ROOT"/Sources/DockCore/*.swift  # the [tracking] section's lost-subject settings
     module DockIO "$ROOT/Sources/DockIO/StandEndpoint.swift" "$ROOT/Sources/DockIO/SerialPort.swift"
-    if [ ! -d "$TOMLKIT_DIR/Sources/CTOML" ]; then
-        echo "== swift package resolve (ConfigFuzz needs TOMLKit's sources)"
-        (cd "$ROOT" && swift package resolve) >"$OUT/logs/resolve.log" 2>&1
-    fi
-    if [ ! -d "$TOMLKIT_DIR/Sources/CTOML" ]; then
-        echo "run.sh: ConfigFuzz needs TOMLKit's sources in $TOMLKIT_DIR (swift package resolve failed:" \
-             "see .build-fuzz/logs/resolve.log)" >&2; exit 2
-    fi
-    [[ $BUILT_MODULES == *" CTOML "* ]] || {
-        echo "== building CTOML (toml++) with clang++"
-        local cpp objects=()
-        : >"$OUT/logs/CTOML.build.log"
-        for cpp in "$TOMLKIT_DIR"/Sources/CTOML/Sources/*.cpp; do
-            objects+=("$OUT/modules/CTOML-$(basename "$cpp" .cpp | tr -c 'A-Za-z0-9\n' _).o")
-            if ! clang++ -std=c++17 -DTOML_EXCEPTIONS=1 -O1 -g -fsanitize=fuzzer-no-link,address \
-                    -I "$TOMLKIT_DIR/Sources/CTOML/include" -c "$cpp" -o "${objects[-1]}" >>"$OUT/logs/CTOML.build.log" 2>&1; then
-                cat "$OUT/logs/CTOML.build.log" >&2
-                echo "run.sh: build of CTOML failed" >&2; exit 2
-            fi
-        done
-        rm -f "$OUT/modules/libCTOML.a" && ar rcs "$OUT/modules/libCTOML.a" "${objects[@]}"
-        BUILT_MODULES+="CTOML "
-    }
-    local tomlkit
-    mapfile -t tomlkit < <(find "$TOMLKIT_DIR/Sources/TOMLKit" -name '*.swift' | sort)
-    module TOMLKit -I "$TOMLKIT_DIR/Sources/CTOML/include/CTOML" "${tomlkit[@]}"
 }
 
 build() {
@@ -128,9 +99,10 @@ build() {
             extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockProtocol) ;;
         ConfigFuzz)
             config_modules
-            sources=("$ROOT/Sources/DockDaemon/Configuration.swift" "$ROOT/Sources/DockDaemon/TOMLPreflight.swift")
-            extra=(-I "$OUT/modules" -I "$TOMLKIT_DIR/Sources/CTOML/include/CTOML" -L "$OUT/modules"
-                   -lTOMLKit -lCTOML -lDockIO -lDockCore -lDockDrivers -lDockProtocol -lstdc++) ;;
+            sources=("$ROOT/Sources/DockDaemon/Configuration.swift" "$ROOT/Sources/DockDaemon/WholeFile.swift"
+                     "$ROOT"/Sources/DockDaemon/TOML/*.swift)
+            # (-package-name: Configuration is `package`, as SwiftPM builds it)
+            extra=(-package-name dockd -I "$OUT/modules" -L "$OUT/modules" -lDockIO -lDockCore -lDockDrivers -lDockProtocol) ;;
         *) echo "run.sh: unknown target $target" >&2; exit 2 ;;
     esac
     echo "== building $target"

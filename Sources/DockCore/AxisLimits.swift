@@ -113,16 +113,21 @@ struct LimitsTable: Sendable {
 
 extension Double {
     /// Three decimals, for error texts (no Foundation formatting in this pure module).
-    var formatted3: String {
+    var formatted3: String { formatted(decimals: 3) }
+
+    /// `decimals` (0…9) decimals, rounded: String(format: "%.Nf") without Foundation.
+    public func formatted(decimals: Int) -> String {
         guard isFinite else { return self > 0 ? "∞" : (self < 0 ? "-∞" : "nan") }
         // Past what an Int holds (and far past any angle) the plain description says it; converting
         // would trap.
-        guard abs(self) < 1e12 else { return "\(self)" }
-        let scaled = (self * 1000).rounded()
+        var unit = 1
+        for _ in 0..<decimals { unit *= 10 }
+        guard abs(self) * Double(unit) < 1e15 else { return "\(self)" }
+        let scaled = (self * Double(unit)).rounded()
         let sign = scaled < 0 ? "-" : ""
         let magnitude = Int(abs(scaled))
-        let fraction = magnitude % 1000
-        let padded = fraction < 10 ? "00\(fraction)" : (fraction < 100 ? "0\(fraction)" : "\(fraction)")
-        return "\(sign)\(magnitude / 1000).\(padded)"
+        guard decimals > 0 else { return "\(sign)\(magnitude)" }
+        let fraction = String(magnitude % unit)
+        return "\(sign)\(magnitude / unit)." + String(repeating: "0", count: decimals - fraction.count) + fraction
     }
 }

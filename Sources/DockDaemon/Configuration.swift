@@ -1,8 +1,6 @@
 import DockCore
 import DockDrivers
 import DockIO
-import Foundation
-import TOMLKit
 
 /// /etc/dockd/dockd.conf, in TOML. Every key is optional; the defaults are what a packaged daemon
 /// wants. A bad file is refused with every mistake in it, each with its line (syntax, unknown keys,
@@ -64,29 +62,30 @@ package struct Configuration: Sendable, Equatable {
         package let description: String
     }
 
+    /// A configuration is a few kB; more than this is not one (and `--config /dev/zero` ends).
+    static let largestFile = 1 << 20
+
     static func load(path: String) throws(Invalid) -> Configuration {
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            bytes = try WholeFile.read(path, atMost: largestFile)
         } catch {
-            throw Invalid(description: "\(path): cannot read: \(error.localizedDescription)")
+            throw Invalid(description: "\(path): cannot read: \(error)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw Invalid(description: "\(path): cannot read: it is not UTF-8 text")
         }
         return try parse(text, source: path)
     }
 
     static func parse(_ text: String, source: String) throws(Invalid) -> Configuration {
-        if let problem = TOMLPreflight.problem(in: text) {
-            throw Invalid(description: "\(source):\(problem.line):\(problem.column): \(problem.what)")
-        }
-        let table: TOMLTable
+        let document: TOMLTable
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw Invalid(description: "\(source):\(error.source.begin.line):\(error.source.begin.column): \(error.description)")
+            document = try TOMLParser.parse(text)
         } catch {
-            throw Invalid(description: "\(source): \(error)")
+            throw Invalid(description: "\(source):\(error.place.line):\(error.place.column): \(error.what)")
         }
-        var file = TableReader(table, path: [], text: text, source: source)
+        var file = TableReader(document, path: [], document: document, source: source)
         let configuration = resolve(&file)
         let problems = file.problems.lines
         if !problems.isEmpty { throw Invalid(description: problems.joined(separator: "\n")) }
@@ -206,12 +205,13 @@ package struct Configuration: Sendable, Equatable {
 /// The mistakes found so far, each placed on its line when the text shows where, listed in the
 /// order of the file.
 struct Problems {
-    let text: String
+    /// The whole file, where the places of keys are looked up.
+    let document: TOMLTable
     let source: String
     private var found: [(line: Int, column: Int, text: String)] = []
 
-    init(text: String, source: String) {
-        self.text = text
+    init(document: TOMLTable, source: String) {
+        self.document = document
         self.source = source
     }
 
@@ -220,7 +220,7 @@ struct Problems {
     mutating func add(_ path: [String], _ what: String, namesKey: Bool = false) {
         let name = Self.dotted(path)
         let subject = name.isEmpty || namesKey ? what : "\(name): \(what)"
-        if let place = TOMLPreflight.place(of: path, in: text) {
+        if let place = document.place(of: path) {
             found.append((place.line, place.column, "\(source):\(place.line):\(place.column): \(subject)"))
         } else {
             found.append((Int.max, 0, "\(source): \(subject)"))
@@ -234,11 +234,11 @@ struct Problems {
             .map(\.element.text)
     }
 
-    /// `device[1].poll_hz`, as people read it.
+    /// `device[1].poll_hz`, as people read it (a key that is not bare in quotes, as TOML writes it).
     static func dotted(_ path: [String]) -> String {
         var name = ""
         for part in path {
-            if Int(part) != nil { name += "[\(part)]" } else { name += name.isEmpty ? part : ".\(part)" }
+            if Int(part) != nil { name += "[\(part)]" } else { name += (name.isEmpty ? "" : ".") + TOMLKey.written(part) }
         }
         return name
     }
@@ -254,10 +254,10 @@ struct TableReader {
     private var read: Set<String> = []
     private var refusedOtherwise: Set<String> = []
 
-    init(_ table: TOMLTable, path: [String], text: String, source: String) {
+    init(_ table: TOMLTable, path: [String], document: TOMLTable, source: String) {
         self.table = table
         self.path = path
-        self.problems = Problems(text: text, source: source)
+        self.problems = Problems(document: document, source: source)
     }
 
     mutating func refuse(_ key: String?, _ what: String) {
@@ -270,20 +270,20 @@ struct TableReader {
     /// A key already refused with a better reason than "unknown" (and not one this table knows).
     mutating func markRefused(_ key: String) { refusedOtherwise.insert(key) }
 
-    private mutating func value(_ key: String) -> TOMLValueConvertible? {
+    private mutating func value(_ key: String) -> TOMLValue? {
         read.insert(key)
-        return table[key]
+        return table[key]?.value
     }
 
     mutating func string(_ key: String) -> String? {
         guard let v = value(key) else { return nil }
-        guard let s = v.string else { refuse(key, "must be a string, not \(v.type)"); return nil }
+        guard let s = v.string else { refuse(key, "must be a string, not \(v.kind)"); return nil }
         return s
     }
 
     mutating func bool(_ key: String) -> Bool? {
         guard let v = value(key) else { return nil }
-        guard let b = v.bool else { refuse(key, "must be true or false, not \(v.type)"); return nil }
+        guard let b = v.boolean else { refuse(key, "must be true or false, not \(v.kind)"); return nil }
         return b
     }
 
@@ -291,9 +291,9 @@ struct TableReader {
     mutating func integer(_ key: String, in range: ClosedRange<Int>) -> Int? {
         guard let v = value(key) else { return nil }
         let whole: Int?
-        if let i = v.int { whole = i } else if let d = v.double, d.rounded() == d, abs(d) < 1e15 { whole = Int(d) } else { whole = nil }
+        if let i = v.integer { whole = i } else if let d = v.float, d.rounded() == d, abs(d) < 1e15 { whole = Int(d) } else { whole = nil }
         guard let whole else {
-            refuse(key, v.double.map { "must be a whole number, not \($0)" } ?? "must be an integer, not \(v.type)")
+            refuse(key, v.float.map { "must be a whole number, not \($0)" } ?? "must be an integer, not \(v.kind)")
             return nil
         }
         guard range.contains(whole) else { refuse(key, "must be \(range.lowerBound)…\(range.upperBound), not \(whole)"); return nil }
@@ -319,9 +319,9 @@ struct TableReader {
 
     private mutating func anyNumber(_ key: String) -> Double? {
         guard let v = value(key) else { return nil }
-        if let d = v.double, d.isFinite { return d }
-        if let i = v.int { return Double(i) }
-        refuse(key, "must be a number, not \(v.type)")
+        if let d = v.float, d.isFinite { return d }
+        if let i = v.integer { return Double(i) }
+        refuse(key, "must be a number, not \(v.kind)")
         return nil
     }
 
@@ -332,18 +332,18 @@ struct TableReader {
     /// A sub-table `[name]`, to be read and handed back to `finish`.
     mutating func section(_ name: String) -> TableReader? {
         guard let v = value(name) else { return nil }
-        guard let t = v.table else { refuse(name, "must be a table ([\(name)]), not \(v.type)"); return nil }
-        return TableReader(t, path: path + [name], text: problems.text, source: problems.source)
+        guard let t = v.table else { refuse(name, "must be a table ([\(name)]), not \(v.kind)"); return nil }
+        return TableReader(t, path: path + [name], document: problems.document, source: problems.source)
     }
 
     /// The tables of `[[name]]`, each to be handed back to `finish`.
     mutating func arrayOfTables(_ name: String) -> [TableReader] {
         guard let v = value(name) else { return [] }
-        guard let array = v.array else { refuse(name, "must be tables ([[\(name)]]), not \(v.type)"); return [] }
+        guard let array = v.array else { refuse(name, "must be tables ([[\(name)]]), not \(v.kind)"); return [] }
         var readers: [TableReader] = []
         for (i, element) in array.enumerated() {
-            guard let t = element.table else { refuse(name, "element \(i) must be a table, not \(element.type)"); continue }
-            readers.append(TableReader(t, path: path + [name, String(i)], text: problems.text, source: problems.source))
+            guard let t = element.value.table else { refuse(name, "element \(i) must be a table, not \(element.value.kind)"); continue }
+            readers.append(TableReader(t, path: path + [name, String(i)], document: problems.document, source: problems.source))
         }
         return readers
     }
@@ -359,7 +359,7 @@ struct TableReader {
     mutating func refuseUnread() {
         let known = read.sorted()
         for key in table.keys.sorted() where !read.contains(key) && !refusedOtherwise.contains(key) {
-            let kind = table[key]?.table != nil || table[key]?.array != nil ? "section" : "key"
+            let kind = table[key]?.value.table != nil || table[key]?.value.array != nil ? "section" : "key"
             var what = "unknown \(kind) \(Problems.dotted(path + [key]))"
             if let near = known.min(by: { Self.distance($0, key) < Self.distance($1, key) }), Self.distance(near, key) <= 2 {
                 what += " (did you mean \(near)?)"

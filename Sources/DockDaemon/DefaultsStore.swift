@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import DockTracking
-import Foundation
 import NIOCore
 import StandEngine
 
@@ -15,15 +14,15 @@ struct DefaultsStore: Sendable {
 
     /// The state directory systemd made (StateDirectory=), else the configuration's.
     static func directory(configured: String) -> String {
-        ProcessInfo.processInfo.environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? configured
+        getenv("STATE_DIRECTORY").flatMap { String(cString: $0).split(separator: ":").first.map(String.init) } ?? configured
     }
 
     /// The stored defaults; DockKit's when nothing is stored. A file that cannot be read is reported
     /// and ignored (the defaults are a convenience, never a reason not to start).
     func load() -> (defaults: StandDefaults, problem: String?) {
-        guard FileManager.default.fileExists(atPath: path) else { return (StandDefaults(), nil) }
+        guard FileManagerLite.exists(path) else { return (StandDefaults(), nil) }
         do {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let bytes = try WholeFile.read(path, atMost: Self.largestFile)
             let value = try bytes.withUnsafeBytes { (raw) throws(JSONParser.Failure) in try JSONParser.parse(raw) }
             guard let fields = value.object else { return (StandDefaults(), "\(path) not used: not a JSON object") }
             return (try Self.defaults(from: Params(fields), over: StandDefaults()), nil)
@@ -32,13 +31,16 @@ struct DefaultsStore: Sendable {
         }
     }
 
+    /// What dockd writes is under 200 bytes; a larger file is not its own.
+    static let largestFile = 64 * 1024
+
     func save(_ defaults: StandDefaults) throws(RPCError) {
         var text = ByteBuffer()
         text.writeJSON(Self.json(defaults))
-        let data = Data(text.readableBytesView)
-        let temporary = path + ".new"
-        guard FileManager.default.createFile(atPath: temporary, contents: data), rename(temporary, path) == 0 else {
-            throw .internal("cannot write \(path): \(String(cString: strerror(errno))) (the state directory, [daemon] state_directory)")
+        do {
+            try WholeFile.replace(path, with: Array(text.readableBytesView))
+        } catch {
+            throw .internal("cannot write \(path): \(error) (the state directory, [daemon] state_directory)")
         }
     }
 

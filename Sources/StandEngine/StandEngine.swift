@@ -196,7 +196,7 @@ public struct StandEngine: Sendable {
             let last = loggedSpeedScale[axis] ?? 1
             guard abs(scale - last) > 0.1 * last else { continue }
             loggedSpeedScale[axis] = scale
-            out.log(.notice, "\(axis) turns at \(String(format: "%.2f", scale)) × the speeds its profile gives (measured from its feedback): its speed commands are scaled to match")
+            out.log(.notice, "\(axis) turns at \(scale.formatted(decimals: 2)) × the speeds its profile gives (measured from its feedback): its speed commands are scaled to match")
         }
     }
 

@@ -1,4 +1,10 @@
+// FoundationEssentials (JSONDecoder, FileManager, URL), not Foundation: dockd links no Foundation
+// or ICU (issue 26); swift-argument-parser already brings FoundationEssentials in.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What differs between VISCA camera models, loaded from a JSON file in `profiles/visca/`
 /// (see profiles/visca/README.md). Angles are degrees in one convention for every camera: pan

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import DockDaemon
+import DockTracking
+import StandEngine
+import Testing
+
+/// The stands' defaults on disk, written and read with the C library (no Foundation in dockd).
+struct DefaultsStoreTests {
+    func temporaryDirectory() -> String {
+        var template = Array("/tmp/dockd-defaults-XXXXXX".utf8CString)
+        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    }
+
+    @Test func savedDefaultsAreReadBackAndReplaceTheFileWhole() throws {
+        let store = DefaultsStore(directory: temporaryDirectory())
+        #expect(store.load().defaults == StandDefaults() && store.load().problem == nil)
+        let chosen = StandDefaults(systemTracking: false, framing: .left)
+        try store.save(chosen)
+        #expect(store.load().defaults == chosen && store.load().problem == nil)
+        try store.save(StandDefaults())
+        #expect(store.load().defaults == StandDefaults())
+        #expect(access(store.path + ".new", F_OK) != 0, "the temporary file is renamed, not left behind")
+    }
+
+    @Test func aFileThatCannotBeWrittenOrReadIsReportedWithItsReason() throws {
+        let missing = DefaultsStore(directory: temporaryDirectory() + "/nowhere")
+        #expect(throws: RPCError.internal("cannot write \(missing.path): No such file or directory (the state directory, [daemon] state_directory)")) {
+            try missing.save(StandDefaults())
+        }
+        let store = DefaultsStore(directory: temporaryDirectory())
+        #expect(mkdir(store.path, 0o700) == 0)  // a directory where the file should be
+        #expect(store.load().problem == "\(store.path) not used: Is a directory")
+        let big = DefaultsStore(directory: temporaryDirectory())
+        let fd = open(big.path, O_WRONLY | O_CREAT, 0o600)
+        #expect(ftruncate(fd, off_t(DefaultsStore.largestFile + 1)) == 0 && close(fd) == 0)
+        #expect(big.load().problem == "\(big.path) not used: larger than \(DefaultsStore.largestFile) bytes")
+    }
+}
