@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make install (and make deb, which packages this same tree): the tools, the units, the udev rule,
-# sysusers, the default configuration, the VISCA profiles, the API description, man pages, shell
+# sysusers, the default configuration, the VISCA and V4L2 camera profiles, the API description, man pages, shell
 # completions and the documentation, under DESTDIR.
 #   scripts/install.sh DESTDIR PREFIX
 # Binaries come from the release build with the Swift runtime linked in (make build-static) or
@@ -23,7 +23,7 @@ done
 [ -f "$man/dockd.8" ] || { echo "install.sh: no man pages in $man (make man)" >&2; exit 1; }
 
 install -d "$root/bin" "$lib/systemd/system" "$lib/udev/rules.d" "$lib/sysusers.d" "$destdir/etc/dockd" \
-    "$root/share/dockd/profiles/visca" "$root/share/doc/dockd/examples" \
+    "$root/share/dockd/profiles/visca" "$root/share/dockd/profiles/v4l2" "$root/share/doc/dockd/examples" \
     "$root/share/man/man1" "$root/share/man/man5" "$root/share/man/man8" \
     "$root/share/bash-completion/completions" "$root/share/zsh/vendor-completions" "$root/share/fish/vendor_completions.d"
 for t in "${tools[@]}"; do install -m 0755 --strip "$bin/$t" "$root/bin/$t"; done
@@ -44,6 +44,7 @@ install -m 0644 systemd/dockd.sysusers "$lib/sysusers.d/dockd.conf"
 
 install -m 0644 protocol/dockd.openrpc.json "$root/share/dockd/dockd.openrpc.json"
 install -m 0644 profiles/visca/*.json profiles/visca/README.md "$root/share/dockd/profiles/visca/"
+install -m 0644 profiles/v4l2/*.json profiles/v4l2/README.md "$root/share/dockd/profiles/v4l2/"
 
 # gzip -n: no name or time stamp inside, so the same sources give the same bytes.
 for page in "$man"/*.[158] docs/man/*.[158]; do

@@ -3,7 +3,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <linux/videodev2.h>
+#include <linux/usb/video.h>
+#include <linux/uvcvideo.h>
 
 /// A connected pair of close-on-exec stream sockets (AF_UNIX): the stand host's end and the
 /// device thread's. In C, where the socket constants are plain integers on every Swift build.
@@ -42,6 +46,27 @@ static inline int dockd_v4l2_set_ext_ctrls(int fd, const unsigned int *ids, cons
 /// VIDIOC_QUERYCAP: the card's name (at least 32 bytes) and bus, for the stand's identity.
 static inline int dockd_v4l2_querycap(int fd, struct v4l2_capability *cap) {
     return ioctl(fd, VIDIOC_QUERYCAP, cap);
+}
+
+/// UVCIOC_CTRL_QUERY: one request (UVC_SET_CUR, UVC_GET_LEN…) on a UVC extension unit's control;
+/// 0 or -1 with errno.
+static inline int dockd_uvc_xu_query(int fd, unsigned char unit, unsigned char selector, unsigned char query,
+                                     unsigned short size, unsigned char *data) {
+    struct uvc_xu_control_query request = { .unit = unit, .selector = selector, .query = query, .size = size, .data = data };
+    return ioctl(fd, UVCIOC_CTRL_QUERY, &request);
+}
+
+static const unsigned char dockd_uvc_set_cur = UVC_SET_CUR;
+static const unsigned char dockd_uvc_get_len = UVC_GET_LEN;
+
+/// The character device's number of `path`, as "MAJOR:MINOR" under /sys/dev/char; 0 or -1 with errno.
+static inline int dockd_char_device(const char *path, unsigned int *major_number, unsigned int *minor_number) {
+    struct stat st;
+    if (stat(path, &st) != 0) return -1;
+    if (!S_ISCHR(st.st_mode)) { errno = ENOTTY; return -1; }
+    *major_number = major(st.st_rdev);
+    *minor_number = minor(st.st_rdev);
+    return 0;
 }
 
 static const unsigned int dockd_v4l2_next_ctrl = V4L2_CTRL_FLAG_NEXT_CTRL | V4L2_CTRL_FLAG_NEXT_COMPOUND;

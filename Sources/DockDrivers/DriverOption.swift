@@ -101,6 +101,15 @@ public struct DriverSettings: Sendable {
         }
     }
 
+    /// A number option's value, nil when neither given nor defaulted (its doc says what stands in).
+    public func optionalNumber(_ key: String) -> Double? {
+        switch value(key) {
+        case .number(let v)?: v
+        case .integer(let v)?: Double(v)
+        default: nil
+        }
+    }
+
     /// A text option's value, nil when neither given nor defaulted.
     public func text(_ key: String) -> String? {
         guard case .text(let v)? = value(key) else { return nil }

@@ -32,7 +32,7 @@ public enum VideoDeviceLink {
             throw OpenError(description: "cannot make the link of \(path): \(text)")
         }
         let card = withUnsafeBytes(of: capability.card) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let server = Server(device: device, socket: ends[1], card: card)
+        let server = Server(device: device, socket: ends[1], card: card, descriptors: USBDescriptors.of(devicePath: path))
         guard detach({ server.serve() }) else {
             for fd in [device, ends[0], ends[1]] { close(fd) }
             throw OpenError(description: "cannot start the thread of \(path)")
@@ -45,6 +45,8 @@ public enum VideoDeviceLink {
         let device: Int32
         let socket: Int32
         let card: String
+        /// The USB camera's descriptors, where its extension units' ids are (nil: not a USB camera).
+        let descriptors: [UInt8]?
 
         func serve() {
             defer { close(device); close(socket) }
@@ -94,6 +96,18 @@ public enum VideoDeviceLink {
                 let ids = values.map(\.0), settings = values.map(\.1)
                 guard dockd_v4l2_set_ext_ctrls(device, ids, settings, UInt32(values.count)) == 0 else { return [failure()] }
                 return [.values(values)]
+            case .extensionUnit(let guid, let fallback, let selector, let data):
+                let unit = descriptors.flatMap { UVCCameraControls.extensionUnit(guid, in: $0) } ?? fallback
+                // The control's length first: a payload of another length would be cut or refused.
+                var length: [UInt8] = [0, 0]
+                guard dockd_uvc_xu_query(device, unit, selector, dockd_uvc_get_len, 2, &length) == 0 else { return [failure()] }
+                let size = Int(length[0]) | Int(length[1]) << 8
+                guard size == data.count else {
+                    return [.failure(errno: EINVAL, text: "unit \(unit) selector \(selector) is \(size) bytes long, not \(data.count)")]
+                }
+                var bytes = data
+                guard dockd_uvc_xu_query(device, unit, selector, dockd_uvc_set_cur, UInt16(size), &bytes) == 0 else { return [failure()] }
+                return [.unit(unit)]
             }
         }
 

@@ -34,6 +34,17 @@ import Testing
         #expect(speedOnly.canPanTilt && !speedOnly.panTiltAbsolute)
     }
 
+    @Test func anExtensionUnitIsFoundByItsGUID() {
+        // OBSBOT's {9a1e7291-6843-4683-6d92-39bc7906ee49} as the descriptor holds it, on unit 2.
+        let guid: [UInt8] = [0x91, 0x72, 0x1e, 0x9a, 0x43, 0x68, 0x83, 0x46, 0x6d, 0x92, 0x39, 0xbc, 0x79, 0x06, 0xee, 0x49]
+        let unit: [UInt8] = [26, 0x24, 0x06, 2] + guid + [7, 1, 1, 1, 0x7f, 0]
+        let bytes = Self.device + Self.configuration + Self.interface(number: 0, klass: 0x0E, subclass: 0x01) + Self.videoControlHeader
+            + Self.cameraTerminal(Self.ptz) + unit + Self.outputTerminal
+        #expect(UVCCameraControls.extensionUnit(guid, in: bytes) == 2)
+        #expect(UVCCameraControls.extensionUnit(Array(guid.reversed()), in: bytes) == nil)
+        #expect(UVCCameraControls.extensionUnit(guid, in: camera(Self.ptz)) == nil)
+    }
+
     @Test func aPlainWebcamIsNotOne() throws {
         let controls = try #require(UVCCameraControls.parse(camera(Self.focusAndExposure)))
         #expect(!controls.canPanTilt)

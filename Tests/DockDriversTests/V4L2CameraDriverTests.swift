@@ -125,6 +125,9 @@ import Testing
             case .get(let ids):
                 reads += 1
                 return V4L2Wire.encode(.values(ids.map { ($0, values[$0] ?? 0) }))
+            case .extensionUnit(_, let unit, let selector, let data):
+                sets.append("X \(unit) \(selector) \(data.count)")
+                return V4L2Wire.encode(.unit(unit))
             case .query:
                 return []
             }
@@ -216,8 +219,70 @@ import Testing
         #expect(why == "PTZ Pro 2 has no PAN/TILT_ABSOLUTE control (steering = absolute)")
     }
 
+    /// An OBSBOT Tiny 2 profile as profiles/v4l2 has it (figures from the file are not the point here).
+    static let tiny2 = V4L2Profile(
+        name: "obsbot-tiny-2", vendor: "OBSBOT", model: "Tiny 2", cards: ["OBSBOT Tiny 2"], usb: ["3564:fef8"],
+        maxSpeedDegrees: 90, commandInterval: 0.2, panSign: 1,
+        aiTrackingOff: .init(guid: "9a1e7291-6843-4683-6d92-39bc7906ee49", unit: 2, selector: 6, size: 60, off: "16020000"),
+        source: "test", provenance: Dictionary(uniqueKeysWithValues: V4L2Profile.figures.map { ($0, "estimate: test") }))
+
+    @Test func aProfileMatchedByCardPacesTheCameraAndSwitchesItsOwnTrackingOffOnceItHolds() throws {
+        var settings = V4L2CameraDriver.Settings()
+        settings.profiles = [Self.tiny2]
+        var driver = V4L2CameraDriver(settings: settings)
+        _ = driver.start(at: 0)
+        let reports = driver.receive(line(.control(.init(id: Self.pan, minimum: -468_000, maximum: 468_000, step: 3600, defaultValue: 0, flags: 0)))
+                                     + line(.control(.init(id: Self.tilt, minimum: -324_000, maximum: 324_000, step: 3600, defaultValue: 0, flags: 0)))
+                                     + line(.card("OBSBOT Tiny 2: OBSBOT Tiny 2 St")), at: 0.01)
+        guard case .ready(let identity, let caps)? = reports.first else { Issue.record("not ready: \(reports)"); return }
+        #expect(identity.hardware == "pose estimated; pan by absolute, tilt by absolute; profile obsbot-tiny-2")
+        #expect(abs(Double(try #require(caps.axis(.yaw)).maxSpeed) - 90 * .pi / 180) < 1e-5, "the profile's top speed")
+        var camera = ScriptedCamera()
+        _ = run(&driver, &camera, from: 0.01, to: 0.6, first: driver.tick(at: 0.01).bytes)
+        // The hold first, then the camera's own tracking off (unit 2, selector 6, 60 bytes), once.
+        #expect(camera.sets == ["S \(Self.pan)=0 \(Self.tilt)=0", "X 2 6 60"])
+        // The profile's command interval: two targets 0.2 s apart at the earliest.
+        camera.sets = []
+        let go = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.1)]), at: 0.6)
+        _ = run(&driver, &camera, from: 0.6, to: 0.7, first: go)
+        _ = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2)]), at: 0.7)
+        _ = run(&driver, &camera, from: 0.7, to: 0.79)
+        #expect(camera.sets.count == 1, "\(camera.sets)")
+        _ = run(&driver, &camera, from: 0.79, to: 0.85)
+        #expect(camera.sets.count == 2, "\(camera.sets)")
+    }
+
+    @Test func aCameraThatRefusesItsTrackingSwitchSaysSoOnce() {
+        var settings = V4L2CameraDriver.Settings()
+        settings.profile = Self.tiny2
+        var driver = V4L2CameraDriver(settings: settings)
+        _ = driver.start(at: 0)
+        _ = driver.receive(line(.control(.init(id: Self.pan, minimum: -468_000, maximum: 468_000, step: 3600, defaultValue: 0, flags: 0)))
+                           + line(.card("Another camera")), at: 0.01)
+        _ = driver.tick(at: 0.02)
+        _ = driver.receive(line(.values([(Self.pan, Int32(0))])), at: 0.03)
+        #expect(text(driver.tick(at: 0.04).bytes) == "S \(Self.pan)=0\n")
+        _ = driver.receive(line(.values([(Self.pan, Int32(0))])), at: 0.05)
+        let request = text(driver.tick(at: 0.06).bytes)
+        #expect(request == "X 91721e9a43688346" + "6d9239bc7906ee49 2 6 16020000" + String(repeating: "00", count: 56) + "\n",
+                "a named profile applies whatever the card; the GUID as the USB descriptor holds it")
+        let refused = driver.receive(line(.failure(errno: 5, text: "Input/output error")), at: 0.07)
+        #expect(refused == [.rejected("the camera's own tracking was not switched off (EIO: Input/output error): it may steer against dockd")])
+        #expect(text(driver.tick(at: 0.2).bytes).hasPrefix("G "), "no second try: polls go on")
+    }
+
+    @Test func theShippedProfilesLoadAndEveryFigureSaysWhereItComesFrom() throws {
+        let profiles = try V4L2Profile.all(searchPaths: [Fixtures.root.path + "/profiles/v4l2"])
+        #expect(profiles.count >= 3)
+        for profile in profiles { try profile.validate() }
+        #expect(V4L2Profile.matching("OBSBOT Tiny 2: OBSBOT Tiny 2 St", in: profiles)?.name == "obsbot-tiny-2")
+        #expect(V4L2Profile.matching("Insta360 Link: Insta360 Link", in: profiles)?.name == "insta360-link")
+        #expect(V4L2Profile.matching("HD Pro Webcam C920", in: profiles) == nil)
+    }
+
     @Test func theWireReadsBackWhatItWrites() {
-        for request in [V4L2Wire.Request.query, .get([Self.pan, Self.tilt]), .set([(Self.pan, Int32(-3600)), (Self.tilt, Int32(7200))])] {
+        for request in [V4L2Wire.Request.query, .get([Self.pan, Self.tilt]), .set([(Self.pan, Int32(-3600)), (Self.tilt, Int32(7200))]),
+                        .extensionUnit(guid: Array(0..<16), unit: 9, selector: 2, data: [0, 0xff])] {
             let bytes = V4L2Wire.encode(request)
             #expect(V4L2Wire.request(Substring(text(bytes.dropLast()))) == request)
         }

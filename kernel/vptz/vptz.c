@@ -16,6 +16,9 @@
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/uaccess.h>
+#include <linux/usb/video.h>
+#include <linux/uvcvideo.h>
 #include <linux/spinlock.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -45,11 +48,12 @@ struct vptz_profile {
 	s32 pan_speed_max, tilt_speed_max;
 	s32 zoom_min, zoom_max;
 	u32 hfov_deg;			/* horizontal field of view at the widest zoom */
+	bool ai_xu;			/* OBSBOT's AI-tracking extension-unit control (see vptz_default) */
 };
 
 static const struct vptz_profile vptz_profiles[] = {
 	{
-		.name = "tiny2", .card = "vptz OBSBOT Tiny 2 (virtual)", .absolute = true,
+		.name = "tiny2", .card = "vptz OBSBOT Tiny 2 (virtual)", .absolute = true, .ai_xu = true,
 		/* pan ±130°, tilt ±90°, 1° steps: estimated */
 		.pan_min = -468000, .pan_max = 468000,
 		.tilt_min = -324000, .tilt_max = 324000, .pt_step = 3600,
@@ -569,7 +573,57 @@ static int vptz_s_input(struct file *file, void *fh, unsigned int i)
 	return i ? -EINVAL : 0;
 }
 
+/*
+ * The camera's own AI tracking, as an OBSBOT Tiny 2 holds it in its vendor extension unit (GUID
+ * 9a1e7291-6843-4683-6d92-39bc7906ee49, unit 2 on that camera, selector 6, 60 bytes: cgevans/tiny2
+ * and OpenFoxes/Tiny4Linux): SET_CUR "16 02 MM 00 ..." sets the mode MM (0 off, 2 normal tracking),
+ * GET_CUR answers a status block whose byte 0x18 is the mode. Reached, as on a UVC camera, through
+ * uvcvideo's UVCIOC_CTRL_QUERY; a unit or selector it lacks is ENOENT, as uvcvideo answers.
+ */
+#define VPTZ_XU_UNIT 2
+#define VPTZ_XU_SELECTOR 6
+#define VPTZ_XU_SIZE 60
+
+static int ai_mode = 2;
+module_param(ai_mode, int, 0444);
+MODULE_PARM_DESC(ai_mode, "the camera's own AI tracking mode in its extension unit (tiny2 profile): 2 tracking at load, 0 off; read only here, set through UVCIOC_CTRL_QUERY");
+
+static long vptz_default(struct file *file, void *fh, bool valid_prio, unsigned int cmd, void *arg)
+{
+	struct vptz *dev = video_drvdata(file);
+	struct uvc_xu_control_query *query = arg;
+	u8 block[VPTZ_XU_SIZE] = { 0 };
+
+	if (cmd != UVCIOC_CTRL_QUERY)
+		return -ENOTTY;
+	if (!dev->prof->ai_xu || query->unit != VPTZ_XU_UNIT || query->selector != VPTZ_XU_SELECTOR)
+		return -ENOENT;
+	switch (query->query) {
+	case UVC_GET_LEN:
+		if (query->size != 2)
+			return -EINVAL;
+		block[0] = VPTZ_XU_SIZE;
+		return copy_to_user(query->data, block, 2) ? -EFAULT : 0;
+	case UVC_GET_CUR:
+		if (query->size != VPTZ_XU_SIZE)
+			return -EINVAL;
+		block[0x18] = ai_mode;
+		return copy_to_user(query->data, block, VPTZ_XU_SIZE) ? -EFAULT : 0;
+	case UVC_SET_CUR:
+		if (query->size != VPTZ_XU_SIZE)
+			return -EINVAL;
+		if (copy_from_user(block, query->data, VPTZ_XU_SIZE))
+			return -EFAULT;
+		if (block[0] == 0x16 && block[1] == 0x02)
+			ai_mode = block[2];
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 static const struct v4l2_ioctl_ops vptz_ioctl_ops = {
+	.vidioc_default = vptz_default,
 	.vidioc_querycap = vptz_querycap,
 	.vidioc_enum_fmt_vid_cap = vptz_enum_fmt,
 	.vidioc_g_fmt_vid_cap = vptz_g_fmt,

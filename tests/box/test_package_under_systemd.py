@@ -51,7 +51,8 @@ def test_the_package_installs_with_its_dependencies_met(box):
     files = box.run("dpkg", "-L", "dockd").stdout.split()
     for path in ("/usr/lib/systemd/system/dockd.service", "/usr/lib/systemd/system/dockd.socket",
                  "/usr/lib/udev/rules.d/70-dockd.rules", "/usr/lib/sysusers.d/dockd.conf",
-                 "/usr/share/dockd/profiles/visca/generic-ptzoptics.json", "/usr/share/man/man8/dockd.8.gz",
+                 "/usr/share/dockd/profiles/visca/generic-ptzoptics.json", "/usr/share/dockd/profiles/v4l2/obsbot-tiny-2.json",
+                 "/usr/share/man/man8/dockd.8.gz",
                  "/usr/share/man/man5/dockd.conf.5.gz", "/usr/share/man/man1/dockctl.1.gz",
                  "/usr/share/man/man1/dock-sim.1.gz", "/usr/share/bash-completion/completions/dockctl",
                  "/usr/share/doc/dockd/copyright"):

@@ -45,11 +45,17 @@ video = "$dev"
 driver = "v4l2"
 max_speed = 0.8
 CONF
+cat /sys/module/vptz/parameters/ai_mode >"$out/ai-mode-before.txt"
 "$bin/dockd" --config /tmp/dockd.conf --log-level debug 2>"$out/dockd.log" &
 pid=$!
 
 connected "$out/list.json"
 phase connected
+# The camera's own tracking: the profile matched by the card (obsbot-tiny-2) switches it off once the
+# camera holds still (at most 20 s)
+end=$(($(date +%s) + 20))
+while [ "$(date +%s)" -lt $end ] && [ "$(cat /sys/module/vptz/parameters/ai_mode)" != 0 ]; do sleep 0.2; done
+cat /sys/module/vptz/parameters/ai_mode >"$out/ai-mode-after.txt"
 
 # An orientation: yaw 0.3 rad left (pan −0.3 rad = −61880″), pitch 0.1 rad up (tilt 20626″)
 ctl orient --yaw 0.3 --pitch 0.1 --wait --json >"$out/orient.json" 2>"$out/orient.err"

@@ -20,41 +20,57 @@ public struct UVCCameraControls: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The Camera Terminals' controls in `descriptors` (several cameras' in one device are merged);
-    /// nil when it has no VideoControl interface with a Camera Terminal. Malformed input (a length
-    /// of 0 or past the end) ends the walk at that descriptor.
+    /// nil when it has no VideoControl interface with a Camera Terminal.
     public static func parse(_ descriptors: [UInt8]) -> UVCCameraControls? {
         var controls: UVCCameraControls?
+        for d in videoControlDescriptors(descriptors) where d.count >= 15 {
+            // VC_INPUT_TERMINAL whose wTerminalType is ITT_CAMERA (0x0201; an audio interface's
+            // input terminal 0x0201 is a microphone: hence only VideoControl interfaces' descriptors).
+            let s = d.startIndex
+            guard d[s + 2] == 0x02, d[s + 4] == 0x01, d[s + 5] == 0x02 else { continue }
+            let size = Int(d[s + 14])
+            guard d.count >= 15 + size else { continue }
+            var bits: UInt32 = 0
+            for i in 0..<min(size, 4) { bits |= UInt32(d[s + 15 + i]) << (8 * i) }
+            var found = controls ?? UVCCameraControls()
+            found.zoomAbsolute = found.zoomAbsolute || bits & 1 << 9 != 0
+            found.zoomRelative = found.zoomRelative || bits & 1 << 10 != 0
+            found.panTiltAbsolute = found.panTiltAbsolute || bits & 1 << 11 != 0
+            found.panTiltRelative = found.panTiltRelative || bits & 1 << 12 != 0
+            controls = found
+        }
+        return controls
+    }
+
+    /// The unit id of the extension unit (VC_EXTENSION_UNIT, UVC 1.5 Table 3-8) whose GUID is
+    /// `guid` (16 bytes as the descriptor holds them), nil when the camera has none.
+    public static func extensionUnit(_ guid: [UInt8], in descriptors: [UInt8]) -> UInt8? {
+        for d in videoControlDescriptors(descriptors) where d.count >= 20 {
+            let s = d.startIndex
+            if d[s + 2] == 0x06, Array(d[s + 4..<s + 20]) == guid { return d[s + 3] }
+        }
+        return nil
+    }
+
+    /// The class-specific descriptors of the VideoControl interfaces (bInterfaceClass CC_VIDEO,
+    /// bInterfaceSubClass SC_VIDEOCONTROL). Malformed input (a length of 0 or past the end) ends the
+    /// walk at that descriptor.
+    private static func videoControlDescriptors(_ descriptors: [UInt8]) -> [ArraySlice<UInt8>] {
+        var found: [ArraySlice<UInt8>] = []
         var inVideoControl = false
         var at = 0
         while at + 2 <= descriptors.count {
             let length = Int(descriptors[at]), type = descriptors[at + 1]
             guard length >= 2, at + length <= descriptors.count else { break }
             let d = descriptors[at..<at + length]
-            switch type {
-            case interfaceDescriptor where length >= 9:
-                // bInterfaceClass CC_VIDEO, bInterfaceSubClass SC_VIDEOCONTROL.
+            if type == interfaceDescriptor && length >= 9 {
                 inVideoControl = d[d.startIndex + 5] == 0x0E && d[d.startIndex + 6] == 0x01
-            case classSpecificInterface where inVideoControl && length >= 15:
-                // VC_INPUT_TERMINAL whose wTerminalType is ITT_CAMERA (0x0201; an audio interface's
-                // input terminal 0x0201 is a microphone: hence the interface check above).
-                let s = d.startIndex
-                guard d[s + 2] == 0x02, d[s + 4] == 0x01, d[s + 5] == 0x02 else { break }
-                let size = Int(d[s + 14])
-                guard length >= 15 + size else { break }
-                var bits: UInt32 = 0
-                for i in 0..<min(size, 4) { bits |= UInt32(d[s + 15 + i]) << (8 * i) }
-                var found = controls ?? UVCCameraControls()
-                found.zoomAbsolute = found.zoomAbsolute || bits & 1 << 9 != 0
-                found.zoomRelative = found.zoomRelative || bits & 1 << 10 != 0
-                found.panTiltAbsolute = found.panTiltAbsolute || bits & 1 << 11 != 0
-                found.panTiltRelative = found.panTiltRelative || bits & 1 << 12 != 0
-                controls = found
-            default:
-                break
+            } else if type == classSpecificInterface && inVideoControl && length >= 3 {
+                found.append(d)
             }
             at += length
         }
-        return controls
+        return found
     }
 
     private static let interfaceDescriptor: UInt8 = 0x04

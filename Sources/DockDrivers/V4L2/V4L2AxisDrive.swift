@@ -49,9 +49,11 @@ struct V4L2AxisDrive: Sendable {
     /// The axis's absolute control where the camera has one (read for the pose even when another
     /// control steers, and the source of the axis's range).
     let absolute: V4L2Wire.ControlInfo?
+    /// 1 when the camera's pan grows to the right as V4L2 says, −1 for a model whose grows left.
+    let panSign: Double
 
-    /// dockd's angle = sign × the camera's.
-    var sign: Double { axis == .yaw ? -1 : 1 }
+    /// dockd's angle = sign × the camera's (yaw grows to the left).
+    var sign: Double { axis == .yaw ? -panSign : 1 }
     var id: UInt32 { control.id }
 
     /// Whether the camera reports where this axis is: its absolute control follows the pose.

@@ -15,15 +15,35 @@ import DockProtocol
 public struct V4L2CameraDriver: StandDriver {
     public struct Settings: Sendable, Equatable {
         /// The camera's top rate, rad/s (UVC does not report one): at full speed, and to estimate
-        /// where it is where it does not say.
-        public var maxSpeed = 1.0
+        /// where it is where it does not say. nil: the profile's, else 1.
+        public var maxSpeed: Double?
         public var pollHz = 10.0
-        /// The least time between two sets, s.
-        public var commandInterval = 0.1
+        /// The least time between two sets, s. nil: the profile's, else 0.1.
+        public var commandInterval: Double?
         /// nil: each axis as `V4L2Steering.automatic` picks.
         public var steering: V4L2Steering?
         public var name: String?
+        /// The profiles to match the camera's card against.
+        public var profiles: [V4L2Profile] = []
+        /// A profile named in the configuration: it applies whatever the card.
+        public var profile: V4L2Profile?
         public init() {}
+    }
+
+    /// What this camera is driven with: the settings, else its profile's figures, else defaults.
+    struct Tuning: Sendable {
+        var maxSpeed = 1.0
+        var commandInterval = 0.1
+        var panSign = 1.0
+        var profile: V4L2Profile?
+
+        init(_ settings: Settings, card: String) {
+            profile = settings.profile ?? V4L2Profile.matching(card, in: settings.profiles)
+            maxSpeed = settings.maxSpeed ?? profile.map { $0.maxSpeedDegrees * .pi / 180 } ?? 1.0
+            commandInterval = settings.commandInterval ?? profile?.commandInterval ?? 0.1
+            panSign = Double(profile?.panSign ?? 1)
+        }
+        init() {}
     }
 
     public let name = "v4l2"
@@ -32,6 +52,9 @@ public struct V4L2CameraDriver: StandDriver {
 
     private enum Phase { case querying, polling, ready }
     private var phase = Phase.querying
+    private var tuning = Tuning()
+    /// The camera's own tracking, to switch off once the connect's hold is done.
+    private var trackingOff: V4L2Profile.ExtensionControl?
     private var controls: [UInt32: V4L2Wire.ControlInfo] = [:]
     private var drives: [V4L2AxisDrive] = []
     private var lineBuffer: [UInt8] = []
@@ -74,6 +97,7 @@ public struct V4L2CameraDriver: StandDriver {
         rate = [:]
         stopPending = false
         inFlight = nil
+        trackingOff = nil
         return send(.query, at: time)
     }
 
@@ -109,6 +133,9 @@ public struct V4L2CameraDriver: StandDriver {
         case .card(let card):
             inFlight = nil
             return ready(card: card)
+        case .unit:
+            inFlight = nil
+            return []
         case .values(let values):
             let flight = inFlight
             inFlight = nil
@@ -132,6 +159,9 @@ public struct V4L2CameraDriver: StandDriver {
             }
             if phase == .querying { return [.fatal("the camera's controls cannot be listed: \(text)")] }
             switch request {
+            case .extensionUnit?:
+                counters.commandsFailed += 1
+                return [.rejected("the camera's own tracking was not switched off (\(Self.errnoName(errno)): \(text)): it may steer against dockd")]
             case .set?:
                 counters.refused += 1
                 let type: MessageType = stopPending ? .stop : .position
@@ -146,6 +176,8 @@ public struct V4L2CameraDriver: StandDriver {
 
     /// The controls are known: how each axis is steered, or why the camera cannot be.
     private mutating func ready(card: String) -> [DriverReport] {
+        tuning = Tuning(settings, card: card)
+        trackingOff = tuning.profile?.aiTrackingOff
         drives = [Axis.yaw, .pitch].compactMap { axis in
             func usable(_ steering: V4L2Steering) -> V4L2Wire.ControlInfo? {
                 guard let c = controls[steering.control(axis).rawValue], !c.isDisabled, !c.isReadOnly,
@@ -155,7 +187,7 @@ public struct V4L2CameraDriver: StandDriver {
             let chosen = settings.steering.map { usable($0) != nil ? $0 : nil } ?? V4L2Steering.automatic(usable)
             guard let steering = chosen, let control = usable(steering) else { return nil }
             let absolute = controls[V4L2Steering.absolute.control(axis).rawValue].flatMap { $0.isDisabled ? nil : $0 }
-            return V4L2AxisDrive(axis: axis, steering: steering, control: control, absolute: absolute)
+            return V4L2AxisDrive(axis: axis, steering: steering, control: control, absolute: absolute, panSign: tuning.panSign)
         }
         guard !drives.isEmpty else {
             let wanted = settings.steering.map { "PAN/TILT_\($0.rawValue.uppercased()) control (steering = \($0.rawValue))" }
@@ -168,10 +200,11 @@ public struct V4L2CameraDriver: StandDriver {
             let step = drive.steering == .speed ? (drive.absolute?.step ?? 3600) : drive.control.step
             let counts = UInt32(min(Double(UInt32.max), 360 * 3600 / Double(max(1, step))))
             return AxisCapability(axis: drive.axis, continuous: false, min: Float(min(low, high)), max: Float(max(low, high)),
-                                  maxSpeed: Float(settings.maxSpeed), maxAccel: Float(4 * settings.maxSpeed), countsPerRev: counts)
+                                  maxSpeed: Float(tuning.maxSpeed), maxAccel: Float(4 * tuning.maxSpeed), countsPerRev: counts)
         }
         let how = drives.map { "\($0.axis == .yaw ? "pan" : "tilt") by \($0.steering.rawValue)" }.joined(separator: ", ")
-        identity = StandIdentity(model: card, firmware: "", hardware: (measured ? "pose read back; " : "pose estimated; ") + how,
+        let profile = tuning.profile.map { "; profile \($0.name)" } ?? ""
+        identity = StandIdentity(model: card, firmware: "", hardware: (measured ? "pose read back; " : "pose estimated; ") + how + profile,
                                  serial: settings.name ?? "v4l2-" + card.filter { $0.isLetter || $0.isNumber }, protocolVersion: "v4l2")
         phase = .polling
         let capabilities = Capabilities(feedbackHz: UInt16(max(1, settings.pollHz.rounded())), imuHz: 0, features: [], buttons: [],
@@ -217,7 +250,7 @@ public struct V4L2CameraDriver: StandDriver {
     private mutating func velocity(_ drive: V4L2AxisDrive, to now: Double, at time: Double) -> Double {
         if drive.steering == .speed {
             let told = heading[drive.axis]?.value ?? 0
-            return settings.maxSpeed * Self.arcSecondsPerRadian * told / Double(max(1, drive.control.maximum))
+            return tuning.maxSpeed * Self.arcSecondsPerRadian * told / Double(max(1, drive.control.maximum))
         }
         guard let last = pose[drive.axis], time - last.time >= 0.5 / settings.pollHz else { return rate[drive.axis] ?? 0 }
         let value = (now - last.value) / (time - last.time)
@@ -230,7 +263,7 @@ public struct V4L2CameraDriver: StandDriver {
     private func estimate(_ axis: Axis, at time: Double) -> Double? {
         guard let last = pose[axis] else { return nil }
         guard let drive = drives.first(where: { $0.axis == axis }), let told = heading[axis] else { return last.value }
-        let topRate = settings.maxSpeed * Self.arcSecondsPerRadian
+        let topRate = tuning.maxSpeed * Self.arcSecondsPerRadian
         let elapsed = max(0, time - max(last.time, told.time))
         if drive.steering == .speed {
             let rate = topRate * told.value / Double(max(1, drive.control.maximum))
@@ -257,11 +290,11 @@ public struct V4L2CameraDriver: StandDriver {
                 let cameraRate = drive.sign * Double(rate.value)
                 if drive.steering == .speed {
                     let top = Double(drive.control.maximum)
-                    pending[drive.axis] = min(top, max(-top, (cameraRate / settings.maxSpeed * top).rounded()))
+                    pending[drive.axis] = min(top, max(-top, (cameraRate / tuning.maxSpeed * top).rounded()))
                 } else if let now = estimate(drive.axis, at: time) {
                     // A rate as a target ahead of where it is: far enough to keep moving until the
                     // next renewal (two command intervals and a poll), near enough to stop soon after zero.
-                    let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
+                    let horizon = 2 * tuning.commandInterval + 1 / settings.pollHz
                     pending[drive.axis] = now + cameraRate * Self.arcSecondsPerRadian * horizon
                 }
             }
@@ -293,18 +326,23 @@ public struct V4L2CameraDriver: StandDriver {
 
     public var nextDeadline: Double? {
         guard phase != .querying, inFlight == nil else { return nil }
-        return pending.isEmpty ? nextPoll : min(nextPoll, lastSet + settings.commandInterval)
+        return pending.isEmpty ? nextPoll : min(nextPoll, lastSet + tuning.commandInterval)
     }
 
     /// The next request when none is in flight: a due set first, else a due poll.
     private mutating func pump(at time: Double) -> [UInt8] {
         guard inFlight == nil, phase != .querying else { return [] }
-        if !pending.isEmpty && time >= lastSet + settings.commandInterval {
+        if !pending.isEmpty && time >= lastSet + tuning.commandInterval {
             let set = dueSet(at: time)
             if !set.values.isEmpty {
                 lastSet = time
                 return send(.set(set.values), at: time, set: set.headings)
             }
+        }
+        // The camera's own tracking off, once it holds still: one try (a camera that refuses it says so).
+        if let xu = trackingOff, phase == .ready, pending.isEmpty, !stopPending, let guid = xu.guidBytes, let data = xu.offBytes {
+            trackingOff = nil
+            return send(.extensionUnit(guid: guid, unit: xu.unit, selector: xu.selector, data: data), at: time)
         }
         guard time >= nextPoll, !pollIDs.isEmpty else { return [] }
         nextPoll = time + 1 / settings.pollHz

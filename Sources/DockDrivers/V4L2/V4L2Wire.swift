@@ -6,9 +6,12 @@
 ///     host → adapter   Q                      the camera-class controls and the card's name
 ///                      G <id> <id> …          read controls
 ///                      S <id>=<value> …       set controls, together (one VIDIOC_S_EXT_CTRLS)
+///                      X <guid> <unit> <selector> <hex>   set a UVC extension-unit control (UVCIOC_CTRL_QUERY
+///                                             SET_CUR) on the unit with that GUID, else on <unit>
 ///     adapter → host   C <id> <min> <max> <step> <default> <flags>   one control (after Q) …
 ///                      N <card name>                                  … then the card, ending Q
 ///                      V <id>=<value> …       values read (after G), or the values set (after S)
+///                      U <unit>               the extension-unit control was set, on that unit
 ///                      E <errno> <text>       the request failed (EINVAL, ERANGE, EBUSY, EIO, ENODEV…)
 public enum V4L2Wire {
     /// A camera-class control (V4L2_CID_CAMERA_CLASS_BASE + n).
@@ -52,12 +55,17 @@ public enum V4L2Wire {
         /// half back and write it again (a stale or live value that can cancel the other's move),
         /// and some cameras (Insta360 Link 2) refuse a single axis.
         case set([(UInt32, Int32)])
+        /// A vendor extension-unit control: the unit is found by its GUID (16 bytes as the USB
+        /// descriptor holds them) where the camera's descriptors can be read, else `unit` is used.
+        case extensionUnit(guid: [UInt8], unit: UInt8, selector: UInt8, data: [UInt8])
 
         public static func == (a: Request, b: Request) -> Bool {
             switch (a, b) {
             case (.query, .query): true
             case (.get(let x), .get(let y)): x == y
             case (.set(let x), .set(let y)): x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
+            case (.extensionUnit(let g1, let u1, let s1, let d1), .extensionUnit(let g2, let u2, let s2, let d2)):
+                g1 == g2 && u1 == u2 && s1 == s2 && d1 == d2
             default: false
             }
         }
@@ -67,6 +75,8 @@ public enum V4L2Wire {
         case control(ControlInfo)
         case card(String)
         case values([(UInt32, Int32)])
+        /// An extension-unit control was set, on this unit.
+        case unit(UInt8)
         case failure(errno: Int32, text: String)
 
         public static func == (a: Reply, b: Reply) -> Bool {
@@ -74,6 +84,7 @@ public enum V4L2Wire {
             case (.control(let x), .control(let y)): x == y
             case (.card(let x), .card(let y)): x == y
             case (.values(let x), .values(let y)): x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
+            case (.unit(let x), .unit(let y)): x == y
             case (.failure(let e1, let t1), .failure(let e2, let t2)): e1 == e2 && t1 == t2
             default: false
             }
@@ -85,6 +96,7 @@ public enum V4L2Wire {
         case .query: "Q"
         case .get(let ids): "G " + ids.map(String.init).joined(separator: " ")
         case .set(let values): "S " + values.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        case .extensionUnit(let guid, let unit, let selector, let data): "X \(hex(guid)) \(unit) \(selector) \(hex(data))"
         }
         return Array((line + "\n").utf8)
     }
@@ -94,6 +106,7 @@ public enum V4L2Wire {
         case .control(let c): "C \(c.id) \(c.minimum) \(c.maximum) \(c.step) \(c.defaultValue) \(c.flags)"
         case .card(let name): "N " + name.filter { $0 != "\n" }
         case .values(let values): "V " + values.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        case .unit(let unit): "U \(unit)"
         case .failure(let errno, let text): "E \(errno) " + text.filter { $0 != "\n" }
         }
         return Array((line + "\n").utf8)
@@ -109,6 +122,10 @@ public enum V4L2Wire {
         case "S" where words.count > 1:
             let values = words.dropFirst().compactMap(pair)
             return values.count == words.count - 1 ? .set(values) : nil
+        case "X" where words.count == 5:
+            guard let guid = bytes(hex: words[1]), guid.count == 16, let unit = UInt8(words[2]), let selector = UInt8(words[3]),
+                  let data = bytes(hex: words[4]), !data.isEmpty else { return nil }
+            return .extensionUnit(guid: guid, unit: unit, selector: selector, data: data)
         default: return nil
         }
     }
@@ -124,11 +141,28 @@ public enum V4L2Wire {
         case "V":
             let values = words.dropFirst().compactMap(pair)
             return values.count == words.count - 1 ? .values(values) : nil
+        case "U" where words.count == 2:
+            return UInt8(words[1]).map(Reply.unit)
         case "E" where words.count >= 2:
             guard let errno = Int32(words[1]) else { return nil }
             return .failure(errno: errno, text: words.dropFirst(2).joined(separator: " "))
         default: return nil
         }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        String(bytes.flatMap { byte in [byte >> 4, byte & 0xF].map { Character(String($0, radix: 16)) } })
+    }
+
+    static func bytes(hex: Substring) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0, digits.count <= 2048 else { return nil }
+        var bytes: [UInt8] = []
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
     }
 
     private static func pair(_ word: Substring) -> (UInt32, Int32)? {

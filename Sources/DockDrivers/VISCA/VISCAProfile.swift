@@ -176,26 +176,10 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
         throw VISCAProfileError.notFound("\(nameOrPath) (searched \(paths.joined(separator: ", ")))")
     }
 
-    /// Where profiles are found, first match wins: `$DOCKD_VISCA_PROFILES`, the administrator's
-    /// `/etc/dockd/profiles/visca`, then `../share/dockd/profiles/visca` from the executable's
-    /// directory (an installed dockd, whatever its PREFIX: /usr/bin → /usr/share), then
-    /// `profiles/visca` in the executable's directory or any above it (a build in the source tree).
-    /// Never the working directory, which under systemd is `/`.
+    /// Where profiles are found (`ProfileSearch`; `$DOCKD_VISCA_PROFILES` first).
     public static func defaultSearchPaths(environment: [String: String] = ProcessInfo.processInfo.environment,
                                           executable: String? = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) -> [String] {
-        var paths: [String] = []
-        if let env = environment["DOCKD_VISCA_PROFILES"], !env.isEmpty { paths.append(env) }
-        paths.append("/etc/dockd/profiles/visca")
-        guard let executable else { return paths }
-        var dir = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
-        paths.append(dir.deletingLastPathComponent().appendingPathComponent("share/dockd/profiles/visca").path)
-        while true {
-            paths.append(dir.appendingPathComponent("profiles/visca").path)
-            let parent = dir.deletingLastPathComponent().standardizedFileURL
-            if parent.path == dir.path || dir.path == "/" { break }
-            dir = parent
-        }
-        return paths
+        ProfileSearch.paths(folder: "visca", environment: environment, executable: executable)
     }
 }
 
