@@ -193,7 +193,7 @@ package struct Daemon: Service {
             logger.info("hotplug \(event.action.rawValue)", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
             switch event.action {
             case .add: attach(event, baud: now.baud, to: stands, heartbeat: heartbeat)
-            case .remove: await stands.remove(deviceNode: event.devnode)
+            case .remove: _ = await stands.remove(deviceNode: event.devnode)
             }
         }
     }
