@@ -19,6 +19,7 @@ class Frame:
     index: int             # frames delivered so far
     dropped: int = 0       # frames the camera produced that were skipped to keep up (so far)
     view: dict = field(default_factory=dict)  # virtual source only: yaw, pitch, video_frame
+    full: np.ndarray = None  # V4L2: the frame as captured, when `image` was scaled (what --relay writes)
 
 
 class SourceError(Exception):
@@ -70,10 +71,12 @@ class V4L2Source:
             raise SourceError("the V4L2 device delivered a frame that could not be decoded")
         stamp = self.capture.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
         capture_time = stamp if dequeued - 1.0 < stamp <= dequeued else dequeued
+        full = None
         if image.shape[1] != self.size[0] or image.shape[0] != self.size[1]:
+            full = image
             image = cv2.resize(image, self.size, interpolation=cv2.INTER_AREA)
         self.index += 1
-        return Frame(image, capture_time, self.index)
+        return Frame(image, capture_time, self.index, full=full)
 
     def close(self):
         self.capture.release()
