@@ -148,7 +148,8 @@ def main(argv=None):
     try:
         source = open_source(args.source, size, args.fps, args.pixel_format,
                              math.radians(args.hfov or 50), math.radians(args.virtual_wide_fov),
-                             args.capture_latency, LockedPose(shared), loop=not args.no_loop)
+                             args.capture_latency, LockedPose(shared), loop=not args.no_loop,
+                             buffers=4 if args.relay else 1)
     except SourceError as error:
         log(f"dock-camera: {error}")
         return 66

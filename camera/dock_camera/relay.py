@@ -38,6 +38,7 @@ PIX = struct.Struct("12I")  # struct v4l2_pix_format: width … xfer_func
 VIDIOC_QUERYCAP = _ioc(2, 0, CAPABILITY.size)
 VIDIOC_G_FMT = _ioc(3, 4, FORMAT_SIZE)
 VIDIOC_S_FMT = _ioc(3, 5, FORMAT_SIZE)
+VIDIOC_STREAMON = _ioc(1, 18, 4)
 BUF_TYPE_VIDEO_OUTPUT = 2
 CAP_VIDEO_OUTPUT = 0x00000002
 CAP_READWRITE = 0x01000000
@@ -101,6 +102,10 @@ class V4L2Relay:
             raise RelayError(f"{device}: not a video4linux device ({error.strerror}); {SETUP}") from None
         if not caps & CAP_VIDEO_OUTPUT or not caps & CAP_READWRITE:
             os.close(self.fd)
+            if self.driver == "v4l2 loopback":  # exclusive_caps=1: its output side is hidden while taken
+                raise RelayError(f"{device}: v4l2loopback \"{self.card}\" offers no output side: another program "
+                                 f"is writing to it (or one that wrote without VIDIOC_STREAMON, like ffmpeg, left "
+                                 f"v4l2loopback 0.12 so: reload the module, sudo modprobe -r v4l2loopback)")
             raise RelayError(f"{device}: {self.driver} \"{self.card}\" is not a video output device that "
                              f"takes write() (v4l2loopback's side for a writer); {SETUP}")
 
@@ -129,6 +134,13 @@ class V4L2Relay:
             got = struct.pack("<I", got_fourcc).decode(errors="replace")
             raise RelayError(f"{self.device}: asked for {self.pixel_format} {width}x{height}, the device "
                              f"took {got} {got_w}x{got_h}")
+        # A writer that says it streams: v4l2loopback (0.12) hides its output side once frames are
+        # written (exclusive_caps=1) and shows it again when a writer that called STREAMON closes;
+        # one that only wrote leaves the device a capture device until the module is reloaded.
+        try:
+            fcntl.ioctl(self.fd, VIDIOC_STREAMON, struct.pack("I", BUF_TYPE_VIDEO_OUTPUT))
+        except OSError:
+            pass  # a driver that streams output only through buffers: write() is what it takes
         self.size = (width, height)
 
     def write(self, image):
@@ -248,8 +260,11 @@ class RelayLoop(threading.Thread):
         self.stopping = threading.Event()
         self.records = deque(maxlen=keep)  # (index, capture_time, write started, write returned)
         self.relayed = 0
+        self.cpu_seconds = self.wall_seconds = 0.0
 
     def run(self):
+        self.started = time.monotonic()
+        cpu = time.thread_time()
         try:
             while not self.stopping.is_set():
                 frame = self.source.read()
@@ -268,6 +283,8 @@ class RelayLoop(threading.Thread):
         except Exception as error:  # SourceError, RelayError: the main loop reports it
             self.error = error
         finally:
+            self.cpu_seconds = time.thread_time() - cpu
+            self.wall_seconds = time.monotonic() - self.started
             with self.cond:
                 self.done = True
                 self.cond.notify_all()
@@ -290,7 +307,8 @@ class RelayLoop(threading.Thread):
 
     def summary(self):
         """Frames relayed; capture → written and write() times (p50/p95, ms); frames the capture
-        missed (gaps between capture times longer than 1.5 median intervals)."""
+        missed (gaps between capture times longer than 1.5 frame periods, the period being the
+        10th percentile of the gaps: the camera's own, seen whenever the relay kept up)."""
         records = list(self.records)
         out = {"device": self.relay.device, "format": self.relay.pixel_format,
                "size": list(self.relay.size) if self.relay.size else None, "frames": self.relayed}
@@ -299,11 +317,14 @@ class RelayLoop(threading.Thread):
         latency = np.array([w - c for _, c, _, w in records]) * 1000
         write = np.array([w - s for _, _, s, w in records]) * 1000
         gaps = np.diff([c for _, c, _, _ in records])
-        interval = float(np.median(gaps))
+        interval = float(np.percentile(gaps, 10))
         missed = int(sum(max(0, round(g / interval) - 1) for g in gaps if g > 1.5 * interval)) if interval > 0 else 0
         out.update({"capture_to_written_ms": {"p50": round(float(np.percentile(latency, 50)), 2),
                                               "p95": round(float(np.percentile(latency, 95)), 2)},
                     "write_ms": {"p50": round(float(np.percentile(write, 50)), 2),
                                  "p95": round(float(np.percentile(write, 95)), 2)},
-                    "frame_interval_ms": round(interval * 1000, 2), "capture_gaps": missed})
+                    "frame_interval_ms": round(interval * 1000, 2), "capture_gaps": missed,
+                    # this thread's CPU (capture, conversion, framing, write) per frame and as a share of a core
+                    "thread_cpu_ms_per_frame": round(self.cpu_seconds / self.relayed * 1000, 2),
+                    "thread_cpu_percent": round(100 * self.cpu_seconds / max(1e-9, self.wall_seconds), 1)})
         return out
