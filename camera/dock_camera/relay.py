@@ -307,8 +307,8 @@ class RelayLoop(threading.Thread):
 
     def summary(self):
         """Frames relayed; capture → written and write() times (p50/p95, ms); frames the capture
-        missed (gaps between capture times longer than 1.5 frame periods, the period being the
-        10th percentile of the gaps: the camera's own, seen whenever the relay kept up)."""
+        missed (gaps between capture times longer than 1.5 frame periods, the period being the rate
+        the source granted, or else the 10th percentile of the gaps, seen whenever the relay kept up)."""
         records = list(self.records)
         out = {"device": self.relay.device, "format": self.relay.pixel_format,
                "size": list(self.relay.size) if self.relay.size else None, "frames": self.relayed}
@@ -318,6 +318,8 @@ class RelayLoop(threading.Thread):
         write = np.array([w - s for _, _, s, w in records]) * 1000
         gaps = np.diff([c for _, c, _, _ in records])
         interval = float(np.percentile(gaps, 10))
+        if getattr(self.source, "fps", None):  # the rate the camera granted, when it says
+            interval = min(interval, 1 / self.source.fps)
         missed = int(sum(max(0, round(g / interval) - 1) for g in gaps if g > 1.5 * interval)) if interval > 0 else 0
         out.update({"capture_to_written_ms": {"p50": round(float(np.percentile(latency, 50)), 2),
                                               "p95": round(float(np.percentile(latency, 95)), 2)},

@@ -59,6 +59,7 @@ class V4L2Source:
         fourcc = int(self.capture.get(cv2.CAP_PROP_FOURCC))
         granted = "".join(chr((fourcc >> (8 * i)) & 0xFF) for i in range(4))
         self.size = size
+        self.fps = self.capture.get(cv2.CAP_PROP_FPS) or None
         self.description = (f"{device}: {granted} {int(self.capture.get(cv2.CAP_PROP_FRAME_WIDTH))}x"
                             f"{int(self.capture.get(cv2.CAP_PROP_FRAME_HEIGHT))} at "
                             f"{self.capture.get(cv2.CAP_PROP_FPS):g} fps")

@@ -92,8 +92,10 @@ def main():
         ioctl(fd, VIDIOC_QBUF, buffer(i))
     ioctl(fd, VIDIOC_STREAMON, bytearray(struct.pack("I", CAPTURE)))
     frames, first, last = [], None, None
+    deadline = time.monotonic() + 60  # VM clock: what arrived by then is recorded, complete or not
     for n in range(count):
-        select.select([fd], [], [], 10)
+        if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            break
         b = ioctl(fd, VIDIOC_DQBUF, buffer())
         dequeued = time.monotonic()
         index, _type, used = struct.unpack_from("III", b, 0)
@@ -112,7 +114,7 @@ def main():
             print(f"read {n + 1}", flush=True)
     ioctl(fd, VIDIOC_STREAMOFF, bytearray(struct.pack("I", CAPTURE)))
     with open(out, "w") as f:
-        json.dump({"card": card.rstrip(b"\0").decode(), "width": width, "height": height,
+        json.dump({"card": card.rstrip(b"\0").decode(), "width": width, "height": height, "asked": count,
                    "fourcc": struct.pack("<I", fourcc).decode(), "bytesperline": bytesperline,
                    "sizeimage": sizeimage, "opened": opened, "frames": frames}, f)
     with open(out + ".first", "wb") as f:
