@@ -112,21 +112,23 @@ def test_camera_unit_is_valid_and_hardened(tmp_path):
 def test_relay_framing_follows_the_subject_smoothly_within_the_frame():
     from dock_camera.relay import Framer, selected_rect
     framer = Framer(fill=0.6, max_zoom=3.0, time_constant=0.6, deadband=0.04)
-    assert framer.update(None, 0.0) == (0.0, 0.0, 1.0, 1.0)
+    whole = framer.update(None, 0.0)
+    assert whole == (0.0, 0.0, 1.0, 1.0)
     person = {"x": 0.70, "y": 0.30, "width": 0.10, "height": 0.30}  # right of centre: height/0.6 = a 0.5 window
-    t, windows = 0.0, []
-    for i in range(150):  # 5 s at 30 fps, the box jittering by ±1 % of the frame
+    t, windows = 0.0, [whole]
+    for i in range(150):  # 5 s at 30 fps, the box wandering by ±1.5 % of the frame once a second
         t += 1 / 30
-        jitter = 0.01 * (1 if i % 2 else -1)
+        jitter = 0.015 * math.sin(2 * math.pi * t)
         windows.append(framer.update(dict(person, x=person["x"] + jitter, y=person["y"] - jitter), t))
     for x, y, size, _ in windows:  # always inside the frame
         assert 0 <= x and 0 <= y and x + size <= 1 + 1e-9 and y + size <= 1 + 1e-9
     x, y, size, _ = windows[-1]
     assert abs(size - 0.5) < 0.01 and abs(x + size / 2 - 0.75) < 0.01 and abs(y + size / 2 - 0.45) < 0.01, windows[-1]
-    # no jitter once settled: the ±1 % box moves the window by less than a pixel of 1280
+    # no jitter once settled: the wandering box moves the window by less than a pixel of 1280 (the
+    # smoothing alone would follow it by ±5 px: the deadband holds it)
     settled = windows[-30:]
     assert max(w[0] for w in settled) - min(w[0] for w in settled) < 1 / 1280, settled
-    # and no leap: at most a time constant's share of the way per frame
+    # and no leap from the whole frame to the subject: at most a time constant's share of the way per frame
     steps = [abs(b[0] - a[0]) for a, b in zip(windows, windows[1:])]
     assert max(steps) < 0.05, max(steps)
     # a subject at the edge: the window stops at the frame's edge instead of centring on it
