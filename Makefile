@@ -89,7 +89,8 @@ bench-camera: deps camera-venv
 
 # Under Debian's own kernel in qemu (shared/tools/vmbox): kernel/vptz, a virtual PTZ webcam module
 # (v4l2-compliance, its controls and capture), and the real dockd driving it through the v4l2 driver;
-# two VM boots, about two minutes. Needs root or sudo for apt.
+# dock-camera relaying its frames to v4l2loopback, read by a second program (test_relay.py); three VM
+# boots, about five minutes (the relay's: 2 min). Needs root or sudo for apt.
 .PHONY: vm-test
 vm-test: deps
 	DOCK_BIN=$(CURDIR)/$(BIN) $(PYTEST) -q tests/vm

@@ -11,6 +11,7 @@ import time
 
 from . import detectors
 from .preview import Preview, status_line
+from .relay import FORMATS as RELAY_FORMATS, Framer, RelayError, RelayLoop, V4L2Relay, selected_rect
 from .rpc import DockdLink, NotConnected
 from .sources import SourceError, open_source, parse_size
 from .stand_pose import StandPose
@@ -48,6 +49,14 @@ def parse_args(argv):
     p.add_argument("--preview", help="write annotated frames: FILE.png (a strip) or FILE.avi (Motion-JPEG)")
     p.add_argument("--stats", help="write the run's figures as JSON here at the end")
     p.add_argument("--log", help="write one JSON line per frame and per tracking.state (for the benchmarks)")
+    p.add_argument("--relay", metavar="/dev/videoN",
+                   help="write every captured frame to this v4l2loopback device, for other apps to open as a camera")
+    p.add_argument("--relay-format", default="YU12", choices=RELAY_FORMATS,
+                   help="the relay's pixel format (default YU12, i.e. I420)")
+    p.add_argument("--relay-crop", action="store_true",
+                   help="relay a smoothed crop around the subject dockd selected (digital framing) instead of the whole frame")
+    p.add_argument("--relay-max-zoom", type=float, default=3.0,
+                   help="--relay-crop: the smallest crop, as a zoom factor (default 3)")
     args = p.parse_args(argv)
     if args.fps <= 0:
         p.error("--fps must be positive")
@@ -55,6 +64,10 @@ def parse_args(argv):
         p.error("--hfov must be between 1 and 180 degrees")
     if args.vfov is not None and not 1 <= args.vfov < 180:
         p.error("--vfov must be between 1 and 180 degrees")
+    if args.relay_crop and not args.relay:
+        p.error("--relay-crop needs --relay")
+    if not 1 <= args.relay_max_zoom <= 8:
+        p.error("--relay-max-zoom must be between 1 and 8")
     return args
 
 
@@ -135,16 +148,33 @@ def main(argv=None):
     try:
         source = open_source(args.source, size, args.fps, args.pixel_format,
                              math.radians(args.hfov or 50), math.radians(args.virtual_wide_fov),
-                             args.capture_latency, LockedPose(shared), loop=not args.no_loop)
+                             args.capture_latency, LockedPose(shared), loop=not args.no_loop,
+                             buffers=4 if args.relay else 1)
     except SourceError as error:
         log(f"dock-camera: {error}")
         return 66
-    log(f"dock-camera: {source.description}; detector {detector.name}; dockd at {args.socket}")
+    capture = None
+    if args.relay:
+        try:
+            relay = V4L2Relay(args.relay, args.relay_format)
+        except RelayError as error:
+            source.close()
+            log(f"dock-camera: {error}")
+            return 69
+
+        def subject():
+            with shared.lock:
+                return selected_rect(shared.tracking)
+        capture = RelayLoop(source, relay, Framer(max_zoom=args.relay_max_zoom) if args.relay_crop else None, subject)
+    log(f"dock-camera: {source.description}; detector {detector.name}; dockd at {args.socket}"
+        + (f"; {capture.relay.description}{', framed' if args.relay_crop else ''}" if capture else ""))
 
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGINT, lambda *_: stopping.set())
     link.start()
+    if capture:
+        capture.start()
     stats = RunStats()
     preview = Preview(args.preview, args.fps) if args.preview else None
     frame_log = open(args.log, "w") if args.log else None
@@ -162,12 +192,15 @@ def main(argv=None):
             if args.seconds is not None and time.monotonic() - started >= args.seconds:
                 break
             try:
-                frame = source.read()
+                frame = capture.next(stopping) if capture else source.read()
             except SourceError as error:
                 log(f"dock-camera: {error}")
                 status = 74
                 break
             if frame is None:
+                if capture and capture.error:
+                    log(f"dock-camera: {capture.error}")
+                    status = 74
                 break
             if last_sent_capture is not None and frame.capture_time - last_sent_capture < 1 / MAX_RATE * 0.95:
                 stats.skipped_for_rate += 1
@@ -202,6 +235,9 @@ def main(argv=None):
                 preview.add(frame, found, tracking, status_line(detector.name, stats.fps(), latency, pose, frame.index))
     finally:
         link.stop()
+        if capture:
+            capture.stop()
+            capture.relay.close()
         source.close()
         if preview:
             preview.close()
@@ -211,10 +247,16 @@ def main(argv=None):
                 for arrival, state in shared.tracking_log:
                     local = state["capture_time"] + offset if offset is not None and "capture_time" in state else None
                     frame_log.write(json.dumps({"tracking": state, "arrival": arrival, "capture_local": local}) + "\n")
+            if capture:
+                for index, capture_time, started, written in capture.records:
+                    frame_log.write(json.dumps({"relayed": index, "capture_time": capture_time,
+                                                "write_started": started, "written": written}) + "\n")
             frame_log.close()
     summary = stats.summary(getattr(source, "dropped", 0))
     summary.update({"detector": detector.name, "source": args.source, "size": list(size),
                     "connections": link.connections})
+    if capture:
+        summary["relay"] = capture.summary()
     log("dock-camera: " + json.dumps(summary))
     if args.stats:
         with open(args.stats, "w") as f:

@@ -19,6 +19,7 @@ class Frame:
     index: int             # frames delivered so far
     dropped: int = 0       # frames the camera produced that were skipped to keep up (so far)
     view: dict = field(default_factory=dict)  # virtual source only: yaw, pitch, video_frame
+    full: np.ndarray = None  # V4L2: the frame as captured, when `image` was scaled (what --relay writes)
 
 
 class SourceError(Exception):
@@ -42,7 +43,7 @@ class V4L2Source:
     exposes as CAP_PROP_POS_MSEC); a timestamp that is not a recent monotonic time is replaced by
     the time the frame was dequeued."""
 
-    def __init__(self, device, size, fps, pixel_format):
+    def __init__(self, device, size, fps, pixel_format, buffers=1):
         if not os.path.exists(device):
             raise SourceError(f"{device}: no such device")
         self.capture = cv2.VideoCapture(device, cv2.CAP_V4L2)
@@ -52,10 +53,13 @@ class V4L2Source:
         self.capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
         self.capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
         self.capture.set(cv2.CAP_PROP_FPS, fps)
-        self.capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # the newest frame, not a queue of old ones
+        # the newest frame, not a queue of old ones; the relay, which takes every frame as it comes,
+        # asks for a few so that a frame arriving while it converts the last is queued, not dropped
+        self.capture.set(cv2.CAP_PROP_BUFFERSIZE, buffers)
         fourcc = int(self.capture.get(cv2.CAP_PROP_FOURCC))
         granted = "".join(chr((fourcc >> (8 * i)) & 0xFF) for i in range(4))
         self.size = size
+        self.fps = self.capture.get(cv2.CAP_PROP_FPS) or None
         self.description = (f"{device}: {granted} {int(self.capture.get(cv2.CAP_PROP_FRAME_WIDTH))}x"
                             f"{int(self.capture.get(cv2.CAP_PROP_FRAME_HEIGHT))} at "
                             f"{self.capture.get(cv2.CAP_PROP_FPS):g} fps")
@@ -70,10 +74,12 @@ class V4L2Source:
             raise SourceError("the V4L2 device delivered a frame that could not be decoded")
         stamp = self.capture.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
         capture_time = stamp if dequeued - 1.0 < stamp <= dequeued else dequeued
+        full = None
         if image.shape[1] != self.size[0] or image.shape[0] != self.size[1]:
+            full = image
             image = cv2.resize(image, self.size, interpolation=cv2.INTER_AREA)
         self.index += 1
-        return Frame(image, capture_time, self.index)
+        return Frame(image, capture_time, self.index, full=full)
 
     def close(self):
         self.capture.release()
@@ -213,7 +219,7 @@ class VirtualPanTiltSource:
         self.video.close()
 
 
-def open_source(spec, size, fps, pixel_format, view_hfov, wide_hfov, latency, pose, loop):
+def open_source(spec, size, fps, pixel_format, view_hfov, wide_hfov, latency, pose, loop, buffers=1):
     """`/dev/videoN`, `virtual:VIDEO` or a video file path."""
     if spec.startswith("virtual:"):
         path = spec[len("virtual:"):]
@@ -221,7 +227,7 @@ def open_source(spec, size, fps, pixel_format, view_hfov, wide_hfov, latency, po
             raise SourceError(f"{path}: no such video for the virtual camera")
         return VirtualPanTiltSource(path, size, fps, view_hfov, wide_hfov, latency, pose, loop)
     if spec.startswith("/dev/video"):
-        return V4L2Source(spec, size, fps, pixel_format)
+        return V4L2Source(spec, size, fps, pixel_format, buffers)
     if not os.path.isfile(spec):
         raise SourceError(f"{spec}: no such file or device (give /dev/videoN, a video file or virtual:VIDEO)")
     return FileSource(spec, size, loop)

@@ -109,6 +109,63 @@ def test_camera_unit_is_valid_and_hardened(tmp_path):
     assert float(match.group(1)) <= 1.5, f"exposure {match.group(1)} > 1.5"
 
 
+def test_relay_framing_follows_the_subject_smoothly_within_the_frame():
+    from dock_camera.relay import Framer, selected_rect
+    framer = Framer(fill=0.6, max_zoom=3.0, time_constant=0.6, deadband=0.04)
+    whole = framer.update(None, 0.0)
+    assert whole == (0.0, 0.0, 1.0, 1.0)
+    person = {"x": 0.70, "y": 0.30, "width": 0.10, "height": 0.30}  # right of centre: height/0.6 = a 0.5 window
+    t, windows = 0.0, [whole]
+    for i in range(150):  # 5 s at 30 fps, the box wandering by ±1.5 % of the frame once a second
+        t += 1 / 30
+        jitter = 0.015 * math.sin(2 * math.pi * t)
+        windows.append(framer.update(dict(person, x=person["x"] + jitter, y=person["y"] - jitter), t))
+    for x, y, size, _ in windows:  # always inside the frame
+        assert 0 <= x and 0 <= y and x + size <= 1 + 1e-9 and y + size <= 1 + 1e-9
+    x, y, size, _ = windows[-1]
+    assert abs(size - 0.5) < 0.01 and abs(x + size / 2 - 0.75) < 0.01 and abs(y + size / 2 - 0.45) < 0.01, windows[-1]
+    # no jitter once settled: the wandering box moves the window by less than a pixel of 1280 (the
+    # smoothing alone would follow it by ±5 px: the deadband holds it)
+    settled = windows[-30:]
+    assert max(w[0] for w in settled) - min(w[0] for w in settled) < 1 / 1280, settled
+    # and no leap from the whole frame to the subject: at most a time constant's share of the way per frame
+    steps = [abs(b[0] - a[0]) for a, b in zip(windows, windows[1:])]
+    assert max(steps) < 0.05, max(steps)
+    # a subject at the edge: the window stops at the frame's edge instead of centring on it
+    for i in range(90):
+        t += 1 / 30
+        x, y, size, _ = framer.update({"x": 0.95, "y": 0.0, "width": 0.05, "height": 0.2}, t)
+    assert size == pytest.approx(1 / 3, abs=0.01) and x + size == pytest.approx(1.0, abs=1e-3) and y < 0.01, (x, y, size)
+    # the subject gone: back to the whole frame
+    for i in range(150):
+        t += 1 / 30
+        window = framer.update(None, t)
+    assert window[2] > 0.99
+    state = {"subjects": [{"id": "a", "rect": person, "selected": False},
+                          {"id": "b", "rect": dict(person, x=0.1), "selected": True, "saliency_rank": 1}]}
+    assert selected_rect(state)["x"] == 0.1 and selected_rect({"subjects": []}) is None
+
+
+RELAY_PIXELS = """
+import numpy as np
+from dock_camera.relay import to_pixels
+image = np.zeros((4, 4, 3), np.uint8)
+image[:, 2:] = 255  # black left half, white right half
+i420 = to_pixels(image, "YU12")
+assert i420.shape == (6, 4) and i420[:4, :2].max() <= 17 and i420[:4, 2:].min() >= 234, i420  # limited range
+yuyv = to_pixels(image, "YUYV")
+assert yuyv.shape == (4, 8), yuyv.shape
+assert (yuyv[:, 0::2] == i420[:4]).all(), yuyv  # the same luma; a gray picture's chroma is 128
+assert abs(int(yuyv[0, 1]) - 128) <= 2 and abs(int(yuyv[0, 3]) - 128) <= 2, yuyv
+"""
+
+
+@needs_video
+def test_relay_pixels_are_i420_and_yuyv_of_the_same_picture():
+    done = subprocess.run([DEBIAN_PYTHON, "-c", RELAY_PIXELS], cwd=ROOT / "camera", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
 # ---- bad input: a clear error, nothing started --------------------------------------------------
 
 @needs_video
@@ -119,6 +176,9 @@ def test_camera_unit_is_valid_and_hardened(tmp_path):
     (["--source", VIDEO, "--size", "big"], 64, "is not WIDTHxHEIGHT"),
     (["--source", VIDEO, "--detector", "yolo"], 64, "unknown detector 'yolo'"),
     (["--source", f"virtual:{VIDEO}", "--hfov", "100", "--virtual-wide-fov", "90"], 66, "must be wider"),
+    (["--source", VIDEO, "--relay", "/dev/video99"], 69, "/dev/video99: no such device — v4l2loopback is not loaded"),
+    (["--source", VIDEO, "--relay", "/dev/null"], 69, "/dev/null: not a video4linux device"),
+    (["--source", VIDEO, "--relay-crop"], 2, "--relay-crop needs --relay"),
 ])
 def test_bad_arguments_get_a_clear_error(tmp_path, args, status, message):
     done = subprocess.run([DEBIAN_PYTHON, str(DOCK_CAMERA), "--socket", str(tmp_path / "none.sock"), *args],

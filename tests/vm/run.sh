@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command under a real Linux kernel (Debian 12's, in qemu, through vmbox) with kernel/vptz's
-# virtual PTZ webcam loaded as /dev/video0.
+# virtual PTZ webcam loaded as /dev/video0, and v4l2loopback built for the same kernel (not loaded:
+# a command loads it with its own parameters, from $V4L2LOOPBACK_KO).
 #
 #   tests/vm/run.sh [--params 'profile=link busy_ms=300'] [--rw DIR]... [--timeout SEC]
 #                   [--console FILE] -- CMD [ARG...]
@@ -12,6 +13,8 @@
 # the VM sees, so a command can rmmod and insmod it again with other parameters), then boots.
 # In the VM the command runs as root in the directory run.sh was started from, with VPTZ_KO set to
 # the module's path; its output and exit status are run.sh's. One boot costs 10-40 s here (TCG).
+# v4l2loopback (Debian's v4l2loopback-dkms, for its source) is built the same way into
+# .build/v4l2loopback-KERNEL; in the VM V4L2LOOPBACK_KO is its path (insmod it after videodev).
 #
 # vmbox: $VMBOX, else shared/tools/vmbox beside the repository, else /work/shared/tools/vmbox.
 set -euo pipefail
@@ -48,7 +51,7 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-apt_install qemu-system-x86 busybox-static cpio binutils v4l-utils kmod make gcc
+apt_install qemu-system-x86 busybox-static cpio binutils v4l-utils kmod make gcc v4l2loopback-dkms
 "$vmbox" prepare "$cache" >&2
 kernel=$("$vmbox" kernel "$cache")
 apt_install "linux-headers-$kernel"
@@ -62,7 +65,22 @@ make -s -C "/usr/src/linux-headers-$kernel" M="$build" modules 2>&1 | { grep -v 
 [ "${PIPESTATUS[0]}" = 0 ] && [ -f "$build/vptz.ko" ] || { echo "run.sh: building vptz.ko failed" >&2; exit 2; }
 set -o pipefail
 ko="$build/vptz.ko"
-if [ $build_only = 1 ]; then echo "$ko"; exit 0; fi
+
+# v4l2loopback from the source v4l2loopback-dkms installs (/usr/src/v4l2loopback-VERSION), built like
+# vptz rather than taken from DKMS's tree, so that its place does not depend on DKMS having run for
+# this kernel.
+src=$(ls -d /usr/src/v4l2loopback-* 2>/dev/null | sort -V | tail -1)
+[ -n "$src" ] || { echo "run.sh: no /usr/src/v4l2loopback-* (apt install v4l2loopback-dkms)" >&2; exit 2; }
+loopbuild="$root/.build/v4l2loopback-$kernel"
+mkdir -p "$loopbuild"
+for f in "$src"/*.c "$src"/*.h; do cmp -s "$f" "$loopbuild/$(basename "$f")" || cp "$f" "$loopbuild/"; done
+echo 'obj-m := v4l2loopback.o' | cmp -s - "$loopbuild/Kbuild" || echo 'obj-m := v4l2loopback.o' >"$loopbuild/Kbuild"
+set +o pipefail
+make -s -C "/usr/src/linux-headers-$kernel" M="$loopbuild" modules 2>&1 | { grep -v 'Skipping BTF' >&2 || true; }
+[ "${PIPESTATUS[0]}" = 0 ] && [ -f "$loopbuild/v4l2loopback.ko" ] || { echo "run.sh: building v4l2loopback.ko failed" >&2; exit 2; }
+set -o pipefail
+loopko="$loopbuild/v4l2loopback.ko"
+if [ $build_only = 1 ]; then echo "$ko"; echo "$loopko"; exit 0; fi
 
 # In the VM /tmp, /run, /var/tmp and /dev/shm are empty: a checkout under them is shared explicitly.
 case $root/ in /tmp/*|/run/*|/var/tmp/*|/dev/shm/*) vmargs+=(--rw "$root") ;; esac
@@ -70,4 +88,4 @@ case $root/ in /tmp/*|/run/*|/var/tmp/*|/dev/shm/*) vmargs+=(--rw "$root") ;; es
 # vmbox loads the module without parameters; vm-load.sh loads it again with --params. (Arguments go
 # through vmbox's quoting for the guest's shell: no '$' in them, so the wrapper is a file.)
 exec "$vmbox" run "$cache" --modules videodev,videobuf2-vmalloc,videobuf2-v4l2 --ko "$ko" "${vmargs[@]}" -- \
-    sh "$root/tests/vm/vm-load.sh" "$ko" "$params" "$@"
+    env "V4L2LOOPBACK_KO=$loopko" sh "$root/tests/vm/vm-load.sh" "$ko" "$params" "$@"
