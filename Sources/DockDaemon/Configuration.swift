@@ -178,6 +178,13 @@ package struct Configuration: Sendable, Equatable {
             endpoint = .serial(path: value, baud: baud)
         case "unix": endpoint = .unix(path: value)
         case "video": endpoint = .video(path: value)
+        case "onvif":
+            guard var address = ONVIFAddress(parsing: value.hasPrefix("onvif://") ? value.dropFirst(8) : Substring(value)) else {
+                d.refuse(key, "takes [user@]host[:port] (the password goes in the file named by credentials)"); return nil
+            }
+            // The link reads the password file; the driver never sees it.
+            if case .text(let path)? = options["credentials"] { address.credentials = path }
+            endpoint = .onvif(address)
         case "bluetooth": endpoint = .bluetooth(address: value, channel: channel.map(UInt8.init))
         default:
             endpoint = StandEndpoint(parsing: "\(kind):\(value)")

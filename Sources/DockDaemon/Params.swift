@@ -157,9 +157,12 @@ struct Params: Sendable {
     /// `@baud`, `unix:/PATH`, `rfcomm:AA:BB:CC:DD:EE:FF[/channel]`, `udp:HOST:PORT` or `tcp:HOST:PORT`.
     func device() throws(RPCError) -> StandEndpoint {
         guard let text = try optionalString("device"), !text.isEmpty else {
-            throw .invalidParams("device is required (a tty path, unix:PATH, rfcomm:ADDRESS, udp:HOST:PORT, tcp:HOST:PORT or video:PATH)", field: "device")
+            throw .invalidParams("device is required (a tty path, unix:PATH, rfcomm:ADDRESS, udp:HOST:PORT, tcp:HOST:PORT, video:PATH or onvif://[USER@]HOST[:PORT])", field: "device")
         }
         let endpoint = StandEndpoint(parsing: text)
+        if text.hasPrefix("onvif:"), endpoint.linkKind != .onvif {
+            throw .invalidParams("device '\(text)': onvif:// takes [user@]host[:port] (no password: it is read from a file)", field: "device")
+        }
         func refuse(_ why: String) -> RPCError { .invalidParams("device '\(text)': \(why)", field: "device") }
         switch endpoint {
         case .serial(let path, let baud):
@@ -180,6 +183,8 @@ struct Params: Sendable {
             guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }) else { throw refuse("the host is not a host name or address") }
         case .video(let path):
             guard path.hasPrefix("/") else { throw refuse("video: takes an absolute path") }
+        case .onvif:
+            break
         }
         return endpoint
     }
