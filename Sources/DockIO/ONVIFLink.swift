@@ -97,15 +97,22 @@ public enum ONVIFLink {
             // One loop for the connection, its deadline and its promise.
             let loop = MultiThreadedEventLoopGroup.singleton.next()
             let promise = loop.makePromise(of: (Int, [UInt8]).self)
-            let channel = try ClientBootstrap(group: loop)
-                .connectTimeout(.seconds(ONVIFLink.requestTimeout))
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        try channel.pipeline.syncOperations.addHandler(ReplyCollector(promise: promise, limit: ONVIFWire.maximumBody))
+            let channel: any Channel
+            do {
+                channel = try ClientBootstrap(group: loop)
+                    .connectTimeout(.seconds(ONVIFLink.requestTimeout))
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                            try channel.pipeline.syncOperations.addHandler(ReplyCollector(promise: promise, limit: ONVIFWire.maximumBody))
+                        }
                     }
-                }
-                .connect(host: address.host, port: address.port).wait()
+                    .connect(host: address.host, port: address.port).wait()
+            } catch {
+                // A promise must be completed before it goes (NIO traps on a leaked one).
+                promise.fail(error)
+                throw LinkError(description: "cannot connect to \(address.host):\(address.port): \(error)")
+            }
             let deadline = channel.eventLoop.scheduleTask(in: .seconds(ONVIFLink.requestTimeout)) {
                 promise.fail(LinkError(description: "no reply in \(ONVIFLink.requestTimeout) s"))
             }
