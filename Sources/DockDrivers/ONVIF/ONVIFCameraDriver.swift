@@ -313,7 +313,7 @@ public struct ONVIFCameraDriver: StandDriver {
         if queuedSetup != nil { return -.infinity }
         guard step == .ready else { return nil }
         var deadline = nextPoll
-        if pending != nil { deadline = min(deadline, (lastMove?.time ?? -.infinity) + settings.commandInterval) }
+        if let move = pending { deadline = min(deadline, move == .stop ? -.infinity : (lastMove?.time ?? -.infinity) + settings.commandInterval) }
         if let renewal = renewalTime { deadline = min(deadline, renewal) }
         return deadline
     }
@@ -324,7 +324,7 @@ public struct ONVIFCameraDriver: StandDriver {
         return last.time + Double(settings.moveTimeout) / 2
     }
 
-    /// The next request when none is in flight: a due move first, then a due renewal, else a due poll.
+    /// The next request when none is in flight: a stop or a due move first, then a due renewal, else a due poll.
     private mutating func pump(at time: Double) -> [UInt8] {
         guard inFlight == nil else { return [] }
         if let setup = queuedSetup {
@@ -332,7 +332,8 @@ public struct ONVIFCameraDriver: StandDriver {
             return request(setup.path, setup.body, authenticate: true, setup.flight, at: time)
         }
         guard step == .ready else { return [] }
-        if let move = pending, time >= (lastMove?.time ?? -.infinity) + settings.commandInterval {
+        // A stop waits for nothing but the request in flight.
+        if let move = pending, move == .stop || time >= (lastMove?.time ?? -.infinity) + settings.commandInterval {
             pending = nil
             // The same rate again is no news to the camera until its renewal is due.
             if let last = lastMove, last.move == move, case .continuous = move, time < last.time + Double(settings.moveTimeout) / 2 {

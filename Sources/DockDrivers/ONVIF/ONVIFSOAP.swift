@@ -97,4 +97,5 @@ public enum ONVIFSOAP {
 
 public struct ONVIFFault: Error, Sendable, Equatable {
     public let reason: String
+    public init(reason: String) { self.reason = reason }
 }
