@@ -9,7 +9,7 @@ extension ONVIFCameraDriver {
             DriverOption("credentials", .text, default: nil,
                          "the file holding the camera's password (mode 0600 or stricter, read by dockd's link, never shown); default $CREDENTIALS_DIRECTORY/onvif-HOST, else /etc/dockd/onvif/HOST.cred"),
             DriverOption("profile", .text, default: nil, "the media profile token to steer (default: the first with a PTZ configuration)"),
-            DriverOption("pan_min", .number(-360...360), default: .number(-170), "the pan, degrees, at the generic space's -1 (ONVIF gives no degrees)"),
+            DriverOption("pan_min", .number(-360...360), default: .number(-170), "the pan, degrees, at the generic space's -1 (ONVIF gives no degrees; above pan_max for a camera whose pan grows to the left)"),
             DriverOption("pan_max", .number(-360...360), default: .number(170), "the pan, degrees, at the generic space's 1"),
             DriverOption("tilt_min", .number(-180...180), default: .number(-30), "the tilt, degrees, at the generic space's -1"),
             DriverOption("tilt_max", .number(-180...180), default: .number(90), "the tilt, degrees, at the generic space's 1"),
@@ -26,9 +26,9 @@ extension ONVIFCameraDriver {
         make: { s in
             var settings = Settings()
             let pan = (s.number("pan_min"), s.number("pan_max")), tilt = (s.number("tilt_min"), s.number("tilt_max"))
-            guard pan.0 < pan.1, tilt.0 < tilt.1 else { throw DriverFailure("pan_min and tilt_min must be below pan_max and tilt_max") }
-            settings.panDegrees = pan.0...pan.1
-            settings.tiltDegrees = tilt.0...tilt.1
+            guard pan.0 != pan.1, tilt.0 != tilt.1 else { throw DriverFailure("pan_min and pan_max (tilt_min and tilt_max) must differ") }
+            settings.pan = GenericScale(atMinusOne: pan.0, atOne: pan.1)
+            settings.tilt = GenericScale(atMinusOne: tilt.0, atOne: tilt.1)
             settings.panSpeed = s.number("pan_speed")
             settings.tiltSpeed = s.number("tilt_speed")
             settings.pollHz = s.number("poll_hz")

@@ -13,8 +13,8 @@ import DockProtocol
 public struct ONVIFCameraDriver: StandDriver {
     public struct Settings: Sendable, Equatable {
         /// What the generic space's −1…1 is, in degrees (ONVIF does not say).
-        public var panDegrees: ClosedRange<Double> = -170...170
-        public var tiltDegrees: ClosedRange<Double> = -30...90
+        public var pan = GenericScale(atMinusOne: -170, atOne: 170)
+        public var tilt = GenericScale(atMinusOne: -30, atOne: 90)
         /// The camera's speed at a velocity of 1, degrees/s.
         public var panSpeed = 100.0
         public var tiltSpeed = 60.0
@@ -27,6 +27,22 @@ public struct ONVIFCameraDriver: StandDriver {
         public var profile: String?
         public var name: String?
         public init() {}
+    }
+
+    /// The degrees at the generic space's −1 and 1, linear between; a camera whose generic
+    /// values grow the other way has them reversed (velocities too).
+    public struct GenericScale: Sendable, Equatable {
+        public var atMinusOne: Double
+        public var atOne: Double
+        public init(atMinusOne: Double, atOne: Double) { self.atMinusOne = atMinusOne; self.atOne = atOne }
+        /// Degrees per generic unit, signed.
+        var perUnit: Double { (atOne - atMinusOne) / 2 }
+        /// 1 where the generic value grows with the degrees, −1 where it runs the other way.
+        var direction: Double { atOne > atMinusOne ? 1 : -1 }
+        func degrees(_ g: Double) -> Double { atMinusOne + (g + 1) * perUnit }
+        /// Degrees → generic, within −1…1.
+        func generic(_ degrees: Double) -> Double { min(1, max(-1, (degrees - atMinusOne) / perUnit - 1)) }
+        var range: (low: Double, high: Double) { (min(atMinusOne, atOne), max(atMinusOne, atOne)) }
     }
 
     public let name = "onvif"
@@ -221,11 +237,11 @@ public struct ONVIFCameraDriver: StandDriver {
     private mutating func becomeReady(at time: Double) -> [DriverReport] {
         step = .ready
         nextPoll = time
-        let pan = settings.panDegrees, tilt = settings.tiltDegrees
+        let pan = settings.pan.range, tilt = settings.tilt.range
         let axes = [
-            AxisCapability(axis: .yaw, continuous: false, min: Float(-radians(pan.upperBound)), max: Float(-radians(pan.lowerBound)),
+            AxisCapability(axis: .yaw, continuous: false, min: Float(-radians(pan.high)), max: Float(-radians(pan.low)),
                            maxSpeed: Float(radians(settings.panSpeed)), maxAccel: Float(4 * radians(settings.panSpeed)), countsPerRev: 360 * 3600),
-            AxisCapability(axis: .pitch, continuous: false, min: Float(radians(tilt.lowerBound)), max: Float(radians(tilt.upperBound)),
+            AxisCapability(axis: .pitch, continuous: false, min: Float(radians(tilt.low)), max: Float(radians(tilt.high)),
                            maxSpeed: Float(radians(settings.tiltSpeed)), maxAccel: Float(4 * radians(settings.tiltSpeed)), countsPerRev: 360 * 3600),
         ]
         let how = [offers.absolute ? "absolute" : nil, offers.relative ? "relative" : nil, offers.continuous ? "continuous" : nil].compactMap { $0 }
@@ -245,8 +261,8 @@ public struct ONVIFCameraDriver: StandDriver {
             rate = ((x - last.x) / (time - last.time), (y - last.y) / (time - last.time))
         }
         if pose == nil || time - pose!.time >= 0.5 / settings.pollHz { pose = (x, y, time) }
-        let yaw = -radians(degrees(x, settings.panDegrees)), pitch = radians(degrees(y, settings.tiltDegrees))
-        let yawRate = -radians(rate.x * span(settings.panDegrees) / 2), pitchRate = radians(rate.y * span(settings.tiltDegrees) / 2)
+        let yaw = -radians(settings.pan.degrees(x)), pitch = radians(settings.tilt.degrees(y))
+        let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
         return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: [
             AxisFeedback(axis: .yaw, position: Float(yaw), velocity: Float(yawRate)),
             AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(pitchRate)),
@@ -263,16 +279,17 @@ public struct ONVIFCameraDriver: StandDriver {
             let now = pose.map { ($0.x, $0.y) } ?? (0, 0)
             var x = now.0, y = now.1
             for target in targets {
-                if target.axis == .yaw { x = generic(-degrees(radians: Double(target.position)), settings.panDegrees) }
-                if target.axis == .pitch { y = generic(degrees(radians: Double(target.position)), settings.tiltDegrees) }
+                if target.axis == .yaw { x = settings.pan.generic(-degrees(radians: Double(target.position))) }
+                if target.axis == .pitch { y = settings.tilt.generic(degrees(radians: Double(target.position))) }
             }
             if offers.absolute { pending = .absolute(x: x, y: y) }
             else if offers.relative { pending = .relative(x: x - now.0, y: y - now.1) }
         case .velocity(let rates):
             var x = 0.0, y = 0.0
             for rate in rates {
-                if rate.axis == .yaw { x = clamp(-degrees(radians: Double(rate.value)) / settings.panSpeed) }
-                if rate.axis == .pitch { y = clamp(degrees(radians: Double(rate.value)) / settings.tiltSpeed) }
+                // A velocity of 1 is the top speed, the way the generic position grows.
+                if rate.axis == .yaw { x = clamp(-degrees(radians: Double(rate.value)) / settings.panSpeed * settings.pan.direction) }
+                if rate.axis == .pitch { y = clamp(degrees(radians: Double(rate.value)) / settings.tiltSpeed * settings.tilt.direction) }
             }
             if x == 0 && y == 0 {
                 pending = .stop
@@ -295,7 +312,7 @@ public struct ONVIFCameraDriver: StandDriver {
     private func velocityMove(x: Double, y: Double) -> Move? {
         if offers.continuous { return .continuous(x: x, y: y) }
         let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
-        let dx = x * settings.panSpeed * horizon * 2 / span(settings.panDegrees), dy = y * settings.tiltSpeed * horizon * 2 / span(settings.tiltDegrees)
+        let dx = x * settings.panSpeed * horizon / abs(settings.pan.perUnit), dy = y * settings.tiltSpeed * horizon / abs(settings.tilt.perUnit)
         if offers.absolute, let pose { return .absolute(x: clamp(pose.x + dx), y: clamp(pose.y + dy)) }
         if offers.relative { return .relative(x: dx, y: dy) }
         return nil
@@ -374,11 +391,6 @@ public struct ONVIFCameraDriver: StandDriver {
 
     private func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
     private func degrees(radians: Double) -> Double { radians * 180 / .pi }
-    private func span(_ range: ClosedRange<Double>) -> Double { range.upperBound - range.lowerBound }
-    /// Generic −1…1 → degrees.
-    private func degrees(_ g: Double, _ range: ClosedRange<Double>) -> Double { range.lowerBound + (g + 1) / 2 * span(range) }
-    /// Degrees → generic −1…1, within it.
-    private func generic(_ degrees: Double, _ range: ClosedRange<Double>) -> Double { clamp((degrees - range.lowerBound) / span(range) * 2 - 1) }
     private func clamp(_ g: Double) -> Double { min(1, max(-1, g)) }
 
     /// The path of a service address (`http://host:port/path`): the link's host and port are used,
