@@ -161,7 +161,8 @@ struct Params: Sendable {
         }
         let endpoint = StandEndpoint(parsing: text)
         if text.hasPrefix("onvif:"), endpoint.linkKind != .onvif {
-            throw .invalidParams("device '\(text)': onvif:// takes [user@]host[:port] (no password: it is read from a file)", field: "device")
+            // Not echoed: what was given may hold a password (user:password@host).
+            throw .invalidParams("device: onvif:// takes [user@]host[:port] and never a password (dockd reads it from a file)", field: "device")
         }
         func refuse(_ why: String) -> RPCError { .invalidParams("device '\(text)': \(why)", field: "device") }
         switch endpoint {

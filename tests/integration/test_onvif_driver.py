@@ -40,6 +40,7 @@ class Rig:
             f'[[device]]\nonvif = "admin@127.0.0.1:{self.server.port}"\ndriver = "onvif"\n'
             f'credentials = "{credentials}"\nname = "cam-1"\n{options}')
         self.log = tmp_path / "dockd.err"
+        self.started = time.monotonic()
         self.dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(tmp_path / "dockd.conf"), "--socket", str(tmp_path / "d.sock"),
                                        "--socket-group", "", "--no-hotplug"], stderr=open(self.log, "wb"))
         wait_for((tmp_path / "d.sock").exists, 20, "dockd's socket")
@@ -89,6 +90,7 @@ def pose(cam):
 def test_connects_with_a_digest_stops_the_camera_then_orients_within_tolerance(rig):
     r = rig()
     stand = r.connected()
+    print(f"\nconnected {time.monotonic() - r.started:.2f} s after dockd started (its socket, the setup's 6 requests, the Stop)")
     assert stand["id"] == "cam-1" and stand["driver"] == "onvif"
     with r.cam.lock:
         log = list(r.cam.log)
@@ -133,11 +135,13 @@ def test_sigterm_mid_move_leaves_the_camera_stopped(rig):
     r.connected()
     r.client.result("motion.velocity", {"yaw": 0.3})
     wait_for(lambda: not r.cam.still(), 10, "the camera moving")
+    signalled = time.monotonic()
     r.dockd.send_signal(signal.SIGTERM)
     r.dockd.wait(20)
     moves = r.moves()
     assert moves[-1][1] == "Stop", moves[-3:]
     assert r.cam.still()
+    print(f"\nSIGTERM mid-move: the camera's Stop {moves[-1][0] - signalled:.3f} s after the signal, dockd gone {time.monotonic() - signalled:.2f} s after it")
 
 
 def test_a_wrong_password_is_a_clear_error_and_never_shown(rig):
@@ -145,7 +149,8 @@ def test_a_wrong_password_is_a_clear_error_and_never_shown(rig):
     stand = wait_for(lambda: (lambda s: s if s.get("last_error") else None)(r.stand()), 30, "the link's error")
     assert stand["state"] != "connected"
     assert "NotAuthorized" in stand["last_error"], stand
-    listing = subprocess.run([str(BIN / "dockctl"), "--socket", str(r.tmp / "d.sock"), "list"], capture_output=True, text=True, timeout=20)
+    listing = subprocess.run([str(BIN / "dockctl"), "list", "--socket", str(r.tmp / "d.sock")], capture_output=True, text=True, timeout=20)
+    assert listing.returncode == 0 and "NotAuthorized" in listing.stdout, (listing.stdout, listing.stderr)
     for text in (listing.stdout, listing.stderr, json.dumps(stand), r.log.read_text()):
         assert "not-the-password" not in text and PASSWORD not in text
     print(f"\nwrong password: {stand['last_error']}")
@@ -201,3 +206,31 @@ def test_a_camera_rebooting_mid_move_is_reconnected_and_stopped(rig):
     wait_for(lambda: r.stand()["state"] == "connected", 60, "the camera reconnected")
     assert r.cam.still()
     print(f"\nreboot: reconnected and stopped {r.moves(since=went)[0][0] - r.server.reboots[-1][1]:.2f} s after the camera was back")
+
+
+def test_dockctl_attach_takes_an_onvif_address_and_the_password_from_systemd_credentials(tmp_path):
+    cam = oc.Camera(auth="wsse", password=PASSWORD)
+    server = oc.Server(cam).start()
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    (credentials / "onvif-127.0.0.1").write_text(PASSWORD + "\n")
+    (credentials / "onvif-127.0.0.1").chmod(0o600)
+    sock = tmp_path / "d.sock"
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--socket", str(sock), "--socket-group", "", "--no-hotplug"],
+                             env=dict(os.environ, CREDENTIALS_DIRECTORY=str(credentials)), stderr=open(tmp_path / "dockd.err", "wb"))
+    try:
+        wait_for(sock.exists, 20, "dockd's socket")
+        attach = subprocess.run([str(BIN / "dockctl"), "attach", f"onvif://admin@127.0.0.1:{server.port}",
+                                 "--driver", "onvif", "--socket", str(sock)], capture_output=True, text=True, timeout=30)
+        assert attach.returncode == 0, attach.stderr
+        c = Client(sock)
+        stand = wait_for(lambda: next((s for s in c.result("stands.list") if s["state"] == "connected"), None), 30, "the attached camera")
+        assert stand["id"] == "onvif-EMU-0001" and stand["endpoint"] == f"onvif://admin@127.0.0.1:{server.port}", stand
+        refused = c.call("stands.attach", {"device": "onvif://admin:secret@127.0.0.1:1", "driver": "onvif"})
+        assert refused["error"]["code"] == -32602 and "secret" not in refused["error"]["message"], refused
+        c.close()
+    finally:
+        dockd.terminate()
+        dockd.wait(20)
+        server.stop()
+    assert cam.max_in_flight == 1 and PASSWORD not in (tmp_path / "dockd.err").read_text()
