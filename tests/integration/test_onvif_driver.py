@@ -234,3 +234,48 @@ def test_dockctl_attach_takes_an_onvif_address_and_the_password_from_systemd_cre
         dockd.wait(20)
         server.stop()
     assert cam.max_in_flight == 1 and PASSWORD not in (tmp_path / "dockd.err").read_text()
+
+
+@pytest.mark.parametrize("motion", [("continuous", "absolute", "relative"), ("continuous",)])
+def test_dockd_tracks_a_subject_through_the_camera(rig, motion):
+    """The tracking loop closed through ONVIF: the Scene camera (test_tracking) sees a subject from
+    wherever the emulated head points now; dockd centres it, by AbsoluteMoves ahead of the pose on
+    a camera that offers them, by ContinuousMoves on a velocity-only one."""
+    from test_tracking import Scene
+    r = rig(motion=motion)
+    r.cam.set_generic(0.0, -0.5)  # level: tilt 0° of -30…90° (the head starts 30° up)
+    r.connected()
+    subject = {"yaw": 0.35, "pitch": 0.05}
+    scene = Scene(r.client, [subject], lambda: pose(r.cam))
+    r.client.result("tracking.framing", {"mode": "center"})
+    started = time.monotonic()
+    errors = []
+    while time.monotonic() - started < 8:
+        scene.run(0.25)
+        errors.append((time.monotonic() - started, abs(scene.image_position(subject)[0] - 0.5)))
+    centered = next((t for t, e in errors if e < 0.05), None)
+    final = errors[-1][1]
+    kinds = sorted({m[1] for m in r.moves()})
+    print(f"\n{'+'.join(motion)}: centered (|u-0.5| < 0.05) after {centered} s, final |u-0.5| = {final:.3f}, moves {kinds}")
+    assert centered is not None and final < 0.05, errors
+
+
+@pytest.mark.parametrize("fault", ["close", "truncated", "malformed", "huge"])
+def test_a_broken_reply_closes_the_link_and_the_camera_is_stopped_on_reconnect(rig, fault):
+    r = rig(huge_bytes=8 << 20)
+    r.connected()
+    went = time.monotonic()
+    with r.cam.lock:
+        r.cam.inject.append(fault)
+    wait_for(lambda: not r.cam.inject, 20, "the broken reply sent")
+    if fault in ("malformed", "truncated"):
+        # A 200 that is not XML (or whose envelope a closed connection cut off: HTTP without a
+        # Content-Length ends at the close) is a failed GetStatus, reported: the link stays.
+        time.sleep(0.5)  # a few polls (5 Hz) after it, to see that nothing reconnects
+        assert [e[2] for e in r.cam.log].count("GetSystemDateAndTime") == 1
+    else:
+        wait_for(lambda: [e[2] for e in r.cam.log].count("GetSystemDateAndTime") == 2, 30, "a reconnect")
+        wait_for(lambda: any(m[1] == "Stop" for m in r.moves(since=went)), 30, "the Stop at reconnect")
+    r.connected()
+    assert r.dockd.poll() is None
+    print(f"\n{fault}: {[ln for ln in r.log.read_text().splitlines() if 'reconnect' in ln or 'did not answer' in ln][:1]}")

@@ -18,8 +18,10 @@ public struct ONVIFCameraDriver: StandDriver {
         /// The camera's speed at a velocity of 1, degrees/s.
         public var panSpeed = 100.0
         public var tiltSpeed = 60.0
-        public var pollHz = 5.0
-        public var commandInterval = 0.2
+        /// 10 and 0.1 s: at 5 and 0.2 s, tracking through the emulator's 100°/s head rang (the
+        /// pose dockd steers by was up to a poll old, the rate it sent up to an interval late).
+        public var pollHz = 10.0
+        public var commandInterval = 0.1
         /// A ContinuousMove's Timeout, whole seconds: the camera stops by itself this long after
         /// the last command if dockd goes silent.
         public var moveTimeout = 1
