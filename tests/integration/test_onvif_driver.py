@@ -278,4 +278,6 @@ def test_a_broken_reply_closes_the_link_and_the_camera_is_stopped_on_reconnect(r
         wait_for(lambda: any(m[1] == "Stop" for m in r.moves(since=went)), 30, "the Stop at reconnect")
     r.connected()
     assert r.dockd.poll() is None
+    if fault == "huge":
+        assert "a reply over 1048576 bytes" in r.log.read_text()  # cut off at the cap, not read whole
     print(f"\n{fault}: {[ln for ln in r.log.read_text().splitlines() if 'reconnect' in ln or 'did not answer' in ln][:1]}")

@@ -67,7 +67,6 @@ public struct ONVIFCameraDriver: StandDriver {
     private var mediaPath = "/onvif/media_service"
     private var identity = StandIdentity(model: "ONVIF camera", firmware: "", hardware: "", serial: "", protocolVersion: "onvif")
     private var profile = ""
-    private var configuration = ""
     private var offers: (absolute: Bool, relative: Bool, continuous: Bool) = (false, false, false)
     private var inFlight: (what: Flight, sentAt: Double)?
     private var pending: Move?
@@ -131,12 +130,9 @@ public struct ONVIFCameraDriver: StandDriver {
         }
         let reply: XMLElement
         switch content {
-        case .success(let element) where status == 200:
-            reply = element
-        case .success, .failure:
-            let fault = if case .failure(let f) = content { f.reason } else { "" }
-            let reason = "HTTP \(status)" + (fault.isEmpty || fault == "an empty reply" ? "" : ", \(fault)")
-            return refused(reason, flight: flight)
+        case .success(let element) where status == 200: reply = element
+        case .success: return refused("HTTP \(status)", flight: flight)
+        case .failure(let fault): return refused("HTTP \(status)" + (body.isEmpty && status != 200 ? "" : ", \(fault.reason)"), flight: flight)
         }
         switch flight {
         case .setup: return setup(reply, wallClock: wallClock, at: time)
@@ -217,9 +213,8 @@ public struct ONVIFCameraDriver: StandDriver {
                 return [.fatal("profile \(token) has no PTZ configuration")]
             }
             profile = token
-            configuration = configurationToken
             step = .options
-            return next(ptzPath, ONVIFRequests.getConfigurationOptions(configuration), at: time)
+            return next(ptzPath, ONVIFRequests.getConfigurationOptions(configurationToken), at: time)
         case .options:
             let spaces = reply.find("Spaces")
             offers = (spaces?.child("AbsolutePanTiltPositionSpace") != nil, spaces?.child("RelativePanTiltTranslationSpace") != nil,
@@ -262,7 +257,7 @@ public struct ONVIFCameraDriver: StandDriver {
         if let last = pose, time - last.time >= 0.5 / settings.pollHz {
             rate = ((x - last.x) / (time - last.time), (y - last.y) / (time - last.time))
         }
-        if pose == nil || time - pose!.time >= 0.5 / settings.pollHz { pose = (x, y, time) }
+        if (pose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { pose = (x, y, time) }
         let yaw = -radians(settings.pan.degrees(x)), pitch = radians(settings.tilt.degrees(y))
         let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
         return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: [
