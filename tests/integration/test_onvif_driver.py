@@ -110,8 +110,12 @@ def test_connects_with_a_digest_stops_the_camera_then_orients_within_tolerance(r
     assert any(m[1] == "AbsoluteMove" for m in r.moves())
 
 
-def test_rates_move_the_camera_by_continuous_moves_with_whole_second_timeouts_then_a_stop(rig):
-    r = rig(whole_second_timeouts=True)
+@pytest.mark.parametrize("reversed_pan", [False, True])
+def test_rates_move_the_camera_by_continuous_moves_with_whole_second_timeouts_then_a_stop(rig, reversed_pan):
+    """Also on a camera whose pan velocity runs against its pan position (the Tapo C220's quirk),
+    told so by pan_velocity_sign."""
+    r = rig(whole_second_timeouts=True, velocity_sign=(-1 if reversed_pan else 1, 1),
+            options="pan_velocity_sign = -1\n" if reversed_pan else "")
     r.connected()
     start_yaw, _ = pose(r.cam)
     began = time.monotonic()
@@ -124,7 +128,8 @@ def test_rates_move_the_camera_by_continuous_moves_with_whole_second_timeouts_th
     continuous = [m for m in moves if m[1] == "ContinuousMove"]
     print(f"\nyaw 0.4 rad/s for 2 s: moved {moved:.3f} rad with {len(continuous)} ContinuousMoves")
     assert continuous and all(m[2]["timeout"] == int(m[2]["timeout"]) for m in continuous), continuous
-    assert all(m[2]["pantilt"][0] < 0 for m in continuous), continuous  # yaw left = pan negative
+    # yaw left = pan negative (a velocity that is positive where the camera's velocity is reversed)
+    assert all((m[2]["pantilt"][0] > 0) == reversed_pan for m in continuous), continuous
     assert moved > 0.4, moved
     assert moves[-1][1] == "Stop" and moves[-1][0] > continuous[-1][0], moves[-3:]
     assert r.stand()["state"] == "connected"  # no fractional Timeout broke the camera

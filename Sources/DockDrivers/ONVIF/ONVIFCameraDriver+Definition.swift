@@ -15,6 +15,9 @@ extension ONVIFCameraDriver {
             DriverOption("tilt_max", .number(-180...180), default: .number(90), "the tilt, degrees, at the generic space's 1"),
             DriverOption("pan_speed", .number(1...1000), default: .number(100), "the pan rate at a ContinuousMove velocity of 1, degrees/s"),
             DriverOption("tilt_speed", .number(1...1000), default: .number(60), "the tilt rate at a ContinuousMove velocity of 1, degrees/s"),
+            DriverOption("pan_velocity_sign", .integer(-1...1), default: .integer(1),
+                         "-1 where a positive pan velocity turns the way the pan position decreases (a Tapo C220), else 1"),
+            DriverOption("tilt_velocity_sign", .integer(-1...1), default: .integer(1), "the same for tilt"),
             DriverOption("poll_hz", .number(0.5...20), default: .number(10), "GetStatus requests a second (lower for a camera that struggles; tracking is smoother faster)"),
             DriverOption("command_interval", .number(0.05...5), default: .number(0.1), "the least time between two moves sent, s"),
             DriverOption("move_timeout", .integer(1...60), default: .integer(1),
@@ -31,6 +34,10 @@ extension ONVIFCameraDriver {
             settings.tilt = GenericScale(atMinusOne: tilt.0, atOne: tilt.1)
             settings.panSpeed = s.number("pan_speed")
             settings.tiltSpeed = s.number("tilt_speed")
+            let signs = (s.integer("pan_velocity_sign"), s.integer("tilt_velocity_sign"))
+            guard signs.0 != 0, signs.1 != 0 else { throw DriverFailure("pan_velocity_sign and tilt_velocity_sign are 1 or -1") }
+            settings.panVelocitySign = Double(signs.0)
+            settings.tiltVelocitySign = Double(signs.1)
             settings.pollHz = s.number("poll_hz")
             settings.commandInterval = s.number("command_interval")
             settings.moveTimeout = s.integer("move_timeout")

@@ -15,6 +15,10 @@ public struct ONVIFCameraDriver: StandDriver {
         /// What the generic space's −1…1 is, in degrees (ONVIF does not say).
         public var pan = GenericScale(atMinusOne: -170, atOne: 170)
         public var tilt = GenericScale(atMinusOne: -30, atOne: 90)
+        /// −1 where a positive ContinuousMove velocity turns the way the position decreases (the
+        /// Tapo C220's pan, per its owners' notes).
+        public var panVelocitySign = 1.0
+        public var tiltVelocitySign = 1.0
         /// The camera's speed at a velocity of 1, degrees/s.
         public var panSpeed = 100.0
         public var tiltSpeed = 60.0
@@ -304,10 +308,10 @@ public struct ONVIFCameraDriver: StandDriver {
         return pump(at: time)
     }
 
-    /// A rate as the camera can take it: a ContinuousMove, else a target a little ahead of where
-    /// it is (far enough to keep moving until the next renewal).
+    /// A rate (`x`, `y`: the generic position's way) as the camera can take it: a ContinuousMove,
+    /// else a target a little ahead of where it is (far enough to keep moving until the next renewal).
     private func velocityMove(x: Double, y: Double) -> Move? {
-        if offers.continuous { return .continuous(x: x, y: y) }
+        if offers.continuous { return .continuous(x: x * settings.panVelocitySign, y: y * settings.tiltVelocitySign) }
         let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
         let dx = x * settings.panSpeed * horizon / abs(settings.pan.perUnit), dy = y * settings.tiltSpeed * horizon / abs(settings.tilt.perUnit)
         if offers.absolute, let pose { return .absolute(x: clamp(pose.x + dx), y: clamp(pose.y + dy)) }
