@@ -286,3 +286,22 @@ def test_a_broken_reply_closes_the_link_and_the_camera_is_stopped_on_reconnect(r
     if fault == "huge":
         assert "a reply over 1048576 bytes" in r.log.read_text()  # cut off at the cap, not read whole
     print(f"\n{fault}: {[ln for ln in r.log.read_text().splitlines() if 'reconnect' in ln or 'did not answer' in ln][:1]}")
+
+
+@pytest.mark.parametrize("motion", [("absolute",), ("relative",), ("continuous",)])
+def test_each_motion_model_orients_within_tolerance(rig, motion):
+    """Absolute-only (Reolink-like): one AbsoluteMove; relative-only: RelativeMoves from the pose
+    read; velocity-only: dockd's controller closes the loop with ContinuousMoves and a Stop."""
+    r = rig(motion=motion)
+    r.connected()
+    c = r.client
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    motion_id = c.result("motion.orient", {"yaw": -0.4, "pitch": 0.3, "duration": 1.5})["id"]
+    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion_id
+                               and m["params"]["state"] != "running", timeout=30)
+    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
+    wait_for(r.cam.still, 10, "the head at rest")
+    yaw, pitch = pose(r.cam)
+    kinds = sorted({m[1] for m in r.moves()})
+    print(f"\n{motion[0]} only: orient (-0.4, 0.3) -> ({yaw:.4f}, {pitch:.4f}) rad with {kinds}")
+    assert abs(yaw + 0.4) < 0.02 and abs(pitch - 0.3) < 0.02, (yaw, pitch)
