@@ -152,7 +152,7 @@ public struct ONVIFCameraDriver: StandDriver {
         if step != .ready { return [.fatal("the camera refused \(stepName): \(reason)")] }
         switch flight {
         case .setup:
-            return []
+            return []  // (none is sent once ready)
         case .status:
             counters.commandsFailed += 1
             return [.rejected("GetStatus failed: \(reason)")]
