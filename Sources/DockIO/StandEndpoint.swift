@@ -29,6 +29,12 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Driver options the address itself gives: an `onvif://…/profile`'s profile.
+    public var driverOptions: [String: DriverValue] {
+        if case .onvif(let address) = self, let profile = address.profile { return ["profile": .text(profile)] }
+        return [:]
+    }
+
     /// The kind of link it is, as drivers declare the links they run over.
     public var linkKind: LinkKind {
         switch self {
@@ -51,7 +57,7 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `unix:/run/x.sock`, `rfcomm:AA:BB:CC:DD:EE:FF[/channel]`, `udp:HOST:PORT`, `tcp:HOST:PORT`, `video:/dev/videoN`,
-    /// `onvif://[user@]host[:port]`,
+    /// `onvif://[user@]host[:port][/profile]`,
     /// or a device path with an optional `@baud`.
     public init(parsing text: String, defaultBaud: Int = 115_200) {
         if text.hasPrefix("udp:"), let (host, port) = Self.hostPort(text.dropFirst(4)) {

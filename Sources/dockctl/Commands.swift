@@ -338,7 +338,7 @@ struct Events: ParsableCommand {
 struct Attach: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Make dockd own a stand (root or dockd's user).")
     @OptionGroup var connection: Connection
-    @Argument(help: "A tty path (optionally @baud), unix:PATH, rfcomm:ADDRESS[/channel], udp:HOST:PORT, tcp:HOST:PORT, video:PATH or onvif://[user@]host[:port].") var device: String
+    @Argument(help: "A tty path (optionally @baud), unix:PATH, rfcomm:ADDRESS[/channel], udp:HOST:PORT, tcp:HOST:PORT, video:PATH or onvif://[user@]host[:port][/profile].") var device: String
     @Option(help: "The stand's protocol (dockd --list-drivers); default native.") var driver: String?
 
     func run() throws {

@@ -1,3 +1,4 @@
+import DockDrivers
 import DockIO
 import Testing
 
@@ -10,10 +11,13 @@ import Testing
         #expect(StandEndpoint(parsing: "onvif://op@[fe80::1]:8000") == .onvif(ONVIFAddress(user: "op", host: "fe80::1", port: 8000)))
         #expect("\(StandEndpoint(parsing: "onvif://op@[fe80::1]:8000"))" == "onvif://op@[fe80::1]:8000")
         #expect(StandEndpoint(parsing: "onvif://admin@10.0.0.1").linkKind == .onvif)
+        let profiled = StandEndpoint(parsing: "onvif://admin@10.0.0.1:8080/Profile_1")
+        #expect(profiled == .onvif(ONVIFAddress(user: "admin", host: "10.0.0.1", port: 8080, profile: "Profile_1")))
+        #expect("\(profiled)" == "onvif://admin@10.0.0.1:8080/Profile_1" && profiled.driverOptions == ["profile": .text("Profile_1")])
     }
 
     @Test(arguments: ["onvif://admin:secret@10.0.0.1", "onvif://10.0.0.1:0", "onvif://10.0.0.1:70000", "onvif://@10.0.0.1",
-                      "onvif://", "onvif://10.0.0.1/Profile_1", "onvif://[fe80::1"])
+                      "onvif://", "onvif://10.0.0.1/a/b", "onvif://[fe80::1"])
     func theFormsRefused(_ text: String) {
         #expect(StandEndpoint(parsing: text).linkKind != .onvif)
     }

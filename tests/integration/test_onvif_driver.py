@@ -218,8 +218,9 @@ def test_dockctl_attach_takes_an_onvif_address_and_the_password_from_systemd_cre
     server = oc.Server(cam).start()
     credentials = tmp_path / "credentials"
     credentials.mkdir()
-    (credentials / "onvif-127.0.0.1").write_text(PASSWORD + "\n")
-    (credentials / "onvif-127.0.0.1").chmod(0o600)
+    for host in ("127.0.0.1", "localhost"):
+        (credentials / f"onvif-{host}").write_text(PASSWORD + "\n")
+        (credentials / f"onvif-{host}").chmod(0o600)
     sock = tmp_path / "d.sock"
     dockd = subprocess.Popen([str(BIN / "dockd"), "--socket", str(sock), "--socket-group", "", "--no-hotplug"],
                              env=dict(os.environ, CREDENTIALS_DIRECTORY=str(credentials)), stderr=open(tmp_path / "dockd.err", "wb"))
@@ -231,6 +232,10 @@ def test_dockctl_attach_takes_an_onvif_address_and_the_password_from_systemd_cre
         c = Client(sock)
         stand = wait_for(lambda: next((s for s in c.result("stands.list") if s["state"] == "connected"), None), 30, "the attached camera")
         assert stand["id"] == "onvif-EMU-0001" and stand["endpoint"] == f"onvif://admin@127.0.0.1:{server.port}", stand
+        # A profile in the address is the one steered: the emulator's second has no PTZ configuration.
+        c.result("stands.attach", {"device": f"onvif://admin@localhost:{server.port}/Profile_2", "driver": "onvif"})
+        wait_for(lambda: any("Profile_2 has no PTZ configuration" in (s.get("last_error") or "") for s in c.result("stands.list")), 30,
+                 "the second profile refused")
         refused = c.call("stands.attach", {"device": "onvif://admin:secret@127.0.0.1:1", "driver": "onvif"})
         assert refused["error"]["code"] == -32602 and "secret" not in refused["error"]["message"], refused
         c.close()
