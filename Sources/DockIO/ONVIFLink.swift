@@ -64,39 +64,55 @@ public enum ONVIFLink {
         func serve() {
             defer { close(socket) }
             var decoder = ONVIFWire.Decoder()
+            var digest = HTTPDigest()
             var chunk = [UInt8](repeating: 0, count: 65_536)
             while true {
                 let count = read(socket, &chunk, chunk.count)
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0, let frames = decoder.feed(Array(chunk[0..<count])) else { return }
                 for case .request(let request) in frames {
-                    guard DetachedThread.writeAll(socket, ONVIFWire.encode(answer(request))) else { return }
+                    guard DetachedThread.writeAll(socket, ONVIFWire.encode(answer(request, digest: &digest))) else { return }
                 }
             }
         }
 
-        private func answer(_ request: ONVIFWire.Request) -> ONVIFWire.Reply {
+        /// One request: with a UsernameToken where the driver asks for authentication, and HTTP
+        /// Digest where the camera asked for it (a 401 with a Digest challenge is answered once,
+        /// then its challenge is kept for the requests after).
+        private func answer(_ request: ONVIFWire.Request, digest: inout HTTPDigest) -> ONVIFWire.Reply {
             var security: String?
             if request.authenticate, let user = address.user, let password {
-                var nonce = [UInt8](repeating: 0, count: 16)
-                var random = SystemRandomNumberGenerator()
-                for i in nonce.indices { nonce[i] = random.next() }
                 let created = ONVIFSOAP.created(wallClock() + request.clockOffset)
-                security = ONVIFSOAP.usernameToken(user: user, password: password, nonce: nonce, created: created)
+                security = ONVIFSOAP.usernameToken(user: user, password: password, nonce: random(16), created: created)
             }
             let envelope = ONVIFSOAP.envelope(body: request.body, security: security)
+            func authorization() -> String? {
+                guard request.authenticate, let user = address.user, let password else { return nil }
+                let cnonce = random(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+                return digest.authorization(user: user, password: password, method: "POST", uri: request.path, cnonce: cnonce)
+            }
             do {
-                let (status, body) = try post(path: request.path, envelope: envelope)
-                return .response(status: status, wallClock: wallClock(), body: body)
+                var reply = try post(path: request.path, envelope: envelope, authorization: authorization())
+                if reply.status == 401, request.authenticate, address.user != nil, password != nil,
+                   let challenge = reply.challenge.flatMap(HTTPDigest.challenge) {
+                    digest.accept(challenge)
+                    reply = try post(path: request.path, envelope: envelope, authorization: authorization())
+                }
+                return .response(status: reply.status, wallClock: wallClock(), body: reply.body)
             } catch {
                 return .failure("\(error)")
             }
         }
 
-        private func post(path: String, envelope: [UInt8]) throws -> (Int, [UInt8]) {
+        private func random(_ count: Int) -> [UInt8] {
+            var generator = SystemRandomNumberGenerator()
+            return (0..<count).map { _ in generator.next() }
+        }
+
+        private func post(path: String, envelope: [UInt8], authorization: String?) throws -> Reply {
             // One loop for the connection, its deadline and its promise.
             let loop = MultiThreadedEventLoopGroup.singleton.next()
-            let promise = loop.makePromise(of: (Int, [UInt8]).self)
+            let promise = loop.makePromise(of: Reply.self)
             let channel: any Channel
             do {
                 channel = try ClientBootstrap(group: loop)
@@ -121,6 +137,7 @@ public enum ONVIFLink {
             headers.add(name: "Content-Type", value: "application/soap+xml; charset=utf-8")
             headers.add(name: "Content-Length", value: "\(envelope.count)")
             headers.add(name: "Connection", value: "close")
+            if let authorization { headers.add(name: "Authorization", value: authorization) }
             let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path, headers: headers)
             channel.write(HTTPClientRequestPart.head(head), promise: nil)
             channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: envelope))), promise: nil)
@@ -139,34 +156,41 @@ public enum ONVIFLink {
         }
     }
 
+    /// An HTTP response: its status, body and Digest challenge (WWW-Authenticate), if any.
+    struct Reply: Sendable {
+        var status: Int
+        var body: [UInt8]
+        var challenge: String?
+    }
+
     struct LinkError: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// Gathers one HTTP response (status and body, at most `limit` bytes) into `promise`; a
-    /// connection that closes first, a parse error or a body over the limit fails it.
+    /// Gathers one HTTP response (status, body of at most `limit` bytes, Digest challenge) into
+    /// `promise`; a connection that closes first, a parse error or a body over the limit fails it.
     private final class ReplyCollector: ChannelInboundHandler {
         typealias InboundIn = HTTPClientResponsePart
-        let promise: EventLoopPromise<(Int, [UInt8])>
+        let promise: EventLoopPromise<Reply>
         let limit: Int
-        private var status = 0
-        private var body: [UInt8] = []
+        private var reply = Reply(status: 0, body: [], challenge: nil)
 
-        init(promise: EventLoopPromise<(Int, [UInt8])>, limit: Int) { self.promise = promise; self.limit = limit }
+        init(promise: EventLoopPromise<Reply>, limit: Int) { self.promise = promise; self.limit = limit }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
             case .head(let head):
-                status = Int(head.status.code)
+                reply.status = Int(head.status.code)
+                reply.challenge = head.headers["WWW-Authenticate"].first { $0.lowercased().hasPrefix("digest ") }
             case .body(let buffer):
-                guard body.count + buffer.readableBytes <= limit else {
+                guard reply.body.count + buffer.readableBytes <= limit else {
                     promise.fail(LinkError(description: "a reply over \(limit) bytes"))
                     context.close(promise: nil)
                     return
                 }
-                body += buffer.readableBytesView
+                reply.body += buffer.readableBytesView
             case .end:
-                promise.succeed((status, body))
+                promise.succeed(reply)
                 context.close(promise: nil)
             }
         }

@@ -310,3 +310,19 @@ def test_each_motion_model_orients_within_tolerance(rig, motion):
     kinds = sorted({m[1] for m in r.moves()})
     print(f"\n{motion[0]} only: orient (-0.4, 0.3) -> ({yaw:.4f}, {pitch:.4f}) rad with {kinds}")
     assert abs(yaw + 0.4) < 0.02 and abs(pitch - 0.3) < 0.02, (yaw, pitch)
+
+
+@pytest.mark.parametrize("password", [PASSWORD, "not-the-password"])
+def test_a_camera_asking_for_http_digest_gets_it(rig, password):
+    r = rig(auth="digest", password=password)
+    if password == PASSWORD:
+        r.connected()
+        with r.cam.lock:
+            log = list(r.cam.log)
+        assert all(e[3] in ("digest", "refused") for e in log if e[2] != "GetSystemDateAndTime"), log
+        # One challenge, then every request authorized without another 401.
+        assert [e[4] for e in log].count(401) == 1, log
+    else:
+        stand = wait_for(lambda: (lambda s: s if s.get("last_error") else None)(r.stand()), 30, "the link's error")
+        assert "HTTP 401" in stand["last_error"] and stand["state"] != "connected", stand
+        assert "not-the-password" not in r.log.read_text() + json.dumps(stand)
