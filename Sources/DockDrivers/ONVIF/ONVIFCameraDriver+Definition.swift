@@ -2,7 +2,7 @@ extension ONVIFCameraDriver {
     /// IP PTZ cameras through ONVIF's PTZ service (SOAP over HTTP, DockIO's ONVIFLink).
     public static let definition = DriverDefinition(
         name: "onvif",
-        summary: "IP PTZ cameras (Hikvision, Dahua, Reolink, Axis, Tapo, PTZOptics…) through ONVIF's PTZ service: absolute, relative or continuous moves, WS-Security digest auth",
+        summary: "IP PTZ cameras (Hikvision, Dahua, Reolink, Axis, Tapo, PTZOptics…) through ONVIF's PTZ service: absolute, relative or continuous moves, WS-Security UsernameToken or HTTP Digest auth",
         links: [.onvif],
         defaultBaud: nil,
         options: [
