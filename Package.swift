@@ -49,6 +49,7 @@ let package = Package(
             "DockProtocol", "DockDrivers", "CBluetooth", "CV4L2",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 

@@ -9,10 +9,12 @@
 #   FUZZ_VISCA_SECONDS   time limit of VISCAFuzz (default 60)
 #   FUZZ_MAVLINK_SECONDS time limit of MAVLinkFuzz (default 60)
 #   FUZZ_CONFIG_SECONDS  time limit of ConfigFuzz (default 60)
+#   FUZZ_ONVIF_SECONDS   time limit of ONVIFFuzz (default 60)
 #   FUZZ_TARGETS         targets to run (default: all of them, "FrameDecoderFuzz RoundTripFuzz
-#                        JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz")
+#                        JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz ONVIFFuzz")
 #   FUZZ_MAX_LEN         -max_len of the stream targets (default 600: two maximal frames and change;
-#                        ConfigFuzz takes 4096, a whole configuration file)
+#                        ConfigFuzz takes 4096, a whole configuration file; ONVIFFuzz 16384, a
+#                        camera's setup replies)
 # Exit status: 0 when no target crashed, 1 when one did (artifacts in .build-fuzz/artifacts/),
 # 2 when the build failed.
 set -uo pipefail
@@ -25,8 +27,9 @@ FUZZ_RT_SECONDS=${FUZZ_RT_SECONDS:-30}
 FUZZ_VISCA_SECONDS=${FUZZ_VISCA_SECONDS:-60}
 FUZZ_MAVLINK_SECONDS=${FUZZ_MAVLINK_SECONDS:-60}
 FUZZ_CONFIG_SECONDS=${FUZZ_CONFIG_SECONDS:-60}
+FUZZ_ONVIF_SECONDS=${FUZZ_ONVIF_SECONDS:-60}
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-600}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz ONVIFFuzz"}
 # No allocation stacks (Swift allocates a lot; the stacks halve the speed); set ASAN_OPTIONS to override.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 # Swift's own crash backtracer reads memory ASan calls wild and buries the report: leave crashes to ASan.
@@ -97,6 +100,10 @@ build() {
             module DockProtocol "${PROTOCOL_SOURCES[@]}"
             sources=("$ROOT/Fuzz/Chunking.swift" "$ROOT/Fuzz/DriverChecks.swift" "${DRIVER_SOURCES[@]}")
             extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockProtocol) ;;
+        ONVIFFuzz)
+            module DockProtocol "${PROTOCOL_SOURCES[@]}"
+            sources=("${DRIVER_SOURCES[@]}")
+            extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockProtocol) ;;
         ConfigFuzz)
             config_modules
             sources=("$ROOT/Sources/DockDaemon/Configuration.swift" "$ROOT/Sources/DockDaemon/WholeFile.swift"
@@ -123,6 +130,7 @@ seed() {
         VISCAFuzz) committed=visca ;;
         MAVLinkFuzz) committed=mavlink ;;
         ConfigFuzz) committed=config ;;
+        ONVIFFuzz) committed=onvif ;;
     esac
     if [ -n "${committed:-}" ]; then
         mkdir -p "$OUT/corpus/$1-seeds"
@@ -174,6 +182,7 @@ for target in $FUZZ_TARGETS; do
         VISCAFuzz) run "$target" "$FUZZ_VISCA_SECONDS" ;;
         MAVLinkFuzz) run "$target" "$FUZZ_MAVLINK_SECONDS" ;;
         ConfigFuzz) run "$target" "$FUZZ_CONFIG_SECONDS" -max_len=4096 ;;  # a whole dockd.conf (the later flag wins)
+        ONVIFFuzz) run "$target" "$FUZZ_ONVIF_SECONDS" -max_len=16384 ;;  # a camera's setup replies
         *) run "$target" "$FUZZ_RT_SECONDS" ;;
     esac
 done

@@ -158,7 +158,7 @@ struct APIMethods: Sendable {
                 guard definition.links.contains(endpoint.linkKind) else {
                     throw DriverFailure("the \(definition.name) driver does not run over \(endpoint.linkKind.rawValue) links")
                 }
-                driver = try definition.make([:], heartbeatTimeoutMs: heartbeatTimeoutMs)
+                driver = try definition.make(endpoint.driverOptions, heartbeatTimeoutMs: heartbeatTimeoutMs)
             } catch {
                 throw .invalidParameter("\(error)", field: "driver")
             }

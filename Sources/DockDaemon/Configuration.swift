@@ -178,6 +178,19 @@ package struct Configuration: Sendable, Equatable {
             endpoint = .serial(path: value, baud: baud)
         case "unix": endpoint = .unix(path: value)
         case "video": endpoint = .video(path: value)
+        case "onvif":
+            guard var address = ONVIFAddress(parsing: value.hasPrefix("onvif://") ? value.dropFirst(8) : Substring(value)) else {
+                d.refuse(key, "takes [user@]host[:port][/profile] (the password goes in the file named by credentials)"); return nil
+            }
+            // The link reads the password file; the driver never sees it.
+            if case .text(let path)? = options["credentials"] { address.credentials = path }
+            if let profile = address.profile {
+                if case .text(let given)? = options["profile"], given != profile {
+                    d.refuse(key, "names profile \(profile), and profile names \(given)"); return nil
+                }
+                options["profile"] = .text(profile)
+            }
+            endpoint = .onvif(address)
         case "bluetooth": endpoint = .bluetooth(address: value, channel: channel.map(UInt8.init))
         default:
             endpoint = StandEndpoint(parsing: "\(kind):\(value)")

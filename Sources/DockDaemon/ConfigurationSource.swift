@@ -45,7 +45,8 @@ package struct ConfigurationOverrides: Sendable, Equatable {
         // A device given on the command line gets the first driver that runs over its link.
         c.devices += devices.map { endpoint in
             Configuration.Device(endpoint: endpoint,
-                                 driver: DriverTable.all.first { $0.links.contains(endpoint.linkKind) }?.name ?? NativeDriver.definition.name)
+                                 driver: DriverTable.all.first { $0.links.contains(endpoint.linkKind) }?.name ?? NativeDriver.definition.name,
+                                 options: endpoint.driverOptions)
         }
         return c
     }

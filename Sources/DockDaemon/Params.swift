@@ -157,9 +157,13 @@ struct Params: Sendable {
     /// `@baud`, `unix:/PATH`, `rfcomm:AA:BB:CC:DD:EE:FF[/channel]`, `udp:HOST:PORT` or `tcp:HOST:PORT`.
     func device() throws(RPCError) -> StandEndpoint {
         guard let text = try optionalString("device"), !text.isEmpty else {
-            throw .invalidParams("device is required (a tty path, unix:PATH, rfcomm:ADDRESS, udp:HOST:PORT, tcp:HOST:PORT or video:PATH)", field: "device")
+            throw .invalidParams("device is required (a tty path, unix:PATH, rfcomm:ADDRESS, udp:HOST:PORT, tcp:HOST:PORT, video:PATH or onvif://[USER@]HOST[:PORT][/PROFILE])", field: "device")
         }
         let endpoint = StandEndpoint(parsing: text)
+        if text.hasPrefix("onvif:"), endpoint.linkKind != .onvif {
+            // Not echoed: what was given may hold a password (user:password@host).
+            throw .invalidParams("device: onvif:// takes [user@]host[:port][/profile] and never a password (dockd reads it from a file)", field: "device")
+        }
         func refuse(_ why: String) -> RPCError { .invalidParams("device '\(text)': \(why)", field: "device") }
         switch endpoint {
         case .serial(let path, let baud):
@@ -180,6 +184,8 @@ struct Params: Sendable {
             guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }) else { throw refuse("the host is not a host name or address") }
         case .video(let path):
             guard path.hasPrefix("/") else { throw refuse("video: takes an absolute path") }
+        case .onvif:
+            break
         }
         return endpoint
     }

@@ -70,6 +70,8 @@ public enum LinkKind: String, Sendable, CaseIterable {
     case serial, unix, bluetooth, udp, tcp
     /// A V4L2 device's controls (DockIO's VideoDeviceLink runs their ioctls).
     case video
+    /// An ONVIF camera's services over HTTP (DockIO's ONVIFLink does the requests).
+    case onvif
 
     /// The `[[device]]` key that names a link of this kind in dockd.conf (and in `dockd
     /// --list-drivers`, which the manual and the tests read).

@@ -6,6 +6,7 @@ public enum DriverTable {
         VISCADriver.definition,
         MAVLinkGimbalDriver.definition,
         V4L2CameraDriver.definition,
+        ONVIFCameraDriver.definition,
     ]
 
     public static var names: [String] { all.map(\.name) }

@@ -14,6 +14,8 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
     case tcp(host: String, port: Int)
     /// A V4L2 device's controls (a PTZ webcam): `video:/dev/video0` or a /dev/v4l/by-id/ path.
     case video(path: String)
+    /// An ONVIF camera's services over HTTP: `onvif://[user@]host[:port]`.
+    case onvif(ONVIFAddress)
 
     public var description: String {
         switch self {
@@ -23,7 +25,14 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
         case .udp(let host, let port): "udp:\(host.contains(":") ? "[\(host)]" : host):\(port)"
         case .tcp(let host, let port): "tcp:\(host.contains(":") ? "[\(host)]" : host):\(port)"
         case .video(let path): "video:\(path)"
+        case .onvif(let address): "\(address)"
         }
+    }
+
+    /// Driver options the address itself gives: an `onvif://…/profile`'s profile.
+    public var driverOptions: [String: DriverValue] {
+        if case .onvif(let address) = self, let profile = address.profile { return ["profile": .text(profile)] }
+        return [:]
     }
 
     /// The kind of link it is, as drivers declare the links they run over.
@@ -35,6 +44,7 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
         case .udp: .udp
         case .tcp: .tcp
         case .video: .video
+        case .onvif: .onvif
         }
     }
 
@@ -42,17 +52,20 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var deviceNode: String? {
         switch self {
         case .serial(let path, _), .video(let path): path
-        case .unix, .bluetooth, .udp, .tcp: nil
+        case .unix, .bluetooth, .udp, .tcp, .onvif: nil
         }
     }
 
     /// `unix:/run/x.sock`, `rfcomm:AA:BB:CC:DD:EE:FF[/channel]`, `udp:HOST:PORT`, `tcp:HOST:PORT`, `video:/dev/videoN`,
+    /// `onvif://[user@]host[:port][/profile]`,
     /// or a device path with an optional `@baud`.
     public init(parsing text: String, defaultBaud: Int = 115_200) {
         if text.hasPrefix("udp:"), let (host, port) = Self.hostPort(text.dropFirst(4)) {
             self = .udp(host: host, port: port)
         } else if text.hasPrefix("tcp:"), let (host, port) = Self.hostPort(text.dropFirst(4)) {
             self = .tcp(host: host, port: port)
+        } else if text.hasPrefix("onvif://"), let address = ONVIFAddress(parsing: text.dropFirst(8)) {
+            self = .onvif(address)
         } else if text.hasPrefix("video:") {
             self = .video(path: String(text.dropFirst(6)))
         } else if text.hasPrefix("unix:") {

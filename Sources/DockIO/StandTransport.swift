@@ -30,6 +30,8 @@ public enum StandTransport {
             return try await ClientBootstrap(group: group).connect(unixDomainSocketPath: path, channelInitializer: initializer)
         case .video(let path):
             return try await wrap(fd: try VideoDeviceLink.open(path: path), group: group, initializer: initializer)
+        case .onvif(let address):
+            return try await wrap(fd: try ONVIFLink.open(address), group: group, initializer: initializer)
         }
     }
 

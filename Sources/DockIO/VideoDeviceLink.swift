@@ -33,7 +33,7 @@ public enum VideoDeviceLink {
         }
         let card = withUnsafeBytes(of: capability.card) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let server = Server(device: device, socket: ends[1], card: card, descriptors: USBDescriptors.of(devicePath: path))
-        guard detach({ server.serve() }) else {
+        guard DetachedThread.start({ server.serve() }) else {
             for fd in [device, ends[0], ends[1]] { close(fd) }
             throw OpenError(description: "cannot start the thread of \(path)")
         }
@@ -63,7 +63,7 @@ public enum VideoDeviceLink {
                     let line = String(decoding: pending[..<newline], as: UTF8.self)
                     pending.removeSubrange(...newline)
                     let replies = answer(V4L2Wire.request(Substring(line)))
-                    guard write(replies.flatMap(V4L2Wire.encode)) else { return }
+                    guard DetachedThread.writeAll(socket, replies.flatMap(V4L2Wire.encode)) else { return }
                     if case .failure(ENODEV, _)? = replies.last { return }
                 }
             }
@@ -115,37 +115,5 @@ public enum VideoDeviceLink {
             let code = errno
             return .failure(errno: code, text: String(cString: strerror(code)))
         }
-
-        private func write(_ bytes: [UInt8]) -> Bool {
-            var offset = 0
-            while offset < bytes.count {
-                let count = bytes[offset...].withUnsafeBytes { Glibc.write(socket, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { return false }
-                offset += count
-            }
-            return true
-        }
-    }
-
-    /// Runs `body` on a detached thread of its own (it blocks in read(2) and in the camera's ioctls).
-    private static func detach(_ body: @escaping @Sendable () -> Void) -> Bool {
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, box)
-        guard started == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
-    }
-
-    private final class Box: Sendable {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 }

@@ -338,11 +338,14 @@ struct Events: ParsableCommand {
 struct Attach: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Make dockd own a stand (root or dockd's user).")
     @OptionGroup var connection: Connection
-    @Argument(help: "A tty path (optionally @baud), unix:PATH or rfcomm:ADDRESS[/channel].") var device: String
+    @Argument(help: "A tty path (optionally @baud), unix:PATH, rfcomm:ADDRESS[/channel], udp:HOST:PORT, tcp:HOST:PORT, video:PATH or onvif://[user@]host[:port][/profile].") var device: String
+    @Option(help: "The stand's protocol (dockd --list-drivers); default native.") var driver: String?
 
     func run() throws {
         try dockctl.run {
-            _ = try connection.client().call("stands.attach", ["device": device])
+            var params = ["device": device]
+            if let driver { params["driver"] = driver }
+            _ = try connection.client().call("stands.attach", params)
             if connection.json { Output.json(["attached": device]) } else { Output.line("attached \(device)") }
         }
     }

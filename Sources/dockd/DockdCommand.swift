@@ -32,7 +32,7 @@ struct DockdCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "With --list-drivers: as JSON.")
     var json = false
 
-    @Option(name: .long, help: "A stand to own, in addition to the configuration's: a tty path (optionally @baud), unix:PATH, udp:HOST:PORT, tcp:HOST:PORT or video:/dev/videoN. Repeatable.")
+    @Option(name: .long, help: "A stand to own, in addition to the configuration's: a tty path (optionally @baud), unix:PATH, udp:HOST:PORT, tcp:HOST:PORT, video:/dev/videoN or onvif://[user@]host[:port][/profile]. Repeatable.")
     var device: [String] = []
 
     @Option(name: .long, help: "API socket path (overrides the configuration).")

@@ -38,7 +38,7 @@ struct ConfigurationTests {
         #expect(refusal("[camera]\n  tracking.lost_hold_s = 2\n").first?.hasPrefix("t.conf:2:3: unknown section camera.tracking") == true)
         #expect(refusal("daemon = { socket = \"/x\", sockett = 1 }\n").first?.hasPrefix("t.conf:1:1: unknown key daemon.sockett") == true)
         #expect(refusal("[[device]]\npath = \"/a\"\n[[device]]\npath = \"/b\"\nbogus = 1\n")
-                == ["t.conf:5:1: unknown key device[1].bogus (known: baud, bluetooth, channel, driver, path, tcp, udp, unix, video)"])
+                == ["t.conf:5:1: unknown key device[1].bogus (known: baud, bluetooth, channel, driver, onvif, path, tcp, udp, unix, video)"])
     }
 
     @Test func everyMistakeIsListedInTheFilesOrder() {

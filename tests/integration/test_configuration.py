@@ -18,10 +18,10 @@ SAMPLES = {"string": '"x"', "boolean": "true", "integer": "2", "number": "2.5"}
 STRING_VALUES = {("daemon", "socket_mode"): '"0640"', ("daemon", "log_level"): '"debug"', ("daemon", "socket"): '"/tmp/d.sock"',
                  ("tracking", "lost_behaviour"): '"hold"', ("device", "driver"): '"native"'}
 # The keys every [[device]] has (the link, the driver, the link's settings), with the context each needs.
-DEVICE_CONTEXT = {"path": "", "unix": "", "bluetooth": "", "udp": "", "tcp": "", "video": 'driver = "v4l2"', "driver": 'path = "/dev/ttyACM0"',
+DEVICE_CONTEXT = {"path": "", "unix": "", "bluetooth": "", "udp": "", "tcp": "", "video": 'driver = "v4l2"', "onvif": 'driver = "onvif"', "driver": 'path = "/dev/ttyACM0"',
                   "baud": 'path = "/dev/ttyACM0"', "channel": 'bluetooth = "AA:BB:CC:DD:EE:FF"'}
 DEVICE_VALUES = {"driver": '"native"', "path": '"/dev/ttyACM0"', "unix": '"/tmp/stand.sock"', "bluetooth": '"AA:BB:CC:DD:EE:FF"',
-                 "udp": '"127.0.0.1:52381"', "tcp": '"127.0.0.1:5678"', "video": '"/dev/video0"', "baud": "115200", "channel": "3"}
+                 "udp": '"127.0.0.1:52381"', "tcp": '"127.0.0.1:5678"', "video": '"/dev/video0"', "onvif": '"admin@192.0.2.7:8080"', "baud": "115200", "channel": "3"}
 
 
 def drivers():

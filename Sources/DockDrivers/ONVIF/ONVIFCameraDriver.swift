@@ -1,0 +1,405 @@
+import DockProtocol
+
+/// An ONVIF PTZ camera (Profile S/T) as a stand: pan and tilt in the PTZ service's generic spaces
+/// (−1…1, mapped linearly to the degrees the settings give), yaw = −pan (ONVIF's positive pan
+/// turns right) and pitch = tilt. Orientations go as AbsoluteMove where the camera offers it (the
+/// camera closes the position loop) or RelativeMove; rates as ContinuousMove with a whole-second
+/// Timeout, renewed while they last, and a Stop when they end. Where it points comes from
+/// GetStatus at `pollHz`.
+///
+/// Pure: it speaks `ONVIFWire` with DockIO's `ONVIFLink`, which does the HTTP and adds the
+/// WS-Security header. One request is in flight at a time; moves coalesce to the newest and go at
+/// most once per `commandInterval`, before polls.
+public struct ONVIFCameraDriver: StandDriver {
+    public struct Settings: Sendable, Equatable {
+        /// What the generic space's −1…1 is, in degrees (ONVIF does not say).
+        public var pan = GenericScale(atMinusOne: -170, atOne: 170)
+        public var tilt = GenericScale(atMinusOne: -30, atOne: 90)
+        /// −1 where a positive ContinuousMove velocity turns the way the position decreases (the
+        /// Tapo C220's pan, per its owners' notes).
+        public var panVelocitySign = 1.0
+        public var tiltVelocitySign = 1.0
+        /// The camera's speed at a velocity of 1, degrees/s.
+        public var panSpeed = 100.0
+        public var tiltSpeed = 60.0
+        /// 10 and 0.1 s: at 5 and 0.2 s, tracking through the emulator's 100°/s head rang (the
+        /// pose dockd steers by was up to a poll old, the rate it sent up to an interval late).
+        public var pollHz = 10.0
+        public var commandInterval = 0.1
+        /// A ContinuousMove's Timeout, whole seconds: the camera stops by itself this long after
+        /// the last command if dockd goes silent.
+        public var moveTimeout = 1
+        /// The media profile to steer (its token); nil: the first with a PTZ configuration.
+        public var profile: String?
+        public var name: String?
+        public init() {}
+    }
+
+    /// The degrees at the generic space's −1 and 1, linear between; a camera whose generic
+    /// values grow the other way has them reversed (velocities too).
+    public struct GenericScale: Sendable, Equatable {
+        public var atMinusOne: Double
+        public var atOne: Double
+        public init(atMinusOne: Double, atOne: Double) { self.atMinusOne = atMinusOne; self.atOne = atOne }
+        /// Degrees per generic unit, signed.
+        var perUnit: Double { (atOne - atMinusOne) / 2 }
+        /// 1 where the generic value grows with the degrees, −1 where it runs the other way.
+        var direction: Double { atOne > atMinusOne ? 1 : -1 }
+        func degrees(_ g: Double) -> Double { atMinusOne + (g + 1) * perUnit }
+        /// Degrees → generic, within −1…1.
+        func generic(_ degrees: Double) -> Double { min(1, max(-1, (degrees - atMinusOne) / perUnit - 1)) }
+        var range: (low: Double, high: Double) { (min(atMinusOne, atOne), max(atMinusOne, atOne)) }
+    }
+
+    public let name = "onvif"
+    public let settings: Settings
+    public private(set) var counters = DriverCounters()
+
+    private enum Step { case clock, capabilities, information, profiles, options, connectStop, ready }
+    private enum Move: Equatable {
+        case absolute(x: Double, y: Double)
+        case relative(x: Double, y: Double)
+        case continuous(x: Double, y: Double)
+        case stop
+    }
+    private enum Flight { case setup, status, move(Move) }
+
+    private var step = Step.clock
+    private var decoder = ONVIFWire.Decoder()
+    private var clockOffset = 0.0
+    private var ptzPath = "/onvif/ptz_service"
+    private var mediaPath = "/onvif/media_service"
+    private var identity = StandIdentity(model: "ONVIF camera", firmware: "", hardware: "", serial: "", protocolVersion: "onvif")
+    private var profile = ""
+    private var offers: (absolute: Bool, relative: Bool, continuous: Bool) = (false, false, false)
+    private var inFlight: (what: Flight, sentAt: Double)?
+    private var pending: Move?
+    private var lastMove: (move: Move, time: Double)?
+    private var nextPoll = 0.0
+    /// The last pose read (generic x, y) and when.
+    private var pose: (x: Double, y: Double, time: Double)?
+    private var rate: (x: Double, y: Double) = (0, 0)
+    private var stopPending = false
+    private var queuedSetup: (path: String, body: String, flight: Flight)?
+
+    /// The longest a request may wait for its answer before the link is given up, s (the link's
+    /// own timeout is shorter: this only catches an adapter that went quiet).
+    static let answerTimeout = 10.0
+    static let devicePath = "/onvif/device_service"
+
+    public init(settings: Settings) { self.settings = settings }
+
+    public var closesPositionLoop: Bool { offers.absolute || (offers.relative && !offers.continuous) }
+    public var stopConfirmed: Bool { !stopPending }
+
+    public mutating func start(at time: Double) -> [UInt8] {
+        step = .clock
+        decoder = ONVIFWire.Decoder()
+        inFlight = nil
+        pending = nil
+        lastMove = nil
+        pose = nil
+        rate = (0, 0)
+        stopPending = false
+        queuedSetup = nil
+        return request(Self.devicePath, ONVIFRequests.getSystemDateAndTime, authenticate: false, .setup, at: time)
+    }
+
+    // MARK: - Answers
+
+    public mutating func receive(_ bytes: [UInt8], at time: Double) -> [DriverReport] {
+        guard let frames = decoder.feed(bytes) else { return [.fatal("the ONVIF link sent something that is not its wire format")] }
+        var reports: [DriverReport] = []
+        for case .reply(let reply) in frames {
+            counters.decoder.frames += 1
+            guard let flight = inFlight else { reports.append(.garbage(.malformed)); continue }
+            inFlight = nil
+            switch reply {
+            case .failure(let text):
+                reports.append(.fatal("the camera did not answer: \(text)"))
+            case .response(let status, let wallClock, let body):
+                counters.roundTrip.sample(time - flight.sentAt)
+                reports += handle(status: status, wallClock: wallClock, body: body, flight: flight.what, at: time)
+            }
+        }
+        return reports
+    }
+
+    private mutating func handle(status: Int, wallClock: Double, body: [UInt8], flight: Flight, at time: Double) -> [DriverReport] {
+        let content: Result<XMLElement, ONVIFFault>
+        do {
+            content = ONVIFSOAP.body(of: try XMLReader.parse(body))
+        } catch {
+            content = .failure(ONVIFFault(reason: body.isEmpty ? "an empty reply" : "a reply that is not XML (\(error))"))
+        }
+        let reply: XMLElement
+        switch content {
+        case .success(let element) where status == 200: reply = element
+        case .success: return refused("HTTP \(status)", flight: flight)
+        case .failure(let fault): return refused("HTTP \(status)" + (body.isEmpty && status != 200 ? "" : ", \(fault.reason)"), flight: flight)
+        }
+        switch flight {
+        case .setup: return setup(reply, wallClock: wallClock, at: time)
+        case .status: return feedback(reply, at: time)
+        case .move(let move):
+            if move == .stop, pending == nil { stopPending = false }
+            if step == .connectStop { return becomeReady(at: time) }
+            return []
+        }
+    }
+
+    private mutating func refused(_ reason: String, flight: Flight) -> [DriverReport] {
+        if step != .ready { return [.fatal("the camera refused \(stepName): \(reason)")] }
+        switch flight {
+        case .setup:
+            return []  // (none is sent once ready)
+        case .status:
+            counters.commandsFailed += 1
+            return [.rejected("GetStatus failed: \(reason)")]
+        case .move(let move):
+            counters.refused += 1
+            if move == .stop { stopPending = false }
+            let type: MessageType = switch move {
+            case .stop: .stop
+            case .continuous: .velocity
+            case .absolute, .relative: .position
+            }
+            return [.refused(command: type.rawValue, reason: reason)]
+        }
+    }
+
+    private var stepName: String {
+        switch step {
+        case .clock: "GetSystemDateAndTime"
+        case .capabilities: "GetCapabilities"
+        case .information: "GetDeviceInformation"
+        case .profiles: "GetProfiles"
+        case .options: "GetConfigurationOptions"
+        case .connectStop: "the Stop sent at connect"
+        case .ready: "a request"
+        }
+    }
+
+    private mutating func setup(_ reply: XMLElement, wallClock: Double, at time: Double) -> [DriverReport] {
+        switch step {
+        case .clock:
+            if let utc = reply.find("UTCDateTime"), let date = utc.child("Date"), let clock = utc.child("Time"),
+               let y = date.value("Year").flatMap({ Int64($0) }), let mo = date.value("Month").flatMap({ Int64($0) }),
+               let d = date.value("Day").flatMap({ Int64($0) }), let h = clock.value("Hour").flatMap({ Int64($0) }),
+               let mi = clock.value("Minute").flatMap({ Int64($0) }), let s = clock.value("Second").flatMap({ Int64($0) }) {
+                clockOffset = ONVIFSOAP.unixSeconds(year: y, month: mo, day: d, hour: h, minute: mi, second: s) - wallClock
+            }
+            step = .capabilities
+            return next(Self.devicePath, ONVIFRequests.getCapabilities, at: time)
+        case .capabilities:
+            guard let ptz = reply.find("PTZ")?.value("XAddr").map(Self.path) else { return [.fatal("the camera has no PTZ service")] }
+            ptzPath = ptz
+            if let media = reply.find("Media")?.value("XAddr").map(Self.path) { mediaPath = media }
+            step = .information
+            return next(Self.devicePath, ONVIFRequests.getDeviceInformation, at: time)
+        case .information:
+            let maker = reply.value("Manufacturer") ?? "", model = reply.value("Model") ?? "ONVIF camera"
+            let serial = reply.value("SerialNumber") ?? ""
+            identity = StandIdentity(model: maker.isEmpty ? model : "\(maker) \(model)", firmware: reply.value("FirmwareVersion") ?? "",
+                                     hardware: reply.value("HardwareId") ?? "",
+                                     serial: settings.name ?? "onvif-" + String((serial.isEmpty ? model : serial).filter { $0.isLetter || $0.isNumber || $0 == "-" }),
+                                     protocolVersion: "onvif")
+            step = .profiles
+            return next(mediaPath, ONVIFRequests.getProfiles, at: time)
+        case .profiles:
+            let profiles = reply.children("Profiles")
+            let chosen = settings.profile.map { wanted in profiles.first { $0.attributes["token"] == wanted } }
+                ?? profiles.first { $0.child("PTZConfiguration") != nil }
+            guard let chosen, let token = chosen.attributes["token"] else {
+                return [.fatal(settings.profile.map { "the camera has no profile \($0)" } ?? "no media profile of the camera has a PTZ configuration")]
+            }
+            guard let configurationToken = chosen.child("PTZConfiguration")?.attributes["token"] else {
+                return [.fatal("profile \(token) has no PTZ configuration")]
+            }
+            profile = token
+            step = .options
+            return next(ptzPath, ONVIFRequests.getConfigurationOptions(configurationToken), at: time)
+        case .options:
+            let spaces = reply.find("Spaces")
+            offers = (spaces?.child("AbsolutePanTiltPositionSpace") != nil, spaces?.child("RelativePanTiltTranslationSpace") != nil,
+                      spaces?.child("ContinuousPanTiltVelocitySpace") != nil)
+            guard offers.absolute || offers.relative || offers.continuous else {
+                return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
+            }
+            // Every connect leaves the camera still.
+            step = .connectStop
+            stopPending = true
+            return next(ptzPath, ONVIFRequests.stop(profile), flight: .move(.stop), at: time)
+        case .connectStop, .ready:
+            return []
+        }
+    }
+
+    private mutating func becomeReady(at time: Double) -> [DriverReport] {
+        step = .ready
+        nextPoll = time
+        let pan = settings.pan.range, tilt = settings.tilt.range
+        let axes = [
+            AxisCapability(axis: .yaw, continuous: false, min: Float(-radians(pan.high)), max: Float(-radians(pan.low)),
+                           maxSpeed: Float(radians(settings.panSpeed)), maxAccel: Float(4 * radians(settings.panSpeed)), countsPerRev: 360 * 3600),
+            AxisCapability(axis: .pitch, continuous: false, min: Float(radians(tilt.low)), max: Float(radians(tilt.high)),
+                           maxSpeed: Float(radians(settings.tiltSpeed)), maxAccel: Float(4 * radians(settings.tiltSpeed)), countsPerRev: 360 * 3600),
+        ]
+        let how = [offers.absolute ? "absolute" : nil, offers.relative ? "relative" : nil, offers.continuous ? "continuous" : nil].compactMap { $0 }
+        identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + "profile \(profile); " + how.joined(separator: ", ") + " moves"
+        let capabilities = Capabilities(feedbackHz: UInt16(max(1, settings.pollHz.rounded())), imuHz: 0, features: [], buttons: [],
+                                        customButtons: 0, axes: axes, batteries: [])
+        return [.ready(identity, capabilities)]
+    }
+
+    private mutating func feedback(_ reply: XMLElement, at time: Double) -> [DriverReport] {
+        guard let panTilt = reply.find("Position")?.child("PanTilt"), let x = panTilt.attributes["x"].flatMap(Double.init),
+              let y = panTilt.attributes["y"].flatMap(Double.init), x.isFinite, y.isFinite else {
+            counters.commandsFailed += 1
+            return [.rejected("GetStatus gave no pan/tilt position")]
+        }
+        if let last = pose, time - last.time >= 0.5 / settings.pollHz {
+            rate = ((x - last.x) / (time - last.time), (y - last.y) / (time - last.time))
+        }
+        if (pose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { pose = (x, y, time) }
+        let yaw = -radians(settings.pan.degrees(x)), pitch = radians(settings.tilt.degrees(y))
+        let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
+        return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: [
+            AxisFeedback(axis: .yaw, position: Float(yaw), velocity: Float(yawRate)),
+            AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(pitchRate)),
+        ]))]
+    }
+
+    // MARK: - Commands
+
+    public mutating func send(_ command: Message, at time: Double) -> [UInt8] {
+        guard step == .ready else { return [] }
+        switch command {
+        case .position(_, let targets):
+            stopPending = false
+            let now = pose.map { ($0.x, $0.y) } ?? (0, 0)
+            var x = now.0, y = now.1
+            for target in targets {
+                if target.axis == .yaw { x = settings.pan.generic(-degrees(radians: Double(target.position))) }
+                if target.axis == .pitch { y = settings.tilt.generic(degrees(radians: Double(target.position))) }
+            }
+            if offers.absolute { pending = .absolute(x: x, y: y) }
+            else if offers.relative { pending = .relative(x: x - now.0, y: y - now.1) }
+        case .velocity(let rates):
+            var x = 0.0, y = 0.0
+            for rate in rates {
+                // A velocity of 1 is the top speed, the way the generic position grows.
+                if rate.axis == .yaw { x = clamp(-degrees(radians: Double(rate.value)) / settings.panSpeed * settings.pan.direction) }
+                if rate.axis == .pitch { y = clamp(degrees(radians: Double(rate.value)) / settings.tiltSpeed * settings.tilt.direction) }
+            }
+            if x == 0 && y == 0 {
+                pending = .stop
+                stopPending = true
+            } else {
+                stopPending = false
+                pending = velocityMove(x: x, y: y)
+            }
+        case .stop:
+            pending = .stop
+            stopPending = true
+        default:
+            break  // LIMITS: the camera keeps its own range; no LED, no MOTORS
+        }
+        return pump(at: time)
+    }
+
+    /// A rate (`x`, `y`: the generic position's way) as the camera can take it: a ContinuousMove,
+    /// else a target a little ahead of where it is (far enough to keep moving until the next renewal).
+    private func velocityMove(x: Double, y: Double) -> Move? {
+        if offers.continuous { return .continuous(x: x * settings.panVelocitySign, y: y * settings.tiltVelocitySign) }
+        let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
+        let dx = x * settings.panSpeed * horizon / abs(settings.pan.perUnit), dy = y * settings.tiltSpeed * horizon / abs(settings.tilt.perUnit)
+        if offers.absolute, let pose { return .absolute(x: clamp(pose.x + dx), y: clamp(pose.y + dy)) }
+        if offers.relative { return .relative(x: dx, y: dy) }
+        return nil
+    }
+
+    public mutating func tick(at time: Double) -> DriverOutput {
+        if let flight = inFlight, time - flight.sentAt > Self.answerTimeout {
+            return DriverOutput(reports: [.fatal("the camera did not answer in \(Self.answerTimeout) s")])
+        }
+        return DriverOutput(bytes: pump(at: time))
+    }
+
+    public var nextDeadline: Double? {
+        guard inFlight == nil else { return nil }
+        if queuedSetup != nil { return -.infinity }
+        guard step == .ready else { return nil }
+        var deadline = nextPoll
+        if let move = pending { deadline = min(deadline, move == .stop ? -.infinity : (lastMove?.time ?? -.infinity) + settings.commandInterval) }
+        if let renewal = renewalTime { deadline = min(deadline, renewal) }
+        return deadline
+    }
+
+    /// When a ContinuousMove in force must be sent again so that its Timeout does not end it.
+    private var renewalTime: Double? {
+        guard let last = lastMove, case .continuous = last.move, pending == nil else { return nil }
+        return last.time + Double(settings.moveTimeout) / 2
+    }
+
+    /// The next request when none is in flight: a stop or a due move first, then a due renewal, else a due poll.
+    private mutating func pump(at time: Double) -> [UInt8] {
+        guard inFlight == nil else { return [] }
+        if let setup = queuedSetup {
+            queuedSetup = nil
+            return request(setup.path, setup.body, authenticate: true, setup.flight, at: time)
+        }
+        guard step == .ready else { return [] }
+        // A stop waits for nothing but the request in flight.
+        if let move = pending, move == .stop || time >= (lastMove?.time ?? -.infinity) + settings.commandInterval {
+            pending = nil
+            // The same rate again is no news to the camera until its renewal is due.
+            if let last = lastMove, last.move == move, case .continuous = move, time < last.time + Double(settings.moveTimeout) / 2 {
+                return pump(at: time)
+            }
+            return sendMove(move, at: time)
+        }
+        if let renewal = renewalTime, time >= renewal, let last = lastMove { return sendMove(last.move, at: time) }
+        guard time >= nextPoll else { return [] }
+        nextPoll = time + 1 / settings.pollHz
+        return request(ptzPath, ONVIFRequests.getStatus(profile), authenticate: true, .status, at: time)
+    }
+
+    private mutating func sendMove(_ move: Move, at time: Double) -> [UInt8] {
+        lastMove = (move, time)
+        let body = switch move {
+        case .absolute(let x, let y): ONVIFRequests.absoluteMove(profile, x: x, y: y)
+        case .relative(let x, let y): ONVIFRequests.relativeMove(profile, x: x, y: y)
+        case .continuous(let x, let y): ONVIFRequests.continuousMove(profile, x: x, y: y, timeout: settings.moveTimeout)
+        case .stop: ONVIFRequests.stop(profile)
+        }
+        return request(ptzPath, body, authenticate: true, .move(move), at: time)
+    }
+
+    /// The setup's next request, sent with the next tick (`nextDeadline` is now): a reply's
+    /// handling returns reports, not bytes.
+    private mutating func next(_ path: String, _ body: String, flight: Flight = .setup, at time: Double) -> [DriverReport] {
+        queuedSetup = (path, body, flight)
+        return []
+    }
+
+    private mutating func request(_ path: String, _ body: String, authenticate: Bool, _ flight: Flight, at time: Double) -> [UInt8] {
+        inFlight = (flight, time)
+        return ONVIFWire.encode(ONVIFWire.Request(path: path, authenticate: authenticate, clockOffset: clockOffset, body: Array(body.utf8)))
+    }
+
+    // MARK: - Units
+
+    private func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
+    private func degrees(radians: Double) -> Double { radians * 180 / .pi }
+    private func clamp(_ g: Double) -> Double { min(1, max(-1, g)) }
+
+    /// The path of a service address (`http://host:port/path`): the link's host and port are used,
+    /// since a camera behind NAT names its own inside address.
+    static func path(_ address: String) -> String {
+        let parts = address.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        // "http:", "", "host:port", "path…"
+        guard parts.count == 4, parts[0].hasSuffix(":"), parts[1].isEmpty else { return "/" }
+        return "/" + parts[3]
+    }
+}

@@ -1,0 +1,43 @@
+/// The SOAP Body contents the ONVIF driver sends (ONVIF Core, Media and PTZ service WSDLs), with
+/// the prefixes `ONVIFSOAP.envelope` declares.
+enum ONVIFRequests {
+    static let getSystemDateAndTime = "<tds:GetSystemDateAndTime/>"
+    static let getCapabilities = "<tds:GetCapabilities><tds:Category>All</tds:Category></tds:GetCapabilities>"
+    static let getDeviceInformation = "<tds:GetDeviceInformation/>"
+    static let getProfiles = "<trt:GetProfiles/>"
+
+    static func getConfigurationOptions(_ configuration: String) -> String {
+        "<tptz:GetConfigurationOptions><tptz:ConfigurationToken>\(ONVIFSOAP.escape(configuration))</tptz:ConfigurationToken></tptz:GetConfigurationOptions>"
+    }
+
+    static func getStatus(_ profile: String) -> String { "<tptz:GetStatus>\(token(profile))</tptz:GetStatus>" }
+
+    static func stop(_ profile: String) -> String {
+        "<tptz:Stop>\(token(profile))<tptz:PanTilt>true</tptz:PanTilt><tptz:Zoom>true</tptz:Zoom></tptz:Stop>"
+    }
+
+    /// Velocities in the generic space (−1…1); `timeout` whole seconds, since a fraction ("PT0.5S")
+    /// broke a Tapo's HTTP server and without any the camera runs on for minutes.
+    static func continuousMove(_ profile: String, x: Double, y: Double, timeout: Int) -> String {
+        "<tptz:ContinuousMove>\(token(profile))<tptz:Velocity><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/></tptz:Velocity>"
+            + "<tptz:Timeout>PT\(timeout)S</tptz:Timeout></tptz:ContinuousMove>"
+    }
+
+    static func absoluteMove(_ profile: String, x: Double, y: Double) -> String {
+        "<tptz:AbsoluteMove>\(token(profile))<tptz:Position><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/></tptz:Position></tptz:AbsoluteMove>"
+    }
+
+    static func relativeMove(_ profile: String, x: Double, y: Double) -> String {
+        "<tptz:RelativeMove>\(token(profile))<tptz:Translation><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/></tptz:Translation></tptz:RelativeMove>"
+    }
+
+    private static func token(_ profile: String) -> String { "<tptz:ProfileToken>\(ONVIFSOAP.escape(profile))</tptz:ProfileToken>" }
+
+    /// A decimal with six places and no exponent (what every camera's parser takes).
+    static func number(_ x: Double) -> String {
+        let scaled = Int64((min(1e6, max(-1e6, x)) * 1_000_000).rounded())
+        let magnitude = scaled.magnitude
+        let fraction = String(magnitude % 1_000_000)
+        return (scaled < 0 ? "-" : "") + "\(magnitude / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+}

@@ -1,0 +1,155 @@
+import DockDrivers
+import DockProtocol
+import Testing
+
+/// The ONVIF driver against scripted replies (the emulator's, as ONVIFLink would pass them on):
+/// the sequence from connect to ready, moves, faults and a camera that stops answering.
+@Suite struct ONVIFCameraDriverTests {
+    /// The camera's clock is an hour ahead of the host's.
+    static let wallClock = 1_795_643_221.0 - 3600
+
+    func request(_ bytes: [UInt8]) -> ONVIFWire.Request? {
+        var decoder = ONVIFWire.Decoder()
+        guard case .request(let r)? = decoder.feed(bytes)?.first else { return nil }
+        return r
+    }
+
+    func action(_ bytes: [UInt8]) -> String {
+        guard let r = request(bytes) else { return "none" }
+        let body = String(decoding: r.body, as: UTF8.self)
+        return "\(r.path) " + String(body.dropFirst().prefix { $0 != ">" && $0 != "/" && $0 != " " })
+    }
+
+    /// The SOAP Body content of a request sent.
+    func body(_ bytes: [UInt8]) -> String { String(decoding: request(bytes)?.body ?? [], as: UTF8.self) }
+
+    func reply(_ text: String, status: Int = 200) -> [UInt8] {
+        ONVIFWire.encode(.response(status: status, wallClock: Self.wallClock, body: Array(text.utf8)))
+    }
+
+    /// A driver through its setup on the emulator's replies, up to its first GetStatus sent.
+    func ready(options: String = ONVIFEmulatorReplies.configurationOptions) -> (ONVIFCameraDriver, [DriverReport]) {
+        var driver = ONVIFCameraDriver(settings: .init())
+        var t = 0.0
+        let first = driver.start(at: t)
+        #expect(action(first) == "/onvif/device_service tds:GetSystemDateAndTime")
+        #expect(request(first)?.authenticate == false, "the clock is asked before any digest can be made")
+        var reports: [DriverReport] = []
+        let script: [(String, String)] = [
+            (ONVIFEmulatorReplies.dateAndTime, "/onvif/device_service tds:GetCapabilities"),
+            (ONVIFEmulatorReplies.capabilities, "/onvif/device_service tds:GetDeviceInformation"),
+            (ONVIFEmulatorReplies.deviceInformation, "/onvif/media_service trt:GetProfiles"),
+            (ONVIFEmulatorReplies.profiles, "/onvif/ptz_service tptz:GetConfigurationOptions"),
+            (options, "/onvif/ptz_service tptz:Stop"),
+            (ONVIFEmulatorReplies.stop, "/onvif/ptz_service tptz:GetStatus"),
+        ]
+        for (answer, next) in script {
+            t += 0.01
+            reports += driver.receive(reply(answer), at: t)
+            #expect(driver.nextDeadline.map { $0 <= t } ?? false)
+            t += 0.01
+            let bytes = driver.tick(at: t).bytes
+            #expect(action(bytes) == next)
+            if let r = request(bytes) {
+                #expect(r.authenticate && r.clockOffset == 3600, "every request after the clock's is authenticated at the camera's time")
+            }
+        }
+        return (driver, reports)
+    }
+
+    @Test func fromConnectToReadyItLearnsTheClockServicesProfileAndSpacesAndStopsTheCamera() throws {
+        let (driver, reports) = ready()
+        guard case .ready(let identity, let caps)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
+        #expect(identity.serial == "onvif-EMU-0001" && identity.model == "dockd tests Emulated PTZ")
+        #expect(identity.hardware.contains("profile Profile_1") && identity.hardware.contains("absolute, relative, continuous"))
+        let yaw = try #require(caps.axis(.yaw))
+        #expect(abs(Double(yaw.max) - 170 * .pi / 180) < 1e-5)
+        #expect(driver.closesPositionLoop && driver.stopConfirmed)
+    }
+
+    @Test func theStatusIsThePoseWithYawAgainstPan() {
+        var (driver, _) = ready()
+        let reports = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
+        guard case .feedback(let f)? = reports.first else { Issue.record("\(reports)"); return }
+        // Generic 0.25 of −170…170° is 42.5° right: yaw −42.5°; −0.5 of −30…90° is 0°.
+        #expect(abs(Double(f.axis(.yaw)!.position) + 42.5 * .pi / 180) < 1e-5)
+        #expect(abs(Double(f.axis(.pitch)!.position)) < 1e-6)
+    }
+
+    @Test func anOrientationIsAnAbsoluteMoveAndRatesAreContinuousMovesEndedByAStop() {
+        var (driver, _) = ready()
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
+        // yaw 0.5 rad = 28.648° left = pan −28.648° = generic (−28.648 + 170) / 340 · 2 − 1 = −0.168517.
+        let absolute = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.5)]), at: 1.01)
+        #expect(body(absolute).contains("<tt:PanTilt x=\"-0.168517\" y=\"-0.500000\"/>"))
+        _ = driver.receive(reply("<?xml version=\"1.0\"?><e:Envelope xmlns:e=\"http://www.w3.org/2003/05/soap-envelope\"><e:Body><r/></e:Body></e:Envelope>"), at: 1.02)
+        #expect(action(driver.send(.velocity([AxisValue(.yaw, -0.5)]), at: 1.03)) == "/onvif/ptz_service tptz:GetStatus",
+                "within the command interval the move waits; the poll due goes")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1.04)
+        let move = body(driver.tick(at: 1.25).bytes)
+        // −0.5 rad/s yaw = 28.65°/s right = 0.2865 of 100°/s; the Timeout in whole seconds.
+        #expect(move.contains("ContinuousMove") && move.contains("x=\"0.286479\" y=\"0.000000\"") && move.contains("PT1S"), "\(move)")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.26)
+        // A stop goes at once, whatever the command interval.
+        let stop = driver.send(.velocity([AxisValue(.yaw, 0)]), at: 1.3)
+        #expect(action(stop) == "/onvif/ptz_service tptz:Stop")
+        #expect(!driver.stopConfirmed)
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.51)
+        #expect(driver.stopConfirmed)
+    }
+
+    @Test func aContinuousMoveIsRenewedBeforeItsTimeoutEndsIt() {
+        var (driver, _) = ready()
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
+        #expect(action(driver.send(.velocity([AxisValue(.pitch, 0.2)]), at: 1.1)) == "/onvif/ptz_service tptz:ContinuousMove")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.12)
+        #expect(action(driver.send(.velocity([AxisValue(.pitch, 0.2)]), at: 1.35)) == "/onvif/ptz_service tptz:GetStatus",
+                "the same rate again is no news; the poll goes")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1.36)
+        #expect(action(driver.tick(at: 1.6).bytes) == "/onvif/ptz_service tptz:ContinuousMove", "renewed at half the 1 s Timeout")
+    }
+
+    @Test func aFaultOrAn500IsARefusalOnceReadyAndFatalBefore() {
+        var (driver, _) = ready()
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
+        _ = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.5)]), at: 1.01)
+        let refused = driver.receive(reply(ONVIFEmulatorReplies.notAuthorized, status: 400), at: 1.02)
+        #expect(refused == [.refused(command: MessageType.position.rawValue,
+                                     reason: "HTTP 400, ter:NotAuthorized: Sender not authorized: wrong password digest")])
+        _ = driver.tick(at: 1.5)
+        #expect(driver.receive(reply("Internal Server Error\n", status: 500), at: 1.51).first.map {
+            if case .rejected(let why) = $0 { why.contains("HTTP 500") } else { false } } == true)
+        var fresh = ONVIFCameraDriver(settings: .init())
+        _ = fresh.start(at: 0)
+        _ = fresh.receive(reply(ONVIFEmulatorReplies.dateAndTime), at: 0.01)
+        _ = fresh.tick(at: 0.02)
+        let fatal = fresh.receive(reply(ONVIFEmulatorReplies.notAuthorized, status: 400), at: 0.03)
+        #expect(fatal == [.fatal("the camera refused GetCapabilities: HTTP 400, ter:NotAuthorized: Sender not authorized: wrong password digest")])
+    }
+
+    @Test func noAnswerOrALostConnectionClosesTheLink() {
+        var (driver, _) = ready()
+        let lost = driver.receive(ONVIFWire.encode(.failure("the camera closed the connection before its reply ended")), at: 1)
+        #expect(lost == [.fatal("the camera did not answer: the camera closed the connection before its reply ended")])
+        var silent = ONVIFCameraDriver(settings: .init())
+        _ = silent.start(at: 0)
+        #expect(silent.tick(at: 9).reports.isEmpty)
+        #expect(silent.tick(at: 10.5).reports == [.fatal("the camera did not answer in 10.0 s")])
+    }
+
+    @Test func aContinuousOnlyCameraLeavesThePositionLoopToDockd() {
+        let (driver, reports) = ready(options: ONVIFEmulatorReplies.continuousOnlyOptions)
+        guard case .ready(let identity, _)? = reports.first else { Issue.record("\(reports)"); return }
+        #expect(!driver.closesPositionLoop && identity.hardware.hasSuffix("continuous moves"))
+    }
+
+    @Test func theWireCarriesBodiesWithNewlinesAndRefusesOversizedOnes() {
+        var decoder = ONVIFWire.Decoder()
+        let bytes = ONVIFWire.encode(.response(status: 200, wallClock: 1.5, body: Array("a\nb\n".utf8)))
+        #expect(decoder.feed(Array(bytes.prefix(10))) == [])
+        #expect(decoder.feed(Array(bytes.dropFirst(10))) == [.reply(.response(status: 200, wallClock: 1.5, body: Array("a\nb\n".utf8)))])
+        #expect(decoder.feed(Array("R 200 0 \(ONVIFWire.maximumBody + 1)\n".utf8)) == nil)
+        var other = ONVIFWire.Decoder()
+        #expect(other.feed([UInt8](repeating: 0x41, count: 300)) == nil, "a header line that never ends")
+    }
+}

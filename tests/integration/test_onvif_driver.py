@@ -1,0 +1,328 @@
+"""The real dockd owning an ONVIF PTZ camera through the `onvif` driver: the project's ONVIF
+emulator (tests/peers/onvif_camera.py, itself validated with onvif-zeep in test_onvif_emulator.py)
+on loopback, with WS-Security UsernameToken digests required. The emulator's state is read in
+process: where the head really points, every move and Stop it accepted, the most requests it had
+in flight at once."""
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "peers"))
+
+import onvif_camera as oc  # noqa: E402
+from conftest import BIN, Client, wait_for  # noqa: E402
+
+PASSWORD = "Tr0ub4dor-and-3"
+
+
+class Rig:
+    """An emulated camera and the dockd that owns it, configured the way a user would."""
+
+    def __init__(self, tmp_path, password=PASSWORD, mode=0o600, options="", **camera):
+        self.tmp = tmp_path
+        camera.setdefault("auth", "wsse")
+        camera.setdefault("password", PASSWORD)
+        self.cam = oc.Camera(**camera)
+        self.server = oc.Server(self.cam).start()
+        credentials = tmp_path / "cam.cred"
+        credentials.write_text(password + "\n")
+        credentials.chmod(mode)
+        (tmp_path / "dockd.conf").write_text(
+            f'[[device]]\nonvif = "admin@127.0.0.1:{self.server.port}"\ndriver = "onvif"\n'
+            f'credentials = "{credentials}"\nname = "cam-1"\n{options}')
+        self.log = tmp_path / "dockd.err"
+        self.started = time.monotonic()
+        self.dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(tmp_path / "dockd.conf"), "--socket", str(tmp_path / "d.sock"),
+                                       "--socket-group", "", "--no-hotplug"], stderr=open(self.log, "wb"))
+        wait_for((tmp_path / "d.sock").exists, 20, "dockd's socket")
+        self.client = Client(tmp_path / "d.sock")
+
+    def stand(self):
+        return self.client.result("stands.list")[0]
+
+    def connected(self, timeout=30):
+        return wait_for(lambda: (lambda s: s if s["state"] == "connected" else None)(self.stand()), timeout,
+                        f"the camera connected ({self.stand()}; {self.log.read_text()[-800:]})")
+
+    def moves(self, since=0.0):
+        with self.cam.lock:
+            return [(t, action, details) for t, action, details in self.cam.moves if t >= since]
+
+    def close(self):
+        self.client.close()
+        if self.dockd.poll() is None:
+            self.dockd.terminate()
+            self.dockd.wait(20)
+        self.server.stop()
+
+
+@pytest.fixture
+def rig(tmp_path):
+    rigs = []
+
+    def make(**kw):
+        r = Rig(tmp_path, **kw)
+        rigs.append(r)
+        return r
+    yield make
+    for r in rigs:
+        r.close()
+        # Never more than one request in flight (a camera's HTTP server is small).
+        assert r.cam.max_in_flight <= 1, r.cam.max_in_flight
+        assert PASSWORD not in r.log.read_text()
+
+
+def pose(cam):
+    """The emulated head's true pose as dockd's yaw and pitch (yaw = -pan), radians."""
+    pan, tilt, _ = cam.pose()
+    return -math.radians(pan), math.radians(tilt)
+
+
+def test_connects_with_a_digest_stops_the_camera_then_orients_within_tolerance(rig):
+    r = rig()
+    stand = r.connected()
+    print(f"\nconnected {time.monotonic() - r.started:.2f} s after dockd started (its socket, the setup's 6 requests, the Stop)")
+    assert stand["id"] == "cam-1" and stand["driver"] == "onvif"
+    with r.cam.lock:
+        log = list(r.cam.log)
+    # Every request but the clock's was authenticated by its UsernameToken, and the first move is a Stop.
+    assert [e[3] for e in log if e[2] != "GetSystemDateAndTime"] and all(e[3] == "wsse" for e in log if e[2] != "GetSystemDateAndTime"), log
+    assert r.moves()[0][1] == "Stop", r.moves()
+    c = r.client
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    motion = c.result("motion.orient", {"yaw": 0.3, "pitch": 0.1, "duration": 1.5})
+    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                               and m["params"]["state"] != "running", timeout=20)
+    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
+    wait_for(r.cam.still, 10, "the head at rest")
+    yaw, pitch = pose(r.cam)
+    print(f"\norient (0.3, 0.1) -> emulator at ({yaw:.4f}, {pitch:.4f}) rad; moves {[m[1] for m in r.moves()]}")
+    assert abs(yaw - 0.3) < 0.02 and abs(pitch - 0.1) < 0.02, (yaw, pitch)
+    assert any(m[1] == "AbsoluteMove" for m in r.moves())
+
+
+@pytest.mark.parametrize("reversed_pan", [False, True])
+def test_rates_move_the_camera_by_continuous_moves_with_whole_second_timeouts_then_a_stop(rig, reversed_pan):
+    """Also on a camera whose pan velocity runs against its pan position (the Tapo C220's quirk),
+    told so by pan_velocity_sign."""
+    r = rig(whole_second_timeouts=True, velocity_sign=(-1 if reversed_pan else 1, 1),
+            options="pan_velocity_sign = -1\n" if reversed_pan else "")
+    r.connected()
+    start_yaw, _ = pose(r.cam)
+    began = time.monotonic()
+    while time.monotonic() - began < 2.0:  # the dead man's switch wants a call every few hundred ms
+        r.client.result("motion.velocity", {"yaw": 0.4})
+        time.sleep(0.1)
+    moved = pose(r.cam)[0] - start_yaw
+    wait_for(r.cam.still, 10, "the camera stopped after the rates ended")
+    moves = r.moves()
+    continuous = [m for m in moves if m[1] == "ContinuousMove"]
+    print(f"\nyaw 0.4 rad/s for 2 s: moved {moved:.3f} rad with {len(continuous)} ContinuousMoves")
+    assert continuous and all(m[2]["timeout"] == int(m[2]["timeout"]) for m in continuous), continuous
+    # yaw left = pan negative (a velocity that is positive where the camera's velocity is reversed)
+    assert all((m[2]["pantilt"][0] > 0) == reversed_pan for m in continuous), continuous
+    assert moved > 0.4, moved
+    assert moves[-1][1] == "Stop" and moves[-1][0] > continuous[-1][0], moves[-3:]
+    assert r.stand()["state"] == "connected"  # no fractional Timeout broke the camera
+
+
+def test_sigterm_mid_move_leaves_the_camera_stopped(rig):
+    r = rig(default_timeout=180.0)
+    r.connected()
+    r.client.result("motion.velocity", {"yaw": 0.3})
+    wait_for(lambda: not r.cam.still(), 10, "the camera moving")
+    signalled = time.monotonic()
+    r.dockd.send_signal(signal.SIGTERM)
+    r.dockd.wait(20)
+    moves = r.moves()
+    assert moves[-1][1] == "Stop", moves[-3:]
+    assert r.cam.still()
+    print(f"\nSIGTERM mid-move: the camera's Stop {moves[-1][0] - signalled:.3f} s after the signal, dockd gone {time.monotonic() - signalled:.2f} s after it")
+
+
+def test_a_wrong_password_is_a_clear_error_and_never_shown(rig):
+    r = rig(password="not-the-password")
+    stand = wait_for(lambda: (lambda s: s if s.get("last_error") else None)(r.stand()), 30, "the link's error")
+    assert stand["state"] != "connected"
+    assert "NotAuthorized" in stand["last_error"], stand
+    listing = subprocess.run([str(BIN / "dockctl"), "list", "--socket", str(r.tmp / "d.sock")], capture_output=True, text=True, timeout=20)
+    assert listing.returncode == 0 and "NotAuthorized" in listing.stdout, (listing.stdout, listing.stderr)
+    for text in (listing.stdout, listing.stderr, json.dumps(stand), r.log.read_text()):
+        assert "not-the-password" not in text and PASSWORD not in text
+    print(f"\nwrong password: {stand['last_error']}")
+
+
+def test_a_password_file_others_can_read_is_refused(rig):
+    r = rig(mode=0o644)
+    stand = wait_for(lambda: (lambda s: s if s.get("last_error") else None)(r.stand()), 30, "the link's error")
+    assert "chmod 600" in stand["last_error"] and stand["state"] != "connected", stand
+    assert not [e for e in r.cam.log if e[2] != "GetSystemDateAndTime"]
+
+
+def test_a_soap_fault_and_an_http_500_are_reported_not_crashed(rig):
+    r = rig()
+    r.connected()
+    c = r.client
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    real = r.cam.ptz_AbsoluteMove
+
+    def busy(body):
+        r.cam.ptz_AbsoluteMove = real  # once
+        raise oc.Fault("Receiver", ["Action", "Busy"], "the head is busy")
+    r.cam.ptz_AbsoluteMove = busy
+    motion = c.result("motion.orient", {"yaw": -0.2, "duration": 1})
+    c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                        and m["params"]["state"] != "running", timeout=20)
+    with r.cam.lock:
+        r.cam.inject += ["http500", "http500"]
+    wait_for(lambda: not r.cam.inject, 20, "the injected 500s answered")
+    assert r.dockd.poll() is None
+    assert r.stand()["state"] == "connected"
+    # Not even a reconnect: one clock request, the connect's.
+    assert [e[2] for e in r.cam.log].count("GetSystemDateAndTime") == 1, [e[2] for e in r.cam.log]
+    log = r.log.read_text()
+    assert "the head is busy" in log and "HTTP 500" in log, log[-2000:]
+    # Still steerable after both.
+    motion = c.result("motion.orient", {"yaw": -0.2, "duration": 1})
+    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                               and m["params"]["state"] != "running", timeout=20)
+    assert done["params"]["state"] == "completed", done
+
+
+def test_a_camera_rebooting_mid_move_is_reconnected_and_stopped(rig):
+    r = rig(default_timeout=180.0)
+    r.connected()
+    r.client.result("motion.velocity", {"yaw": 0.3})
+    wait_for(lambda: not r.cam.still(), 10, "the camera moving")
+    went = time.monotonic()
+    rebooting = threading.Thread(target=r.server.reboot, kwargs={"down_for": 1.5})
+    rebooting.start()
+    rebooting.join(30)
+    wait_for(lambda: any(m[1] == "Stop" for m in r.moves(since=went)), 60, "a Stop after the reboot")
+    wait_for(lambda: r.stand()["state"] == "connected", 60, "the camera reconnected")
+    assert r.cam.still()
+    print(f"\nreboot: reconnected and stopped {r.moves(since=went)[0][0] - r.server.reboots[-1][1]:.2f} s after the camera was back")
+
+
+def test_dockctl_attach_takes_an_onvif_address_and_the_password_from_systemd_credentials(tmp_path):
+    cam = oc.Camera(auth="wsse", password=PASSWORD)
+    server = oc.Server(cam).start()
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    for host in ("127.0.0.1", "localhost"):
+        (credentials / f"onvif-{host}").write_text(PASSWORD + "\n")
+        (credentials / f"onvif-{host}").chmod(0o600)
+    sock = tmp_path / "d.sock"
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--socket", str(sock), "--socket-group", "", "--no-hotplug"],
+                             env=dict(os.environ, CREDENTIALS_DIRECTORY=str(credentials)), stderr=open(tmp_path / "dockd.err", "wb"))
+    try:
+        wait_for(sock.exists, 20, "dockd's socket")
+        attach = subprocess.run([str(BIN / "dockctl"), "attach", f"onvif://admin@127.0.0.1:{server.port}",
+                                 "--driver", "onvif", "--socket", str(sock)], capture_output=True, text=True, timeout=30)
+        assert attach.returncode == 0, attach.stderr
+        c = Client(sock)
+        stand = wait_for(lambda: next((s for s in c.result("stands.list") if s["state"] == "connected"), None), 30, "the attached camera")
+        assert stand["id"] == "onvif-EMU-0001" and stand["endpoint"] == f"onvif://admin@127.0.0.1:{server.port}", stand
+        # A profile in the address is the one steered: the emulator's second has no PTZ configuration.
+        c.result("stands.attach", {"device": f"onvif://admin@localhost:{server.port}/Profile_2", "driver": "onvif"})
+        wait_for(lambda: any("Profile_2 has no PTZ configuration" in (s.get("last_error") or "") for s in c.result("stands.list")), 30,
+                 "the second profile refused")
+        refused = c.call("stands.attach", {"device": "onvif://admin:secret@127.0.0.1:1", "driver": "onvif"})
+        assert refused["error"]["code"] == -32602 and "secret" not in refused["error"]["message"], refused
+        c.close()
+    finally:
+        dockd.terminate()
+        dockd.wait(20)
+        server.stop()
+    assert cam.max_in_flight == 1 and PASSWORD not in (tmp_path / "dockd.err").read_text()
+
+
+@pytest.mark.parametrize("motion", [("continuous", "absolute", "relative"), ("continuous",)])
+def test_dockd_tracks_a_subject_through_the_camera(rig, motion):
+    """The tracking loop closed through ONVIF: the Scene camera (test_tracking) sees a subject from
+    wherever the emulated head points now; dockd centres it, by AbsoluteMoves ahead of the pose on
+    a camera that offers them, by ContinuousMoves on a velocity-only one."""
+    from test_tracking import Scene
+    r = rig(motion=motion)
+    r.cam.set_generic(0.0, -0.5)  # level: tilt 0° of -30…90° (the head starts 30° up)
+    r.connected()
+    subject = {"yaw": 0.35, "pitch": 0.05}
+    scene = Scene(r.client, [subject], lambda: pose(r.cam))
+    r.client.result("tracking.framing", {"mode": "center"})
+    started = time.monotonic()
+    errors = []
+    while time.monotonic() - started < 8:
+        scene.run(0.25)
+        errors.append((time.monotonic() - started, abs(scene.image_position(subject)[0] - 0.5)))
+    centered = next((t for t, e in errors if e < 0.05), None)
+    final = errors[-1][1]
+    kinds = sorted({m[1] for m in r.moves()})
+    print(f"\n{'+'.join(motion)}: centered (|u-0.5| < 0.05) after {centered} s, final |u-0.5| = {final:.3f}, moves {kinds}")
+    assert centered is not None and final < 0.05, errors
+
+
+@pytest.mark.parametrize("fault", ["close", "truncated", "malformed", "huge"])
+def test_a_broken_reply_closes_the_link_and_the_camera_is_stopped_on_reconnect(rig, fault):
+    r = rig(huge_bytes=8 << 20)
+    r.connected()
+    went = time.monotonic()
+    with r.cam.lock:
+        r.cam.inject.append(fault)
+    wait_for(lambda: not r.cam.inject, 20, "the broken reply sent")
+    if fault in ("malformed", "truncated"):
+        # A 200 that is not XML (or whose envelope a closed connection cut off: HTTP without a
+        # Content-Length ends at the close) is a failed GetStatus, reported: the link stays.
+        time.sleep(0.5)  # a few polls (5 Hz) after it, to see that nothing reconnects
+        assert [e[2] for e in r.cam.log].count("GetSystemDateAndTime") == 1
+    else:
+        wait_for(lambda: [e[2] for e in r.cam.log].count("GetSystemDateAndTime") == 2, 30, "a reconnect")
+        wait_for(lambda: any(m[1] == "Stop" for m in r.moves(since=went)), 30, "the Stop at reconnect")
+    r.connected()
+    assert r.dockd.poll() is None
+    if fault == "huge":
+        assert "a reply over 1048576 bytes" in r.log.read_text()  # cut off at the cap, not read whole
+    print(f"\n{fault}: {[ln for ln in r.log.read_text().splitlines() if 'reconnect' in ln or 'did not answer' in ln][:1]}")
+
+
+@pytest.mark.parametrize("motion", [("absolute",), ("relative",), ("continuous",)])
+def test_each_motion_model_orients_within_tolerance(rig, motion):
+    """Absolute-only (Reolink-like): one AbsoluteMove; relative-only: RelativeMoves from the pose
+    read; velocity-only: dockd's controller closes the loop with ContinuousMoves and a Stop."""
+    r = rig(motion=motion)
+    r.connected()
+    c = r.client
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    motion_id = c.result("motion.orient", {"yaw": -0.4, "pitch": 0.3, "duration": 1.5})["id"]
+    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion_id
+                               and m["params"]["state"] != "running", timeout=30)
+    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
+    wait_for(r.cam.still, 10, "the head at rest")
+    yaw, pitch = pose(r.cam)
+    kinds = sorted({m[1] for m in r.moves()})
+    print(f"\n{motion[0]} only: orient (-0.4, 0.3) -> ({yaw:.4f}, {pitch:.4f}) rad with {kinds}")
+    assert abs(yaw + 0.4) < 0.02 and abs(pitch - 0.3) < 0.02, (yaw, pitch)
+
+
+@pytest.mark.parametrize("password", [PASSWORD, "not-the-password"])
+def test_a_camera_asking_for_http_digest_gets_it(rig, password):
+    r = rig(auth="digest", password=password)
+    if password == PASSWORD:
+        r.connected()
+        with r.cam.lock:
+            log = list(r.cam.log)
+        assert all(e[3] in ("digest", "refused") for e in log if e[2] != "GetSystemDateAndTime"), log
+        # One challenge, then every request authorized without another 401.
+        assert [e[4] for e in log].count(401) == 1, log
+    else:
+        stand = wait_for(lambda: (lambda s: s if s.get("last_error") else None)(r.stand()), 30, "the link's error")
+        assert "HTTP 401" in stand["last_error"] and stand["state"] != "connected", stand
+        assert "not-the-password" not in r.log.read_text() + json.dumps(stand)
