@@ -54,7 +54,7 @@ poll pan_absolute 324000 "$out/move.txt"
 phase speed
 reload speed_dps=60
 {
-    v4l2-ctl -d $dev -c pan_speed=80 2>&1; echo "set $(now)"
+    echo "before $(now)"; v4l2-ctl -d $dev -c pan_speed=80 2>&1; echo "set $(now)"
     for i in 1 2 3 4; do echo "$(now) $(get pan_absolute)"; done
     v4l2-ctl -d $dev -c pan_speed=0 2>&1; echo "stop $(now)"
     for i in 1 2; do echo "$(now) $(get pan_absolute)"; done

@@ -138,8 +138,10 @@ def test_absolute_move_is_read_back_while_it_runs(vm):
     values = [v for _, v in reads]
     assert values[-1] == 324000
     assert values == sorted(values), "the pose went backwards"
+    # Reads each take a v4l2-ctl process (0.3 s here, more on a loaded host): two poses on the way
+    # show it moving rather than jumping; the bounds below say each was where it should be then.
     between = {v for v in values if 0 < v < 324000}
-    assert len(between) >= 4, f"it jumped rather than moved: {values}"
+    assert len(between) >= 2, f"it jumped rather than moved: {values}"
     rate = 30.0
     prev = t_done
     for t, v in reads:
@@ -159,13 +161,18 @@ def test_speed_relative_and_reset(vm):
     lines = (vm / "speed.txt").read_text().splitlines()
     i_set = next(i for i, l in enumerate(lines) if l.startswith("set "))
     i_stop = next(i for i, l in enumerate(lines) if l.startswith("stop "))
-    t_set = float(lines[i_set].split()[1])
+    # the set took effect between "before" (v4l2-ctl started) and "set" (it had exited)
+    t_before = float(next(l for l in lines if l.startswith("before ")).split()[1])
     moving = [(float(t), int(v)) for t, v in (l.split() for l in lines[i_set + 1:i_stop])]
     stopped = [int(l.split()[1]) for l in lines[i_stop + 1:]]
     values = [v for _, v in moving]
     assert all(b > a for a, b in zip(values, values[1:])), values
-    for t, v in moving:
-        assert v / ARCSEC <= 30 * (t - t_set + 0.5) + 0.5  # the set took effect at most 0.5 s before
+    # Each line's time is taken before its read (the shell runs $(now) first): read i happened
+    # before line i+1's time, and the last before "stop"'s.
+    t_stop = float(lines[i_stop].split()[1])
+    read_by = [t for t, _ in moving[1:]] + [t_stop]
+    for (_, v), t in zip(moving, read_by):
+        assert v / ARCSEC <= 30 * (t - t_before) + 0.5, (t - t_before, v)
     (t0, v0), (t1, v1) = moving[0], moving[-1]
     assert 15 < (v1 - v0) / ARCSEC / (t1 - t0) < 45, moving
     assert len(stopped) == 2 and stopped[0] == stopped[1] >= values[-1]
