@@ -212,8 +212,13 @@ def test_a_visca_over_ip_camera_is_reached_with_the_installed_profiles(box):
     box.run("systemctl", "daemon-reload")
 
 
+RULE = ROOT / "udev" / "70-dockd.rules"
+
+
 def udev_test(box, recording, node, subsystem="tty"):
-    out = box.run("umockdev-run", "-d", f"/srv/dockd-test/devices/{recording}.umockdev", "--",
+    """`recording`: a name in tests/box/devices, or a path in the box."""
+    device = recording if recording.startswith("/") else f"/srv/dockd-test/devices/{recording}.umockdev"
+    out = box.run("umockdev-run", "-d", device, "--",
                   "udevadm", "test", "--action=add", f"/sys/class/{subsystem}/{node}")
     properties = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line and not line.startswith(" "))
     return properties, out.stderr
@@ -224,7 +229,8 @@ def test_the_udev_rule_names_tags_and_starts_dockd_for_a_stand_with_or_without_a
     props, log = udev_test(box, "stand-with-serial", "ttyACM0")
     assert "/dev/dock/DS-0042" in props["DEVLINKS"].split(), props
     assert props["SYSTEMD_WANTS"] == "dockd.service" and props["ID_MM_DEVICE_IGNORE"] == "1", props
-    assert f"70-dockd.rules:14 GROUP {gid}" in log and "70-dockd.rules:14 MODE 0660" in log, log[-2000:]
+    line = next(i for i, text in enumerate(RULE.read_text().splitlines(), 1) if text.startswith('GROUP="dock"'))
+    assert f"70-dockd.rules:{line} GROUP {gid}" in log and f"70-dockd.rules:{line} MODE 0660" in log, log[-2000:]
     props, log = udev_test(box, "stand-without-serial", "ttyACM0")
     assert "/dev/dock/ttyACM0" in props["DEVLINKS"].split(), props
     assert "Not a directory" not in log and "/dev/dock/ " not in props["DEVLINKS"] + " ", log[-2000:]
@@ -235,11 +241,25 @@ def test_the_udev_rule_names_tags_and_starts_dockd_for_a_stand_with_or_without_a
 
 
 def test_the_udev_rule_starts_dockd_and_dock_camera_for_a_ptz_webcam_only(box):
-    props, log = udev_test(box, "ptz-webcam", "video0", "video4linux")
-    assert props.get("DOCKD_V4L2_PTZ") == "1" and props.get("DOCKD_UVC_CONTROLS") == "pantilt-absolute zoom-absolute", (props, log[-2000:])
-    assert props.get("SYSTEMD_WANTS") == "dockd.service dock-camera@video0.service", props
+    syspath = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-3/1-3:1.0/video4linux/video0"
+    # The rule asks the installed dockd about the camera's capture node...
+    for recording in ("ptz-webcam", "plain-webcam"):
+        props, log = udev_test(box, recording, "video0", "video4linux")
+        assert f"Process '/usr/bin/dockd --uvc-controls {syspath}' succeeded" in log, log[-3000:]
+    # ...which reads its USB descriptors (under umockdev; udev gives the programs it runs an
+    # environment of their own, without umockdev's, so the answer is checked here directly)...
+    def controls(recording):
+        return box.run("umockdev-run", "-d", f"/srv/dockd-test/devices/{recording}.umockdev", "--",
+                       "/usr/bin/dockd", "--uvc-controls", "/sys/class/video4linux/video0").stdout
+    assert controls("ptz-webcam") == "DOCKD_V4L2_PTZ=1\nDOCKD_UVC_CONTROLS=pantilt-absolute zoom-absolute\n"
+    assert controls("plain-webcam") == ""
+    # ...and with that answer (given as the device's property) the rule starts dockd and dock-camera.
+    box.run("sh", "-c", "sed 's/^E: SUBSYSTEM=video4linux$/&\\nE: DOCKD_V4L2_PTZ=1/' /srv/dockd-test/devices/ptz-webcam.umockdev"
+            " > /tmp/ptz-webcam-answered.umockdev")
+    props, log = udev_test(box, "/tmp/ptz-webcam-answered.umockdev", "video0", "video4linux")
+    assert props.get("SYSTEMD_WANTS") == "dockd.service dock-camera@video0.service", (props, log[-2000:])
     props, log = udev_test(box, "plain-webcam", "video0", "video4linux")
-    assert "DOCKD_V4L2_PTZ" not in props and "dock" not in props.get("SYSTEMD_WANTS", ""), (props, log[-2000:])
+    assert "SYSTEMD_WANTS" not in props, (props, log[-2000:])
 
 
 def test_an_upgrade_in_place_restarts_the_running_daemon(box):
