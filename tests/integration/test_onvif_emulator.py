@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "peers"))
 
 import onvif_camera as oc  # noqa: E402
+from conftest import wait_for  # noqa: E402
 
 _root = logging.getLogger()
 _level, _handlers = _root.level, list(_root.handlers)
@@ -40,16 +41,6 @@ from zeep.exceptions import Fault as ZeepFault  # noqa: E402
 
 USER, PASSWORD = "operator", "correct horse"
 TER = "http://www.onvif.org/ver10/error"
-
-
-def wait_until(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 @pytest.fixture
@@ -199,7 +190,7 @@ def test_continuous_move_lags_like_a_camera_and_stop_holds_it(camera):
     assert p.pose() == (0, 0, 0) and p.idle()
     started = time.monotonic()
     p.continuous(0.5, -0.25, zoom=0.2)
-    wait_until(lambda: p.pose()[0] > 0.1, 5, "pan to turn right")
+    wait_for(lambda: p.pose()[0] > 0.1, 5, "pan to turn right")
     s = p.status()
     assert s.MoveStatus.PanTilt == "MOVING" and s.MoveStatus.Zoom == "MOVING"
     pan, tilt, zoom = p.pose()
@@ -210,7 +201,7 @@ def test_continuous_move_lags_like_a_camera_and_stop_holds_it(camera):
     assert -0.25 * elapsed - 0.01 <= tilt < 0, (tilt, elapsed)
     assert 0 < zoom <= 0.2 * 0.5 * elapsed + 0.01, (zoom, elapsed)
     p.stop()
-    wait_until(p.idle, 5, "IDLE after Stop")
+    wait_for(p.idle, 5, "IDLE after Stop")
     held = p.pose()
     time.sleep(0.3)  # the time it must not move for
     assert p.pose() == held
@@ -221,7 +212,7 @@ def test_continuous_move_ends_at_its_timeout_and_without_one_runs_for_the_defaul
     p = Ptz(server)
     started = time.monotonic()
     p.continuous(0.2, 0, timeout="PT1S")
-    wait_until(p.idle, 5, "the move to end at its Timeout")
+    wait_for(p.idle, 5, "the move to end at its Timeout")
     ended = time.monotonic()
     assert 0.9 <= ended - started <= 3, ended - started
     travelled = p.pose()[0]
@@ -232,7 +223,7 @@ def test_continuous_move_ends_at_its_timeout_and_without_one_runs_for_the_defaul
     assert p.status().MoveStatus.PanTilt == "MOVING"
     assert cam.deadline - time.monotonic() > 170
     p.stop()
-    wait_until(p.idle, 5, "IDLE")
+    wait_for(p.idle, 5, "IDLE")
 
 
 def test_absolute_move_arrives_at_its_speed(camera):
@@ -242,14 +233,14 @@ def test_absolute_move_arrives_at_its_speed(camera):
     p.absolute(0.5, 0.5, zoom=0.25)
     first = p.status()
     assert first.Position.PanTilt.x < 0.5 and first.MoveStatus.PanTilt == "MOVING", "the position lags the command"
-    wait_until(lambda: p.idle() and p.pose() == (0.5, 0.5, 0.25), 5, "arrival")
+    wait_for(lambda: p.idle() and p.pose() == (0.5, 0.5, 0.25), 5, "arrival")
     took = time.monotonic() - started
     # pan 85° at 60°/s, tilt 30° at 60°/s: 1.42 s for both together
     assert took >= 1.35, took
     # slower at a quarter speed
     started = time.monotonic()
     p.absolute(0.3, 0.5, speed=0.25)  # 34° at 25°/s
-    wait_until(lambda: p.pose()[0] == 0.3, 10, "arrival at quarter speed")
+    wait_for(lambda: p.pose()[0] == 0.3, 10, "arrival at quarter speed")
     assert time.monotonic() - started >= 1.3
     f = fault_of(p.absolute, 1.5, 0)
     assert "InvalidPosition" in subcodes(f)
@@ -259,12 +250,12 @@ def test_relative_move_in_generic_and_fov_space(camera):
     cam, server = camera(fov_translation=True, hfov=60.0, vfov=34.0)
     p = Ptz(server)
     p.relative(0.2, -0.1)
-    wait_until(lambda: p.idle() and p.pose()[:2] == (0.2, -0.1), 5, "the relative move")
+    wait_for(lambda: p.idle() and p.pose()[:2] == (0.2, -0.1), 5, "the relative move")
     p.relative(0.1, 0.0)
-    wait_until(lambda: p.idle() and abs(p.pose()[0] - 0.3) < 1e-5, 5, "a second relative move")
+    wait_for(lambda: p.idle() and abs(p.pose()[0] - 0.3) < 1e-5, 5, "a second relative move")
     # FOV space: 1 = half the field of view (30° at zoom 0) = 30/170 generic
     p.relative(1.0, 0.0, space=oc.PT_FOV)
-    wait_until(lambda: p.idle() and abs(p.pose()[0] - (0.3 + 30 / 170)) < 1e-5, 5, "a FOV move")
+    wait_for(lambda: p.idle() and abs(p.pose()[0] - (0.3 + 30 / 170)) < 1e-5, 5, "a FOV move")
     spaces = [s.URI for s in p.ptz.GetNodes()[0].SupportedPTZSpaces.RelativePanTiltTranslationSpace]
     assert oc.PT_FOV in spaces
 
@@ -273,22 +264,22 @@ def test_presets_and_home(camera):
     cam, server = camera(auth="wsse", presets=2)
     p = Ptz(server)
     p.absolute(0.3, 0.2)
-    wait_until(lambda: p.pose()[:2] == (0.3, 0.2), 5, "the first spot")
+    wait_for(lambda: p.pose()[:2] == (0.3, 0.2), 5, "the first spot")
     token = p.ptz.SetPreset({"ProfileToken": p.token, "PresetName": "door"})
     p.raw.SetHomePosition(ProfileToken=p.token)
     p.absolute(-0.4, -0.1)
-    wait_until(lambda: p.pose()[:2] == (-0.4, -0.1), 5, "the second spot")
+    wait_for(lambda: p.pose()[:2] == (-0.4, -0.1), 5, "the second spot")
     token2 = p.ptz.SetPreset({"ProfileToken": p.token, "PresetName": "window"})
     presets = {x.token: (x.Name, x.PTZPosition.PanTilt.x) for x in p.ptz.GetPresets({"ProfileToken": p.token})}
     assert presets == {token: ("door", 0.3), token2: ("window", -0.4)}
     f = fault_of(p.raw.SetPreset, ProfileToken=p.token, PresetName="third")
     assert "TooManyPresets" in subcodes(f)
     p.raw.GotoPreset(ProfileToken=p.token, PresetToken=token)
-    wait_until(lambda: p.idle() and p.pose()[:2] == (0.3, 0.2), 5, "the preset")
+    wait_for(lambda: p.idle() and p.pose()[:2] == (0.3, 0.2), 5, "the preset")
     p.absolute(0, 0)
-    wait_until(lambda: p.pose()[:2] == (0, 0), 5, "the middle")
+    wait_for(lambda: p.pose()[:2] == (0, 0), 5, "the middle")
     p.raw.GotoHomePosition(ProfileToken=p.token)
-    wait_until(lambda: p.idle() and p.pose()[:2] == (0.3, 0.2), 5, "home (set where the door is)")
+    wait_for(lambda: p.idle() and p.pose()[:2] == (0.3, 0.2), 5, "home (set where the door is)")
     p.raw.RemovePreset(ProfileToken=p.token, PresetToken=token)
     assert [x.token for x in p.ptz.GetPresets({"ProfileToken": p.token})] == [token2]
     f = fault_of(p.raw.GotoPreset, ProfileToken=p.token, PresetToken=token)
@@ -448,7 +439,7 @@ def test_motion_model_offers_only_its_moves(camera, model):
         assert "ActionNotSupported" in subcodes(f) and f.code.endswith("Receiver"), (other, f.code, f.subcodes)
     assert p.pose() == (0, 0, 0), "a refused move does not move the camera"
     calls[model]()
-    wait_until(lambda: p.pose()[0] > 0.05, 5, f"the {model} move")
+    wait_for(lambda: p.pose()[0] > 0.05, 5, f"the {model} move")
     p.stop()
 
 
@@ -468,12 +459,12 @@ def test_whole_second_timeouts_fraction_kills_the_connection(camera):
     with pytest.raises((requests.exceptions.ConnectionError, http.client.HTTPException)):
         p.continuous(0.3, 0, timeout="PT0.5S")
     # the HTTP server died: refused, then back
-    wait_until(lambda: server.reboots, 5, "the server to come back")
+    wait_for(lambda: server.reboots, 5, "the server to come back")
     p2 = Ptz(server)
     assert p2.pose() == (0, 0, 0), "the fractional move was not executed"
     p2.continuous(0.3, 0, timeout="PT1S")  # whole seconds work
-    wait_until(lambda: p2.pose()[0] > 0.05, 5, "the whole-second move")
-    wait_until(p2.idle, 5, "its end")
+    wait_for(lambda: p2.pose()[0] > 0.05, 5, "the whole-second move")
+    wait_for(p2.idle, 5, "its end")
     assert [m[2]["timeout"] for m in cam.moves if m[1] == "ContinuousMove"] == [1.0]
 
 
@@ -481,7 +472,7 @@ def test_fractional_timeout_works_on_a_camera_without_the_quirk(camera):
     cam, server = camera()
     p = Ptz(server)
     p.continuous(0.3, 0, timeout="PT0.5S")
-    wait_until(p.idle, 5, "the half-second move's end")
+    wait_for(p.idle, 5, "the half-second move's end")
     assert abs(p.pose()[0] - 0.5 * 30 / 170) < 0.02
 
 
@@ -489,28 +480,28 @@ def test_velocity_sign_differs_from_position_sign(camera):
     cam, server = camera(velocity_sign=(-1, 1))  # a Tapo C220: positive pan velocity, pan position falls
     p = Ptz(server)
     p.continuous(0.5, 0.5, timeout="PT1S")
-    wait_until(lambda: p.pose()[0] < -0.05 and p.pose()[1] > 0.05, 5, "pan down, tilt up")
-    wait_until(p.idle, 5, "the end")
+    wait_for(lambda: p.pose()[0] < -0.05 and p.pose()[1] > 0.05, 5, "pan down, tilt up")
+    wait_for(p.idle, 5, "the end")
     p.absolute(0.5, 0.5)
-    wait_until(lambda: p.pose()[:2] == (0.5, 0.5), 5, "positions keep their sign")
+    wait_for(lambda: p.pose()[:2] == (0.5, 0.5), 5, "positions keep their sign")
 
 
 def test_move_status_unknown_and_position_static(camera):
     cam, server = camera(move_status_unknown=True)
     p = Ptz(server)
     p.continuous(0.5, 0, timeout="PT1S")
-    wait_until(lambda: p.pose()[0] > 0.05, 5, "the position moving")
+    wait_for(lambda: p.pose()[0] > 0.05, 5, "the position moving")
     assert p.status().MoveStatus.PanTilt == "UNKNOWN"
-    wait_until(cam.still, 5, "the move's end")
+    wait_for(cam.still, 5, "the move's end")
     assert p.status().MoveStatus.PanTilt == "UNKNOWN"
 
     cam2, server2 = camera(position_static=True)
     q = Ptz(server2)
     q.continuous(0.5, 0, timeout="PT10S")
-    wait_until(lambda: cam2.pose()[0] > 10, 5, "the head to turn 10°")
+    wait_for(lambda: cam2.pose()[0] > 10, 5, "the head to turn 10°")
     assert q.pose()[0] == 0 and q.status().MoveStatus.PanTilt == "MOVING"
     q.stop()
-    wait_until(lambda: q.pose()[0] > 10 / 170, 5, "the position once still")
+    wait_for(lambda: q.pose()[0] > 10 / 170, 5, "the position once still")
     assert q.idle()
 
 
@@ -542,11 +533,11 @@ def test_reboot_drops_connections_refuses_then_answers_with_the_pose_kept_or_res
     cam, server = camera(auth="wsse")
     p = Ptz(server)
     p.continuous(0.5, 0, timeout="PT30S")
-    wait_until(lambda: p.pose()[0] > 0.1, 5, "moving")
+    wait_for(lambda: p.pose()[0] > 0.1, 5, "moving")
     import threading
     rebooter = threading.Thread(target=server.reboot, kwargs={"down_for": 1.5})
     rebooter.start()
-    wait_until(server.down.is_set, 5, "the reboot")
+    wait_for(server.down.is_set, 5, "the reboot")
     with pytest.raises(requests.exceptions.ConnectionError):
         p.raw.GetStatus(ProfileToken=p.token)
     rebooter.join(10)
@@ -639,7 +630,7 @@ def test_directed_probe_on_loopback_parsed_by_wsdiscovery(camera):
             s.sendto(data, ("127.0.0.1", responder.port))
             _, other = probe_bytes([QName("http://example.com/none", "Printer", "p")])
             s.sendto(other, ("127.0.0.1", responder.port))
-            wait_until(lambda: len(responder.probes) == 3, 5, "three Probes")
+            wait_for(lambda: len(responder.probes) == 3, 5, "three Probes")
             s.settimeout(0.3)
             with pytest.raises(socket.timeout):
                 s.recvfrom(65536)

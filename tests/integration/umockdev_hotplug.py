@@ -3,45 +3,23 @@ udev testbed announces a stand's tty; dockd (started inside the testbed) must at
 and release it on `remove`. Prints one JSON line of what it observed, for test_hotplug.py."""
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 import gi
 
 gi.require_version("UMockdev", "1.0")
 from gi.repository import UMockdev  # noqa: E402
+from umockdev_rig import call, wait  # noqa: E402
 
 dockd = sys.argv[1]
 work = tempfile.mkdtemp(prefix="dockd-hotplug-")
 sock_path = os.path.join(work, "dockd.sock")
 
 
-def call(method, params=None):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
-    s.connect(sock_path)
-    s.sendall(json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}).encode() + b"\n")
-    buf = b""
-    while b"\n" not in buf:
-        buf += s.recv(65536)
-    s.close()
-    return json.loads(buf.split(b"\n")[0])["result"]
-
-
 def endpoints():
-    return sorted(s["endpoint"] for s in call("stands.list"))
-
-
-def wait(predicate, timeout=10):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
+    return sorted(s["endpoint"] for s in call(sock_path, "stands.list"))
 
 
 testbed = UMockdev.Testbed.new()

@@ -6,16 +6,15 @@ that does not say it captures. Prints one JSON line of what it observed, for tes
 The descriptors are laid out as USB 2.0 and UVC 1.5 define them (see UVCCameraControlsTests)."""
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 import gi
 
 gi.require_version("UMockdev", "1.0")
 from gi.repository import UMockdev  # noqa: E402
+from umockdev_rig import call, wait  # noqa: E402
 
 dockd = sys.argv[1]
 work = tempfile.mkdtemp(prefix="dockd-video-hotplug-")
@@ -37,29 +36,8 @@ def descriptors(controls):
                  + [9, 0x04, 1, 0, 1, 0x0E, 0x02, 0, 0])
 
 
-def call(method, params=None):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
-    s.connect(sock_path)
-    s.sendall(json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}).encode() + b"\n")
-    buf = b""
-    while b"\n" not in buf:
-        buf += s.recv(65536)
-    s.close()
-    return json.loads(buf.split(b"\n")[0])["result"]
-
-
 def stands():
-    return sorted((s["endpoint"], s.get("driver")) for s in call("stands.list"))
-
-
-def wait(predicate, timeout=10):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
+    return sorted((s["endpoint"], s.get("driver")) for s in call(sock_path, "stands.list"))
 
 
 testbed = UMockdev.Testbed.new()
