@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DockIO
 import DockTracking
 import NIOCore
 import StandEngine

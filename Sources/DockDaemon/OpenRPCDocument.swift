@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DockIO
 import NIOCore
 import Synchronization
 
@@ -15,6 +16,8 @@ final class OpenRPCDocument: Sendable {
     static let shared = OpenRPCDocument()
     static let environmentVariable = "DOCKD_OPENRPC"
     static let fileName = "dockd.openrpc.json"
+    /// Far above the document's size: a file larger is not it.
+    static let largestDocument = 16 << 20
 
     /// The document as JSON text, written back compactly (keys sorted), once found.
     private let document = Mutex<ByteBuffer?>(nil)
@@ -26,7 +29,7 @@ final class OpenRPCDocument: Sendable {
             throw .internal("the OpenRPC document was not found (tried \(candidates.joined(separator: ", "))); "
                             + "install it or point \(Self.environmentVariable) at \(Self.fileName)")
         }
-        guard let bytes = Self.read(path) else { throw .internal("the OpenRPC document \(path) could not be read") }
+        guard let bytes = try? WholeFile.read(path, atMost: Self.largestDocument) else { throw .internal("the OpenRPC document \(path) could not be read") }
         let parsed = bytes.withUnsafeBytes { bytes in Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) } }
         guard case .success(let value) = parsed else {
             if case .failure(let error) = parsed { throw .internal("the OpenRPC document \(path) is not JSON: \(error.rpcError.message)") }
@@ -65,19 +68,5 @@ final class OpenRPCDocument: Sendable {
     private static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
         return String(path[..<slash])
-    }
-
-    private static func read(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[..<n])
-        }
     }
 }

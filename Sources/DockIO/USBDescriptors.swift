@@ -13,12 +13,17 @@ public enum USBDescriptors {
         defer { free(resolved) }
         var directory = String(cString: resolved)
         while directory.count > "/sys/devices".count {
-            if access(directory + "/idVendor", F_OK) == 0, let bytes = read(directory + "/descriptors") { return bytes }
+            if access(directory + "/idVendor", F_OK) == 0, let bytes = try? WholeFile.read(directory + "/descriptors", atMost: largest) {
+                return bytes
+            }
             guard let slash = directory.lastIndex(of: "/") else { break }
             directory = String(directory[..<slash])
         }
         return nil
     }
+
+    /// sysfs descriptors are a few KiB.
+    private static let largest = 65536
 
     /// The descriptors of the USB device behind the character device at `devicePath` (/dev/videoN,
     /// or a /dev/v4l/by-id link): found through /sys/dev/char/MAJOR:MINOR.
@@ -26,20 +31,5 @@ public enum USBDescriptors {
         var major: UInt32 = 0, minor: UInt32 = 0
         guard dockd_char_device(devicePath, &major, &minor) == 0 else { return nil }
         return of(syspath: "/sys/dev/char/\(major):\(minor)")
-    }
-
-    /// The whole file (sysfs descriptors are a few KiB; at most 64 KiB are read).
-    private static func read(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65536 {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { break }
-            bytes += chunk[0..<n]
-        }
-        return bytes
     }
 }

@@ -2,18 +2,18 @@
 import Glibc
 #endif
 
-/// A small file read or written whole with the C library (dockd's configuration and state), so that
-/// dockd needs no Foundation for it.
-enum WholeFile {
+/// A small file read or written whole with the C library (dockd's configuration, state and API
+/// document, a USB device's descriptors in sysfs, dock-sim's scripts), so that none needs Foundation.
+package enum WholeFile {
     /// Why: the C library's text for errno, or a sentence of ours.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
 
         static func errno(_ code: Int32) -> Failure { Failure(description: String(cString: strerror(code))) }
     }
 
     /// The file's bytes; refused when it has more than `limit`.
-    static func read(_ path: String, atMost limit: Int) throws(Failure) -> [UInt8] {
+    package static func read(_ path: String, atMost limit: Int) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .errno(Glibc.errno) }
         defer { close(fd) }
@@ -33,7 +33,7 @@ enum WholeFile {
 
     /// Writes `bytes` to `path.new`, flushes it to the disk and renames it over `path`: a crash
     /// leaves the old file or the new one, never half of one.
-    static func replace(_ path: String, with bytes: [UInt8]) throws(Failure) {
+    package static func replace(_ path: String, with bytes: [UInt8]) throws(Failure) {
         let temporary = path + ".new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw .errno(Glibc.errno) }
