@@ -69,7 +69,9 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "dockctl", dependencies: [
-            "DockVersion", "DockClient",
+            "DockVersion", "DockClient", "DockDrivers",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "dock-sim", dependencies: [

@@ -151,7 +151,8 @@ struct APIMethods: Sendable {
             return .later(EventLoopFuture.whenAllComplete(released, on: first.loop).map { _ in ["ok": true] })
         case "stands.attach":
             try requireAdmin(session, method)
-            let (endpoint, driverName) = (try p.device(), try p.optionalString("driver") ?? "native")
+            let endpoint = try p.device()
+            let driverName = try p.optionalString("driver") ?? DriverTable.defaultDriver(for: endpoint.linkKind).name
             let driver: any StandDriver
             do {
                 let definition = try DriverTable.definition(driverName)

@@ -42,11 +42,8 @@ package struct ConfigurationOverrides: Sendable, Equatable {
         if let socketMode { c.socketMode = socketMode }
         if let logLevel { c.logLevel = logLevel }
         if noHotplug { c.hotplug.enabled = false }
-        // A device given on the command line gets the first driver that runs over its link.
         c.devices += devices.map { endpoint in
-            Configuration.Device(endpoint: endpoint,
-                                 driver: DriverTable.all.first { $0.links.contains(endpoint.linkKind) }?.name ?? NativeDriver.definition.name,
-                                 options: endpoint.driverOptions)
+            Configuration.Device(endpoint: endpoint, driver: DriverTable.defaultDriver(for: endpoint.linkKind).name, options: endpoint.driverOptions)
         }
         return c
     }

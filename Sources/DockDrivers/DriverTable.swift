@@ -13,6 +13,12 @@ public enum DriverTable {
 
     public static func named(_ name: String) -> DriverDefinition? { all.first { $0.name == name } }
 
+    /// What a device is driven with when no driver is named: the first driver that runs over its
+    /// link (native on a tty, v4l2 on a video node, onvif for an onvif:// camera).
+    public static func defaultDriver(for link: LinkKind) -> DriverDefinition {
+        all.first { $0.links.contains(link) } ?? NativeDriver.definition
+    }
+
     /// The driver `name`, or why there is none.
     public static func definition(_ name: String) throws(DriverFailure) -> DriverDefinition {
         guard let definition = named(name) else { throw DriverFailure("driver '\(name)' is not one of \(names.joined(separator: ", "))") }

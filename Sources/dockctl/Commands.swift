@@ -339,7 +339,7 @@ struct Attach: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Make dockd own a stand (root or dockd's user).")
     @OptionGroup var connection: Connection
     @Argument(help: "A tty path (optionally @baud), unix:PATH, rfcomm:ADDRESS[/channel], udp:HOST:PORT, tcp:HOST:PORT, video:PATH or onvif://[user@]host[:port][/profile].") var device: String
-    @Option(help: "The stand's protocol (dockd --list-drivers); default native.") var driver: String?
+    @Option(help: "The stand's protocol (dockd --list-drivers); default: the first that runs over the device's link (onvif for onvif://, v4l2 for video:, else native).") var driver: String?
 
     func run() throws {
         try dockctl.run {

@@ -213,7 +213,7 @@ def test_a_camera_rebooting_mid_move_is_reconnected_and_stopped(rig):
     print(f"\nreboot: reconnected and stopped {r.moves(since=went)[0][0] - r.server.reboots[-1][1]:.2f} s after the camera was back")
 
 
-def test_dockctl_attach_takes_an_onvif_address_and_the_password_from_systemd_credentials(tmp_path):
+def test_dockctl_attach_takes_an_onvif_address_its_driver_and_the_password_from_systemd_credentials(tmp_path):
     cam = oc.Camera(auth="wsse", password=PASSWORD)
     server = oc.Server(cam).start()
     credentials = tmp_path / "credentials"
@@ -226,14 +226,15 @@ def test_dockctl_attach_takes_an_onvif_address_and_the_password_from_systemd_cre
                              env=dict(os.environ, CREDENTIALS_DIRECTORY=str(credentials)), stderr=open(tmp_path / "dockd.err", "wb"))
     try:
         wait_for(sock.exists, 20, "dockd's socket")
+        # onvif is the default driver of an onvif:// address: no --driver
         attach = subprocess.run([str(BIN / "dockctl"), "attach", f"onvif://admin@127.0.0.1:{server.port}",
-                                 "--driver", "onvif", "--socket", str(sock)], capture_output=True, text=True, timeout=30)
+                                 "--socket", str(sock)], capture_output=True, text=True, timeout=30)
         assert attach.returncode == 0, attach.stderr
         c = Client(sock)
         stand = wait_for(lambda: next((s for s in c.result("stands.list") if s["state"] == "connected"), None), 30, "the attached camera")
         assert stand["id"] == "onvif-EMU-0001" and stand["endpoint"] == f"onvif://admin@127.0.0.1:{server.port}", stand
         # A profile in the address is the one steered: the emulator's second has no PTZ configuration.
-        c.result("stands.attach", {"device": f"onvif://admin@localhost:{server.port}/Profile_2", "driver": "onvif"})
+        c.result("stands.attach", {"device": f"onvif://admin@localhost:{server.port}/Profile_2"})
         wait_for(lambda: any("Profile_2 has no PTZ configuration" in (s.get("last_error") or "") for s in c.result("stands.list")), 30,
                  "the second profile refused")
         refused = c.call("stands.attach", {"device": "onvif://admin:secret@127.0.0.1:1", "driver": "onvif"})

@@ -101,6 +101,7 @@ import time
 import uuid
 import xml.etree.ElementTree as ET
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import quote
 from xml.sax.saxutils import escape
 
 SOAP = "http://www.w3.org/2003/05/soap-envelope"
@@ -1189,7 +1190,7 @@ class DiscoveryResponder:
         self.host, self.port = ("0.0.0.0" if multicast else host), port
         self.scopes = scopes or ["onvif://www.onvif.org/type/ptz", "onvif://www.onvif.org/type/video_encoder",
                                  "onvif://www.onvif.org/Profile/Streaming",
-                                 f"onvif://www.onvif.org/name/{cam.name}", f"onvif://www.onvif.org/hardware/{cam.model.replace(' ', '_')}",
+                                 f"onvif://www.onvif.org/name/{quote(cam.name)}", f"onvif://www.onvif.org/hardware/{cam.model.replace(' ', '_')}",
                                  "onvif://www.onvif.org/location/country/nowhere"]
         self.types = [(DN, "NetworkVideoTransmitter"), (TDS, "Device")]
         self.answer = answer

@@ -85,7 +85,8 @@ public struct ONVIFCameraDriver: StandDriver {
     /// The longest a request may wait for its answer before the link is given up, s (the link's
     /// own timeout is shorter: this only catches an adapter that went quiet).
     static let answerTimeout = 10.0
-    static let devicePath = "/onvif/device_service"
+    /// The device service's path: the one ONVIF's Core specification gives it, and the only one this driver asks.
+    public static let devicePath = "/onvif/device_service"
 
     public init(settings: Settings) { self.settings = settings }
 

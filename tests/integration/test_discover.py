@@ -1,0 +1,152 @@
+"""`dockctl discover`: WS-Discovery Probes from the real dockctl, answered by the project's ONVIF
+camera emulator (tests/peers/onvif_camera.py), by the PyPI WSDiscovery library's own publisher (a
+peer not written here), and by a LAN's garbage. Multicast runs in a network namespace of the test's
+own (unshare -n, a veth pair): no datagram leaves the machine."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "peers"))
+
+import onvif_camera as oc  # noqa: E402
+
+DOCKCTL = str(BIN / "dockctl")
+
+
+def discover(*args, timeout=60):
+    # Timeouts of 5 s: dockctl waits out the whole of its --timeout, and a loaded machine (CI beside
+    # builds) has answered a directed Probe later than 2 s.
+    return subprocess.run([DOCKCTL, "discover", *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def camera():
+    cam = oc.Camera(name="desk cam")
+    server = oc.Server(cam, host="127.0.0.1", port=0).start()
+    responder = oc.DiscoveryResponder(cam, server, host="127.0.0.1", port=0).start()
+    yield cam, server, responder
+    responder.stop()
+    server.stop()
+
+
+def test_directed_probe_lists_the_camera_and_its_attach_line(camera):
+    cam, server, responder = camera
+    p = discover("--address", f"127.0.0.1:{responder.port}", "--timeout", "5")
+    assert p.returncode == 0, p.stderr
+    host_port = server.xaddr.split("//")[1].split("/")[0]
+    assert p.stdout == f'{host_port}  Emulated_PTZ "desk cam"  ptz yes  dockctl attach onvif://USER@{host_port}\n'
+    # Each type is probed alone and each Probe sent twice; the camera answers each message once,
+    # and the two answers of one camera are one line.
+    assert len(responder.probes) == 4 and len(responder.answered) == 2, responder.probes
+
+    j = discover("--address", f"127.0.0.1:{responder.port}", "--timeout", "5", "--json")
+    assert j.returncode == 0, j.stderr
+    (found,) = [json.loads(line) for line in j.stdout.splitlines()]
+    assert found["endpoint"] == f"urn:uuid:{cam.uuid}"
+    assert found["addresses"] == [server.xaddr]
+    assert found["name"] == "desk cam" and found["hardware"] == "Emulated_PTZ" and found["ptz"] is True
+    assert found["attach"] == f"onvif://USER@{host_port}"
+    assert set(found["types"]) == {"dn:NetworkVideoTransmitter", "tds:Device"}
+
+
+def test_nothing_answers_exit_10(camera):
+    _, _, responder = camera
+    responder.answer = False
+    p = discover("--address", f"127.0.0.1:{responder.port}", "--timeout", "0.5")
+    assert p.returncode == 10, p
+    assert p.stdout == ""
+    assert "no ONVIF camera answered within 0.5 s" in p.stderr
+
+
+@pytest.mark.parametrize("args", [["--timeout", "0"], ["--timeout", "61"], ["--address", "127.0.0.1:0"],
+                                  ["--address", "127.0.0.1:x"], ["--address", "[::1"]])
+def test_bad_options_exit_64(args):
+    p = discover(*args)
+    assert p.returncode == 64, p
+
+
+def test_garbage_and_foreign_answers_are_told_and_skipped(camera):
+    """A LAN carries other datagrams: a reply that is not XML is reported on stderr; a ProbeMatch
+    answering someone else's Probe and a Hello are not devices; the camera is still listed."""
+    _, server, responder = camera
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.settimeout(30)
+    foreign = (f'<?xml version="1.0"?><s:Envelope xmlns:s="{oc.SOAP}" xmlns:a="{oc.WSA}" xmlns:d="{oc.WSD}"><s:Header>'
+               f'<a:RelatesTo>urn:uuid:00000000-0000-4000-8000-000000000000</a:RelatesTo></s:Header><s:Body><d:ProbeMatches>'
+               f'<d:ProbeMatch><a:EndpointReference><a:Address>urn:uuid:not-this</a:Address></a:EndpointReference>'
+               f'<d:XAddrs>http://10.9.9.9/onvif/device_service</d:XAddrs></d:ProbeMatch></d:ProbeMatches></s:Body></s:Envelope>')
+
+    def answer():
+        data, source = sock.recvfrom(65536)
+        sock.sendto(b"\x00garbage, not XML", source)
+        sock.sendto(foreign.encode(), source)
+        # and pass the Probe on to the camera, as if it had heard it too
+        relay = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        relay.bind(("127.0.0.1", 0))
+        relay.sendto(data, ("127.0.0.1", responder.port))
+        reply, _ = relay.recvfrom(65536)
+        sock.sendto(reply, source)
+    t = threading.Thread(target=answer, daemon=True)
+    t.start()
+    p = discover("--address", f"127.0.0.1:{sock.getsockname()[1]}", "--timeout", "5", "--json")
+    t.join(30)
+    assert p.returncode == 0, p.stderr
+    (found,) = [json.loads(line) for line in p.stdout.splitlines()]
+    assert found["addresses"] == [server.xaddr]
+    assert p.stderr.count("ignored a datagram that is not WS-Discovery") == 1, p.stderr
+    assert "not XML" in p.stderr
+
+
+NAMESPACE_SCRIPT = textwrap.dedent("""
+    import json, subprocess, sys, time
+    sys.path.insert(0, {peers!r})
+    import onvif_camera as oc
+    from wsdiscovery import QName, Scope
+    from wsdiscovery.publishing import ThreadedWSPublishing
+    cam = oc.Camera(name="ns-camera")
+    server = oc.Server(cam, host="10.77.0.1").start()
+    responder = oc.DiscoveryResponder(cam, server, multicast=True, interface="10.77.0.1").start()
+    publisher = ThreadedWSPublishing()
+    publisher.start()
+    publisher.publishService([QName("http://www.onvif.org/ver10/network/wsdl", "NetworkVideoTransmitter", "dn")],
+                             [Scope("onvif://www.onvif.org/hardware/Fixed%20Dome"), Scope("onvif://www.onvif.org/name/hall"),
+                              Scope("onvif://www.onvif.org/type/video_encoder")],
+                             ["http://10.77.0.1:8899/onvif/device_service"])
+    p = subprocess.run([{dockctl!r}, "discover", "--json", "--timeout", "5"], capture_output=True, text=True, timeout=60)
+    publisher.stop()
+    print("RESULT " + json.dumps({{"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr, "xaddr": server.xaddr}}), flush=True)
+""")
+
+
+def test_multicast_finds_the_emulator_and_an_independent_publisher(tmp_path):
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        pytest.skip("unshare or ip missing")
+    if os.geteuid() != 0 and subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode != 0:
+        pytest.skip("no network namespaces for this user")
+    script = tmp_path / "ns_discover.py"
+    script.write_text(NAMESPACE_SCRIPT.format(peers=str(ROOT / "tests" / "peers"), dockctl=DOCKCTL))
+    setup = ("ip link set lo up && ip link add v0 type veth peer name v1 && ip link set v1 up && "
+             "ip link set v0 multicast on up && ip addr add 10.77.0.1/24 dev v0 && ip route add 224.0.0.0/4 dev v0 && "
+             f'exec "{sys.executable}" "{script}"')
+    unshare = ["unshare", "-n"] if os.geteuid() == 0 else ["unshare", "-rn"]
+    p = subprocess.run([*unshare, "sh", "-c", setup], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-3000:]
+    result = json.loads(next(x for x in p.stdout.splitlines() if x.startswith("RESULT "))[7:])
+    assert result["rc"] == 0, result
+    found = {d["name"]: d for d in map(json.loads, result["stdout"].splitlines())}
+    assert set(found) == {"ns-camera", "hall"}, result
+    assert found["ns-camera"]["ptz"] is True and found["ns-camera"]["addresses"] == [result["xaddr"]]
+    assert found["hall"]["ptz"] is False and found["hall"]["hardware"] == "Fixed Dome"
+    assert found["hall"]["attach"] == "onvif://USER@10.77.0.1:8899"
