@@ -247,13 +247,15 @@ def test_dockctl_attach_takes_an_onvif_address_its_driver_and_the_password_from_
     assert cam.max_in_flight == 1 and PASSWORD not in (tmp_path / "dockd.err").read_text()
 
 
-@pytest.mark.parametrize("motion", [("continuous", "absolute", "relative"), ("continuous",)])
-def test_dockd_tracks_a_subject_through_the_camera(rig, motion):
+@pytest.mark.parametrize("motion,static", [(("continuous", "absolute", "relative"), False), (("continuous",), False),
+                                           (("continuous",), True)])
+def test_dockd_tracks_a_subject_through_the_camera(rig, motion, static):
     """The tracking loop closed through ONVIF: the Scene camera (test_tracking) sees a subject from
     wherever the emulated head points now; dockd centres it, by AbsoluteMoves ahead of the pose on
-    a camera that offers them, by ContinuousMoves on a velocity-only one."""
+    a camera that offers them, by ContinuousMoves on a velocity-only one — also one whose GetStatus
+    stands still while it moves (steered by the driver's estimate)."""
     from test_tracking import Scene
-    r = rig(motion=motion)
+    r = rig(motion=motion, position_static=static)
     r.cam.set_generic(0.0, -0.5)  # level: tilt 0° of -30…90° (the head starts 30° up)
     r.connected()
     subject = {"yaw": 0.35, "pitch": 0.05}
@@ -267,7 +269,7 @@ def test_dockd_tracks_a_subject_through_the_camera(rig, motion):
     centered = next((t for t, e in errors if e < 0.05), None)
     final = errors[-1][1]
     kinds = sorted({m[1] for m in r.moves()})
-    print(f"\n{'+'.join(motion)}: centered (|u-0.5| < 0.05) after {centered} s, final |u-0.5| = {final:.3f}, moves {kinds}")
+    print(f"\n{'+'.join(motion)}{' (status static)' if static else ''}: centered (|u-0.5| < 0.05) after {centered} s, final |u-0.5| = {final:.3f}, moves {kinds}")
     assert centered is not None and final < 0.05, errors
 
 
@@ -327,3 +329,24 @@ def test_a_camera_asking_for_http_digest_gets_it(rig, password):
         stand = wait_for(lambda: (lambda s: s if s.get("last_error") else None)(r.stand()), 30, "the link's error")
         assert "HTTP 401" in stand["last_error"] and stand["state"] != "connected", stand
         assert "not-the-password" not in r.log.read_text() + json.dumps(stand)
+
+
+@pytest.mark.parametrize("motion", [("absolute",), ("relative",), ("continuous",)])
+def test_a_camera_whose_status_stands_still_while_it_moves_is_steered_by_an_estimate(rig, motion):
+    """Cameras whose GetStatus reports where a motion began until the head is still again (the
+    emulator's position_static): while the reads do not follow what the camera was told, the
+    driver estimates the pose from its moves and pan_speed/tilt_speed, and takes the read again
+    once it changes."""
+    r = rig(motion=motion, position_static=True)
+    r.connected()
+    c = r.client
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    motion_id = c.result("motion.orient", {"yaw": -0.4, "pitch": 0.3, "duration": 1.5})["id"]
+    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion_id
+                               and m["params"]["state"] != "running", timeout=30)
+    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
+    wait_for(r.cam.still, 10, "the head at rest")
+    yaw, pitch = pose(r.cam)
+    kinds = sorted({m[1] for m in r.moves()})
+    print(f"\n{motion[0]} only, status frozen while moving: orient (-0.4, 0.3) -> ({yaw:.4f}, {pitch:.4f}) rad with {kinds}")
+    assert abs(yaw + 0.4) < 0.02 and abs(pitch - 0.3) < 0.02, (yaw, pitch)

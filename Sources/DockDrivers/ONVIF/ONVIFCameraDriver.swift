@@ -79,6 +79,10 @@ public struct ONVIFCameraDriver: StandDriver {
     /// The last pose read (generic x, y) and when.
     private var pose: (x: Double, y: Double, time: Double)?
     private var rate: (x: Double, y: Double) = (0, 0)
+    /// The last GetStatus position as read, and where the camera is by what it was told: the pose
+    /// reported is the estimate while reads stand still and the camera should be moving.
+    private var lastRead: (x: Double, y: Double)?
+    private var estimate: ONVIFPoseEstimate?
     private var stopPending = false
     private var queuedSetup: (path: String, body: String, flight: Flight)?
 
@@ -101,6 +105,8 @@ public struct ONVIFCameraDriver: StandDriver {
         lastMove = nil
         pose = nil
         rate = (0, 0)
+        lastRead = nil
+        estimate = nil
         stopPending = false
         queuedSetup = nil
         return request(Self.devicePath, ONVIFRequests.getSystemDateAndTime, authenticate: false, .setup, at: time)
@@ -259,11 +265,29 @@ public struct ONVIFCameraDriver: StandDriver {
             counters.commandsFailed += 1
             return [.rejected("GetStatus gave no pan/tilt position")]
         }
-        if let last = pose, time - last.time >= 0.5 / settings.pollHz {
-            rate = ((x - last.x) / (time - last.time), (y - last.y) / (time - last.time))
+        let read = (x: x, y: y)
+        var now = read
+        if var estimate {
+            // The same position again while the camera should be moving, longer than a reply may
+            // lag its motion: the reads do not follow the head (some cameras report where a motion
+            // began until it ends), so the pose is the estimate until a read moves again.
+            let stale = lastRead.map { $0 == read } == true && estimate.moving(at: time) && time - estimate.motionBegan >= staleAfter
+            if stale {
+                now = estimate.pose(at: time)
+            } else {
+                estimate.read(x: x, y: y, at: time)
+            }
+            self.estimate = estimate
+        } else {
+            estimate = ONVIFPoseEstimate(topSpeed: (settings.panSpeed / abs(settings.pan.perUnit), settings.tiltSpeed / abs(settings.tilt.perUnit)),
+                                         at: read, time: time)
         }
-        if (pose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { pose = (x, y, time) }
-        let yaw = -radians(settings.pan.degrees(x)), pitch = radians(settings.tilt.degrees(y))
+        lastRead = read
+        if let last = pose, time - last.time >= 0.5 / settings.pollHz {
+            rate = ((now.x - last.x) / (time - last.time), (now.y - last.y) / (time - last.time))
+        }
+        if (pose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { pose = (now.x, now.y, time) }
+        let yaw = -radians(settings.pan.degrees(now.x)), pitch = radians(settings.tilt.degrees(now.y))
         let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
         return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: [
             AxisFeedback(axis: .yaw, position: Float(yaw), velocity: Float(yawRate)),
@@ -366,8 +390,25 @@ public struct ONVIFCameraDriver: StandDriver {
         return request(ptzPath, ONVIFRequests.getStatus(profile), authenticate: true, .status, at: time)
     }
 
+    /// How long a read may stay where a motion began before it is taken for stale: two polls
+    /// (a camera's reply lags its motion by up to about one).
+    private var staleAfter: Double { 2 / settings.pollHz }
+
     private mutating func sendMove(_ move: Move, at time: Double) -> [UInt8] {
         lastMove = (move, time)
+        if var estimate {
+            let now = estimate.pose(at: time)
+            switch move {
+            case .absolute(let x, let y): estimate.told(.toward(x: x, y: y), at: time)
+            case .relative(let dx, let dy): estimate.told(.toward(x: clamp(now.x + dx), y: clamp(now.y + dy)), at: time)
+            case .continuous(let x, let y):
+                // What was sent carries the velocity signs; the generic position moves the way they undo.
+                estimate.told(.rate(x: x * settings.panVelocitySign * estimate.topSpeed.x, y: y * settings.tiltVelocitySign * estimate.topSpeed.y,
+                                    until: time + Double(settings.moveTimeout)), at: time)
+            case .stop: estimate.told(.still, at: time)
+            }
+            self.estimate = estimate
+        }
         let body = switch move {
         case .absolute(let x, let y): ONVIFRequests.absoluteMove(profile, x: x, y: y)
         case .relative(let x, let y): ONVIFRequests.relativeMove(profile, x: x, y: y)

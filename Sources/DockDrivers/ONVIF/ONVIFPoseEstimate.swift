@@ -1,0 +1,74 @@
+/// Where an ONVIF camera is by what it was told, in the generic space: for cameras whose GetStatus
+/// does not follow the head while it moves (it says where the motion began until the head is
+/// still again, or nothing new at all). A rate runs until a Stop or its Timeout; a target is
+/// approached at the top speed. Pure and clock-free: times are the driver's.
+struct ONVIFPoseEstimate: Sendable {
+    enum Motion: Sendable, Equatable {
+        case still
+        /// Generic units/s, until `until` (the ContinuousMove's Timeout).
+        case rate(x: Double, y: Double, until: Double)
+        case toward(x: Double, y: Double)
+    }
+
+    /// The top speeds, generic units/s.
+    let topSpeed: (x: Double, y: Double)
+    private(set) var base: (x: Double, y: Double, time: Double)
+    private(set) var motion = Motion.still
+    /// When the camera, still before, was told to move: reads that have not moved since are only
+    /// stale after a camera's usual latency.
+    private(set) var motionBegan: Double
+
+    init(topSpeed: (x: Double, y: Double), at pose: (x: Double, y: Double), time: Double) {
+        self.topSpeed = topSpeed
+        base = (pose.x, pose.y, time)
+        motionBegan = time
+    }
+
+    func pose(at time: Double) -> (x: Double, y: Double) {
+        let elapsed = max(0, time - base.time)
+        switch motion {
+        case .still:
+            return (base.x, base.y)
+        case .rate(let x, let y, let until):
+            let moving = max(0, min(time, until) - base.time)
+            return (Self.clamp(base.x + x * moving), Self.clamp(base.y + y * moving))
+        case .toward(let x, let y):
+            return (Self.approach(base.x, x, topSpeed.x * elapsed), Self.approach(base.y, y, topSpeed.y * elapsed))
+        }
+    }
+
+    /// Generic units/s at `time`.
+    func rate(at time: Double) -> (x: Double, y: Double) {
+        switch motion {
+        case .still: return (0, 0)
+        case .rate(let x, let y, let until): return time < until ? (x, y) : (0, 0)
+        case .toward(let x, let y):
+            let now = pose(at: time)
+            return (now.x == x ? 0 : (x > now.x ? topSpeed.x : -topSpeed.x), now.y == y ? 0 : (y > now.y ? topSpeed.y : -topSpeed.y))
+        }
+    }
+
+    /// Whether the camera should be moving by what it was told.
+    func moving(at time: Double) -> Bool { rate(at: time) != (0, 0) }
+
+    /// A move sent: the pose so far is kept, the new motion replaces the old (as ONVIF's does).
+    mutating func told(_ motion: Motion, at time: Double) {
+        let now = pose(at: time)
+        base = (now.x, now.y, time)
+        // A change of rate or target mid-motion is the same motion to the camera's reads.
+        if !moving(at: time) { motionBegan = time }
+        self.motion = motion
+    }
+
+    /// A read the driver trusts: the pose is it from now on, still heading where it was told.
+    mutating func read(x: Double, y: Double, at time: Double) {
+        if case .rate(_, _, let until) = motion, time >= until { motion = .still }
+        base = (x, y, time)
+    }
+
+    private static func approach(_ from: Double, _ to: Double, _ step: Double) -> Double {
+        abs(to - from) <= step ? to : from + (to > from ? step : -step)
+    }
+
+    private static func clamp(_ g: Double) -> Double { min(1, max(-1, g)) }
+}

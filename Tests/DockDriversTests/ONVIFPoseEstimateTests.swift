@@ -1,0 +1,47 @@
+@testable import DockDrivers
+import Testing
+
+/// The pose of a camera whose GetStatus does not follow its head, by what it was told.
+@Suite struct ONVIFPoseEstimateTests {
+    func estimate() -> ONVIFPoseEstimate { ONVIFPoseEstimate(topSpeed: (0.5, 0.25), at: (0, 0), time: 10) }
+    func near(_ a: (x: Double, y: Double), _ b: (Double, Double)) -> Bool { abs(a.x - b.0) < 1e-9 && abs(a.y - b.1) < 1e-9 }
+
+    @Test func aRateRunsUntilItsTimeoutWithinTheSpace() {
+        var e = estimate()
+        e.told(.rate(x: 0.2, y: -0.1, until: 11), at: 10)
+        #expect(e.pose(at: 10.5) == (0.1, -0.05))
+        #expect(e.pose(at: 13) == (0.2, -0.1))  // stopped by its Timeout at 11
+        #expect(e.moving(at: 10.9) && !e.moving(at: 11))
+        e.told(.rate(x: 1, y: 0, until: 30), at: 11)
+        #expect(e.pose(at: 20).x == 1)  // the end of the generic space
+    }
+
+    @Test func aTargetIsApproachedAtTheTopSpeedAndHeld() {
+        var e = estimate()
+        e.told(.toward(x: -0.5, y: 0.1), at: 10)
+        #expect(near(e.pose(at: 10.4), (-0.2, 0.1)))
+        #expect(e.rate(at: 10.2) == (-0.5, 0.25) && e.rate(at: 10.5) == (-0.5, 0))
+        #expect(e.pose(at: 12) == (-0.5, 0.1) && !e.moving(at: 12))
+    }
+
+    @Test func aNewRateMidMotionKeepsWhenTheMotionBeganAndThePoseSoFar() {
+        var e = estimate()
+        e.told(.rate(x: 0.2, y: 0, until: 12), at: 10)
+        e.told(.rate(x: 0.4, y: 0, until: 12.5), at: 10.5)
+        #expect(e.motionBegan == 10)
+        #expect(abs(e.pose(at: 11).x - 0.3) < 1e-12)
+        e.told(.still, at: 11)
+        e.told(.rate(x: 0.1, y: 0, until: 13), at: 11.5)
+        #expect(e.motionBegan == 11.5)
+    }
+
+    @Test func aTrustedReadIsTheNewStartOfTheSameMotion() {
+        var e = estimate()
+        e.told(.toward(x: 0.5, y: 0), at: 10)
+        e.read(x: 0.1, y: 0, at: 10.5)
+        #expect(near(e.pose(at: 10.9), (0.3, 0)))
+        e.told(.rate(x: 0.1, y: 0, until: 11), at: 10.9)
+        e.read(x: 0.2, y: 0, at: 11.5)  // after the Timeout: still where it was read
+        #expect(e.pose(at: 15) == (0.2, 0) && !e.moving(at: 15))
+    }
+}
