@@ -216,6 +216,10 @@ def test_a_camera_rebooting_mid_move_is_reconnected_and_stopped(rig):
 def test_dockctl_attach_takes_an_onvif_address_its_driver_and_the_password_from_systemd_credentials(tmp_path):
     cam = oc.Camera(auth="wsse", password=PASSWORD)
     server = oc.Server(cam).start()
+    # A second camera for the profile attach: two stands on one camera may each have a request
+    # in flight at once (one per stand is what dockd keeps to).
+    cam2 = oc.Camera(auth="wsse", password=PASSWORD)
+    server2 = oc.Server(cam2).start()
     credentials = tmp_path / "credentials"
     credentials.mkdir()
     for host in ("127.0.0.1", "localhost"):
@@ -234,7 +238,7 @@ def test_dockctl_attach_takes_an_onvif_address_its_driver_and_the_password_from_
         stand = wait_for(lambda: next((s for s in c.result("stands.list") if s["state"] == "connected"), None), 30, "the attached camera")
         assert stand["id"] == "onvif-EMU-0001" and stand["endpoint"] == f"onvif://admin@127.0.0.1:{server.port}", stand
         # A profile in the address is the one steered: the emulator's second has no PTZ configuration.
-        c.result("stands.attach", {"device": f"onvif://admin@localhost:{server.port}/Profile_2"})
+        c.result("stands.attach", {"device": f"onvif://admin@localhost:{server2.port}/Profile_2"})
         wait_for(lambda: any("Profile_2 has no PTZ configuration" in (s.get("last_error") or "") for s in c.result("stands.list")), 30,
                  "the second profile refused")
         refused = c.call("stands.attach", {"device": "onvif://admin:secret@127.0.0.1:1", "driver": "onvif"})
@@ -244,7 +248,8 @@ def test_dockctl_attach_takes_an_onvif_address_its_driver_and_the_password_from_
         dockd.terminate()
         dockd.wait(20)
         server.stop()
-    assert cam.max_in_flight == 1 and PASSWORD not in (tmp_path / "dockd.err").read_text()
+        server2.stop()
+    assert cam.max_in_flight == 1 and cam2.max_in_flight == 1 and PASSWORD not in (tmp_path / "dockd.err").read_text()
 
 
 @pytest.mark.parametrize("motion,static", [(("continuous", "absolute", "relative"), False), (("continuous",), False),
@@ -350,3 +355,31 @@ def test_a_camera_whose_status_stands_still_while_it_moves_is_steered_by_an_esti
     kinds = sorted({m[1] for m in r.moves()})
     print(f"\n{motion[0]} only, status frozen while moving: orient (-0.4, 0.3) -> ({yaw:.4f}, {pitch:.4f}) rad with {kinds}")
     assert abs(yaw + 0.4) < 0.02 and abs(pitch - 0.3) < 0.02, (yaw, pitch)
+
+
+@pytest.mark.parametrize("per_connection", [0, 5])
+def test_requests_share_a_kept_connection_and_a_camera_closing_it_costs_nothing(rig, per_connection):
+    """HTTP/1.1 keep-alive: the polls and moves go on one connection (per_connection 0); a camera
+    whose server closes a connection after its fifth reply ("Connection: close", as lighttpd's
+    max-keep-alive-requests does) gets a new one for the next request, with no request failed and
+    no reconnect of the stand."""
+    r = rig(requests_per_connection=per_connection)
+    r.connected()
+    began = time.monotonic()
+    while time.monotonic() - began < 2.0:
+        r.client.result("motion.velocity", {"yaw": 0.2})
+        time.sleep(0.1)
+    wait_for(r.cam.still, 10, "the camera stopped after the rates ended")
+    with r.cam.lock:
+        requests = r.cam.counts["requests"]
+        log = list(r.cam.log)
+    stand = r.stand()
+    print(f"\n{per_connection or 'unlimited'} requests per connection: {requests} requests on {r.server.accepted} connections")
+    assert [e[2] for e in log].count("GetSystemDateAndTime") == 1, log[:5]  # no reconnect
+    assert stand["state"] == "connected" and not stand.get("last_error"), stand
+    assert all(e[4] == 200 for e in log), [e for e in log if e[4] != 200]
+    assert any(e[2] == "ContinuousMove" for e in log) and requests >= 20
+    if per_connection:
+        assert r.server.accepted >= requests // per_connection, (r.server.accepted, requests)
+    else:
+        assert r.server.accepted <= 2, (r.server.accepted, requests)  # the connect's and the stand's

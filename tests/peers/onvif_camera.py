@@ -55,6 +55,9 @@ Options (Camera(...) keyword arguments; the command line has the same names):
 - `move_status_unknown`: MoveStatus always UNKNOWN (Hikvision, Tapo). `position_static`: GetStatus
   reports the position where the last motion began until the head is still again.
 - `latency`: every reply that many seconds late (the request acts when it arrives).
+- `requests_per_connection`: HTTP/1.1 keeps connections open; with N > 0 the Nth reply on a
+  connection says "Connection: close" and the server closes it (0: never). `Server.accepted`
+  counts the connections accepted.
 - `Server.reboot(down_for, reset_pose)`: connections dropped, connections refused for `down_for`
   seconds, then the camera answers again, stopped, its pose kept or back at home.
 - `Camera.inject`: faults for the next requests, in order: "http500", "http401", "close" (connection
@@ -260,7 +263,7 @@ class Camera:
                  fraction_kills_for=0.0, move_status_unknown=False, position_static=False, latency=0.0,
                  auth="none", username="admin", password="admin", clock_skew=0.0, created_window=5.0,
                  password_text=False, huge_bytes=32 << 20, name="dockd-emulator", manufacturer="dockd tests",
-                 model="Emulated PTZ", serial="EMU-0001", verbose=False):
+                 model="Emulated PTZ", serial="EMU-0001", requests_per_connection=0, verbose=False):
         self.motion = set(motion)
         unknown = self.motion - {"continuous", "absolute", "relative"}
         if unknown:
@@ -280,6 +283,7 @@ class Camera:
         self.fraction_kills_for = fraction_kills_for
         self.move_status_unknown = move_status_unknown
         self.position_static = position_static
+        self.requests_per_connection = requests_per_connection
         self.latency = latency
         if auth not in ("none", "wsse", "digest", "any"):
             raise ValueError(f"auth {auth!r}")
@@ -1015,6 +1019,12 @@ class Handler(BaseHTTPRequestHandler):
             except OSError:
                 self.close_connection = True
             return
+        # A server that serves so many requests on a connection, then says "Connection: close"
+        # with the last (lighttpd's max-keep-alive-requests, many cameras' embedded servers).
+        self.served = getattr(self, "served", 0) + 1
+        if cam.requests_per_connection and self.served >= cam.requests_per_connection:
+            extra = tuple(extra) + (("Connection", "close"),)
+            self.close_connection = True
         self.reply(status, payload, extra=extra)
 
     def process(self, cam, data):
@@ -1104,6 +1114,7 @@ class Server:
         self.httpd = None
         self.thread = None
         self.connections = set()
+        self.accepted = 0  # connections accepted, all told
         self.lock = threading.Lock()
         self.digest = Digest(cam)
         self.reboots = []  # (went down, came back)
@@ -1117,6 +1128,7 @@ class Server:
     def track(self, conn, add):
         with self.lock:
             (self.connections.add if add else self.connections.discard)(conn)
+            self.accepted += 1 if add else 0
 
     def start(self):
         self.httpd = _HTTPServer((self.host, self.port), Handler)
