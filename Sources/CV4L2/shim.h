@@ -58,6 +58,7 @@ static inline int dockd_uvc_xu_query(int fd, unsigned char unit, unsigned char s
 
 static const unsigned char dockd_uvc_set_cur = UVC_SET_CUR;
 static const unsigned char dockd_uvc_get_len = UVC_GET_LEN;
+static const unsigned char dockd_uvc_get_cur = UVC_GET_CUR;
 
 /// The character device's number of `path`, as "MAJOR:MINOR" under /sys/dev/char; 0 or -1 with errno.
 static inline int dockd_char_device(const char *path, unsigned int *major_number, unsigned int *minor_number) {

@@ -1,24 +1,44 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// The threads of device adapters (VideoDeviceLink, ONVIFLink): each blocks in read(2) and in its
 /// device's slow calls, so it runs apart from every event loop, and answers over a socketpair.
-enum DetachedThread {
+public enum DetachedThread {
+    /// The threads started and not yet finished.
+    private static let running = Atomic<Int>(0)
+
     /// Runs `body` on a detached thread of its own; false when none could be started.
     static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+        running.add(1, ordering: .relaxed)
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { context in
             Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+            DetachedThread.running.subtract(1, ordering: .releasing)
             return nil
         }, box)
         guard started == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
+            running.subtract(1, ordering: .relaxed)
             return false
         }
         pthread_detach(thread)
         return true
+    }
+
+    /// Waits, at most `seconds`, for every thread to finish what it does once its link is closed
+    /// (a webcam's own tracking put back as it was): dockd calls it after closing its links, before
+    /// it exits, which would end them mid-call.
+    public static func waitForAll(upTo seconds: Double) {
+        func now() -> Double {
+            var t = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &t)
+            return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        }
+        let deadline = now() + seconds
+        while running.load(ordering: .acquiring) > 0 && now() < deadline { usleep(5_000) }
     }
 
     /// Writes all of `bytes` to `fd`; false when the other end is gone.

@@ -9,7 +9,9 @@ import Glibc
 /// never block a stand's event loop), answering `V4L2Wire` lines over a socketpair whose other end
 /// the stand's host reads like any link. Opening it for controls takes no stream: another program
 /// (dock-camera, a browser) may capture from the same device at the same time. The host closing
-/// the link closes the device; a device unplugged answers ENODEV and the link closes.
+/// the link closes the device, after setting back the extension-unit controls the driver asked to
+/// have put back (the camera's own tracking, as it was); a device unplugged answers ENODEV and the
+/// link closes.
 public enum VideoDeviceLink {
     public struct OpenError: Error, CustomStringConvertible {
         public let description: String
@@ -49,7 +51,17 @@ public enum VideoDeviceLink {
         let descriptors: [UInt8]?
 
         func serve() {
-            defer { close(device); close(socket) }
+            /// What to set when the link closes: (unit, selector, bytes), first asked first set.
+            var restores: [(unit: UInt8, selector: UInt8, bytes: [UInt8])] = []
+            defer {
+                // Best effort: an unplugged camera fails these with ENODEV, and that is all.
+                for restore in restores {
+                    var bytes = restore.bytes
+                    _ = dockd_uvc_xu_query(device, restore.unit, restore.selector, dockd_uvc_set_cur, UInt16(bytes.count), &bytes)
+                }
+                close(device)
+                close(socket)
+            }
             var pending: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -62,7 +74,12 @@ public enum VideoDeviceLink {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = String(decoding: pending[..<newline], as: UTF8.self)
                     pending.removeSubrange(...newline)
-                    let replies = answer(V4L2Wire.request(Substring(line)))
+                    let request = V4L2Wire.request(Substring(line))
+                    let replies = answer(request)
+                    if case .extensionUnit(_, _, let selector, _, let restore?)? = request, case .unit(let unit)? = replies.last,
+                       !restores.contains(where: { $0.unit == unit && $0.selector == selector }) {
+                        restores.append((unit, selector, restore))
+                    }
                     guard DetachedThread.writeAll(socket, replies.flatMap(V4L2Wire.encode)) else { return }
                     if case .failure(ENODEV, _)? = replies.last { return }
                 }
@@ -96,19 +113,30 @@ public enum VideoDeviceLink {
                 let ids = values.map(\.0), settings = values.map(\.1)
                 guard dockd_v4l2_set_ext_ctrls(device, ids, settings, UInt32(values.count)) == 0 else { return [failure()] }
                 return [.values(values)]
-            case .extensionUnit(let guid, let fallback, let selector, let data):
+            case .extensionUnit(let guid, let fallback, let selector, let data, _):
                 let unit = descriptors.flatMap { UVCCameraControls.extensionUnit(guid, in: $0) } ?? fallback
                 // The control's length first: a payload of another length would be cut or refused.
-                var length: [UInt8] = [0, 0]
-                guard dockd_uvc_xu_query(device, unit, selector, dockd_uvc_get_len, 2, &length) == 0 else { return [failure()] }
-                let size = Int(length[0]) | Int(length[1]) << 8
+                guard let size = length(unit, selector) else { return [failure()] }
                 guard size == data.count else {
                     return [.failure(errno: EINVAL, text: "unit \(unit) selector \(selector) is \(size) bytes long, not \(data.count)")]
                 }
                 var bytes = data
                 guard dockd_uvc_xu_query(device, unit, selector, dockd_uvc_set_cur, UInt16(size), &bytes) == 0 else { return [failure()] }
                 return [.unit(unit)]
+            case .extensionUnitRead(let guid, let fallback, let selector):
+                let unit = descriptors.flatMap { UVCCameraControls.extensionUnit(guid, in: $0) } ?? fallback
+                guard let size = length(unit, selector) else { return [failure()] }
+                var bytes = [UInt8](repeating: 0, count: size)
+                guard dockd_uvc_xu_query(device, unit, selector, dockd_uvc_get_cur, UInt16(size), &bytes) == 0 else { return [failure()] }
+                return [.unitRead(unit, bytes)]
             }
+        }
+
+        /// An extension-unit control's length (UVC GET_LEN), nil with errno set when it cannot be had.
+        private func length(_ unit: UInt8, _ selector: UInt8) -> Int? {
+            var length: [UInt8] = [0, 0]
+            guard dockd_uvc_xu_query(device, unit, selector, dockd_uvc_get_len, 2, &length) == 0 else { return nil }
+            return Int(length[0]) | Int(length[1]) << 8
         }
 
         private func failure() -> V4L2Wire.Reply {

@@ -123,5 +123,7 @@ struct DockdCommand: AsyncParsableCommand {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
+        // The links are closed: their device threads finish what closing asks of them.
+        DetachedThread.waitForAll(upTo: 2)
     }
 }

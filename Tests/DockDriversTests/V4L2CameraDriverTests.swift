@@ -114,6 +114,8 @@ import Testing
         var values: [UInt32: Int32] = [:]
         var sets: [String] = []
         var reads = 0
+        /// What an extension-unit control reads (GET_CUR).
+        var extensionUnitState: [UInt8] = []
 
         mutating func answer(_ bytes: [UInt8]) -> [UInt8] {
             guard !bytes.isEmpty, let request = V4L2Wire.request(Substring(String(decoding: bytes.dropLast(), as: UTF8.self))) else { return [] }
@@ -125,9 +127,12 @@ import Testing
             case .get(let ids):
                 reads += 1
                 return V4L2Wire.encode(.values(ids.map { ($0, values[$0] ?? 0) }))
-            case .extensionUnit(_, let unit, let selector, let data):
-                sets.append("X \(unit) \(selector) \(data.count)")
+            case .extensionUnit(_, let unit, let selector, let data, let restore):
+                sets.append("X \(unit) \(selector) \(data.count)" + (restore.map { " restore " + $0.prefix(4).map { String($0, radix: 16) }.joined(separator: " ") } ?? ""))
                 return V4L2Wire.encode(.unit(unit))
+            case .extensionUnitRead(_, let unit, let selector):
+                sets.append("R \(unit) \(selector)")
+                return V4L2Wire.encode(.unitRead(unit, extensionUnitState))
             case .query:
                 return []
             }
@@ -271,6 +276,39 @@ import Testing
         #expect(text(driver.tick(at: 0.2).bytes).hasPrefix("G "), "no second try: polls go on")
     }
 
+    @Test func theCameraTrackingIsReadFirstAndPutBackAsItWasWhereTheProfileSaysHow() {
+        var profile = Self.tiny2
+        // The Tiny 2 reads its mode at byte 0x18 and its sub-mode at 0x1c of a status block,
+        // and is set by the tag 16 02 <mode> <sub-mode>.
+        profile.aiTrackingOff?.restore = "1602{24}{28}"
+        var settings = V4L2CameraDriver.Settings()
+        settings.profiles = [profile]
+        var driver = V4L2CameraDriver(settings: settings)
+        _ = driver.start(at: 0)
+        _ = driver.receive(line(.control(.init(id: Self.pan, minimum: -468_000, maximum: 468_000, step: 3600, defaultValue: 0, flags: 0)))
+                           + line(.card("OBSBOT Tiny 2")), at: 0.01)
+        var camera = ScriptedCamera()
+        camera.extensionUnitState = [UInt8](repeating: 0, count: 60)
+        camera.extensionUnitState[0x18] = 2
+        camera.extensionUnitState[0x1c] = 1
+        _ = run(&driver, &camera, from: 0.01, to: 0.6, first: driver.tick(at: 0.01).bytes)
+        #expect(camera.sets == ["S \(Self.pan)=0", "R 2 6", "X 2 6 60 restore 16 2 2 1"])
+    }
+
+    @Test func restoreTemplatesFillTheirBytesFromTheReadAndRefuseWhatTheyCannot() throws {
+        let xu = V4L2Profile.ExtensionControl(guid: "faf1672d-b71b-4793-8c91-7b1c9b7f95f8", unit: 9, selector: 2, size: 4, off: "00", restore: "{0}{1}")
+        #expect(xu.restoreBytes(read: [1, 5, 9, 9]) == [1, 5, 0, 0])
+        #expect(xu.restoreBytes(read: [1]) == nil, "a byte the read lacks")
+        for bad in ["{x}", "1", "{0", "zz", "0102030405"] {
+            var broken = xu
+            broken.restore = bad
+            #expect(broken.restoreBytes(read: [1, 2, 3, 4]) == nil, "\(bad)")
+        }
+        var profile = Self.tiny2
+        profile.aiTrackingOff?.restore = "16{99}"
+        #expect(throws: V4L2ProfileError.self) { try profile.validate() }
+    }
+
     @Test func theShippedProfilesLoadAndEveryFigureSaysWhereItComesFrom() throws {
         let profiles = try V4L2Profile.all(searchPaths: [Fixtures.root.path + "/profiles/v4l2"])
         #expect(profiles.count >= 3)
@@ -282,10 +320,15 @@ import Testing
 
     @Test func theWireReadsBackWhatItWrites() {
         for request in [V4L2Wire.Request.query, .get([Self.pan, Self.tilt]), .set([(Self.pan, Int32(-3600)), (Self.tilt, Int32(7200))]),
-                        .extensionUnit(guid: Array(0..<16), unit: 9, selector: 2, data: [0, 0xff])] {
+                        .extensionUnit(guid: Array(0..<16), unit: 9, selector: 2, data: [0, 0xff], restore: nil),
+                        .extensionUnit(guid: Array(0..<16), unit: 9, selector: 2, data: [0, 0xff], restore: [1, 0]),
+                        .extensionUnitRead(guid: Array(0..<16), unit: 2, selector: 6)] {
             let bytes = V4L2Wire.encode(request)
             #expect(V4L2Wire.request(Substring(text(bytes.dropLast()))) == request)
         }
+        #expect(V4L2Wire.reply(Substring(text(V4L2Wire.encode(.unitRead(2, [0x16, 2, 0])).dropLast()))) == .unitRead(2, [0x16, 2, 0]))
         #expect(V4L2Wire.request("S 1=x") == nil && V4L2Wire.reply("V 1") == nil)
+        // A restore of another length than the set would be cut or refused by the camera.
+        #expect(V4L2Wire.request("X 000102030405060708090a0b0c0d0e0f 9 2 00ff 01") == nil)
     }
 }

@@ -78,6 +78,7 @@ kill -TERM $pid
 wait $pid
 echo $? >"$out/dockd.rc"
 echo "$(get pan_absolute)" >"$out/pan-at-exit.txt"
+cat /sys/module/vptz/parameters/ai_mode >"$out/ai-mode-at-exit.txt"
 sleep 2
 echo "$(get pan_absolute)" >"$out/pan-2s-later.txt"
 

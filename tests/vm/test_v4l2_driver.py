@@ -43,11 +43,13 @@ def test_dockd_connects_the_camera_with_its_ranges(vm):
     assert "pose read back" in text, text
 
 
-def test_the_cameras_own_tracking_is_switched_off_by_its_profile(vm):
+def test_the_cameras_own_tracking_is_switched_off_by_its_profile_and_put_back_at_exit(vm):
     stands = (vm / "list.json").read_text()
     assert "profile obsbot-tiny-2" in stands, stands
     assert (vm / "ai-mode-before.txt").read_text().strip() == "2", "vptz loads with its tracking on"
     assert (vm / "ai-mode-after.txt").read_text().strip() == "0", log(vm)
+    # read before it was switched off (GET_CUR) and put back as it was when dockd exits
+    assert (vm / "ai-mode-at-exit.txt").read_text().strip() == "2", log(vm)
 
 
 def test_an_orientation_reaches_the_camera_within_its_step(vm):

@@ -55,6 +55,9 @@ public struct V4L2CameraDriver: StandDriver {
     private var tuning = Tuning()
     /// The camera's own tracking, to switch off once the connect's hold is done.
     private var trackingOff: V4L2Profile.ExtensionControl?
+    /// The tracking control as read before it is switched off, where the profile says how to put
+    /// it back from that (nil: not read yet; empty: the read failed).
+    private var trackingRead: [UInt8]?
     private var controls: [UInt32: V4L2Wire.ControlInfo] = [:]
     private var drives: [V4L2AxisDrive] = []
     private var lineBuffer: [UInt8] = []
@@ -98,6 +101,7 @@ public struct V4L2CameraDriver: StandDriver {
         stopPending = false
         inFlight = nil
         trackingOff = nil
+        trackingRead = nil
         return send(.query, at: time)
     }
 
@@ -136,6 +140,10 @@ public struct V4L2CameraDriver: StandDriver {
         case .unit:
             inFlight = nil
             return []
+        case .unitRead(_, let bytes):
+            inFlight = nil
+            trackingRead = bytes
+            return []
         case .values(let values):
             let flight = inFlight
             inFlight = nil
@@ -162,6 +170,9 @@ public struct V4L2CameraDriver: StandDriver {
             case .extensionUnit?:
                 counters.commandsFailed += 1
                 return [.rejected("the camera's own tracking was not switched off (\(Self.errnoName(errno)): \(text)): it may steer against dockd")]
+            case .extensionUnitRead?:
+                counters.commandsFailed += 1
+                return [.rejected("the camera's own tracking could not be read (\(Self.errnoName(errno)): \(text)): it is switched off and not put back after")]
             case .set?:
                 counters.refused += 1
                 let type: MessageType = stopPending ? .stop : .position
@@ -339,10 +350,17 @@ public struct V4L2CameraDriver: StandDriver {
                 return send(.set(set.values), at: time, set: set.headings)
             }
         }
-        // The camera's own tracking off, once it holds still: one try (a camera that refuses it says so).
+        // The camera's own tracking off, once it holds still: one try (a camera that refuses it
+        // says so). Where the profile says how, it is read first, and the adapter puts it back as
+        // it was when the link closes (dockd exits, lets go of the camera, or reconnects).
         if let xu = trackingOff, phase == .ready, pending.isEmpty, !stopPending, let guid = xu.guidBytes, let data = xu.offBytes {
+            if xu.restore != nil && trackingRead == nil {
+                trackingRead = []
+                return send(.extensionUnitRead(guid: guid, unit: xu.unit, selector: xu.selector), at: time)
+            }
             trackingOff = nil
-            return send(.extensionUnit(guid: guid, unit: xu.unit, selector: xu.selector, data: data), at: time)
+            let restore = trackingRead.flatMap { xu.restoreBytes(read: $0) }
+            return send(.extensionUnit(guid: guid, unit: xu.unit, selector: xu.selector, data: data, restore: restore), at: time)
         }
         guard time >= nextPoll, !pollIDs.isEmpty else { return [] }
         nextPoll = time + 1 / settings.pollHz

@@ -23,9 +23,14 @@ public struct V4L2Profile: Codable, Sendable, Equatable {
         public var size: Int
         /// Hex: the bytes that switch tracking off.
         public var off: String
+        /// The bytes that put the camera's own tracking back as it was when dockd lets go of the
+        /// camera: hex in which `{N}` stands for byte N of the control as read (GET_CUR) before
+        /// tracking was switched off (a camera may read its state in another layout than it is
+        /// set in); nil: left off.
+        public var restore: String?
 
-        public init(guid: String, unit: UInt8, selector: UInt8, size: Int, off: String) {
-            self.guid = guid; self.unit = unit; self.selector = selector; self.size = size; self.off = off
+        public init(guid: String, unit: UInt8, selector: UInt8, size: Int, off: String, restore: String? = nil) {
+            self.guid = guid; self.unit = unit; self.selector = selector; self.size = size; self.off = off; self.restore = restore
         }
 
         /// The GUID's 16 bytes as a USB descriptor holds them (the first three fields little-endian).
@@ -38,6 +43,28 @@ public struct V4L2Profile: Codable, Sendable, Equatable {
         /// `off`, padded to `size`.
         public var offBytes: [UInt8]? {
             guard let bytes = V4L2Wire.bytes(hex: Substring(off)), bytes.count <= size else { return nil }
+            return bytes + [UInt8](repeating: 0, count: size - bytes.count)
+        }
+
+        /// `restore` with its `{N}` filled from the control as `read`, padded to `size`; nil when
+        /// there is none, it does not parse, or it names a byte the read lacks.
+        public func restoreBytes(read: [UInt8]) -> [UInt8]? {
+            guard let restore else { return nil }
+            var bytes: [UInt8] = []
+            var rest = Substring(restore)
+            while !rest.isEmpty {
+                if rest.hasPrefix("{") {
+                    guard let close = rest.firstIndex(of: "}"), let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
+                          read.indices.contains(index) else { return nil }
+                    bytes.append(read[index])
+                    rest = rest[rest.index(after: close)...]
+                } else {
+                    guard let pair = V4L2Wire.bytes(hex: rest.prefix(2)), pair.count == 1 else { return nil }
+                    bytes += pair
+                    rest = rest.dropFirst(2)
+                }
+            }
+            guard !bytes.isEmpty, bytes.count <= size else { return nil }
             return bytes + [UInt8](repeating: 0, count: size - bytes.count)
         }
 
@@ -81,6 +108,9 @@ public struct V4L2Profile: Codable, Sendable, Equatable {
         if let xu = aiTrackingOff {
             guard xu.guidBytes != nil else { throw .invalid("\(name): aiTrackingOff.guid is not a GUID") }
             guard xu.size > 0, xu.size <= 1024, xu.offBytes != nil else { throw .invalid("\(name): aiTrackingOff.off must be hex of at most size bytes") }
+            if xu.restore != nil, xu.restoreBytes(read: [UInt8](repeating: 0, count: xu.size)) == nil {
+                throw .invalid("\(name): aiTrackingOff.restore must be hex and {N} (a byte of the control as read, N < size) of at most size bytes")
+            }
         }
         for figure in Self.figures {
             guard let origin = provenance[figure] else { throw .invalid("\(name): provenance lacks \(figure)") }

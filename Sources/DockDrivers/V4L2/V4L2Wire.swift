@@ -6,12 +6,16 @@
 ///     host → adapter   Q                      the camera-class controls and the card's name
 ///                      G <id> <id> …          read controls
 ///                      S <id>=<value> …       set controls, together (one VIDIOC_S_EXT_CTRLS)
-///                      X <guid> <unit> <selector> <hex>   set a UVC extension-unit control (UVCIOC_CTRL_QUERY
-///                                             SET_CUR) on the unit with that GUID, else on <unit>
+///                      X <guid> <unit> <selector> <hex> [<hex>]   set a UVC extension-unit control
+///                                             (UVCIOC_CTRL_QUERY SET_CUR) on the unit with that GUID,
+///                                             else on <unit>; the second bytes, if any, are set on the
+///                                             same control when the link closes (what was there before)
+///                      R <guid> <unit> <selector>   read an extension-unit control (GET_CUR)
 ///     adapter → host   C <id> <min> <max> <step> <default> <flags>   one control (after Q) …
 ///                      N <card name>                                  … then the card, ending Q
 ///                      V <id>=<value> …       values read (after G), or the values set (after S)
 ///                      U <unit>               the extension-unit control was set, on that unit
+///                      B <unit> <hex>         the extension-unit control read, on that unit
 ///                      E <errno> <text>       the request failed (EINVAL, ERANGE, EBUSY, EIO, ENODEV…)
 public enum V4L2Wire {
     /// A camera-class control (V4L2_CID_CAMERA_CLASS_BASE + n).
@@ -57,15 +61,20 @@ public enum V4L2Wire {
         case set([(UInt32, Int32)])
         /// A vendor extension-unit control: the unit is found by its GUID (16 bytes as the USB
         /// descriptor holds them) where the camera's descriptors can be read, else `unit` is used.
-        case extensionUnit(guid: [UInt8], unit: UInt8, selector: UInt8, data: [UInt8])
+        /// `restore`: set on the same control when the link closes (the camera's own setting put
+        /// back when dockd lets go of it); it must be as long as `data`.
+        case extensionUnit(guid: [UInt8], unit: UInt8, selector: UInt8, data: [UInt8], restore: [UInt8]?)
+        case extensionUnitRead(guid: [UInt8], unit: UInt8, selector: UInt8)
 
         public static func == (a: Request, b: Request) -> Bool {
             switch (a, b) {
             case (.query, .query): true
             case (.get(let x), .get(let y)): x == y
             case (.set(let x), .set(let y)): x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
-            case (.extensionUnit(let g1, let u1, let s1, let d1), .extensionUnit(let g2, let u2, let s2, let d2)):
-                g1 == g2 && u1 == u2 && s1 == s2 && d1 == d2
+            case (.extensionUnit(let g1, let u1, let s1, let d1, let r1), .extensionUnit(let g2, let u2, let s2, let d2, let r2)):
+                g1 == g2 && u1 == u2 && s1 == s2 && d1 == d2 && r1 == r2
+            case (.extensionUnitRead(let g1, let u1, let s1), .extensionUnitRead(let g2, let u2, let s2)):
+                g1 == g2 && u1 == u2 && s1 == s2
             default: false
             }
         }
@@ -77,6 +86,8 @@ public enum V4L2Wire {
         case values([(UInt32, Int32)])
         /// An extension-unit control was set, on this unit.
         case unit(UInt8)
+        /// An extension-unit control read, on this unit.
+        case unitRead(UInt8, [UInt8])
         case failure(errno: Int32, text: String)
 
         public static func == (a: Reply, b: Reply) -> Bool {
@@ -85,6 +96,7 @@ public enum V4L2Wire {
             case (.card(let x), .card(let y)): x == y
             case (.values(let x), .values(let y)): x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
             case (.unit(let x), .unit(let y)): x == y
+            case (.unitRead(let u1, let b1), .unitRead(let u2, let b2)): u1 == u2 && b1 == b2
             case (.failure(let e1, let t1), .failure(let e2, let t2)): e1 == e2 && t1 == t2
             default: false
             }
@@ -96,7 +108,9 @@ public enum V4L2Wire {
         case .query: "Q"
         case .get(let ids): "G " + ids.map(String.init).joined(separator: " ")
         case .set(let values): "S " + values.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
-        case .extensionUnit(let guid, let unit, let selector, let data): "X \(hex(guid)) \(unit) \(selector) \(hex(data))"
+        case .extensionUnit(let guid, let unit, let selector, let data, let restore):
+            "X \(hex(guid)) \(unit) \(selector) \(hex(data))" + (restore.map { " " + hex($0) } ?? "")
+        case .extensionUnitRead(let guid, let unit, let selector): "R \(hex(guid)) \(unit) \(selector)"
         }
         return Array((line + "\n").utf8)
     }
@@ -107,6 +121,7 @@ public enum V4L2Wire {
         case .card(let name): "N " + name.filter { $0 != "\n" }
         case .values(let values): "V " + values.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
         case .unit(let unit): "U \(unit)"
+        case .unitRead(let unit, let bytes): "B \(unit) \(hex(bytes))"
         case .failure(let errno, let text): "E \(errno) " + text.filter { $0 != "\n" }
         }
         return Array((line + "\n").utf8)
@@ -122,10 +137,18 @@ public enum V4L2Wire {
         case "S" where words.count > 1:
             let values = words.dropFirst().compactMap(pair)
             return values.count == words.count - 1 ? .set(values) : nil
-        case "X" where words.count == 5:
+        case "X" where words.count == 5 || words.count == 6:
             guard let guid = bytes(hex: words[1]), guid.count == 16, let unit = UInt8(words[2]), let selector = UInt8(words[3]),
                   let data = bytes(hex: words[4]), !data.isEmpty else { return nil }
-            return .extensionUnit(guid: guid, unit: unit, selector: selector, data: data)
+            var restore: [UInt8]?
+            if words.count == 6 {
+                guard let bytes = bytes(hex: words[5]), bytes.count == data.count else { return nil }
+                restore = bytes
+            }
+            return .extensionUnit(guid: guid, unit: unit, selector: selector, data: data, restore: restore)
+        case "R" where words.count == 4:
+            guard let guid = bytes(hex: words[1]), guid.count == 16, let unit = UInt8(words[2]), let selector = UInt8(words[3]) else { return nil }
+            return .extensionUnitRead(guid: guid, unit: unit, selector: selector)
         default: return nil
         }
     }
@@ -143,6 +166,9 @@ public enum V4L2Wire {
             return values.count == words.count - 1 ? .values(values) : nil
         case "U" where words.count == 2:
             return UInt8(words[1]).map(Reply.unit)
+        case "B" where words.count == 3:
+            guard let unit = UInt8(words[1]), let read = bytes(hex: words[2]) else { return nil }
+            return .unitRead(unit, read)
         case "E" where words.count >= 2:
             guard let errno = Int32(words[1]) else { return nil }
             return .failure(errno: errno, text: words.dropFirst(2).joined(separator: " "))
