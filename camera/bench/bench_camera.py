@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -95,8 +96,9 @@ def python_for(detector, mediapipe_python):
 
 
 def detection_rate(detector_name, reference_path):
-    """Runs inside the detector's interpreter: recall and precision against the reference people
-    on the view at (yaw 0, pitch 10°) of every 5th frame."""
+    """Runs inside the detector's interpreter, pinned to one core: recall and precision against the
+    reference people on the view at (yaw 0, pitch 10°) of every 5th frame, and the CPU time of each
+    detection."""
     import cv2
     import numpy as np
     from dock_camera import detectors
@@ -108,6 +110,7 @@ def detection_rate(detector_name, reference_path):
     view = PanTiltView((768, 576), math.radians(WIDE_HFOV), size, math.radians(VIEW_HFOV))
     homography = np.array(view.view_to_wide(0.0, RATE_PITCH))
     people = found_people = frames_with_people = frames_found = detections = correct = 0
+    cpu_ms = []
     number = -1
     while True:
         ok, image = capture.read()
@@ -124,7 +127,9 @@ def detection_rate(detector_name, reference_path):
             p1 = view.wide_point_in_view(x + w, y + h, 0.0, RATE_PITCH)
             if c and 0 <= c[0] < size[0] and 0 <= c[1] < size[1]:
                 boxes.append((p0[0], p0[1], p1[0], p1[1]))
+        cpu = time.process_time()
         found = detector.detect(frame)
+        cpu_ms.append(1000 * (time.process_time() - cpu))
         detections += len(found)
         hit = set()
         for d in found:
@@ -143,7 +148,8 @@ def detection_rate(detector_name, reference_path):
             "recall": round(found_people / people, 3) if people else None,
             "frames_with_a_hit": round(frames_found / frames_with_people, 3) if frames_with_people else None,
             "precision": round(correct / detections, 3) if detections else None,
-            "detections": detections}
+            "detections": detections,
+            "one_core_cpu_ms": {"p50": round(statistics.median(cpu_ms), 1), "mean": round(statistics.fmean(cpu_ms), 1)}}
 
 
 def run_camera(binaries, work, detector, python, seconds, fps, extra=()):
@@ -225,7 +231,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--bin", required=True, help="folder with dockd and dock-sim")
     p.add_argument("--out", default=str(ROOT / "out" / "camera"))
-    p.add_argument("--detectors", default="hog,hog-fast,haar,blazeface,blazeface-short,blazepose,mtcnn,hog+blazeface")
+    p.add_argument("--detectors", default="hog,hog-fast,haar,blazeface,blazeface-short,blazepose,mtcnn,hog+blazeface,"
+                                          "blazeface+blazepose,hog+blazepose")
     p.add_argument("--default", default="hog", help="the detector of the closed-loop runs")
     p.add_argument("--mediapipe-python", default=str(ROOT / ".venv-camera" / "bin" / "python"))
     p.add_argument("--seconds", type=float, default=20.0, help="per-detector run")
@@ -244,7 +251,7 @@ def main():
     reference = out / "vtest-reference.json"
     if not reference.exists():
         subprocess.run([DEBIAN_PYTHON, str(HERE / "ground_truth.py"), VIDEO, str(reference)], check=True)
-    results = {"detectors": [], "loops": {}}
+    results = {"detectors": [], "loops": {}, "loop_seconds": args.loop_seconds}
     names = [d for d in args.detectors.split(",") if d]
     for name in names:
         python = python_for(name, args.mediapipe_python)
@@ -252,7 +259,9 @@ def main():
             print(f"bench-camera: skipping {name}: {python} is missing (make camera-venv)", file=sys.stderr)
             continue
         print(f"bench-camera: {name}: detection rate", file=sys.stderr)
-        child = subprocess.run([python, __file__, "--bin", args.bin, "--rate-only", name, "--reference",
+        # On one core (taskset -c 0): every thread a detector starts shares it, so its CPU time per
+        # frame is what it costs a machine that has one core for it.
+        child = subprocess.run(["taskset", "-c", "0", python, __file__, "--bin", args.bin, "--rate-only", name, "--reference",
                                 str(reference)], check=True, capture_output=True, text=True)
         rate = json.loads(child.stdout.strip().splitlines()[-1])  # a package may print on import
         print(f"bench-camera: {name}: {args.seconds:g} s with dockd", file=sys.stderr)
