@@ -13,7 +13,8 @@ SHOULDERS = (11, 12)
 
 # Head width over each distance, from adult head proportions: the ears are about a head's width
 # apart, the outer eye corners 0.6 of it, nose to ear 0.65 (seen from the side) and the shoulders
-# 2.5 head widths. A head turned away shortens every distance but its own, so the widest estimate wins.
+# 2.5 head widths. Turning the head shortens some of these distances in the image (the ears', the
+# eyes') and lengthens none, so the widest estimate wins.
 WIDTH_PER_EAR_SPAN = 1.0
 WIDTH_PER_EYE_SPAN = 1.6
 WIDTH_PER_NOSE_TO_EAR = 1.5
@@ -27,8 +28,8 @@ def distance(a, b):
 def head_box(points):
     """(x, y, size) of a square head box, upper-left origin, from {index: (x, y)}; None without the
     nose or an eye. The box is centred across between the ears (or the ear and the nose, or the head
-    points seen) and, up and down,
-    on the nose (or a little below the eyes), the way a face detector's box sits."""
+    points seen) and, up and down, on the nose (or a little below the eyes), the way a face
+    detector's box sits."""
     eyes = [points[i] for i in EYES if i in points]
     if NOSE not in points and not eyes:
         return None
