@@ -170,7 +170,7 @@ def run_camera(binaries, work, detector, python, seconds, fps, extra=()):
         rig.stop()
 
 
-def fixed_camera_loop(binaries, work, detector, seconds, fps):
+def fixed_camera_loop(binaries, work, detector, python, seconds, fps):
     """dockd tracks, but the stand is pinned (motion.limits) at yaw 0, pitch 10° by a client that
     stays connected (limits revert when their lease ends)."""
     rig = Rig(binaries, work)
@@ -194,7 +194,7 @@ def fixed_camera_loop(binaries, work, detector, seconds, fps):
                                                "pitch": {"min": RATE_PITCH - 0.001, "max": RATE_PITCH + 0.001,
                                                          "max_speed": 0.001}}})
             stats, log = work / "stats.json", work / "log.jsonl"
-            subprocess.run([DEBIAN_PYTHON, str(CAMERA / "dock-camera"), "--source", f"virtual:{VIDEO}", "--socket",
+            subprocess.run([python, str(CAMERA / "dock-camera"), "--source", f"virtual:{VIDEO}", "--socket",
                             str(rig.socket), "--detector", detector, "--fps", str(fps), "--seconds", str(seconds),
                             "--hfov", str(VIEW_HFOV), "--virtual-wide-fov", str(WIDE_HFOV), "--stats", str(stats),
                             "--log", str(log)], check=True, stderr=open(work / "camera.err", "wb"))
@@ -214,11 +214,11 @@ def current_pitch(rig):
                 return message["params"]["positions"]["pitch"]
 
 
-def naive_loop(binaries, work, detector, seconds, fps):
+def naive_loop(binaries, work, detector, python, seconds, fps):
     rig = Rig(binaries, work)
     try:
         log = work / "log.jsonl"
-        subprocess.run([DEBIAN_PYTHON, str(HERE / "naive_client.py"), "--source", f"virtual:{VIDEO}", "--socket",
+        subprocess.run([python, str(HERE / "naive_client.py"), "--source", f"virtual:{VIDEO}", "--socket",
                         str(rig.socket), "--detector", detector, "--fps", str(fps), "--seconds", str(seconds),
                         "--hfov", str(VIEW_HFOV), "--virtual-wide-fov", str(WIDE_HFOV), "--log", str(log)],
                        check=True, stderr=open(work / "camera.err", "wb"))
@@ -233,7 +233,7 @@ def main():
     p.add_argument("--out", default=str(ROOT / "out" / "camera"))
     p.add_argument("--detectors", default="hog,hog-fast,haar,blazeface,blazeface-short,blazepose,mtcnn,hog+blazeface,"
                                           "blazeface+blazepose,hog+blazepose")
-    p.add_argument("--default", default="hog", help="the detector of the closed-loop runs")
+    p.add_argument("--default", default="hog", help="the detector of the closed-loop runs (all three clients)")
     p.add_argument("--mediapipe-python", default=str(ROOT / ".venv-camera" / "bin" / "python"))
     p.add_argument("--seconds", type=float, default=20.0, help="per-detector run")
     p.add_argument("--loop-seconds", type=float, default=60.0, help="per closed-loop run")
@@ -251,7 +251,7 @@ def main():
     reference = out / "vtest-reference.json"
     if not reference.exists():
         subprocess.run([DEBIAN_PYTHON, str(HERE / "ground_truth.py"), VIDEO, str(reference)], check=True)
-    results = {"detectors": [], "loops": {}, "loop_seconds": args.loop_seconds}
+    results = {"detectors": [], "loops": {}, "loop_seconds": args.loop_seconds, "loop_detector": args.default}
     names = [d for d in args.detectors.split(",") if d]
     for name in names:
         python = python_for(name, args.mediapipe_python)
@@ -274,6 +274,7 @@ def main():
     from dock_camera.geometry import PanTiltView
     geometry = PanTiltView((768, 576), math.radians(WIDE_HFOV), (640, 480), math.radians(VIEW_HFOV))
     ref = json.load(open(reference))
+    loop_python = python_for(args.default, args.mediapipe_python)
     for mode in ("dockd", "fixed", "naive"):
         runs = []
         for run in range(args.loop_runs):
@@ -283,15 +284,15 @@ def main():
             load = load_average()
             results.setdefault("logs", {}).setdefault(mode, []).append(str(work / "log.jsonl"))
             if mode == "dockd":
-                stats, log = run_camera(args.bin, work, args.default, DEBIAN_PYTHON, args.loop_seconds, 15)
+                stats, log = run_camera(args.bin, work, args.default, loop_python, args.loop_seconds, 15)
                 frames, states = load_log(log)
                 samples = samples_from_dockd(frames, states)
             elif mode == "fixed":
-                stats, log = fixed_camera_loop(args.bin, work, args.default, args.loop_seconds, 15)
+                stats, log = fixed_camera_loop(args.bin, work, args.default, loop_python, args.loop_seconds, 15)
                 frames, states = load_log(log)
                 samples = samples_from_dockd(frames, states)
             else:
-                log = naive_loop(args.bin, work, args.default, args.loop_seconds, 15)
+                log = naive_loop(args.bin, work, args.default, loop_python, args.loop_seconds, 15)
                 frames, _ = load_log(log)
                 samples = samples_from_naive(frames)
                 stats = None

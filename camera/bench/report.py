@@ -88,8 +88,8 @@ def render(results, machine_note):
         "--hfov 50 --stats FILE` against dock-sim + dockd (the mediapipe rows under "
         "`.venv-camera/bin/python`); detection rate and one core: `taskset -c 0 bench_camera.py --rate-only NAME`.",
         "",
-        f"**Closed loop** ({loop_runs(results)} runs of {results.get('loop_seconds', 60):g} s per client, the default "
-        "detector at 15 frames/s, a fresh dock-sim + dockd per "
+        f"**Closed loop** ({loop_runs(results)} runs of {results.get('loop_seconds', 60):g} s per client, "
+        f"`{results.get('loop_detector', 'hog')}` at 15 frames/s, a fresh dock-sim + dockd per "
         "run, the stand starting at home). *dockd*: dock-camera feeding dockd's tracking; *fixed*: "
         "the same, with the stand pinned by `motion.limits` at yaw 0, pitch 10° (the view the "
         "detection rate uses); *naive*: camera/bench/naive_client.py, tracking off, each frame "
