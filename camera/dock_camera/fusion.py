@@ -1,6 +1,6 @@
 """One person, one body and one face, when several detectors run on a frame (`--detector
-hog+blazepose`): dockd takes every body and every face for a person of its own, so the same person
-sent twice would be two subjects. Boxes from pose keypoints give way to a detector's own: a face
+hog+blazepose`): dockd takes every body, and every face it cannot pair with a body, for a person of
+its own, so the same person sent twice would be two subjects. Boxes from pose keypoints give way to a detector's own: a face
 detector's face to the head box, another detector's body to the pose's body (whose head box then
 goes with that body). Pure: boxes in, boxes out."""
 

@@ -2,9 +2,8 @@
 from the mediapipe wheel in .venv-camera). Real pictures from Debian's opencv-doc: messi5.jpg (a
 footballer running, his face 30 px high), vtest.avi (walkers whose 15–25 px faces BlazeFace misses).
 
-The detectors run in the interpreter that has them, as dock-camera does: Debian's /usr/bin/python3
-(python3-opencv), or .venv-camera/bin/python (`make camera-venv`); the mediapipe tests are skipped
-where .venv-camera has not been built."""
+The detectors run under .venv-camera/bin/python (`make camera-venv`), as dock-camera runs mediapipe;
+those tests are skipped where it has not been built. The head's geometry is pure and runs anywhere."""
 import json
 import math
 import subprocess
