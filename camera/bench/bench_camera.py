@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -95,8 +96,9 @@ def python_for(detector, mediapipe_python):
 
 
 def detection_rate(detector_name, reference_path):
-    """Runs inside the detector's interpreter: recall and precision against the reference people
-    on the view at (yaw 0, pitch 10°) of every 5th frame."""
+    """Runs inside the detector's interpreter, pinned to one core: recall and precision against the
+    reference people on the view at (yaw 0, pitch 10°) of every 5th frame, and the CPU time of each
+    detection."""
     import cv2
     import numpy as np
     from dock_camera import detectors
@@ -108,6 +110,7 @@ def detection_rate(detector_name, reference_path):
     view = PanTiltView((768, 576), math.radians(WIDE_HFOV), size, math.radians(VIEW_HFOV))
     homography = np.array(view.view_to_wide(0.0, RATE_PITCH))
     people = found_people = frames_with_people = frames_found = detections = correct = 0
+    cpu_ms = []
     number = -1
     while True:
         ok, image = capture.read()
@@ -124,7 +127,9 @@ def detection_rate(detector_name, reference_path):
             p1 = view.wide_point_in_view(x + w, y + h, 0.0, RATE_PITCH)
             if c and 0 <= c[0] < size[0] and 0 <= c[1] < size[1]:
                 boxes.append((p0[0], p0[1], p1[0], p1[1]))
+        cpu = time.process_time()
         found = detector.detect(frame)
+        cpu_ms.append(1000 * (time.process_time() - cpu))
         detections += len(found)
         hit = set()
         for d in found:
@@ -143,7 +148,8 @@ def detection_rate(detector_name, reference_path):
             "recall": round(found_people / people, 3) if people else None,
             "frames_with_a_hit": round(frames_found / frames_with_people, 3) if frames_with_people else None,
             "precision": round(correct / detections, 3) if detections else None,
-            "detections": detections}
+            "detections": detections,
+            "one_core_cpu_ms": {"p50": round(statistics.median(cpu_ms), 1), "mean": round(statistics.fmean(cpu_ms), 1)}}
 
 
 def run_camera(binaries, work, detector, python, seconds, fps, extra=()):
@@ -164,7 +170,7 @@ def run_camera(binaries, work, detector, python, seconds, fps, extra=()):
         rig.stop()
 
 
-def fixed_camera_loop(binaries, work, detector, seconds, fps):
+def fixed_camera_loop(binaries, work, detector, python, seconds, fps):
     """dockd tracks, but the stand is pinned (motion.limits) at yaw 0, pitch 10° by a client that
     stays connected (limits revert when their lease ends)."""
     rig = Rig(binaries, work)
@@ -188,7 +194,7 @@ def fixed_camera_loop(binaries, work, detector, seconds, fps):
                                                "pitch": {"min": RATE_PITCH - 0.001, "max": RATE_PITCH + 0.001,
                                                          "max_speed": 0.001}}})
             stats, log = work / "stats.json", work / "log.jsonl"
-            subprocess.run([DEBIAN_PYTHON, str(CAMERA / "dock-camera"), "--source", f"virtual:{VIDEO}", "--socket",
+            subprocess.run([python, str(CAMERA / "dock-camera"), "--source", f"virtual:{VIDEO}", "--socket",
                             str(rig.socket), "--detector", detector, "--fps", str(fps), "--seconds", str(seconds),
                             "--hfov", str(VIEW_HFOV), "--virtual-wide-fov", str(WIDE_HFOV), "--stats", str(stats),
                             "--log", str(log)], check=True, stderr=open(work / "camera.err", "wb"))
@@ -208,11 +214,11 @@ def current_pitch(rig):
                 return message["params"]["positions"]["pitch"]
 
 
-def naive_loop(binaries, work, detector, seconds, fps):
+def naive_loop(binaries, work, detector, python, seconds, fps):
     rig = Rig(binaries, work)
     try:
         log = work / "log.jsonl"
-        subprocess.run([DEBIAN_PYTHON, str(HERE / "naive_client.py"), "--source", f"virtual:{VIDEO}", "--socket",
+        subprocess.run([python, str(HERE / "naive_client.py"), "--source", f"virtual:{VIDEO}", "--socket",
                         str(rig.socket), "--detector", detector, "--fps", str(fps), "--seconds", str(seconds),
                         "--hfov", str(VIEW_HFOV), "--virtual-wide-fov", str(WIDE_HFOV), "--log", str(log)],
                        check=True, stderr=open(work / "camera.err", "wb"))
@@ -225,8 +231,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--bin", required=True, help="folder with dockd and dock-sim")
     p.add_argument("--out", default=str(ROOT / "out" / "camera"))
-    p.add_argument("--detectors", default="hog,hog-fast,haar,blazeface,blazeface-short,blazepose,mtcnn,hog+blazeface")
-    p.add_argument("--default", default="hog", help="the detector of the closed-loop runs")
+    p.add_argument("--detectors", default="hog,hog-fast,haar,blazeface,blazeface-short,blazepose,mtcnn,hog+blazeface,"
+                                          "blazeface+blazepose,hog+blazepose")
+    p.add_argument("--default", default="hog", help="the detector of the closed-loop runs (all three clients)")
     p.add_argument("--mediapipe-python", default=str(ROOT / ".venv-camera" / "bin" / "python"))
     p.add_argument("--seconds", type=float, default=20.0, help="per-detector run")
     p.add_argument("--loop-seconds", type=float, default=60.0, help="per closed-loop run")
@@ -244,7 +251,7 @@ def main():
     reference = out / "vtest-reference.json"
     if not reference.exists():
         subprocess.run([DEBIAN_PYTHON, str(HERE / "ground_truth.py"), VIDEO, str(reference)], check=True)
-    results = {"detectors": [], "loops": {}}
+    results = {"detectors": [], "loops": {}, "loop_seconds": args.loop_seconds, "loop_detector": args.default}
     names = [d for d in args.detectors.split(",") if d]
     for name in names:
         python = python_for(name, args.mediapipe_python)
@@ -252,7 +259,9 @@ def main():
             print(f"bench-camera: skipping {name}: {python} is missing (make camera-venv)", file=sys.stderr)
             continue
         print(f"bench-camera: {name}: detection rate", file=sys.stderr)
-        child = subprocess.run([python, __file__, "--bin", args.bin, "--rate-only", name, "--reference",
+        # On one core (taskset -c 0): every thread a detector starts shares it, so its CPU time per
+        # frame is what it costs a machine that has one core for it.
+        child = subprocess.run(["taskset", "-c", "0", python, __file__, "--bin", args.bin, "--rate-only", name, "--reference",
                                 str(reference)], check=True, capture_output=True, text=True)
         rate = json.loads(child.stdout.strip().splitlines()[-1])  # a package may print on import
         print(f"bench-camera: {name}: {args.seconds:g} s with dockd", file=sys.stderr)
@@ -265,6 +274,7 @@ def main():
     from dock_camera.geometry import PanTiltView
     geometry = PanTiltView((768, 576), math.radians(WIDE_HFOV), (640, 480), math.radians(VIEW_HFOV))
     ref = json.load(open(reference))
+    loop_python = python_for(args.default, args.mediapipe_python)
     for mode in ("dockd", "fixed", "naive"):
         runs = []
         for run in range(args.loop_runs):
@@ -274,15 +284,15 @@ def main():
             load = load_average()
             results.setdefault("logs", {}).setdefault(mode, []).append(str(work / "log.jsonl"))
             if mode == "dockd":
-                stats, log = run_camera(args.bin, work, args.default, DEBIAN_PYTHON, args.loop_seconds, 15)
+                stats, log = run_camera(args.bin, work, args.default, loop_python, args.loop_seconds, 15)
                 frames, states = load_log(log)
                 samples = samples_from_dockd(frames, states)
             elif mode == "fixed":
-                stats, log = fixed_camera_loop(args.bin, work, args.default, args.loop_seconds, 15)
+                stats, log = fixed_camera_loop(args.bin, work, args.default, loop_python, args.loop_seconds, 15)
                 frames, states = load_log(log)
                 samples = samples_from_dockd(frames, states)
             else:
-                log = naive_loop(args.bin, work, args.default, args.loop_seconds, 15)
+                log = naive_loop(args.bin, work, args.default, loop_python, args.loop_seconds, 15)
                 frames, _ = load_log(log)
                 samples = samples_from_naive(frames)
                 stats = None

