@@ -253,3 +253,15 @@ def test_a_visca_camera_returns_to_its_preset_to_a_tenth_of_a_degree_and_after_a
     assert after < TENTH_OF_A_DEGREE
     assert json.loads((dockd.state / "presets.json").read_text())["stands"]["ptz-1"]["stage"] == {k: stage[k] for k in ("yaw", "pitch", "zoom")}
     c.close()
+
+
+def test_going_to_the_preset_the_stand_is_at_completes_at_once(rig):
+    """Nowhere to go: the motion completes in the step that accepts it, and dockd sends its progress
+    before the reply; `dockctl preset go` must not wait for it forever (it did: the README's
+    `dockctl preset go stage` right after `dockctl stop` hung)."""
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("motion.stop")
+    c.close()
+    went = dockctl(rig.socket_path, "preset", "go", "home")
+    assert went.returncode == 0 and went.stdout == "motion 1 completed\n", (went.stdout, went.stderr)
