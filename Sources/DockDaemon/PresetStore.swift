@@ -54,7 +54,7 @@ final class PresetStore: Sendable {
         return presets
     }
 
-    /// Whether `home` is a client's saved pose rather than the built-in one.
+    /// Whether the stand has a saved preset of that name (false for the built-in `home`).
     func isSaved(_ name: String, of stand: String) -> Bool {
         table.withLock { $0[stand]?[name] != nil }
     }
