@@ -212,7 +212,11 @@ public struct MotionController: Sendable {
     /// otherwise they are positions. A target outside the limits throws `outOfRange` (as DockKit;
     /// nothing is clamped). `duration` nil or 0 = as fast as the limits allow (at `planningMargin`);
     /// a duration too short for the limits is lengthened. Pre-empts the running motion.
-    public mutating func setOrientation(_ target: [Axis: Double], relative: Bool, duration: Double?,
+    /// `tolerance`: how close to the target the stand must come to rest (default
+    /// `configuration.positionTolerance`); a tighter one takes the settling longer. A stand that
+    /// positions itself lands where its own units allow, and is judged by the configured tolerance
+    /// (with a tighter one a VISCA camera's recall, exact to its unit, failed as making no progress).
+    public mutating func setOrientation(_ target: [Axis: Double], relative: Bool, duration: Double?, tolerance: Double? = nil,
                                         at time: Double) throws(MotionError) -> MotionID {
         try requireFeedback()
         guard !target.isEmpty else { throw .invalidParameter("no axis given") }
@@ -241,7 +245,7 @@ public struct MotionController: Sendable {
         let paths = axes.indices.map { i in
             AxisPath.move(MinimumJerkMove(start: measuredPosition[i], end: goal[i], duration: length))
         }
-        guard standClosesPositionLoop else { return begin(.orientation, duration: length, paths: paths, at: time) }
+        guard standClosesPositionLoop else { return begin(.orientation, duration: length, paths: paths, tolerance: tolerance, at: time) }
         let id = begin(.orientation, duration: length, paths: paths, at: time, delegated: true)
         pending.messages.append(.position(duration: Float(length), targets: axes.indices.map { PositionTarget(axis: axes[$0], position: Float(goal[$0])) }))
         return id
@@ -362,7 +366,7 @@ public struct MotionController: Sendable {
         let position = predictedPositions(at: time)
         let lead = roundTrip / 2
         let errors = axes.indices.map { plan.paths[$0].finalPosition - position[$0] }
-        if elapsed >= plan.duration && settled(errors) {
+        if elapsed >= plan.duration && settled(errors, tolerance: plan.tolerance) {
             finish(plan, .completed, at: time, into: &out)
             return
         }
@@ -388,7 +392,7 @@ public struct MotionController: Sendable {
     /// leave it short (issue 21: 0.2 rad asked, 0.14 reached).
     private mutating func watch(_ plan: MotionPlan, at time: Double, into out: inout ControlOutput) {
         let errors = axes.indices.map { plan.paths[$0].finalPosition - measuredPosition[$0] }
-        if settled(errors) && axes.indices.allSatisfy({ abs(measuredVelocity[$0]) < configuration.positionTolerance }) {
+        if settled(errors, tolerance: plan.tolerance) && axes.indices.allSatisfy({ abs(measuredVelocity[$0]) < configuration.positionTolerance }) {
             out.progress.append(MotionProgress(id: plan.id, fraction: 1, state: .completed))
             mode = .idle
             delegatedProgress = nil
@@ -449,8 +453,8 @@ public struct MotionController: Sendable {
     /// once the final zero VELOCITY has acted (it keeps its speed for about the reaction time). The
     /// other half of the tolerance is the margin for noise and that coasting, so the stand really
     /// comes to rest within `positionTolerance`.
-    private func settled(_ errors: [Double]) -> Bool {
-        let band = configuration.positionTolerance / 2
+    private func settled(_ errors: [Double], tolerance: Double) -> Bool {
+        let band = tolerance / 2
         let coast = Self.reaction(configuration, period: period)
         return axes.indices.allSatisfy { i in
             abs(errors[i]) < band && abs(errors[i] - measuredVelocity[i] * coast) < band
@@ -510,12 +514,13 @@ public struct MotionController: Sendable {
         rateLimiter.record(at: time)
     }
 
-    private mutating func begin(_ kind: MotionPlan.Kind, duration: Double, paths: [AxisPath], at time: Double,
+    private mutating func begin(_ kind: MotionPlan.Kind, duration: Double, paths: [AxisPath], tolerance: Double? = nil, at time: Double,
                                 delegated: Bool = false) -> MotionID {
         preempt(at: time)
         let id = MotionID(rawValue: nextID)
         nextID += 1
-        mode = .plan(MotionPlan(id: id, kind: kind, start: time, duration: duration, paths: paths, delegated: delegated))
+        mode = .plan(MotionPlan(id: id, kind: kind, start: time, duration: duration, paths: paths, delegated: delegated,
+                                tolerance: min(tolerance ?? configuration.positionTolerance, configuration.positionTolerance)))
         delegatedProgress = nil
         return id
     }

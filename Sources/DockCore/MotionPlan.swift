@@ -33,6 +33,9 @@ struct MotionPlan: Sendable, Equatable {
     let paths: [AxisPath]
     /// The stand follows it itself (one POSITION); the controller only watches the feedback.
     var delegated = false
+    /// How close to its target it must come to rest to complete (`MotionConfiguration.positionTolerance`
+    /// unless the caller asked for closer: a preset's recall).
+    var tolerance: Double
 
     func fraction(at time: Double) -> Double {
         guard duration > 0 else { return 1 }

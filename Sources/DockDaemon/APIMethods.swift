@@ -14,7 +14,7 @@ import StandEngine
 /// The JSON-RPC methods (protocol/API.md). A method answers at once, or with a future when a stand
 /// must answer (a command, or a read of its state on its own event loop): no task per request.
 struct APIMethods: Sendable {
-    static let apiVersion = (major: 1, minor: 2)
+    static let apiVersion = (major: 1, minor: 3)
 
     let stands: StandRegistry
     let hub: EventHub
@@ -23,6 +23,7 @@ struct APIMethods: Sendable {
     /// What new stands start with; `defaults.set` changes their defaults.
     let engineSettings: Shared<EngineSettings>
     let defaultsStore: DefaultsStore
+    let presets: PresetMethods
     /// Where work that belongs to no stand completes (detaching a stand).
     let loop: any EventLoop
     let logger: Logger
@@ -178,6 +179,8 @@ struct APIMethods: Sendable {
             for s in stands.all { s.setDefaults(defaults) }
             logger.notice("the stands' defaults are now \(DefaultsStore.json(defaults)) (stored in \(defaultsStore.path))")
             return .value(DefaultsStore.json(defaults))
+        case _ where PresetMethods.names.contains(method):
+            return try presets.call(method, p, session: session)
         case "stands.detach":
             try requireAdmin(session, method)
             let endpoint = try p.device()

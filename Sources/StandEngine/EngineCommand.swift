@@ -15,7 +15,8 @@ public enum EngineCommand: Sendable {
     /// System tracking on or off (DockKit's `setSystemTrackingEnabled`); leased.
     case setTracking(Bool)
     case velocity([Axis: Double])
-    case orient([Axis: Double], relative: Bool, duration: Double?)
+    /// `tolerance`: how close it must come to rest (nil: the controller's own; a preset's recall asks closer).
+    case orient([Axis: Double], relative: Bool, duration: Double?, tolerance: Double? = nil)
     case play(Animation)
     case limits([Axis: LimitRequest])
     case cancel(MotionID)

@@ -559,9 +559,9 @@ public struct StandEngine: Sendable {
             clientMotionUntil = now + settings.motion.deadman
             clientTurned = true
             return .ok
-        case .orient(let target, let relative, let duration):
+        case .orient(let target, let relative, let duration, let tolerance):
             let id = try withController(at: now, &out) { c, now throws(MotionError) in
-                try c.setOrientation(target, relative: relative, duration: duration, at: now)
+                try c.setOrientation(target, relative: relative, duration: duration, tolerance: tolerance, at: now)
             }
             clientTurned = true
             return .motion(id)

@@ -305,7 +305,10 @@ enum MotionWaiter {
         let client = try connection.client()
         let p = try StandChoice.changes.params(connection, client, params)
         if wait { _ = try client.call("subscribe", ["topics": ["motion"], "motion_rate": 1]) }
-        let result = try client.call(method, p) as? [String: Any] ?? [:]
+        // A motion with nowhere to go (a preset recalled where the stand is) completes in the step
+        // that accepts it: dockd sends its progress before the reply.
+        var early: [[String: Any]] = []
+        let result = try client.call(method, p) { early.append($0) } as? [String: Any] ?? [:]
         guard let id = result["id"] as? Int else { return }
         let stand = p["stand"] as? String
         guard wait else {
@@ -314,7 +317,7 @@ enum MotionWaiter {
             return
         }
         while true {
-            let message = try client.receive()
+            let message = early.isEmpty ? try client.receive() : early.removeFirst()
             guard message["method"] as? String == "motion.progress", let progress = message["params"] as? [String: Any],
                   progress["id"] as? Int == id, let state = progress["state"] as? String, state != "running" else { continue }
             if connection.json { Output.json(progress) }

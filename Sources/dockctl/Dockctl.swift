@@ -31,7 +31,7 @@ struct Dockctl: ParsableCommand {
         version: DockVersion.string,
         subcommands: [Status.self, List.self, Diag.self, Watch.self, Track.self, Move.self, Orient.self, Limits.self,
                       Animate.self, Stop.self, Resume.self, Battery.self, Events.self, Attach.self, Detach.self, Discover.self,
-                      Framing.self, ROI.self, Select.self, Subjects.self, Defaults.self])
+                      Framing.self, ROI.self, Select.self, Subjects.self, Defaults.self, PresetCommand.self])
 }
 
 /// Options every subcommand shares.

@@ -96,6 +96,22 @@ struct OrientationTests {
         #expect(rig.nacks.isEmpty)
     }
 
+    @Test("a tighter tolerance (a preset's recall) comes to rest within half of it", arguments: ClosedLoopRig.feedbackPhases)
+    func restsInsideATighterTolerance(feedbackPhase: Double) throws {
+        var rig = try ClosedLoopRig(feedbackPhase: feedbackPhase)
+        rig.run(for: 0.05)
+        var worst = 0.0
+        for target in [0.5, -0.3, 0.8, 0.1] {
+            let id = try rig.controller.setOrientation([.yaw: target, .pitch: target / 3], relative: false, duration: 1, tolerance: 0.002, at: rig.time)
+            let result = rig.runUntilFinished(id)
+            #expect(try #require(result).progress.state == .completed)
+            rig.run(for: 0.6)
+            worst = max(worst, abs(rig.truth(.yaw).motorPosition - target), abs(rig.truth(.pitch).motorPosition - target / 3))
+        }
+        // Half the 0.002 rad, and as above a margin for sensor noise and the coast estimate.
+        #expect(worst < 0.0015)
+    }
+
     @Test("continuous yaw: a relative move of more than a turn ends at the unwrapped position")
     func multiTurn() throws {
         var rig = try ClosedLoopRig()

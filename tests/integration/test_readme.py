@@ -42,6 +42,9 @@ RUN = [
     "dockctl track off",
     "dockctl stop",
     "dockctl events",
+    "dockctl preset save stage",
+    "dockctl preset go stage",
+    "dockctl preset list",
     "dock-bench scenario --suite",
     "dock-bench live Benchmarks/Scenarios/slow-walk.json --plot /tmp/slow-walk.svg",
 ]
@@ -71,6 +74,9 @@ def local(command, tmp_path, link, socket_path):
         command += f" --socket {socket_path} --socket-group ''"
     if command.startswith("dockd "):
         command += " --no-hotplug"  # no stand of this machine's own
+        # What it keeps (presets, defaults) in the test's directory, never the machine's /var/lib/dockd.
+        (tmp_path / "state").mkdir(exist_ok=True)
+        command = f"env STATE_DIRECTORY={tmp_path}/state {command}"
     return command
 
 
@@ -102,7 +108,7 @@ def readme_rig(tmp_path):
 def test_the_simulator_section_and_the_using_dockd_commands(readme_rig):
     tmp_path, socket_path = readme_rig
     wait_for(lambda: "connected" in run_to_end("dockctl status", tmp_path, socket_path).stdout, 10, "the stand")
-    for command in RUN[3:13]:
+    for command in RUN[3:16]:
         if command in FOLLOWING:
             follow(command, tmp_path, socket_path, FOLLOWING[command])
         else:
@@ -148,8 +154,8 @@ def follow(command, tmp_path, socket_path, first_word):
 # every core (it timed out at 60 s under `make under-load`): generous deadlines.
 @pytest.mark.timeout(1200)
 def test_the_benchmark_commands(tmp_path):
-    suite = run_to_end(RUN[13], tmp_path, None, timeout=600)
+    suite = run_to_end(RUN[16], tmp_path, None, timeout=600)
     assert suite.returncode == 0 and "| met |" in suite.stdout, suite.stderr[-2000:]
-    live = run_to_end(RUN[14], tmp_path, None, timeout=300)
+    live = run_to_end(RUN[17], tmp_path, None, timeout=300)
     assert live.returncode == 0, live.stderr[-2000:]
     assert "<svg" in (tmp_path / "slow-walk.svg").read_text()

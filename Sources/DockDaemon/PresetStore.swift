@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DockIO
+import NIOCore
+import Synchronization
+
+/// A pose a stand can be sent back to: the measured yaw and pitch when it was saved (nil for an axis
+/// the stand lacks), and its zoom — nil while dockd drives no zoom on the stand (no driver does yet).
+struct Preset: Sendable, Equatable {
+    var yaw: Double?
+    var pitch: Double?
+    var zoom: Double?
+
+    /// `home` until a client saves its own: the pose every axis starts from.
+    static let homeName = "home"
+    static let home = Preset(yaw: 0, pitch: 0, zoom: nil)
+
+    var json: JSONValue {
+        ["yaw": yaw.map { JSONValue($0) } ?? .null, "pitch": pitch.map { JSONValue($0) } ?? .null, "zoom": zoom.map { JSONValue($0) } ?? .null]
+    }
+}
+
+/// Every stand's presets, by the stand's stable id (the serial number it reports, or a camera's
+/// configured `name`: what `stands.list` shows as `id`), kept in the state directory
+/// (`presets.json`) so they survive a restart of dockd and a stand's reconnect. The file is
+/// written whole and renamed over the old one (as `defaults.json`), under the lock, so two saves
+/// never interleave and memory changes only once the file holds the change.
+final class PresetStore: Sendable {
+    let path: String
+    /// Stand id → preset name → pose.
+    private let table: Mutex<[String: [String: Preset]]>
+
+    static let maxPerStand = 100
+    /// 100 presets of ~70 bytes for each of many stands; a larger file is not dockd's.
+    static let largestFile = 1 << 20
+
+    /// Loads `presets.json` from `directory`. A file that cannot be used is renamed aside
+    /// (`presets.json.unreadable`, so the next save does not destroy it) and reported.
+    init(directory: String) {
+        path = directory + "/presets.json"
+        let loaded = Self.load(path)
+        table = Mutex(loaded.table)
+        problem = loaded.problem
+    }
+
+    /// Why the stored presets were not used, if they were not.
+    let problem: String?
+
+    /// A stand's presets by name, `home` among them whether saved or not.
+    func presets(of stand: String) -> [String: Preset] {
+        var presets = table.withLock { $0[stand] ?? [:] }
+        if presets[Preset.homeName] == nil { presets[Preset.homeName] = .home }
+        return presets
+    }
+
+    /// Whether the stand has a saved preset of that name (false for the built-in `home`).
+    func isSaved(_ name: String, of stand: String) -> Bool {
+        table.withLock { $0[stand]?[name] != nil }
+    }
+
+    func save(_ preset: Preset, as name: String, for stand: String) throws(RPCError) {
+        try change { table throws(RPCError) in
+            var presets = table[stand] ?? [:]
+            guard presets[name] != nil || presets.count < Self.maxPerStand else {
+                throw .invalidParameter("stand \(stand) has \(Self.maxPerStand) presets, the most it keeps; delete one first", field: "name")
+            }
+            presets[name] = preset
+            table[stand] = presets
+        }
+    }
+
+    /// Forgets a saved preset; `home` then is the built-in home pose again.
+    func delete(_ name: String, for stand: String) throws(RPCError) {
+        try change { table throws(RPCError) in
+            guard table[stand]?.removeValue(forKey: name) != nil else {
+                let why = name == Preset.homeName ? "home is the built-in home pose (nothing saved to delete)" : "no preset '\(name)'"
+                throw .invalidParameter("stand \(stand): \(why)", field: "name")
+            }
+            if table[stand]?.isEmpty == true { table[stand] = nil }
+        }
+    }
+
+    private func change(_ body: (inout [String: [String: Preset]]) throws(RPCError) -> Void) throws(RPCError) {
+        try table.withLock { table throws(RPCError) in
+            var next = table
+            try body(&next)
+            var text = ByteBuffer()
+            text.writeJSON(Self.json(next))
+            do {
+                try WholeFile.replace(path, with: Array(text.readableBytesView))
+            } catch {
+                throw .internal("cannot write \(path): \(error) (the state directory, [daemon] state_directory)")
+            }
+            table = next
+        }
+    }
+
+    /// `{"stands": {id: {name: {"yaw", "pitch", "zoom"}}}}`
+    static func json(_ table: [String: [String: Preset]]) -> JSONValue {
+        ["stands": .object(table.mapValues { .object($0.mapValues(\.json)) })]
+    }
+
+    private static func load(_ path: String) -> (table: [String: [String: Preset]], problem: String?) {
+        guard FileManagerLite.exists(path) else { return ([:], nil) }
+        do {
+            let bytes = try WholeFile.read(path, atMost: largestFile)
+            let value = try bytes.withUnsafeBytes { (raw) throws(JSONParser.Failure) in try JSONParser.parse(raw) }
+            return (try decode(value), nil)
+        } catch {
+            let aside = path + ".unreadable"
+            let moved = rename(path, aside) == 0 ? "moved to \(aside)" : "left in place (\(String(cString: strerror(errno))))"
+            return ([:], "\(path) not used (\(moved)): \(error)")
+        }
+    }
+
+    /// The file's table; every name and number checked as the API checks them.
+    static func decode(_ value: JSONValue) throws(RPCError) -> [String: [String: Preset]] {
+        guard let stands = value["stands"]?.object else { throw .invalidParams("not {\"stands\": {…}}", field: "stands") }
+        var table: [String: [String: Preset]] = [:]
+        for (stand, entries) in stands {
+            guard let entries = entries.object else { throw .invalidParams("stands.\(stand) must be an object", field: "stands.\(stand)") }
+            var presets: [String: Preset] = [:]
+            for (name, pose) in entries {
+                try PresetName.check(name, field: "stands.\(stand).\(name)")
+                guard let fields = pose.object else { throw .invalidParams("stands.\(stand).\(name) must be an object", field: "stands.\(stand).\(name)") }
+                let p = Params(fields, path: "stands.\(stand).\(name)")
+                let angle = -Params.angleLimit...Params.angleLimit
+                presets[name] = Preset(yaw: try p.optionalNumber("yaw", in: angle, unit: "rad"), pitch: try p.optionalNumber("pitch", in: angle, unit: "rad"),
+                                       zoom: try p.optionalNumber("zoom", in: 0...Params.angleLimit, unit: ""))
+            }
+            table[stand] = presets
+        }
+        return table
+    }
+}
+
+/// What a preset may be called: 1…32 letters, digits, `-` and `_`, starting with a letter or digit
+/// (a word for a command line and a file, never a path or an option).
+enum PresetName {
+    static let maxLength = 32
+
+    static func check(_ name: String, field: String) throws(RPCError) {
+        let ascii = name.unicodeScalars
+        guard (1...maxLength).contains(ascii.count),
+              ascii.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }),
+              let first = ascii.first, first != "-", first != "_" else {
+            throw .invalidParams("\(field) must be 1…\(maxLength) letters, digits, '-' or '_', starting with a letter or digit", field: field)
+        }
+    }
+}

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import DockDaemon
+import Testing
+
+/// The stands' presets on disk: what one dockd saves, the next one reads.
+struct PresetStoreTests {
+    func temporaryDirectory() -> String {
+        var template = Array("/tmp/dockd-presets-XXXXXX".utf8CString)
+        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    }
+
+    @Test func savedPresetsAreReadBackByTheNextStoreAndHomeIsBuiltIn() throws {
+        let directory = temporaryDirectory()
+        let store = PresetStore(directory: directory)
+        #expect(store.presets(of: "SIM-0001") == ["home": .home] && store.problem == nil)
+        let stage = Preset(yaw: 0.5000000298023224, pitch: -0.2, zoom: nil)
+        try store.save(stage, as: "stage", for: "SIM-0001")
+        try store.save(Preset(yaw: 1, pitch: nil, zoom: nil), as: "home", for: "ptz-1")
+        let next = PresetStore(directory: directory)
+        #expect(next.presets(of: "SIM-0001") == ["home": .home, "stage": stage], "every bit of the angle kept")
+        #expect(next.isSaved("home", of: "ptz-1") && !next.isSaved("home", of: "SIM-0001"))
+        try next.delete("home", for: "ptz-1")
+        #expect(PresetStore(directory: directory).presets(of: "ptz-1") == ["home": .home])
+        #expect(throws: RPCError.invalidParameter("stand ptz-1: home is the built-in home pose (nothing saved to delete)", field: "name")) {
+            try next.delete("home", for: "ptz-1")
+        }
+    }
+
+    @Test func aStandKeepsAtMostAHundredPresets() throws {
+        let store = PresetStore(directory: temporaryDirectory())
+        for i in 0..<PresetStore.maxPerStand { try store.save(.home, as: "p\(i)", for: "s") }
+        #expect(throws: RPCError.self) { try store.save(.home, as: "one-more", for: "s") }
+        try store.save(Preset(yaw: 1, pitch: 1, zoom: nil), as: "p0", for: "s")  // replacing one is not one more
+    }
+
+    @Test func aFileThatCannotBeUsedIsMovedAsideNotOverwritten() throws {
+        let directory = temporaryDirectory()
+        let path = directory + "/presets.json"
+        let bad = #"{"stands": {"s": {"../etc": {"yaw": 1}}}}"#
+        let fd = open(path, O_WRONLY | O_CREAT, 0o600)
+        #expect(write(fd, bad, bad.utf8.count) == bad.utf8.count && close(fd) == 0)
+        let store = PresetStore(directory: directory)
+        #expect(store.problem?.contains("moved to \(path).unreadable") == true)
+        #expect(access(path + ".unreadable", F_OK) == 0 && access(path, F_OK) != 0)
+    }
+
+    @Test(arguments: ["stage", "Desk_2", "a", String(repeating: "x", count: 32)])
+    func goodNames(_ name: String) throws {
+        try PresetName.check(name, field: "name")
+    }
+
+    @Test(arguments: ["", "-rf", "_x", "a b", "a/b", "../x", "é", "a.b", String(repeating: "x", count: 33)])
+    func badNamesAreRefusedWithTheField(_ name: String) {
+        #expect(throws: RPCError.invalidParams("name must be 1…32 letters, digits, '-' or '_', starting with a letter or digit", field: "name")) {
+            try PresetName.check(name, field: "name")
+        }
+    }
+}
