@@ -68,7 +68,7 @@ struct ScenarioBench: ParsableCommand {
         line(String(format: "best of a %d-point grid: k = %.1f /s, dead zone %.0f %% of the FOV (grid, geometric mean RMS: %@).",
                     grid.count, grid[bestIndex].0, grid[bestIndex].1 * 100, gridLines.joined(separator: "; ")))
         line("delayed oracle: the true framing aim and its rate, as late as the detector (its latency and frame rate), followed with dockd's control law")
-        line("without dead band or smoothing, through motion.velocity.")
+        line("without dead band, smoothing or trailing, through motion.velocity.")
         line("")
         line("Each cell: ours / naive / oracle. Errors in % of the field of view from the framing point (API.md: the face on the ROI's centre line, 35 % down).")
         line("")
