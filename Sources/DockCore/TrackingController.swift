@@ -32,7 +32,7 @@ public enum LostSubjectBehaviour: String, Sendable, CaseIterable {
 public struct TrackingControlConfiguration: Sendable, Equatable {
     /// The settings dockd tracks with, as measured through its engine by `dock-bench scenario`
     /// (BENCHMARKS.md): gain 6/s, prediction across 60 ms of command latency, a 0.015 rad dead band
-    /// (averaged over 0.2 s at rest) that settles at 0.003 rad, smoothed target rates and commands,
+    /// (averaged over 0.2 s) that settles at 0.003 rad, smoothed target rates and commands,
     /// home once there is no target and the last one is over 1.5 s old. (dockd holds the last
     /// target while the tracker keeps the subject's track: 3 s after it was last seen, up to 6 s
     /// while a nearer person hides it. The target goes only with the track, by then older than
@@ -53,6 +53,7 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
         c.commandSmoothing = 0.02
         c.lostBehaviour = .home
         c.lostHold = 1.5
+        c.trailingAxes = [.pitch]
         return c
     }()
 
@@ -72,17 +73,23 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     public var searchAmplitude: Double = 0.6
     public var searchRate: Double = 0.3
     public var homeGain: Double = 1.0
-    /// Dead band with hysteresis on the predicted error, rad per axis: an axis at rest starts moving
-    /// once its error exceeds `deadBand` (or its target moves faster than `deadBandRate`) and comes
-    /// back to rest once the error is under `settleBand` and the target is slow. A still subject
-    /// with jittery detections thus gets a still camera. 0 disables it.
+    /// Dead band with hysteresis on the measured error, rad per axis (`AxisDeadBand`): an axis at
+    /// rest starts moving once its averaged error exceeds `deadBand` (or its target moves faster
+    /// than `deadBandRate` and has gone that way) and comes back to rest once the averaged error is
+    /// under `settleBand` and the target is slow. A still subject with jittery detections thus gets
+    /// a still camera. 0 disables it.
     public var deadBand: Double = 0
     public var settleBand: Double = 0
     public var deadBandRate: Double = 0.05
-    /// At rest, the error is averaged over this time constant before it is compared with
-    /// `deadBand`, so detection noise on a still subject does not restart the camera; an error of
+    /// The dead band judges the error and the rate averaged over this time constant, so detection
+    /// noise on a still subject neither restarts the camera nor keeps it from settling; an error of
     /// twice the dead band (a real move) restarts it at once, s.
     public var restSmoothing: Double = 0.4
+    /// Axes whose target is predicted across the lead only while the camera is behind it as last
+    /// measured (`TrackingController.axisRate`): pitch, where a person's head moves by posture
+    /// changes that stop short (sit, stand, bend), and a prediction on the tracker's lagging rate
+    /// overshot them (sit-stand: 11 % of the FOV with the face's rate predicted, 3 % trailing).
+    public var trailingAxes: Set<Axis> = []
     /// Fraction of the target's rate fed forward (1 = all of it).
     public var feedforwardGain: Double = 1
     /// Time constant of the low-pass on the target's rate, s: the rate comes from a filter fed by
@@ -140,11 +147,11 @@ public struct TrackingController: Sendable {
             lastCommandTime = now
             var rates: [Axis: Double] = [:]
             if let yaw = positions[.yaw] {
-                rates[.yaw] = axisRate(target: target.yaw, rate: rate.yaw, lead: lead, position: yaw,
+                rates[.yaw] = axisRate(target: target.yaw, rate: rate.yaw, lead: lead, trails: c.trailingAxes.contains(.yaw), position: yaw,
                                        base: base.yaw, baseRate: base.yawRate, dt: dt, rest: &rest.yaw)
             }
             if let pitch = positions[.pitch] {
-                rates[.pitch] = axisRate(target: target.pitch, rate: rate.pitch, lead: lead, position: pitch,
+                rates[.pitch] = axisRate(target: target.pitch, rate: rate.pitch, lead: lead, trails: c.trailingAxes.contains(.pitch), position: pitch,
                                          base: base.pitch, baseRate: base.pitchRate, dt: dt, rest: &rest.pitch)
             }
             // At rest on both axes with a still base: exactly zero, and the smoothing starts afresh
@@ -176,10 +183,14 @@ public struct TrackingController: Sendable {
     /// hysteresis. The camera's angle is the motor's plus the base's (predicted across the command
     /// latency); the base's rate is cancelled even inside the dead band, where the camera should
     /// stay still in the world, not on the swaying base.
-    private func axisRate(target: Double, rate: Double, lead: Double, position: Double,
+    private func axisRate(target: Double, rate: Double, lead: Double, trails: Bool, position: Double,
                           base: Double, baseRate: Double, dt: Double, rest: inout AxisDeadBand) -> Double {
         let c = configuration
         let camera = position + base + baseRate * c.latency
+        // A trailing axis predicts the target only while the camera is behind it as last
+        // measured: a move that ends where nobody can predict (a person sitting down) is followed
+        // once, not run past its end on the tracker's lagging rate.
+        let lead = trails && rate * (target - camera) <= 0 ? 0 : lead
         let error = target + rate * lead - camera
         if c.deadBand > 0 {
             // Whether to move is judged on the error as measured, not as predicted: a rate from
@@ -233,28 +244,30 @@ public struct TrackingController: Sendable {
     }
 }
 
-/// The dead band of one axis, with hysteresis: at rest until the error or the target's rate
-/// (averaged over `restSmoothing`, or at twice the threshold at once) leaves `deadBand` or
-/// `deadBandRate`; moving until the error is under `settleBand` and the target is slow.
+/// The dead band of one axis, in angle and time. The error and the target's rate are averaged over
+/// `restSmoothing` throughout: a detector's jitter on a still subject moves the measured error by
+/// several mrad from frame to frame and the rate the tracker estimates from it by 0.1 rad/s, so no
+/// single frame decides. At rest, the axis starts moving once the averaged error leaves `deadBand`
+/// (at once when the error is twice that), or once the averaged rate leaves `deadBandRate` and the
+/// averaged error confirms it (at least half the dead band, the same way): a rate without a
+/// displacement is noise. Moving, it comes back to rest once the averaged error is under
+/// `settleBand` and the averaged rate under `deadBandRate`: the camera is on the target's mean,
+/// which a detector's noise seldom lets the instantaneous error show.
 struct AxisDeadBand: Sendable {
     private(set) var moving = false
     private var averaged: (error: Double, rate: Double)?
 
     mutating func update(error: Double, rate: Double, dt: Double, configuration c: TrackingControlConfiguration) {
-        if moving {
-            if abs(rate) <= c.deadBandRate && abs(error) < c.settleBand {
-                moving = false
-                averaged = (error, rate)
-            }
-            return
-        }
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
         let average: (error: Double, rate: Double) = averaged.map { ($0.error + (error - $0.error) * w, $0.rate + (rate - $0.rate) * w) } ?? (error, rate)
         averaged = average
-        if abs(average.error) > c.deadBand || abs(average.rate) > c.deadBandRate
-            || abs(error) > 2 * c.deadBand || abs(rate) > 2 * c.deadBandRate {
-            moving = true
-            averaged = nil
+        if moving {
+            // The error now within half the dead band too: an average still catching up with a
+            // camera that swept past the target is not the camera on it.
+            if abs(average.rate) <= c.deadBandRate && abs(average.error) < c.settleBand && abs(error) < c.deadBand / 2 { moving = false }
+            return
         }
+        let rateConfirmed = abs(average.rate) > c.deadBandRate && average.error * average.rate > 0 && abs(average.error) > c.deadBand / 2
+        if abs(average.error) > c.deadBand || abs(error) > 2 * c.deadBand || rateConfirmed { moving = true }
     }
 }

@@ -75,7 +75,11 @@ public struct Framer: Sendable {
         let topFace = subjects.compactMap(\.face?.box).min { $0.centerY < $1.centerY }
         let anchorY = topFace?.centerY ?? group.centerY
         let targetY = region.y + (topFace == nil ? 0.5 : settings.faceLine) * region.height
-        var desired = camera.aim(placing: group.centerX, anchorY, atNormalizedX: targetX, normalizedY: targetY)
+        // One subject is framed by its face across too, where there is one: a face box jitters a
+        // third as much as a body box, and a body's box widens and shifts when the person bends,
+        // sits or raises an arm while the head stays put.
+        let anchorX = subjects.count == 1 ? subjects[0].face?.box.centerX ?? group.centerX : group.centerX
+        var desired = camera.aim(placing: anchorX, anchorY, atNormalizedX: targetX, normalizedY: targetY)
 
         // Keep the group inside the region when it fits: shift just enough, never re-center. An edge
         // last seen on the image's border is not where the subject ends (it goes on out of sight):

@@ -16,7 +16,8 @@ public enum SceneControllerKind: Sendable, CustomStringConvertible {
     case naive(gain: Double, deadZone: Double)
     /// Sees what a perfect detector would: the true framing aim and its rate while the subject can
     /// be seen (not hidden, in the room), as late as the detector would tell (its latency, its frame
-    /// rate), followed with dockd's control law without a dead band or smoothing; while the subject
+    /// rate), followed with dockd's control law without a dead band, smoothing or trailing (its
+    /// rate is true, not a filter's lagging one, so it predicts both axes); while the subject
     /// is hidden it holds its last target. No noise, no misses, no false detections.
     case oracle
 
@@ -37,6 +38,7 @@ public enum OracleControl {
         c.settleBand = 0
         c.rateSmoothing = 0
         c.commandSmoothing = 0
+        c.trailingAxes = []
         return c
     }
 }

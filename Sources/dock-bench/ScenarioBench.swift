@@ -68,7 +68,7 @@ struct ScenarioBench: ParsableCommand {
         line(String(format: "best of a %d-point grid: k = %.1f /s, dead zone %.0f %% of the FOV (grid, geometric mean RMS: %@).",
                     grid.count, grid[bestIndex].0, grid[bestIndex].1 * 100, gridLines.joined(separator: "; ")))
         line("delayed oracle: the true framing aim and its rate, as late as the detector (its latency and frame rate), followed with dockd's control law")
-        line("without dead band or smoothing, through motion.velocity.")
+        line("without dead band, smoothing or trailing, through motion.velocity.")
         line("")
         line("Each cell: ours / naive / oracle. Errors in % of the field of view from the framing point (API.md: the face on the ROI's centre line, 35 % down).")
         line("")
@@ -89,6 +89,20 @@ struct ScenarioBench: ParsableCommand {
         }
         line("")
         line("† the subject leaves what any controller can keep in frame (faster than the motors, out of the camera's view): excluded from the targets.")
+        line("")
+        line("Still time: where the ideal aim has not moved for over a second (a still subject, the pauses between moves). Targets (issue 22): no motion")
+        line("command after settling or moving < 2 % of the still time, aim jitter (RMS of the aim about its mean over each still stretch) < 0.2 % of the")
+        line("horizontal FOV, framing error no worse than the naive client's. Each cell: ours / naive / oracle.")
+        line("")
+        line("| scenario | still s | commands while still | moving % of still time | aim jitter % HFOV | RMS err % while still |")
+        line("|---|---|---|---|---|---|")
+        for (i, s) in loaded.enumerated() where ours[i].metrics.stillTime > 0 {
+            let runs = [ours[i], naive[i], oracle[i]]
+            func cell(_ f: (SceneRunResult) -> String) -> String { runs.map(f).joined(separator: " / ") }
+            line(String(format: "| %@ | %.1f | ", s.name, ours[i].metrics.stillTime) + cell { "\($0.commandsWhileStill)" } + " | "
+                 + cell { String(format: "%.1f", $0.metrics.stillMotion * 100) } + " | " + cell { String(format: "%.2f", $0.metrics.stillJitter * 100) }
+                 + " | " + cell { $0.stillError.map { String(format: "%.2f", $0 * 100) } ?? "–" } + " |")
+        }
         line("")
         let within = loaded.indices.filter { loaded[$0].withinLimits }
         let oracleRatio = geometricMean(within.map { ours[$0].metrics.rmsError / oracle[$0].metrics.rmsError })

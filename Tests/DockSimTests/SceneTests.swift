@@ -64,4 +64,20 @@ import Testing
         #expect(abs(m.pathRatio - 1) < 1e-3)
         #expect(m.primarySwitches == 0 && m.inFrame == 1)
     }
+
+    /// A still subject for 4 s; the camera holds still but for a 0.5 s hop of 0.02 rad at 3 s.
+    @Test func aCameraThatHopsOnAStillSubjectIsScoredAsMoving() {
+        var samples: [SceneSample] = []
+        for i in 0...400 {
+            let t = Double(i) * 0.01
+            let hop = min(max((t - 3) / 0.5, 0), 1) * 0.02
+            samples.append(SceneSample(time: t, camera: SceneAim(x: hop, y: 0), desired: SceneAim(x: 0, y: 0), inFrame: true, inRegion: true))
+        }
+        let m = SceneMetrics.compute(samples, marks: [], horizontalFieldOfView: 1, verticalFieldOfView: 1)
+        // Judged from 1 s on: 3 s, of which the hop is 0.5 s.
+        #expect(abs(m.stillTime - 3) < 0.02)
+        #expect(abs(m.stillMotion - 0.5 / 3) < 0.01, "moving \(m.stillMotion)")
+        // About its mean over the stretch the aim wanders: 0 for 2 s, a ramp, 0.02 for 0.5 s.
+        #expect(m.stillJitter > 0.005 && m.stillJitter < 0.01, "jitter \(m.stillJitter)")
+    }
 }

@@ -59,6 +59,23 @@ import Testing
         #expect(centerX(of: track, aim: result.desiredAim) < 0.45)
     }
 
+    @Test func aSubjectIsFramedByItsFaceAcrossNotByItsLeaningBody() {
+        // A person leaning to one side: the body's box is centered 0.04 rad left of the head.
+        let body = Box(centerX: 0.1, centerY: 0.05, width: 0.16, height: 0.4)
+        let face = Box(centerX: 0.14, centerY: body.top + 0.04, width: 0.05, height: 0.06)
+        var tracker = MultiSubjectTracker(seed: 99)
+        for frame in 0..<5 {
+            tracker.update(observations: [Observation(kind: .body, box: body, confidence: 0.9), Observation(kind: .face, box: face, confidence: 0.9)],
+                           time: Double(frame) * Fixture.frameInterval)
+        }
+        let track = tracker.subjects[0]
+        var framer = Framer()
+        framer.mode = .center
+        let result = framer.frame(selected: [track.id], tracks: tracker.subjects, camera: Fixture.camera, aim: Fixture.aim)
+        let placed = Fixture.camera.normalizedRect(of: track.face!.box, aim: result.desiredAim)
+        #expect(abs(placed.x + placed.width / 2 - 0.5) < 1e-6, "face at x \(placed.x + placed.width / 2)")
+    }
+
     @Test func subjectOutsideTheImageIsNotInFrame() {
         let tracks = Fixture.tracker([Person(x: 0.7)]).subjects
         var framer = Framer()
