@@ -31,6 +31,8 @@ public struct VirtualStandRig: Sendable {
     /// Ticks the engine was given: the wake-ups of the daemon's timer.
     public private(set) var ticks = 0
     private var outgoing = FrameDecoder()
+    /// The engine's `nextTick` after the last event: it changes only when the engine handles one.
+    private var tickDue: Double?
     private var reopenAt: Double?
     private var nextToken = 1
 
@@ -77,7 +79,7 @@ public struct VirtualStandRig: Sendable {
         } else {
             _ = stand.advance(toMicros: micros)
         }
-        if linkOpen, let due = engine.nextTick, due <= now {
+        if linkOpen, let due = tickDue, due <= now {
             ticks += 1
             apply(engine.handle(.tick, at: now))
         }
@@ -163,5 +165,6 @@ public struct VirtualStandRig: Sendable {
             closeLink(reason)
             reopenAt = now + 0.25
         }
+        tickDue = engine.nextTick
     }
 }

@@ -22,7 +22,7 @@ public struct StandEngine: Sendable {
         case linkClosed(reason: String)
         /// The transport could not be opened (no such device, refused, busy).
         case connectFailed(reason: String)
-        /// The timer: call at `nextTick` (a call before it does no harm, and nothing is late by it).
+        /// The timer: call once `nextTick` has come (an earlier call does no harm).
         case tick
         /// `token` comes back with the reply (nil: a JSON-RPC notification, no reply wanted).
         case command(EngineCommand, from: ClientRef, force: Bool, token: Int?)
@@ -132,7 +132,7 @@ public struct StandEngine: Sendable {
     /// command runs its step at once).
     private var moving: Bool {
         guard linkState == .connected, let motion else { return false }
-        return motion.state.activity != .idle
+        return !motion.isIdle
     }
 
     /// The time the feedback watchdog is due, until a control step has run at or after it: the
