@@ -12,7 +12,7 @@ struct TickTests {
     }
 
     /// A stand at rest streaming FEEDBACK needs from the engine only the heartbeat dockd owes it
-    /// (every 0.8 × 125 ms while nothing else goes out): no periodic tick (a 20 ms one was 100 in 2 s).
+    /// (every 0.8 × 125 ms while nothing else goes out), no periodic tick.
     @Test func atRestTheEngineIsTickedOnlyForTheHeartbeatToTheStand() throws {
         var rig = VirtualStandRig.connected()
         rig.run(for: 0.5)
