@@ -12,13 +12,19 @@ harness's language is what limits a request figure. The stand is played on a pty
     `tracking.observe` at 30 Hz (a face and a body); + 64 subscribers to `motion` at 100 Hz;
   * RSS with one stand; context switches per second of an idle dockd without a stand;
   * observation → the VELOCITY frame that answers it (tracking on, the subject off-centre);
-  * time to READY.
+  * time to READY;
+  * with --before DIR (another release build, e.g. main's): idle, one stand and the camera client
+    measured for both builds alternately, `--before-rounds` times each, in a before/after table.
+
+CPU is CPU time: dockd's utime + stime from /proc over the window's wall time (100 % = one core),
+so other processes on a loaded machine add nothing to it (though they may slow dockd's own work).
+Wake-ups are context switches of all dockd's threads (voluntary + involuntary) per second.
 
 Each request row runs floor and dockd alternately `--rounds` times and reports the medians.
 Nothing is asserted; the Markdown goes to stdout and, with --write, between <!-- bench:floor:start -->
 and <!-- bench:floor:end --> in BENCHMARKS.md.
 
-    python3 bench/api_bench.py --bin .build/release --tools DIR_WITH_loadgen_AND_floor_server [--write BENCHMARKS.md]
+    python3 bench/api_bench.py --bin .build/release --tools DIR_WITH_loadgen_AND_floor_server [--before DIR] [--write BENCHMARKS.md]
 """
 import argparse
 import json
@@ -183,43 +189,70 @@ class APIBench:
         db.Processes.stop(d)
         self.r["requests"] = rows
 
-    def idle(self):
-        d = self.base.dockd("idle")
+    def idle(self, bin_dir=None):
+        d = self.base.dockd("idle", bin_dir=bin_dir)
         self.base.wait_socket(d)
         time.sleep(1)
         c0 = ctx_switches(d.pid)
         with db.Window(d.pid) as w:
             w.run_for(self.args.idle_seconds)
-        self.r["idle"] = {"cpu": w.cpu, "rss": w.rss_mib, "seconds": w.seconds, "threads": db.thread_count(d.pid),
-                          "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
+        idle = {"cpu": w.cpu, "rss": w.rss_mib, "seconds": w.seconds, "threads": db.thread_count(d.pid),
+                "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
         db.Processes.stop(d)
+        return idle
+
+    def stand_and_camera(self, d, stand):
+        """dockd's CPU, RSS and wake-ups with the stand streaming and no client, then with a camera
+        client at 30 Hz."""
+        fb = stand.feedback_count
+        c0 = ctx_switches(d.pid)
+        with db.Window(d.pid) as w:
+            w.run_for(self.args.stand_seconds)
+        alone = {"cpu": w.cpu, "rss": w.rss_mib, "seconds": w.seconds, "threads": db.thread_count(d.pid),
+                 "private": private_mib(d.pid), "feedback": (stand.feedback_count - fb) / w.seconds,
+                 "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
+        camera = Camera(d.sock_path, 30)
+        time.sleep(1)
+        sent = camera.sent
+        c0 = ctx_switches(d.pid)
+        with db.Window(d.pid) as w:
+            w.run_for(self.args.stand_seconds)
+        with_camera = {"cpu": w.cpu, "rss": w.rss_mib, "seconds": w.seconds, "rate": (camera.sent - sent) / w.seconds,
+                       "errors": camera.errors, "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
+        camera.stop()
+        return alone, with_camera
+
+    def connected_dockd(self, stand, name, bin_dir=None):
+        d = self.base.dockd(name, device=stand.path, bin_dir=bin_dir)
+        self.base.wait_socket(d)
+        c = db.Client(d.sock_path)
+        db.wait_for(lambda: any(s["state"] == "connected" for s in c.result("stands.list")), 10, "the bench stand")
+        c.close()
+        time.sleep(1)
+        return d
+
+    def before_and_after(self):
+        """Both builds alternately, each with a fresh dockd and stand: idle, one stand, the camera client."""
+        rows = {"before": [], "after": []}
+        for _ in range(self.args.before_rounds):
+            for name, bin_dir in (("before", Path(self.args.before)), ("after", None)):
+                idle = self.idle(bin_dir)
+                stand = ObservingStand(hz=100)
+                try:
+                    d = self.connected_dockd(stand, f"stand-{name}", bin_dir)
+                    alone, with_camera = self.stand_and_camera(d, stand)
+                    db.Processes.stop(d)
+                finally:
+                    stand.close()
+                rows[name].append({"idle": idle, "stand": alone, "camera": with_camera})
+        self.r["before_after"] = rows
 
     def stand(self):
         a = self.args
         stand = ObservingStand(hz=100)
         try:
-            d = self.base.dockd("stand", device=stand.path)
-            self.base.wait_socket(d)
-            c = db.Client(d.sock_path)
-            db.wait_for(lambda: any(s["state"] == "connected" for s in c.result("stands.list")), 10, "the bench stand")
-            c.close()
-            time.sleep(1)
-            fb = stand.feedback_count
-            c0 = ctx_switches(d.pid)
-            with db.Window(d.pid) as w:
-                w.run_for(a.stand_seconds)
-            self.r["stand"] = {"cpu": w.cpu, "rss": w.rss_mib, "seconds": w.seconds, "threads": db.thread_count(d.pid),
-                               "private": private_mib(d.pid),
-                               "feedback": (stand.feedback_count - fb) / w.seconds,
-                               "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
-            camera = Camera(d.sock_path, 30)
-            time.sleep(1)
-            sent = camera.sent
-            with db.Window(d.pid) as w:
-                w.run_for(a.stand_seconds)
-            self.r["camera"] = {"cpu": w.cpu, "rss": w.rss_mib, "seconds": w.seconds,
-                                "rate": (camera.sent - sent) / w.seconds, "errors": camera.errors}
-            camera.stop()
+            d = self.connected_dockd(stand, "stand")
+            self.r["stand"], self.r["camera"] = self.stand_and_camera(d, stand)
             self.r["subs"] = loadgen(self.tools, d.sock_path, "subs", 64, 0, a.stand_seconds, d.pid,
                                      '{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"topics":["motion"],"motion_rate":100}}')
             self.r["subs"]["rss"] = db.status_kb(d.pid, "VmRSS") / 1024
@@ -269,11 +302,14 @@ class APIBench:
         print("api bench: requests vs the floor ...", file=sys.stderr)
         self.requests()
         print("api bench: idle ...", file=sys.stderr)
-        self.idle()
+        self.r["idle"] = self.idle()
         print("api bench: one stand, a camera client, 64 subscribers, observation → VELOCITY ...", file=sys.stderr)
         self.stand()
         print("api bench: time to READY ...", file=sys.stderr)
         self.r["ready"] = self.base.ready(self.args.ready_runs, hotplug=False)
+        if self.args.before:
+            print(f"api bench: before ({self.args.before}) and after, alternately ...", file=sys.stderr)
+            self.before_and_after()
 
     def cleanup(self):
         self.base.cleanup()
@@ -294,7 +330,8 @@ def report(r, m, args):
       f"(no stand), alternately, {args.rounds} rounds of {args.seconds:g} s; medians. Server CPU is its /proc utime+stime "
       "over the window (100 % = one core). Stand rows: dockd with one stand played on a pty by the harness "
       "(100 Hz FEEDBACK), windows of "
-      f"{args.stand_seconds:g} s.")
+      f"{args.stand_seconds:g} s. CPU is CPU time: dockd's utime + stime from /proc over the window's wall time, so the "
+      "machine's other load adds nothing to it. Wake-ups: context switches of all dockd's threads per second.")
     w("")
     w("| figure | floor | goal | dockd | dockd / floor | met |")
     w("|---|---|---|---|---|---|")
@@ -311,10 +348,10 @@ def report(r, m, args):
       f"{'yes' if d_p >= 0.2 * f_p else '**no**'} |")
     s = r["stand"]
     w(f"| one stand streaming FEEDBACK at 100 Hz ({s['feedback']:.0f}/s), no client | | ≤ 0.5 % | {db.cpu_text(s)} % "
-      f"({s['switches']:.0f} context switches/s) | | {'yes' if s['cpu'] <= 0.5 else '**no**'} |")
+      f"({s['switches']:.0f} wake-ups/s) | | {'yes' if s['cpu'] <= 0.5 else '**no**'} |")
     c = r["camera"]
     w(f"| + one camera client, `tracking.observe` at 30 Hz ({c['rate']:.1f}/s, a face and a body, {c['errors']} errors) | | ≤ 1 % "
-      f"| {db.cpu_text(c)} % | | {'yes' if c['cpu'] <= 1 else '**no**'} |")
+      f"| {db.cpu_text(c)} % ({c['switches']:.0f} wake-ups/s) | | {'yes' if c['cpu'] <= 1 else '**no**'} |")
     x = r["subs"]
     per = x["per_second"] / max(1, x["clients"])
     w(f"| 64 subscribers to `motion` at 100 Hz ({per:.1f} notif/s each, {x['per_second']:,.0f}/s in all; loadgen reads) | | ≤ 5 % "
@@ -341,7 +378,28 @@ def report(r, m, args):
       + "; pipelined " + ", ".join(f"{a['per_second']:,.0f} / {b['per_second']:,.0f}" for a, b in zip(q["pipe"]["floor"], q["pipe"]["dockd"]))
       + f". The load generator's own CPU: {med(q['rt']['dockd'], 'loadgen_cpu'):.0f} % (round trips), "
       f"{med(q['pipe']['dockd'], 'loadgen_cpu'):.0f} % (pipelined), of the machine's {m['nproc'] * 100} %.")
+    if "before_after" in r:
+        out += ["", *before_after_table(r["before_after"], args)]
     return "\n".join(out)
+
+
+def before_after_table(rows, args):
+    """The --before build beside this one, round by round (each cell: every round's figure, in order)."""
+    def cells(name, part, key, digits):
+        return " / ".join(f"{x[part][key]:.{digits}f}" for x in rows[name])
+    out = [f"Before (`{args.before}`) and after (`{args.bin}`), measured alternately in this run, "
+           f"{args.before_rounds} rounds each (figures per round, in order):", "",
+           "| figure | goal | before | after |", "|---|---|---|---|"]
+    for label, goal, part, key, digits in (
+            ("CPU %, one stand streaming FEEDBACK at 100 Hz, no client", "≤ 0.5", "stand", "cpu", 2),
+            ("CPU %, + one camera client at 30 Hz", "≤ 1", "camera", "cpu", 2),
+            ("wake-ups/s, one stand, no client", "", "stand", "switches", 0),
+            ("wake-ups/s, + the camera client", "", "camera", "switches", 0),
+            ("RSS MiB, idle (no stand)", "", "idle", "rss", 1),
+            ("RSS MiB, one stand", "≤ 16", "stand", "rss", 1),
+            ("wake-ups/s, idle (no stand)", "≤ 1", "idle", "switches", 2)):
+        out.append(f"| {label} | {goal} | {cells('before', part, key, digits)} | {cells('after', part, key, digits)} |")
+    return out
 
 
 def main():
@@ -354,6 +412,8 @@ def main():
     ap.add_argument("--stand-seconds", type=float, default=15)
     ap.add_argument("--observe-samples", type=int, default=400)
     ap.add_argument("--ready-runs", type=int, default=10)
+    ap.add_argument("--before", metavar="DIR", help="another build's release directory to measure beside this one")
+    ap.add_argument("--before-rounds", type=int, default=2)
     ap.add_argument("--write", metavar="FILE")
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--reproduce", default="make bench", help=argparse.SUPPRESS)

@@ -397,9 +397,9 @@ class Bench:
         self.procs.stop_all()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def dockd(self, name, device=None, env=None, hotplug=False):
+    def dockd(self, name, device=None, env=None, hotplug=False, bin_dir=None):
         sock = self.tmp / f"{name}.sock"
-        argv = [str(self.bin / "dockd"), "--ignore-missing-config", "--config", "/nonexistent",
+        argv = [str((bin_dir or self.bin) / "dockd"), "--ignore-missing-config", "--config", "/nonexistent",
                 "--socket", str(sock), "--socket-group", "", "--log-level", "warning"]
         if not hotplug:
             argv.append("--no-hotplug")

@@ -19,8 +19,10 @@ cc -O2 -Wall -o "$tools/floor_server" bench/floor_server.c
 cc -O2 -Wall -pthread -o "$tools/loadgen" bench/loadgen.c
 
 echo "== dockd beside the floor: requests, CPU per stand/client/subscriber, RSS, wake-ups, observation -> VELOCITY" >&2
-timeout --kill-after=10 300 "$py" bench/api_bench.py --bin "$bin" --tools "$tools" --write BENCHMARKS.md \
-    --reproduce "make bench   # or: python3 bench/api_bench.py --bin .build/release --tools .build/bench-tools"
+# BENCH_BEFORE=DIR (another build's release directory, e.g. main's) adds a before/after table.
+timeout --kill-after=10 $((300 + ${BENCH_BEFORE:+240})) "$py" bench/api_bench.py --bin "$bin" --tools "$tools" --write BENCHMARKS.md \
+    ${BENCH_BEFORE:+--before "$BENCH_BEFORE"} \
+    --reproduce "${BENCH_BEFORE:+BENCH_BEFORE=$BENCH_BEFORE }make bench   # or: python3 bench/api_bench.py --bin .build/release --tools .build/bench-tools${BENCH_BEFORE:+ --before $BENCH_BEFORE}"
 
 echo "== dockd: time to READY, CPU/RSS, command -> frame latency, requests/s, fan-out" >&2
 timeout --kill-after=10 300 "$py" bench/daemon_bench.py --bin "$bin" --write BENCHMARKS.md \

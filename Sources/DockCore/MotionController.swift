@@ -125,6 +125,13 @@ public struct MotionController: Sendable {
         return MotionState(activity: activity, positions: positions, velocities: velocities, feedbackTime: lastFeedbackTime)
     }
 
+    /// Nothing to carry on: no motion and no velocity (what `state.activity` says, without building
+    /// the state).
+    public var isIdle: Bool {
+        if case .idle = mode { return true }
+        return false
+    }
+
     /// Where the measured axes are at `time`, the link's round trip predicted across (see
     /// `predictedPositions`): on a stand that answers late, the aim tracking steers from.
     public func predictedAngles(at time: Double) -> [Axis: Double] {

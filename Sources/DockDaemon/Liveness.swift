@@ -1,9 +1,10 @@
 import Synchronization
 
 /// What the systemd watchdog watches. Every part of the daemon that must keep running beats here:
-/// each connected stand's control loop (its 20 ms keep-alive, on the session's actor) and each
-/// event loop of the I/O group. The watchdog task reads the beats without awaiting any of those
-/// parts, so a stuck one cannot also stall the check that reports it.
+/// each connected stand's control loop (its timer, which fires at least at every heartbeat to the
+/// stand, on the stand's event loop) and each event loop of the I/O group. The watchdog task reads
+/// the beats without awaiting any of those parts, so a stuck one cannot also stall the check that
+/// reports it.
 final class Liveness: Sendable {
     private let beats = Mutex<[String: Double]>([:])
 

@@ -14,8 +14,9 @@ import Glibc
 /// One stand, from the daemon's side: its engine pinned to one event loop together with its link,
 /// so the control path runs on one thread with no hops (bytes in → engine → bytes out in the same
 /// call). The host only moves bytes and time: it opens the link and reopens it with backoff
-/// (0.25 s doubling to 8 s, PROTOCOL.md §5), ticks the engine every 20 ms while the link is open,
-/// and carries out what the engine asks — writes, notifications, log lines, replies.
+/// (0.25 s doubling to 8 s, PROTOCOL.md §5), ticks the engine when it says a tick is due (one timer,
+/// not a periodic tick), and carries out what the engine asks — writes, notifications, log lines,
+/// replies.
 final class StandHost: Sendable {
     let endpoint: StandEndpoint
     let loop: any EventLoop
@@ -35,9 +36,8 @@ final class StandHost: Sendable {
     struct HostState {
         var engine: StandEngine
         var channel: (any Channel)?
-        var ticker: RepeatedTask?
-        /// A tick scheduled for the driver's next deadline, sooner than the regular ticks.
-        var deadline: (at: Double, task: Scheduled<Void>)?
+        /// The one timer, armed for the engine's next tick (or sooner: see `armTimer`).
+        var timer: (at: Double, task: Scheduled<Void>)?
         /// Why the link is being closed from our side (the engine's reason, or an I/O error).
         var closeReason: String?
         var nextToken = 0
@@ -106,10 +106,7 @@ final class StandHost: Sendable {
     /// The link is open (on the loop).
     fileprivate func opened(_ channel: any Channel) {
         state.value.channel = channel
-        state.value.ticker = loop.scheduleRepeatedTask(initialDelay: .milliseconds(20), delay: .milliseconds(20)) { _ in
-            self.liveness.beat(self.livenessName, at: self.clock.now())
-            self.apply(self.state.value.engine.handle(.tick, at: self.clock.now()))
-        }
+        liveness.beat(livenessName, at: clock.now())
         apply(state.value.engine.handle(.linkOpened, at: clock.now()))
     }
 
@@ -125,10 +122,8 @@ final class StandHost: Sendable {
     fileprivate func closed() {
         let reason = state.value.closeReason ?? "the stand closed the link (EOF or hangup)"
         state.value.closeReason = nil
-        state.value.ticker?.cancel()
-        state.value.ticker = nil
-        state.value.deadline?.task.cancel()
-        state.value.deadline = nil
+        state.value.timer?.task.cancel()
+        state.value.timer = nil
         state.value.channel = nil
         liveness.forget(livenessName)
         apply(state.value.engine.handle(.linkClosed(reason: reason), at: clock.now()))
@@ -166,22 +161,38 @@ final class StandHost: Sendable {
             }
         }
         if let reason = out.closeLink { failed(reason) }
-        scheduleDeadline()
+        armTimer()
     }
 
-    /// Ticks the engine at the driver's next deadline (an ACK the stand asked for, a heartbeat)
-    /// when that comes before the regular 20 ms tick.
-    private func scheduleDeadline() {
-        guard let due = state.value.engine.nextDeadline else { return }
-        let delay = max(0, due - clock.now())
-        guard delay < StandEngine.tickInterval else { return }
-        if let pending = state.value.deadline, pending.at <= due { return }
-        state.value.deadline?.task.cancel()
-        let task = loop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) {
-            self.state.value.deadline = nil
-            self.apply(self.state.value.engine.handle(.tick, at: self.clock.now()))
+    /// Arms the timer for the engine's next tick. A timer armed for that time or sooner stays: the
+    /// due time moves later with every FEEDBACK (the link's silence limit, the control step a
+    /// stalled stream would leave undone), and moving the timer each time would not save its
+    /// wake-up (NIO keeps its timerfd armed for a cancelled deadline); an early one only re-arms.
+    private func armTimer() {
+        // A link being closed is due nothing more (its silence, past, would be judged again and again).
+        guard state.value.closeReason == nil, let due = state.value.engine.nextTick else {
+            state.value.timer?.task.cancel()
+            state.value.timer = nil
+            return
         }
-        state.value.deadline = (due, task)
+        if let armed = state.value.timer, armed.at <= due { return }
+        state.value.timer?.task.cancel()
+        let delay = Int64((max(0, due - clock.now()) * 1e9).rounded(.up))
+        let task = loop.scheduleTask(in: .nanoseconds(delay)) { self.timerFired() }
+        state.value.timer = (due, task)
+    }
+
+    /// The control loop beats here: the timer fires at least at every heartbeat to the stand and at
+    /// the link's silence limit, whatever else comes.
+    private func timerFired() {
+        state.value.timer = nil
+        let now = clock.now()
+        liveness.beat(livenessName, at: now)
+        if let due = state.value.engine.nextTick, due <= now {
+            apply(state.value.engine.handle(.tick, at: now))
+        } else {
+            armTimer()
+        }
     }
 
     // MARK: - Commands and reads

@@ -23,7 +23,8 @@ public protocol StandDriver: Sendable {
     /// a driver may queue it, e.g. one command in flight at a time).
     mutating func send(_ command: Message, at time: Double) -> [UInt8]
 
-    /// Called every ~20 ms: heartbeats, polls, resends, timeouts.
+    /// Called at `nextDeadline`, and every 20 ms while that is nil: heartbeats, polls, resends,
+    /// timeouts.
     mutating func tick(at time: Double) -> DriverOutput
 
     /// The last `.stop` sent has been confirmed by the device (its acknowledgement, or whatever

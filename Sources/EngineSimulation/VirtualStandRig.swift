@@ -5,9 +5,10 @@ import StandEngine
 
 /// dockd's per-stand engine wired to the simulated stand over the wire protocol, in virtual time:
 /// every millisecond the stand runs its physics and its bytes go to the engine, the engine's bytes
-/// go back to the stand, and the engine is ticked every 20 ms as the daemon's shell ticks it. The
-/// engine is the one dockd runs, with the driver dockd runs; only the clock and the transport are
-/// virtual. What the unit tests, `dock-bench scenario` and the scenario suite drive.
+/// go back to the stand, and the engine is ticked when it says a tick is due (`nextTick`), as the
+/// daemon's shell ticks it. The engine is the one dockd runs, with the driver dockd runs; only the
+/// clock and the transport are virtual. What the unit tests, `dock-bench scenario` and the scenario
+/// suite drive.
 public struct VirtualStandRig: Sendable {
     public private(set) var stand: SimulatedStand
     public private(set) var engine: StandEngine
@@ -27,8 +28,11 @@ public struct VirtualStandRig: Sendable {
     public private(set) var sent: [(time: Double, frame: Frame)] = []
     /// VELOCITY messages with a non-zero rate on some axis, in total: motion commands.
     public private(set) var movingCommands = 0
+    /// Ticks the engine was given: the wake-ups of the daemon's timer.
+    public private(set) var ticks = 0
     private var outgoing = FrameDecoder()
-    private var nextTick: Double
+    /// The engine's `nextTick` after the last event: it changes only when the engine handles one.
+    private var tickDue: Double?
     private var reopenAt: Double?
     private var nextToken = 1
 
@@ -38,7 +42,6 @@ public struct VirtualStandRig: Sendable {
         engine = StandEngine(driver: NativeDriver(heartbeatTimeoutMs: configuration.defaultHeartbeatTimeoutMs, host: "rig"),
                              settings: settings, fallbackName: "rig")
         self.epoch = epoch
-        nextTick = epoch + StandEngine.tickInterval
     }
 
     /// Host time now, s.
@@ -76,11 +79,8 @@ public struct VirtualStandRig: Sendable {
         } else {
             _ = stand.advance(toMicros: micros)
         }
-        if now >= nextTick {
-            nextTick += StandEngine.tickInterval
-            if linkOpen { apply(engine.handle(.tick, at: now)) }
-        } else if linkOpen, let due = engine.nextDeadline, due <= now {
-            // As dockd's host does: a tick at the driver's deadline, sooner than the regular one.
+        if linkOpen, let due = tickDue, due <= now {
+            ticks += 1
             apply(engine.handle(.tick, at: now))
         }
     }
@@ -165,5 +165,6 @@ public struct VirtualStandRig: Sendable {
             closeLink(reason)
             reopenAt = now + 0.25
         }
+        tickDue = engine.nextTick
     }
 }

@@ -4,7 +4,7 @@ import DockProtocol
 import DockTracking
 
 /// What the engine asks the shell to do after an event: writes for the link, notifications for
-/// subscribers, log lines, replies to commands, and when to call `tick` next.
+/// subscribers, log lines, replies to commands. When to call `tick` next is `StandEngine.nextTick`.
 public struct EngineOutput: Sendable {
     /// What each driver call returned, in order: one write each. On a datagram link a write is a
     /// datagram, and a VISCA-over-IP camera reads one message per datagram: two calls' bytes in one

@@ -22,7 +22,7 @@ public struct StandEngine: Sendable {
         case linkClosed(reason: String)
         /// The transport could not be opened (no such device, refused, busy).
         case connectFailed(reason: String)
-        /// The timer: call at least every `tickInterval` while the link is open.
+        /// The timer: call once `nextTick` has come (an earlier call does no harm).
         case tick
         /// `token` comes back with the reply (nil: a JSON-RPC notification, no reply wanted).
         case command(EngineCommand, from: ClientRef, force: Bool, token: Int?)
@@ -37,8 +37,15 @@ public struct StandEngine: Sendable {
         case defaults(StandDefaults)
     }
 
-    /// How often the shell must tick while the link is open, s.
-    public static let tickInterval = 0.02
+    /// The controller steps from the timer once no FEEDBACK has stepped it for this long (a feedback
+    /// stream that stalls or comes slower) while the stand moves: the deadman, the feedback watchdog
+    /// and a trajectory still act, s.
+    public static let controlGap = 0.05
+    /// How often a driver that names no deadline (`StandDriver.nextDeadline` nil: its polls and
+    /// timeouts are judged at every tick) is ticked, s.
+    public static let driverTickInterval = 0.02
+    /// How far past a limit judged with `>` (the link's silence, the control gap) its tick is due.
+    private static let pastLimit = 1e-6
 
     public let settings: EngineSettings
     /// The name used before the stand has said who it is (its endpoint).
@@ -72,6 +79,7 @@ public struct StandEngine: Sendable {
     private var lastHeard = 0.0
     private var framesHeard = 0
     private var lastControlTick = -Double.infinity
+    private var lastTick = -Double.infinity
     private var lastProgressPublished = -Double.infinity
     private var lastImplausibleReport = -Double.infinity
     /// The speed scales last logged (1 = the stand's description).
@@ -103,19 +111,34 @@ public struct StandEngine: Sendable {
     /// The driver has the last STOP confirmed by the stand (ACK, completion, or at rest).
     public var stopConfirmed: Bool { linkState != .connected || driver.stopConfirmed }
 
-    /// When the engine must next be ticked to keep the driver's deadlines (an answer due, a
-    /// heartbeat, a resend) and the feedback watchdog's, if sooner than the regular ticks; nil while
-    /// the link is closed.
-    public var nextDeadline: Double? {
+    /// When the engine next needs `.tick` (host seconds; at or before now: at once), nil while the
+    /// link is closed. Nothing is due between FEEDBACKs of a stand at rest but the driver's deadlines
+    /// (its heartbeat, an answer, a resend; every `driverTickInterval` for a driver that names none)
+    /// and the link's silence limit; while the stand moves, also the control step a stalled feedback
+    /// stream leaves undone and the feedback watchdog; and the bounded wait of a STOP or LIMITS reply.
+    public var nextTick: Double? {
         guard linkState != .disconnected else { return nil }
-        guard let watchdog = pendingFeedbackWatchdog else { return driver.nextDeadline }
-        return min(driver.nextDeadline ?? watchdog, watchdog)
+        var due = min(lastHeard + settings.linkTimeout + Self.pastLimit, driver.nextDeadline ?? lastTick + Self.driverTickInterval)
+        if moving {
+            due = min(due, lastControlTick + Self.controlGap + Self.pastLimit)
+            if let watchdog = pendingFeedbackWatchdog { due = min(due, watchdog) }
+        }
+        for pending in pendingStops { due = min(due, pending.deadline) }
+        for pending in pendingLimits { due = min(due, pending.deadline) }
+        return due
+    }
+
+    /// The controller has a motion or velocity to carry on (at rest it sends nothing, and every
+    /// command runs its step at once).
+    private var moving: Bool {
+        guard linkState == .connected, let motion else { return false }
+        return !motion.isIdle
     }
 
     /// The time the feedback watchdog is due, until a control step has run at or after it: the
-    /// silence is then judged when due (PROTOCOL.md §5), not up to three ticks later.
+    /// silence is then judged when due (PROTOCOL.md §5), not at the next control step.
     private var pendingFeedbackWatchdog: Double? {
-        guard linkState == .connected, let due = motion?.feedbackWatchdogTime.map({ $0 + 1e-6 }), due > lastControlTick else { return nil }
+        guard linkState == .connected, let due = motion?.feedbackWatchdogTime.map({ $0 + Self.pastLimit }), due > lastControlTick else { return nil }
         return due
     }
 
@@ -149,6 +172,7 @@ public struct StandEngine: Sendable {
     private mutating func linkOpened(at now: Double, _ out: inout EngineOutput) {
         counters.linksOpened += 1
         lastHeard = now
+        lastTick = now
         framesHeard = driver.counters.decoder.frames
         linkState = .handshaking
         out.write(driver.start(at: now))
@@ -175,6 +199,7 @@ public struct StandEngine: Sendable {
 
     private mutating func tick(at now: Double, _ out: inout EngineOutput) {
         guard linkState != .disconnected else { return }
+        lastTick = now
         if now - lastHeard > settings.linkTimeout {
             drop("no valid frame for \(Int(settings.linkTimeout * 1000)) ms: link lost", &out)
             return
@@ -184,7 +209,7 @@ public struct StandEngine: Sendable {
         for report in output.reports { handle(report, at: now, &out) }
         noteSpeedScale(&out)
         let watchdogDue = pendingFeedbackWatchdog.map { now >= $0 } ?? false
-        if linkState == .connected && (now - lastControlTick > 2.5 * Self.tickInterval || watchdogDue) {
+        if linkState == .connected && (now - lastControlTick > Self.controlGap || watchdogDue) {
             runController(at: now, &out)
         }
     }
