@@ -3,8 +3,6 @@ camera emulator (tests/peers/onvif_camera.py), by the PyPI WSDiscovery library's
 peer not written here), and by a LAN's garbage. Multicast runs in a network namespace of the test's
 own (unshare -n, a veth pair): no datagram leaves the machine."""
 import json
-import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -15,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN
+import network_namespace
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "peers"))
@@ -131,17 +130,9 @@ NAMESPACE_SCRIPT = textwrap.dedent("""
 
 
 def test_multicast_finds_the_emulator_and_an_independent_publisher(tmp_path):
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        pytest.skip("unshare or ip missing")
-    if os.geteuid() != 0 and subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode != 0:
-        pytest.skip("no network namespaces for this user")
     script = tmp_path / "ns_discover.py"
     script.write_text(NAMESPACE_SCRIPT.format(peers=str(ROOT / "tests" / "peers"), dockctl=DOCKCTL))
-    setup = ("ip link set lo up && ip link add v0 type veth peer name v1 && ip link set v1 up && "
-             "ip link set v0 multicast on up && ip addr add 10.77.0.1/24 dev v0 && ip route add 224.0.0.0/4 dev v0 && "
-             f'exec "{sys.executable}" "{script}"')
-    unshare = ["unshare", "-n"] if os.geteuid() == 0 else ["unshare", "-rn"]
-    p = subprocess.run([*unshare, "sh", "-c", setup], capture_output=True, text=True, timeout=120)
+    p = network_namespace.run_python(script)
     assert p.returncode == 0, p.stderr[-3000:]
     result = json.loads(next(x for x in p.stdout.splitlines() if x.startswith("RESULT "))[7:])
     assert result["rc"] == 0, result

@@ -301,11 +301,15 @@ def test_a_broken_reply_closes_the_link_and_the_camera_is_stopped_on_reconnect(r
     print(f"\n{fault}: {[ln for ln in r.log.read_text().splitlines() if 'reconnect' in ln or 'did not answer' in ln][:1]}")
 
 
+@pytest.mark.parametrize("static", [False, True])
 @pytest.mark.parametrize("motion", [("absolute",), ("relative",), ("continuous",)])
-def test_each_motion_model_orients_within_tolerance(rig, motion):
+def test_each_motion_model_orients_within_tolerance(rig, motion, static):
     """Absolute-only (Reolink-like): one AbsoluteMove; relative-only: RelativeMoves from the pose
-    read; velocity-only: dockd's controller closes the loop with ContinuousMoves and a Stop."""
-    r = rig(motion=motion)
+    read; velocity-only: dockd's controller closes the loop with ContinuousMoves and a Stop. Also
+    on cameras whose GetStatus reports where a motion began until the head is still again (the
+    emulator's position_static): while the reads do not follow what the camera was told, the
+    driver estimates the pose from its moves and pan_speed/tilt_speed."""
+    r = rig(motion=motion, position_static=static)
     r.connected()
     c = r.client
     c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
@@ -316,7 +320,7 @@ def test_each_motion_model_orients_within_tolerance(rig, motion):
     wait_for(r.cam.still, 10, "the head at rest")
     yaw, pitch = pose(r.cam)
     kinds = sorted({m[1] for m in r.moves()})
-    print(f"\n{motion[0]} only: orient (-0.4, 0.3) -> ({yaw:.4f}, {pitch:.4f}) rad with {kinds}")
+    print(f"\n{motion[0]} only{', status static while moving' if static else ''}: orient (-0.4, 0.3) -> ({yaw:.4f}, {pitch:.4f}) rad with {kinds}")
     assert abs(yaw + 0.4) < 0.02 and abs(pitch - 0.3) < 0.02, (yaw, pitch)
 
 
@@ -334,27 +338,6 @@ def test_a_camera_asking_for_http_digest_gets_it(rig, password):
         stand = wait_for(lambda: (lambda s: s if s.get("last_error") else None)(r.stand()), 30, "the link's error")
         assert "HTTP 401" in stand["last_error"] and stand["state"] != "connected", stand
         assert "not-the-password" not in r.log.read_text() + json.dumps(stand)
-
-
-@pytest.mark.parametrize("motion", [("absolute",), ("relative",), ("continuous",)])
-def test_a_camera_whose_status_stands_still_while_it_moves_is_steered_by_an_estimate(rig, motion):
-    """Cameras whose GetStatus reports where a motion began until the head is still again (the
-    emulator's position_static): while the reads do not follow what the camera was told, the
-    driver estimates the pose from its moves and pan_speed/tilt_speed, and takes the read again
-    once it changes."""
-    r = rig(motion=motion, position_static=True)
-    r.connected()
-    c = r.client
-    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
-    motion_id = c.result("motion.orient", {"yaw": -0.4, "pitch": 0.3, "duration": 1.5})["id"]
-    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion_id
-                               and m["params"]["state"] != "running", timeout=30)
-    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
-    wait_for(r.cam.still, 10, "the head at rest")
-    yaw, pitch = pose(r.cam)
-    kinds = sorted({m[1] for m in r.moves()})
-    print(f"\n{motion[0]} only, status frozen while moving: orient (-0.4, 0.3) -> ({yaw:.4f}, {pitch:.4f}) rad with {kinds}")
-    assert abs(yaw + 0.4) < 0.02 and abs(pitch - 0.3) < 0.02, (yaw, pitch)
 
 
 @pytest.mark.parametrize("per_connection", [0, 5])

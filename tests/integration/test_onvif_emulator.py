@@ -10,8 +10,6 @@ import hashlib
 import http.client
 import json
 import logging
-import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -26,6 +24,7 @@ sys.path.insert(0, str(ROOT / "tests" / "peers"))
 
 import onvif_camera as oc  # noqa: E402
 from conftest import wait_for  # noqa: E402
+import network_namespace  # noqa: E402
 
 _root = logging.getLogger()
 _level, _handlers = _root.level, list(_root.handlers)
@@ -671,17 +670,9 @@ def test_multicast_probe_in_a_network_namespace_found_by_wsdiscovery(tmp_path):
     network namespace of its own (unshare -n) holding only lo and a veth pair (10.77.0.1 on one end,
     multicast routed to it): WSDiscovery ignores loopback addresses, and no datagram may leave the
     machine. onvif-zeep then connects to the XAddr found."""
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        pytest.skip("unshare or ip missing")
-    if os.geteuid() != 0 and subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode != 0:
-        pytest.skip("no network namespaces for this user")
     script = tmp_path / "ns_discovery.py"
     script.write_text(NAMESPACE_SCRIPT.format(peers=str(ROOT / "tests" / "peers")))
-    setup = ("ip link set lo up && ip link add v0 type veth peer name v1 && ip link set v1 up && "
-             "ip link set v0 multicast on up && ip addr add 10.77.0.1/24 dev v0 && ip route add 224.0.0.0/4 dev v0 && "
-             f'exec "{sys.executable}" "{script}"')
-    unshare = ["unshare", "-n"] if os.geteuid() == 0 else ["unshare", "-rn"]
-    p = subprocess.run([*unshare, "sh", "-c", setup], capture_output=True, text=True, timeout=60)
+    p = network_namespace.run_python(script, timeout=60)
     assert p.returncode == 0, p.stderr[-3000:]
     found = json.loads(next(x for x in p.stdout.splitlines() if x.startswith("FOUND "))[6:])
     assert found["xaddr"].startswith("http://10.77.0.1:") and found["xaddr"].endswith("/onvif/device_service")
