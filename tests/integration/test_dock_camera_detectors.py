@@ -86,18 +86,13 @@ def paired_by_dockd(face, body):
     return body[0] <= fx <= body[0] + body[2] and body[1] <= fy <= body[1] + 0.4 * body[3] and face[2] <= body[2]
 
 
-@needs_camera_venv
-@needs_video
-@pytest.mark.timeout(300)
-def test_the_head_from_pose_is_the_face_of_a_person_whose_face_is_not_found():
-    """vtest.avi's walkers, their faces too small for BlazeFace: every person BlazePose finds gets one
-    face, its head box, where dockd pairs it with the body, a head wide: a head is about a twelfth of
-    a standing person's height wide, and BlazePose's body box is 1.2 times the landmarks' span (a
-    margin around the face landmarks made it twice that)."""
-    frames = run_in(VENV_PYTHON, f"""
+def detections(name):
+    """What the detector `name` finds in every third of vtest.avi's first 300 frames, at 640×480:
+    per frame, [kind, source, x, y, width, height] per box."""
+    return run_in(VENV_PYTHON, f"""
 import json, cv2
 from dock_camera import detectors
-detector = detectors.make("blazeface+blazepose")
+detector = detectors.make({name!r})
 capture = cv2.VideoCapture({VIDEO!r})
 out = []
 for number in range(300):
@@ -108,6 +103,17 @@ for number in range(300):
     out.append([[d.kind, d.source, d.x, d.y, d.width, d.height] for d in found])
 print(json.dumps(out))
 """)
+
+
+@needs_camera_venv
+@needs_video
+@pytest.mark.timeout(300)
+def test_the_head_from_pose_is_the_face_of_a_person_whose_face_is_not_found():
+    """vtest.avi's walkers, their faces too small for BlazeFace: every person BlazePose finds gets one
+    face, its head box, where dockd pairs it with the body, a head wide: a head is about a twelfth of
+    a standing person's height wide, and BlazePose's body box is 1.2 times the landmarks' span (a
+    margin around the face landmarks made it twice that)."""
+    frames = detections("blazeface+blazepose")
     with_body = [f for f in frames if any(d[0] == "body" for d in f)]
     assert len(with_body) >= 20, f"BlazePose found someone in {len(with_body)} of {len(frames)} frames"
     for found in with_body:
@@ -129,20 +135,7 @@ def test_beside_hog_the_pose_adds_the_head_not_a_second_body():
     """hog+blazepose on vtest.avi's walkers, BlazePose following one at a time. A person both find is
     sent with one body, HOG's, and BlazePose's head box as its face, where dockd pairs it with that
     body, so dockd frames that person's head."""
-    frames = run_in(VENV_PYTHON, f"""
-import json, cv2
-from dock_camera import detectors
-detector = detectors.make("hog+blazepose")
-capture = cv2.VideoCapture({VIDEO!r})
-out = []
-for number in range(300):
-    ok, image = capture.read()
-    if number % 3:
-        continue
-    found = detector.detect(cv2.resize(image, (640, 480)))
-    out.append([[d.kind, d.source, d.x, d.y, d.width, d.height] for d in found])
-print(json.dumps(out))
-""")
+    frames = detections("hog+blazepose")
 
     def centre_in(a, b):
         cx, cy = a[0] + a[2] / 2, a[1] + a[3] / 2
