@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// libFuzzer target for the API's request parser and JSON writer (Sources/DockDaemon/JSONRPCRequest.swift,
+/// libFuzzer target for the API's request parser and JSON writer (Sources/DockJSON/JSONRPCRequest.swift,
 /// JSONParser.swift, JSONWriter.swift, JSONValue.swift, RPCError.swift): any bytes give a request or a
 /// JSON-RPC error, never a crash; a request written back as JSON parses to the same request; the id
 /// is kept as the text the client wrote and is itself one JSON value.
