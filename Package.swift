@@ -45,7 +45,7 @@ let package = Package(
         // The API's methods, each declared once (params, result, errors, lease, motion, notifications).
         .target(name: "DockAPI"),
         // The blocking JSON-RPC client of dockd's API socket (dockctl, dock-bench live).
-        .target(name: "DockClient"),
+        .target(name: "DockClient", dependencies: ["DockAPI", "DockJSON"]),
         // The release version, shared by every tool's --version.
         .target(name: "DockVersion"),
 
@@ -74,7 +74,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "dockctl", dependencies: [
-            "DockVersion", "DockClient",
+            "DockVersion", "DockAPI", "DockClient", "DockJSON",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "dock-sim", dependencies: [
@@ -85,7 +85,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "dock-bench", dependencies: [
-            "DockVersion", "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockClient", "StandEngine", "EngineSimulation",
+            "DockVersion", "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockAPI", "DockClient", "DockJSON", "StandEngine", "EngineSimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -95,7 +95,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "dock-driver-probe", dependencies: [
-            "DockVersion", "DockDrivers", "DockIO", "DockProtocol", "DockCore", "StandEngine",
+            "DockVersion", "DockDrivers", "DockIO", "DockJSON", "DockProtocol", "DockCore", "StandEngine",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

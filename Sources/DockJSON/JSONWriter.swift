@@ -1,5 +1,5 @@
-/// Where JSON text is written: NIO's ByteBuffer in the daemon (DockDaemon/ByteBufferJSONSink.swift), a byte array in the fuzz
-/// target (Fuzz/JSONRPCFuzz.swift).
+/// Where JSON text is written: NIO's ByteBuffer in the daemon (DockDaemon/ByteBufferJSONSink.swift),
+/// a byte array (JSONBytes, below) in the clients, the tools and the fuzz target.
 public protocol JSONSink {
     mutating func jsonByte(_ byte: UInt8)
     mutating func jsonBytes(_ bytes: UnsafeBufferPointer<UInt8>)
@@ -111,4 +111,12 @@ extension JSONSink {
         }
         jsonByte(UInt8(ascii: "\""))
     }
+}
+
+/// JSON text in a byte array (a client's request line, a tool's output line).
+public struct JSONBytes: JSONSink {
+    public var bytes: [UInt8] = []
+    public init() {}
+    public mutating func jsonByte(_ byte: UInt8) { bytes.append(byte) }
+    public mutating func jsonBytes(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes.append(contentsOf: bytes) }
 }
