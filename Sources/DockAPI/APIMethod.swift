@@ -37,6 +37,9 @@ public enum APIMethod: String, Sendable, CaseIterable {
     /// The method of this name, if the API has one.
     public static func named(_ name: String) -> APIMethod? { declared[name]?.method }
 
+    /// The method of this name and its declaration, in one look-up (dockd's per-request dispatch).
+    public static func declared(_ name: String) -> (method: APIMethod, declaration: APIMethodDeclaration)? { declared[name] }
+
     public var declaration: APIMethodDeclaration { Self.declared[rawValue]!.declaration }
 
     /// Each method's declaration, made once (a call looks its method up here).

@@ -62,8 +62,7 @@ struct APIMethods: Sendable {
     /// Runs the method of this name: who may call it and its params' kinds and ranges are checked
     /// as it declares them, then it runs.
     func call(_ name: String, _ p: Params, session: ClientSession) throws(RPCError) -> Answer {
-        guard let method = APIMethod.named(name) else { throw .methodNotFound(name) }
-        let declared = method.declaration
+        guard let (method, declared) = APIMethod.declared(name) else { throw .methodNotFound(name) }
         if declared.forAdministrators { try requireAdmin(session, name) }
         try p.check(declared.params)
         typealias P = APIParam
