@@ -1,9 +1,9 @@
-"""dockd, dockctl and dock-driver-probe link neither Foundation nor its ICU data (issue 26): they made
-each packaged binary tens of MB and a third of dockd's resident memory. FoundationEssentials
+"""dockd, dockctl, dock-driver-probe and dock-sim link neither Foundation nor its ICU data (issue 26):
+they made each packaged binary tens of MB and a third of dockd's resident memory. FoundationEssentials
 (swift-argument-parser's, a few MB, no ICU) is allowed. Checked on the binaries the tests run: the
 libraries each needs (a debug build links the Swift runtime dynamically) and every symbol it defines or
-refers to (a static build has them inside). dock-bench still links Foundation (its scenario runner and
-plots, EngineSimulation)."""
+refers to (a static build has them inside). dock-bench and dock-mot still link Foundation (the scenario
+runner and plots of EngineSimulation, dock-mot's files)."""
 import re
 import subprocess
 
@@ -17,7 +17,7 @@ FORBIDDEN_LIBRARIES = re.compile(r"\[lib(Foundation|FoundationInternationalizati
 FORBIDDEN_SYMBOLS = re.compile(r"10Foundation|FoundationInternationalization|_FoundationICU|N6icu_\d")
 
 
-@pytest.mark.parametrize("program", ["dockd", "dockctl", "dock-driver-probe"])
+@pytest.mark.parametrize("program", ["dockd", "dockctl", "dock-driver-probe", "dock-sim"])
 def test_links_no_foundation_and_no_icu(program):
     binary = str(BIN / program)
     dynamic = subprocess.run(["readelf", "--dynamic", binary], capture_output=True, text=True, timeout=60, check=True).stdout
