@@ -9,9 +9,6 @@ import DockProtocol
 /// and within a range before it reaches a stand's engine: the engine and the motion core then never
 /// see a value no client could mean (1e300 rad, a motion id of 1e20).
 struct Params: Sendable {
-    static let angleLimit = APIParam.angleLimit
-    static let rateLimit = APIParam.rateLimit
-
     let fields: [String: JSONValue]
     /// Where these params are in the request (empty at the top).
     let path: String
@@ -139,9 +136,9 @@ struct Params: Sendable {
         for name in axes.fields.keys.sorted() {
             guard let axis = Axis(name: name) else { throw .invalidParameter("unknown axis \(name); axes are yaw, pitch, roll", field: axes.field(name)) }
             let p = try axes.object(name)
-            result[axis] = LimitRequest(min: try p.optionalNumber("min", in: -Self.angleLimit...Self.angleLimit, unit: "rad"),
-                                        max: try p.optionalNumber("max", in: -Self.angleLimit...Self.angleLimit, unit: "rad"),
-                                        maxSpeed: try p.optionalNumber("max_speed", in: 0...Self.rateLimit, unit: "rad/s"))
+            result[axis] = LimitRequest(min: try p.optionalNumber("min", in: -APIParam.angleLimit...APIParam.angleLimit, unit: "rad"),
+                                        max: try p.optionalNumber("max", in: -APIParam.angleLimit...APIParam.angleLimit, unit: "rad"),
+                                        maxSpeed: try p.optionalNumber("max_speed", in: 0...APIParam.rateLimit, unit: "rad/s"))
         }
         return result
     }
@@ -160,7 +157,7 @@ struct Params: Sendable {
         var keyframes: [Keyframe] = []
         for (i, f) in frames.enumerated() {
             let p = try Self.element(f, of: "keyframes", at: i)
-            let angle = -Self.angleLimit...Self.angleLimit
+            let angle = -APIParam.angleLimit...APIParam.angleLimit
             keyframes.append(Keyframe(time: try p.number("time", in: 0...3600, unit: "s"),
                                       pitch: try p.optionalNumber("pitch", in: angle, unit: "rad") ?? 0,
                                       yaw: try p.optionalNumber("yaw", in: angle, unit: "rad") ?? 0,
