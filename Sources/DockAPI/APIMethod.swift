@@ -118,8 +118,9 @@ public enum APIMethod: String, Sendable, CaseIterable {
     }
 }
 
-/// What one method is, beside its name.
-public struct APIMethodDeclaration: Sendable {
+/// What one method is, beside its name. A class: dockd's dispatch takes it on every request, and a
+/// reference is one retain where the struct's three arrays were three.
+public final class APIMethodDeclaration: Sendable {
     public let params: [APIParam]
     /// The name of the method's result in the document.
     public let result: String
