@@ -2,7 +2,8 @@
 /// stand's lease or an administrator, whether it starts motion, and the notifications it may cause.
 /// dockd dispatches on it and checks params by it; dockctl's `call` builds requests from it; a test
 /// checks protocol/dockd.openrpc.json against it field by field. A new method is a case here, its
-/// declaration below, its handling in dockd (the compiler asks for it) and its tests.
+/// declaration below, its handling in dockd (the compiler asks for it), its entry in the document
+/// (DockAPITests fails without it) and its tests.
 public enum APIMethod: String, Sendable, CaseIterable {
     case discover = "rpc.discover"
     case version = "dockd.version"
@@ -119,7 +120,7 @@ public enum APIMethod: String, Sendable, CaseIterable {
 }
 
 /// What one method is, beside its name. A class: dockd's dispatch takes it on every request, and a
-/// reference is one retain where the struct's three arrays were three.
+/// reference is one retain rather than one per array.
 public final class APIMethodDeclaration: Sendable {
     public let params: [APIParam]
     /// The name of the method's result in the document.
