@@ -39,8 +39,13 @@ let package = Package(
         .target(name: "StandEngine", dependencies: ["DockProtocol", "DockCore", "DockTracking", "DockDrivers"]),
         // The engine and the simulated stand joined over the wire in virtual time (tests, benchmarks).
         .target(name: "EngineSimulation", dependencies: ["StandEngine", "DockSim", "DockDrivers", "DockProtocol", "DockCore", "DockTracking"]),
+        // JSON-RPC 2.0 text (pure, no Foundation): values, the strict parser, the writer, requests and
+        // errors. dockd's API and its clients share it.
+        .target(name: "DockJSON"),
+        // The API's methods, each declared once (params, result, errors, lease, motion, notifications).
+        .target(name: "DockAPI"),
         // The blocking JSON-RPC client of dockd's API socket (dockctl, dock-bench live).
-        .target(name: "DockClient"),
+        .target(name: "DockClient", dependencies: ["DockAPI", "DockJSON"]),
         // The release version, shared by every tool's --version.
         .target(name: "DockVersion"),
 
@@ -55,7 +60,7 @@ let package = Package(
 
         // The daemon as a library: configuration, stand hosts, the API server, systemd and udev.
         .target(name: "DockDaemon", dependencies: [
-            "DockVersion", "DockProtocol", "DockCore", "DockTracking", "DockDrivers", "StandEngine", "DockIO", "CSystemd", "CUdev", "CBluetooth",
+            "DockVersion", "DockAPI", "DockJSON", "DockProtocol", "DockCore", "DockTracking", "DockDrivers", "StandEngine", "DockIO", "CSystemd", "CUdev", "CBluetooth",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -69,7 +74,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "dockctl", dependencies: [
-            "DockVersion", "DockClient", "DockDrivers",
+            "DockVersion", "DockAPI", "DockClient", "DockJSON", "DockDrivers",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -82,7 +87,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "dock-bench", dependencies: [
-            "DockVersion", "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockClient", "StandEngine", "EngineSimulation",
+            "DockVersion", "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockAPI", "DockClient", "DockJSON", "StandEngine", "EngineSimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -92,14 +97,15 @@ let package = Package(
         ]),
 
         .executableTarget(name: "dock-driver-probe", dependencies: [
-            "DockVersion", "DockDrivers", "DockIO", "DockProtocol", "DockCore", "StandEngine",
+            "DockVersion", "DockDrivers", "DockIO", "DockJSON", "DockProtocol", "DockCore", "StandEngine",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "DockTrackingTests", dependencies: ["DockTracking"]),
-        .testTarget(name: "DockDaemonTests", dependencies: ["DockDaemon", "DockDrivers", "DockIO"]),
+        .testTarget(name: "DockAPITests", dependencies: ["DockAPI", "DockJSON", "DockIO"]),
+        .testTarget(name: "DockDaemonTests", dependencies: ["DockDaemon", "DockJSON", "DockDrivers", "DockIO"]),
         .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// libFuzzer target for the API's request parser and JSON writer (Sources/DockDaemon/JSONRPCRequest.swift,
+/// libFuzzer target for the API's request parser and JSON writer (Sources/DockJSON/JSONRPCRequest.swift,
 /// JSONParser.swift, JSONWriter.swift, JSONValue.swift, RPCError.swift): any bytes give a request or a
 /// JSON-RPC error, never a crash; a request written back as JSON parses to the same request; the id
 /// is kept as the text the client wrote and is itself one JSON value.
@@ -13,7 +13,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     case .failure(let failure):
         guard [-32700, -32600, -32602].contains(failure.error.code) else { violation("parser error code \(failure.error.code)") }
     case .success(let request):
-        var line = Bytes()
+        var line = JSONBytes()
         line.jsonText("{\"jsonrpc\":\"2.0\",\"method\":")
         line.writeJSONString(request.method)
         line.jsonText(",\"params\":")
@@ -38,12 +38,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
     }
     return 0
-}
-
-private struct Bytes: JSONSink {
-    var bytes: [UInt8] = []
-    mutating func jsonByte(_ byte: UInt8) { bytes.append(byte) }
-    mutating func jsonBytes(_ more: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: more) }
 }
 
 private func finite(_ value: JSONValue) -> JSONValue {

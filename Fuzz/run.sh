@@ -61,7 +61,7 @@ probe
 
 PROTOCOL_SOURCES=("$ROOT"/Sources/DockProtocol/*.swift)
 # The API's request parser and JSON writer are pure Swift: their files compile on their own.
-API_SOURCES=("$ROOT"/Sources/DockDaemon/JSONValue.swift "$ROOT"/Sources/DockDaemon/JSONParser.swift "$ROOT"/Sources/DockDaemon/JSONWriter.swift "$ROOT"/Sources/DockDaemon/RPCError.swift "$ROOT"/Sources/DockDaemon/JSONRPCRequest.swift)
+API_SOURCES=("$ROOT"/Sources/DockJSON/*.swift)
 # The drivers depend on DockProtocol only; they import it, so it is built as a module of its own.
 mapfile -t DRIVER_SOURCES < <(find "$ROOT/Sources/DockDrivers" -name '*.swift' | sort)
 SANITIZE=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g)

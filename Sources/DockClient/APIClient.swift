@@ -1,10 +1,12 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import DockAPI
+import DockJSON
 
 /// A blocking JSON-RPC client over dockd's Unix socket: what a command-line tool needs, nothing more.
-/// Shared by dockctl and dock-bench's live mode.
+/// Shared by dockctl and dock-bench's live mode. Requests and replies are DockJSON values, the
+/// methods DockAPI's: no Foundation.
 public final class APIClient {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -21,7 +23,8 @@ public final class APIClient {
     }
 
     private let fd: Int32
-    private var buffer = Data()
+    /// What has arrived and is not yet a whole line.
+    private var buffer: [UInt8] = []
     private var nextID = 1
 
     public init(socketPath: String) throws {
@@ -54,45 +57,47 @@ public final class APIClient {
 
     deinit { close(fd) }
 
-    /// Sends a request and waits for its reply; notifications that arrive meanwhile go to `onNotification`.
-    public func call(_ method: String, _ params: [String: Any] = [:], onNotification: (([String: Any]) -> Void)? = nil) throws -> Any {
+    /// Calls `method` and waits for its result; notifications that arrive meanwhile go to `onNotification`.
+    public func call(_ method: APIMethod, _ params: [String: JSONValue] = [:], onNotification: ((JSONValue) -> Void)? = nil) throws -> JSONValue {
         let id = nextID
         nextID += 1
-        try send(["jsonrpc": "2.0", "id": id, "method": method, "params": params])
+        try send(["jsonrpc": "2.0", "id": JSONValue(id), "method": JSONValue(method.name), "params": .object(params)])
         while true {
             let message = try receive()
-            if let replyID = message["id"] as? Int, replyID == id {
-                if let error = message["error"] as? [String: Any] {
-                    let code = error["code"] as? Int ?? 0
-                    throw Failure(description: error["message"] as? String ?? "error \(code)", exitCode: ExitStatus.forRPCError(code), code: code)
+            if message["id"]?.double == Double(id) {
+                if let error = message["error"] {
+                    let code = Int(error["code"]?.double ?? 0)
+                    throw Failure(description: error["message"]?.string ?? "error \(code)", exitCode: ExitStatus.forRPCError(code), code: code)
                 }
-                return message["result"] ?? NSNull()
+                return message["result"] ?? .null
             }
             if message["method"] != nil { onNotification?(message) }
         }
     }
 
-    public func send(_ object: [String: Any]) throws {
-        var data = try JSONSerialization.data(withJSONObject: object)
-        data.append(UInt8(ascii: "\n"))
-        try data.withUnsafeBytes { raw in
+    public func send(_ message: JSONValue) throws {
+        var line = JSONBytes()
+        line.writeJSON(message)
+        line.bytes.append(UInt8(ascii: "\n"))
+        try line.bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
                 let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0, errno == EINTR { continue }
                 guard n > 0 else { throw Failure(description: "dockd closed the connection", exitCode: ExitStatus.notRunning) }
                 offset += n
             }
         }
     }
 
-    /// The next message, or nil if none arrives before `deadline` (nil deadline: wait forever).
-    public func receive(until deadline: Date?) throws -> [String: Any]? {
+    /// The next message, or nil if none arrives within `seconds`.
+    public func receive(within seconds: Double) throws -> JSONValue? {
+        let deadline = ContinuousClock.now + .nanoseconds(Int64(max(0, seconds) * 1e9))
         while !buffer.contains(UInt8(ascii: "\n")) {
-            if let deadline {
-                let ms = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, ms) > 0 else { return nil }
-            }
+            let left = ContinuousClock.now.duration(to: deadline).components
+            let ms = max(0, left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000)
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(clamping: ms)) > 0 else { return nil }
             try fill()
         }
         return try receive()
@@ -101,59 +106,25 @@ public final class APIClient {
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = read(fd, &chunk, chunk.count)
+        if n < 0, errno == EINTR { return }
         guard n > 0 else { throw Failure(description: "dockd closed the connection", exitCode: ExitStatus.notRunning) }
         buffer.append(contentsOf: chunk[0..<n])
     }
 
-    /// The next JSON message from dockd.
-    public func receive() throws -> [String: Any] {
+    /// The next message from dockd (a JSON object).
+    public func receive() throws -> JSONValue {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+                let parsed = buffer[..<newline].withUnsafeBytes { raw in
+                    Result { () throws(JSONParser.Failure) in try JSONParser.parse(raw) }
+                }
+                buffer.removeSubrange(...newline)
+                guard case .success(let message) = parsed, message.object != nil else {
                     throw Failure(description: "dockd sent something that is not a JSON object", exitCode: ExitStatus.protocolError)
                 }
-                return object
+                return message
             }
             try fill()
-        }
-    }
-}
-
-/// dockctl's exit statuses, by the class of what went wrong (as nmcli has them): a script tells "dockd
-/// is not running" from "no such stand" from "another client holds the stand" without reading text.
-/// dockctl(1) lists them.
-public enum ExitStatus {
-    public static let success: Int32 = 0
-    /// Anything not below (an internal error in dockd, a closed connection mid-call).
-    public static let failure: Int32 = 1
-    /// dockd refused the request: a parameter out of range or the limits, an unknown name, something
-    /// the stand cannot do, a call too soon after the last (-32602, -32002…-32006).
-    public static let refused: Int32 = 2
-    /// Another client holds the stand's lease (-32008).
-    public static let busy: Int32 = 3
-    /// A motion could not be done or did not complete (-32009; `--wait` saw it fail, cancelled or preempted).
-    public static let motionFailed: Int32 = 4
-    /// No such stand, or none connected (-32001; `--stand` naming no stand dockd has).
-    public static let noSuchStand: Int32 = 10
-    /// Bad usage: options, arguments, or several stands connected and no `--stand` for a command that changes one.
-    public static let usage: Int32 = 64
-    /// dockd is not running (no socket, connection refused) or closed the connection.
-    public static let notRunning: Int32 = 69
-    /// dockd sent something that is not JSON-RPC.
-    public static let protocolError: Int32 = 76
-    /// The socket's permissions (not in group `dock`) or an administrator's method (-32007).
-    public static let permission: Int32 = 77
-
-    public static func forRPCError(_ code: Int) -> Int32 {
-        switch code {
-        case -32001: noSuchStand
-        case -32007: permission
-        case -32008: busy
-        case -32009: motionFailed
-        case -32602, -32002, -32003, -32004, -32005, -32006: refused
-        default: failure
         }
     }
 }

@@ -1,9 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DockAPI
 import DockCore
 import DockDrivers
 import DockIO
+import DockJSON
 import DockProtocol
 import DockTracking
 import DockVersion
@@ -11,8 +13,9 @@ import Logging
 import NIOCore
 import StandEngine
 
-/// The JSON-RPC methods (protocol/API.md). A method answers at once, or with a future when a stand
-/// must answer (a command, or a read of its state on its own event loop): no task per request.
+/// The JSON-RPC methods (protocol/API.md), declared in DockAPI's `APIMethod`. A method answers at
+/// once, or with a future when a stand must answer (a command, or a read of its state on its own
+/// event loop): no task per request.
 struct APIMethods: Sendable {
     static let apiVersion = (major: 1, minor: 3)
 
@@ -57,20 +60,26 @@ struct APIMethods: Sendable {
         for s in stands.all { s.clientGone(id) }
     }
 
-    func call(_ method: String, _ p: Params, session: ClientSession) throws(RPCError) -> Answer {
+    /// Runs the method of this name: who may call it and its params' kinds and ranges are checked
+    /// as it declares them, then it runs.
+    func call(_ name: String, _ p: Params, session: ClientSession) throws(RPCError) -> Answer {
+        guard let (method, declared) = APIMethod.declared(name) else { throw .methodNotFound(name) }
+        if declared.forAdministrators { try requireAdmin(session, name) }
+        try p.check(declared.params)
+        typealias P = APIParam
         switch method {
-        case "dockd.version":
+        case .version:
             return .encoded(Self.version)
-        case "dockd.stats":
+        case .stats:
             return .value(["clients": JSONValue(hub.clientCount), "dropped_subscribers": JSONValue(hub.droppedSubscribers),
                            "stands": JSONValue(stands.all.count)])
-        case "rpc.discover":
+        case .discover:
             return .encoded(try OpenRPCDocument.shared.encoded())
-        case "stands.list":
+        case .standsList:
             let hosts = stands.all
             guard let first = hosts.first else { return .value([]) }
             return .later(EventLoopFuture.whenAllSucceed(hosts.map(describe), on: first.loop).map { .array($0) })
-        case "stand.get":
+        case .standGet:
             let host = try find(p)
             let endpoint = "\(host.endpoint)"
             return .later(host.read { engine in
@@ -84,74 +93,73 @@ struct APIMethods: Sendable {
                 } ?? .null
                 return .object(d)
             })
-        case "battery.get":
+        case .batteryGet:
             return .later(try find(p).read { Self.batteries($0) })
-        case "subscribe":
+        case .subscribe:
             return try subscribe(p, session: session)
-        case "unsubscribe":
+        case .unsubscribe:
             hub.unsubscribe(client: session.id, topics: try p.topics())
             return .value(["topics": .array(hub.topics(of: session.id).map { JSONValue.string($0) })])
-        case "tracking.set":
-            let enabled = try p.bool("enabled")
+        case .trackingSet:
+            let enabled = try p.bool(P.enabled.name)
             return try command(p, session, .setTracking(enabled)) { _ in ["enabled": JSONValue(enabled)] }
-        case "motion.velocity":
-            let rates = try p.axes(limit: Params.rateLimit, unit: "rad/s")
+        case .motionVelocity:
+            let rates = try p.axes(P.rates)
             guard !rates.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad/s") }
             return try command(p, session, .velocity(rates)) { _ in ["ok": true] }
-        case "motion.orient":
-            let target = try p.axes(limit: Params.angleLimit, unit: "rad")
+        case .motionOrient:
+            let target = try p.axes(P.angles)
             guard !target.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad") }
-            let relative = try p.optionalBool("relative") ?? false
-            let duration = try p.optionalNumber("duration", in: 0...3600, unit: "s")
+            let relative = try p.optionalBool(P.relative.name) ?? false
+            let duration = try p.optionalNumber(P.duration)
             return try command(p, session, .orient(target, relative: relative, duration: duration), answer: Self.motionID)
-        case "motion.stop":
+        case .motionStop:
             return try command(p, session, .stop) { result in
                 guard case .stopped(let confirmed) = result else { return ["ok": true] }
                 return ["ok": true, "confirmed": JSONValue(confirmed)]
             }
-        case "motion.resume":
+        case .motionResume:
             return try command(p, session, .resume) { _ in ["ok": true] }
-        case "motion.cancel":
-            let id = try p.number("id", in: 1...9_007_199_254_740_991, unit: "")
+        case .motionCancel:
+            let id = try p.number(P.motionID)
             guard id == id.rounded() else { throw .invalidParams("id must be a motion id (an integer ≥ 1)", field: "id") }
             return try command(p, session, .cancel(MotionID(rawValue: UInt64(id)))) { _ in ["ok": true] }
-        case "motion.limits":
+        case .motionLimits:
             return try command(p, session, .limits(try p.limits())) { _ in ["ok": true] }
-        case "animation.play":
+        case .animationPlay:
             return try command(p, session, .play(try p.animation()), answer: Self.motionID)
-        case "tracking.observe":
+        case .trackingObserve:
             let frame = ObservedFrame(detections: try p.detections(), captureTime: try p.captureTime(daemonNow: clock.now()), camera: try p.camera())
             return try command(p, session, .observe(frame)) { result in
                 guard case .observed(let subjects, let inFrame) = result else { return ["ok": true] }
                 return ["subjects": JSONValue(subjects), "in_frame": JSONValue(inFrame)]
             }
-        case "tracking.get":
+        case .trackingGet:
             let now = clock.now()
             return .later(try find(p).read { $0.trackingReport(at: now).json(stand: $0.standID ?? "") })
-        case "tracking.framing":
+        case .trackingFraming:
             return try command(p, session, .framing(try p.framingMode())) { _ in ["ok": true] }
-        case "tracking.roi":
+        case .trackingROI:
             let rect = try p.rect("rect")
             guard rect.x >= 0, rect.y >= 0, rect.maxX <= 1 + 1e-9, rect.maxY <= 1 + 1e-9 else {
                 throw .invalidParameter("rect must lie inside the frame (0…1, upper-left origin)", field: "rect")
             }
             return try command(p, session, .regionOfInterest(rect)) { _ in ["ok": true] }
-        case "tracking.select":
-            if let x = try p.optionalNumber("x", in: 0...1, unit: "") {
-                let y = try p.number("y", in: 0...1, unit: "")
+        case .trackingSelect:
+            if let x = try p.optionalNumber(P.selectX) {
+                let y = try p.number(P.selectY)
                 return try command(p, session, .selectAt(x: x, y: y), answer: Self.selected)
             }
             return try command(p, session, .select(ids: try p.ids()), answer: Self.selected)
-        case "camera.set":
+        case .cameraSet:
             guard let camera = try p.camera() else { throw .invalidParams("camera is required", field: "camera") }
             return try command(p, session, .camera(camera)) { _ in ["ok": true] }
-        case "lease.release":
+        case .leaseRelease:
             let hosts = stands.all
             guard let first = hosts.first else { return .value(["ok": true]) }
             let released = hosts.map { $0.submit(.releaseLease, from: session.client) }
             return .later(EventLoopFuture.whenAllComplete(released, on: first.loop).map { _ in ["ok": true] })
-        case "stands.attach":
-            try requireAdmin(session, method)
+        case .standsAttach:
             let endpoint = try p.device()
             let driverName = try p.optionalString("driver") ?? DriverTable.defaultDriver(for: endpoint.linkKind).name
             let driver: any StandDriver
@@ -166,10 +174,9 @@ struct APIMethods: Sendable {
             }
             guard stands.add(endpoint: endpoint, driver: driver) else { throw .invalidParameter("\(endpoint) is already attached", field: "device") }
             return .value(["endpoint": JSONValue("\(endpoint)")])
-        case "defaults.get":
+        case .defaultsGet:
             return .value(DefaultsStore.json(engineSettings.current.defaults))
-        case "defaults.set":
-            try requireAdmin(session, method)
+        case .defaultsSet:
             let base = try p.optionalBool("reset") == true ? StandDefaults() : engineSettings.current.defaults
             let defaults = try DefaultsStore.defaults(from: p, over: base)
             try defaultsStore.save(defaults)
@@ -179,10 +186,9 @@ struct APIMethods: Sendable {
             for s in stands.all { s.setDefaults(defaults) }
             logger.notice("the stands' defaults are now \(DefaultsStore.json(defaults)) (stored in \(defaultsStore.path))")
             return .value(DefaultsStore.json(defaults))
-        case _ where PresetMethods.names.contains(method):
+        case .presetSave, .presetRecall, .presetList, .presetDelete:
             return try presets.call(method, p, session: session)
-        case "stands.detach":
-            try requireAdmin(session, method)
+        case .standsDetach:
             let endpoint = try p.device()
             let stands = self.stands
             let promise = loop.makePromise(of: JSONValue.self)
@@ -191,8 +197,6 @@ struct APIMethods: Sendable {
                 return ["ok": true]
             }
             return .later(promise.futureResult)
-        default:
-            throw .methodNotFound(method)
         }
     }
 
@@ -201,12 +205,12 @@ struct APIMethods: Sendable {
     private func command(_ p: Params, _ session: ClientSession, _ command: EngineCommand,
                          answer: @escaping @Sendable (CommandResult) throws(RPCError) -> JSONValue) throws(RPCError) -> Answer {
         let host = try find(p)
-        let force = try p.optionalBool("force") ?? false
+        let force = try p.optionalBool(APIParam.force.name) ?? false
         return .later(host.submit(command, from: session.client, force: force).flatMapThrowing { try answer($0) })
     }
 
     private func find(_ p: Params) throws(RPCError) -> StandHost {
-        let id = try p.optionalString("stand")
+        let id = try p.optionalString(APIParam.stand.name)
         do {
             return try stands.find(id)
         } catch {
@@ -264,7 +268,7 @@ struct APIMethods: Sendable {
     /// stand's loop, so the snapshot is the stand's state at one instant).
     private func subscribe(_ p: Params, session: ClientSession) throws(RPCError) -> Answer {
         let topics = try p.topics()
-        let rate = try p.optionalNumber("motion_rate", in: 0...1000, unit: "Hz")
+        let rate = try p.optionalNumber(APIParam.motionRate)
         if rate == 0 { throw .invalidParams("motion_rate must be in (0, 1000] Hz", field: "motion_rate") }
         hub.subscribe(client: session.id, topics: topics, motionRate: rate)
         let (hub, client) = (self.hub, session.id)

@@ -1,4 +1,5 @@
 import DockDrivers
+import DockJSON
 import NIOCore
 
 /// `dockd --list-drivers`: the driver table as people read it (gpsd -l), or as JSON for tools

@@ -1,3 +1,4 @@
+import DockJSON
 import StandEngine
 
 extension RPCError {

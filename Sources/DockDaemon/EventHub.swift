@@ -1,3 +1,4 @@
+import DockJSON
 import NIOCore
 import StandEngine
 import Synchronization

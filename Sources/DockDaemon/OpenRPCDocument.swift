@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import DockIO
+import DockJSON
 import NIOCore
 import Synchronization
 

@@ -1,5 +1,7 @@
+import DockAPI
 import DockCore
 import DockIO
+import DockJSON
 import DockProtocol
 
 /// Typed access to a request's params, with JSON-RPC errors that name the field (`data.field`, a
@@ -7,12 +9,6 @@ import DockProtocol
 /// and within a range before it reaches a stand's engine: the engine and the motion core then never
 /// see a value no client could mean (1e300 rad, a motion id of 1e20).
 struct Params: Sendable {
-    /// The most an angle may be, rad: about 1600 turns of a continuous yaw, more than an hour of
-    /// turning at any stand's speed.
-    static let angleLimit = 10_000.0
-    /// The most a rate may be, rad/s (stands clamp to their own far lower limits).
-    static let rateLimit = 1_000.0
-
     let fields: [String: JSONValue]
     /// Where these params are in the request (empty at the top).
     let path: String
@@ -39,6 +35,34 @@ struct Params: Sendable {
         let name = "\(list)[\(index)]"
         guard case .object(let o) = value else { throw .invalidParams("\(name) must be an object, not \(value.typeName)", field: name) }
         return Params(o, path: name)
+    }
+
+    /// The declared params that are given, checked against their kinds before the method reads
+    /// them: numbers finite and in range, booleans, strings. Lists, objects and choices are checked
+    /// by the method's reader, whose message says what they take.
+    func check(_ declared: [APIParam]) throws(RPCError) {
+        for param in declared {
+            switch param.kind {
+            case .number, .integer: _ = try optionalNumber(param)
+            case .boolean: _ = try optionalBool(param.name)
+            case .string: _ = try optionalString(param.name)
+            case .choice, .list, .object: break
+            }
+        }
+    }
+
+    /// A declared number param, or nil when omitted.
+    func optionalNumber(_ param: APIParam) throws(RPCError) -> Double? {
+        switch param.kind {
+        case .number(let range, let unit): try optionalNumber(param.name, in: range, unit: unit)
+        case .integer(let range): try optionalNumber(param.name, in: range, unit: "")
+        default: throw .internal("\(param.name) is not declared as a number")
+        }
+    }
+
+    func number(_ param: APIParam) throws(RPCError) -> Double {
+        guard let n = try optionalNumber(param) else { throw .invalidParams("\(field(param.name)) is required", field: field(param.name)) }
+        return n
     }
 
     func field(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
@@ -82,11 +106,11 @@ struct Params: Sendable {
         return a
     }
 
-    /// `yaw`, `pitch`, `roll` numbers, any subset, each within ±`limit`.
-    func axes(limit: Double, unit: String) throws(RPCError) -> [Axis: Double] {
+    /// `yaw`, `pitch`, `roll` numbers, any subset, as declared (APIParam.angles or .rates).
+    func axes(_ declared: [APIParam]) throws(RPCError) -> [Axis: Double] {
         var result: [Axis: Double] = [:]
-        for axis in Axis.allCases {
-            if let v = try optionalNumber(axis.description, in: -limit...limit, unit: unit) { result[axis] = v }
+        for param in declared {
+            if let axis = Axis(name: param.name), let v = try optionalNumber(param) { result[axis] = v }
         }
         return result
     }
@@ -112,9 +136,9 @@ struct Params: Sendable {
         for name in axes.fields.keys.sorted() {
             guard let axis = Axis(name: name) else { throw .invalidParameter("unknown axis \(name); axes are yaw, pitch, roll", field: axes.field(name)) }
             let p = try axes.object(name)
-            result[axis] = LimitRequest(min: try p.optionalNumber("min", in: -Self.angleLimit...Self.angleLimit, unit: "rad"),
-                                        max: try p.optionalNumber("max", in: -Self.angleLimit...Self.angleLimit, unit: "rad"),
-                                        maxSpeed: try p.optionalNumber("max_speed", in: 0...Self.rateLimit, unit: "rad/s"))
+            result[axis] = LimitRequest(min: try p.optionalNumber("min", in: -APIParam.angleLimit...APIParam.angleLimit, unit: "rad"),
+                                        max: try p.optionalNumber("max", in: -APIParam.angleLimit...APIParam.angleLimit, unit: "rad"),
+                                        maxSpeed: try p.optionalNumber("max_speed", in: 0...APIParam.rateLimit, unit: "rad/s"))
         }
         return result
     }
@@ -133,7 +157,7 @@ struct Params: Sendable {
         var keyframes: [Keyframe] = []
         for (i, f) in frames.enumerated() {
             let p = try Self.element(f, of: "keyframes", at: i)
-            let angle = -Self.angleLimit...Self.angleLimit
+            let angle = -APIParam.angleLimit...APIParam.angleLimit
             keyframes.append(Keyframe(time: try p.number("time", in: 0...3600, unit: "s"),
                                       pitch: try p.optionalNumber("pitch", in: angle, unit: "rad") ?? 0,
                                       yaw: try p.optionalNumber("yaw", in: angle, unit: "rad") ?? 0,

@@ -1,3 +1,5 @@
+import DockAPI
+import DockJSON
 import DockProtocol
 import NIOCore
 import StandEngine
@@ -9,14 +11,12 @@ struct PresetMethods: Sendable {
     let stands: StandRegistry
     let store: PresetStore
 
-    static let names: Set<String> = ["preset.save", "preset.recall", "preset.list", "preset.delete"]
-
     /// A recall comes to rest within half of this of the stored pose (0.057°): repeatable to 0.1°
     /// with room for an encoder's flickering last count. motion.orient's own 0.01 rad left the
     /// native stand up to 0.23° off.
     static let recallTolerance = 0.002
 
-    func call(_ method: String, _ p: Params, session: ClientSession) throws(RPCError) -> APIMethods.Answer {
+    func call(_ method: APIMethod, _ p: Params, session: ClientSession) throws(RPCError) -> APIMethods.Answer {
         let named = try p.optionalString("stand")
         let host: StandHost
         do {
@@ -26,22 +26,22 @@ struct PresetMethods: Sendable {
         }
         guard let stand = host.standID else { throw .notConnected(nil) }
         switch method {
-        case "preset.list":
+        case .presetList:
             let presets = store.presets(of: stand)
             return .value(.array(presets.keys.sorted().map { entry($0, presets[$0]!, stand: stand) }))
-        case "preset.save":
+        case .presetSave:
             let name = try Self.name(p)
             return .later(host.read(Self.measuredPose).flatMapThrowing { pose in
                 guard let pose else { throw RPCError.notConnected(stand) }
                 try store.save(pose, as: name, for: stand)
                 return entry(name, pose, stand: stand)
             })
-        case "preset.recall":
+        case .presetRecall:
             let name = try Self.name(p)
             guard let preset = store.presets(of: stand)[name] else {
                 throw .invalidParameter("stand \(stand) has no preset '\(name)' (preset.list shows its presets)", field: "name")
             }
-            let duration = try p.optionalNumber("duration", in: 0...3600, unit: "s")
+            let duration = try p.optionalNumber(APIParam.duration)
             let force = try p.optionalBool("force") ?? false
             let client = session.client
             let axes: EventLoopFuture<[Axis]> = host.read { engine in engine.capabilities?.axes.map(\.axis) ?? [] }
@@ -54,11 +54,11 @@ struct PresetMethods: Sendable {
                 guard case .motion(let id) = result else { throw RPCError.internal("no motion id") }
                 return ["id": JSONValue(id.rawValue)]
             })
-        case "preset.delete":
+        case .presetDelete:
             try store.delete(try Self.name(p), for: stand)
             return .value(["ok": true])
         default:
-            throw .methodNotFound(method)
+            throw .methodNotFound(method.name)
         }
     }
 

@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DockAPI
 import DockIO
+import DockJSON
 import NIOCore
 import Synchronization
 
@@ -125,9 +127,9 @@ final class PresetStore: Sendable {
                 try PresetName.check(name, field: "stands.\(stand).\(name)")
                 guard let fields = pose.object else { throw .invalidParams("stands.\(stand).\(name) must be an object", field: "stands.\(stand).\(name)") }
                 let p = Params(fields, path: "stands.\(stand).\(name)")
-                let angle = -Params.angleLimit...Params.angleLimit
+                let angle = -APIParam.angleLimit...APIParam.angleLimit
                 presets[name] = Preset(yaw: try p.optionalNumber("yaw", in: angle, unit: "rad"), pitch: try p.optionalNumber("pitch", in: angle, unit: "rad"),
-                                       zoom: try p.optionalNumber("zoom", in: 0...Params.angleLimit, unit: ""))
+                                       zoom: try p.optionalNumber("zoom", in: 0...APIParam.angleLimit, unit: ""))
             }
             table[stand] = presets
         }

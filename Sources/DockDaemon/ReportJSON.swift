@@ -1,5 +1,6 @@
 import DockCore
 import DockDrivers
+import DockJSON
 import DockProtocol
 import DockTracking
 import StandEngine

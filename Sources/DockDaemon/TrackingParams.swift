@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DockJSON
 import DockTracking
 import StandEngine
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DockAPI
 import DockClient
 import DockSim
 import EngineSimulation
@@ -46,7 +47,7 @@ struct LiveBench: ParsableCommand {
             let record = try scene.run()
             let evaluated = scene.evaluate(record)
             live = (record, evaluated.metrics, evaluated.trace)
-            serving = (try? client.call("dockd.stats")) != nil && (rig?.dockdIsRunning ?? true)
+            serving = (try? client.call(.stats)) != nil && (rig?.dockdIsRunning ?? true)
         } catch {
             rig?.pointToLogs()
             throw error

@@ -1,4 +1,6 @@
+import DockAPI
 import DockClient
+import DockJSON
 import DockSim
 import EngineSimulation
 import Foundation
@@ -63,25 +65,26 @@ final class LiveScene {
     /// camera, region of interest and speed limits, system tracking on; subscribes to its motion and
     /// tracking state.
     func prepare() throws {
-        let deadline = Date().addingTimeInterval(10)
-        while !(try client.call("stands.list") as? [[String: Any]] ?? []).contains(where: { $0["state"] as? String == "connected" }) {
-            guard Date() < deadline else { throw LiveFailure(description: "no stand connected to dockd within 10 s") }
+        let deadline = monotonicSeconds() + 10
+        while !(try client.call(.standsList).array ?? []).contains(where: { $0["state"]?.string == "connected" }) {
+            guard monotonicSeconds() < deadline else { throw LiveFailure(description: "no stand connected to dockd within 10 s") }
             usleep(50_000)
         }
-        _ = try client.call("camera.set", ["camera": ["horizontal_fov": scene.horizontalFieldOfView, "vertical_fov": scene.verticalFieldOfView]])
+        _ = try client.call(.cameraSet, ["camera": ["horizontal_fov": JSONValue(scene.horizontalFieldOfView),
+                                                    "vertical_fov": JSONValue(scene.verticalFieldOfView)]])
         if let r = scenario.regionOfInterest, r.count == 4 {
-            _ = try client.call("tracking.roi", ["rect": ["x": r[0], "y": r[1], "width": r[2], "height": r[3]]])
+            _ = try client.call(.trackingROI, ["rect": ["x": JSONValue(r[0]), "y": JSONValue(r[1]), "width": JSONValue(r[2]), "height": JSONValue(r[3])]])
         }
-        var limits: [String: Any] = [:]
-        if let s = scenario.yawMaxSpeed { limits["yaw"] = ["max_speed": s] }
-        if let s = scenario.pitchMaxSpeed { limits["pitch"] = ["max_speed": s] }
-        if !limits.isEmpty { _ = try client.call("motion.limits", ["axes": limits]) }
-        _ = try client.call("tracking.set", ["enabled": true])
+        var limits: [String: JSONValue] = [:]
+        if let s = scenario.yawMaxSpeed { limits["yaw"] = ["max_speed": JSONValue(s)] }
+        if let s = scenario.pitchMaxSpeed { limits["pitch"] = ["max_speed": JSONValue(s)] }
+        if !limits.isEmpty { _ = try client.call(.motionLimits, ["axes": .object(limits)]) }
+        _ = try client.call(.trackingSet, ["enabled": true])
         // The first motion.state (the subscription's snapshot, or the first report) may come before the reply.
         var reported = false
-        func note(_ message: [String: Any]) { reported = reported || message["method"] as? String == "motion.state" }
-        _ = try client.call("subscribe", ["topics": ["motion", "tracking"], "motion_rate": 1000], onNotification: note)
-        while !reported, let message = try client.receive(until: deadline) { note(message) }
+        func note(_ message: JSONValue) { reported = reported || message["method"]?.string == "motion.state" }
+        _ = try client.call(.subscribe, ["topics": ["motion", "tracking"], "motion_rate": 1000], onNotification: note)
+        while !reported, let message = try client.receive(within: deadline - monotonicSeconds()) { note(message) }
         guard reported else { throw LiveFailure(description: "the stand sent no feedback within 10 s") }
         try goHome()
     }
@@ -90,21 +93,21 @@ final class LiveScene {
     private func goHome() throws {
         // The motion's last progress may come before the call's reply: notifications are kept from the start.
         var ended: [Double: String] = [:]
-        func note(_ message: [String: Any]) {
-            guard message["method"] as? String == "motion.progress", let p = message["params"] as? [String: Any],
-                  let id = number(p["id"]), let state = p["state"] as? String, state != "running" else { return }
+        func note(_ message: JSONValue) {
+            guard message["method"]?.string == "motion.progress", let p = message["params"],
+                  let id = p["id"]?.double, let state = p["state"]?.string, state != "running" else { return }
             ended[id] = state
         }
-        let reply = try client.call("motion.orient", ["yaw": 0.0, "pitch": 0.0], onNotification: note) as? [String: Any]
-        guard let id = number(reply?["id"]) else { throw LiveFailure(description: "motion.orient answered without an id") }
-        let deadline = Date().addingTimeInterval(10)
-        while ended[id] == nil, let message = try client.receive(until: deadline) { note(message) }
+        let reply = try client.call(.motionOrient, ["yaw": 0.0, "pitch": 0.0], onNotification: note)
+        guard let id = reply["id"]?.double else { throw LiveFailure(description: "motion.orient answered without an id") }
+        let deadline = monotonicSeconds() + 10
+        while ended[id] == nil, let message = try client.receive(within: deadline - monotonicSeconds()) { note(message) }
         guard let state = ended[id] else { throw LiveFailure(description: "the stand did not reach home within 10 s") }
         guard state == "completed" else { throw LiveFailure(description: "the stand did not go home: motion \(state)") }
         // A pause of a second starts a new observation stream: a previous client's frames (a soak's
         // last run) must not count in this one's rate check.
-        let pause = Date().addingTimeInterval(1.1)
-        while try client.receive(until: pause) != nil {}
+        let pause = monotonicSeconds() + 1.1
+        while try client.receive(within: pause - monotonicSeconds()) != nil {}
     }
 
     /// Runs the scenario for its duration in real time.
@@ -120,9 +123,9 @@ final class LiveScene {
             // The app's turn requests, as the virtual-time runner makes them.
             if let turn = turns.first, turn.t <= now {
                 turns.removeFirst()
-                var target: [String: Any] = ["yaw": turn.yaw]
-                if let pitch = turn.pitch { target["pitch"] = pitch }
-                _ = try? client.call("motion.orient", target, onNotification: handle)
+                var target: [String: JSONValue] = ["yaw": JSONValue(turn.yaw)]
+                if let pitch = turn.pitch { target["pitch"] = JSONValue(pitch) }
+                _ = try? client.call(.motionOrient, target, onNotification: handle)
             }
             if nextCapture <= now {
                 // Rendered at its capture time from the stand's path, even when the loop wakes late.
@@ -134,7 +137,7 @@ final class LiveScene {
                 try send(frame)
             } else {
                 let next = min(nextCapture, pending.first?.deliveryTime ?? .infinity, scenario.duration)
-                if let message = try client.receive(until: Date(timeIntervalSinceNow: next - now)) { handle(message) }
+                if let message = try client.receive(within: next - now) { handle(message) }
             }
         }
         return record
@@ -144,32 +147,33 @@ final class LiveScene {
     private lazy var taps = scenario.taps.sorted { $0.t < $1.t }
 
     private func send(_ frame: SceneFrame) throws {
-        var observations: [[String: Any]] = []
+        var observations: [JSONValue] = []
         for d in frame.detections where d.rect.width > 0 && d.rect.height > 0 {
-            var o: [String: Any] = ["kind": d.kind == .face ? "face" : "body", "confidence": d.confidence,
-                                    "rect": ["x": d.rect.x, "y": d.rect.y, "width": d.rect.width, "height": d.rect.height]]
-            if let s = d.speakingConfidence { o["speaking_confidence"] = s }
-            if let l = d.lookingAtCameraConfidence { o["looking_at_camera_confidence"] = l }
-            observations.append(o)
+            var o: [String: JSONValue] = ["kind": d.kind == .face ? "face" : "body", "confidence": JSONValue(d.confidence),
+                                          "rect": ["x": JSONValue(d.rect.x), "y": JSONValue(d.rect.y),
+                                                   "width": JSONValue(d.rect.width), "height": JSONValue(d.rect.height)]]
+            if let s = d.speakingConfidence { o["speaking_confidence"] = JSONValue(s) }
+            if let l = d.lookingAtCameraConfidence { o["looking_at_camera_confidence"] = JSONValue(l) }
+            observations.append(.object(o))
         }
         record.framesSent += 1
         do {
-            _ = try client.call("tracking.observe", ["observations": observations, "origin": "upper_left", "timestamp": start + frame.captureTime],
-                                onNotification: handle)
+            _ = try client.call(.trackingObserve, ["observations": .array(observations), "origin": "upper_left",
+                                                   "timestamp": JSONValue(start + frame.captureTime)], onNotification: handle)
         } catch let failure as APIClient.Failure where failure.code != nil {
             record.refused[failure.code!, default: 0] += 1
         }
         if let tap = taps.first, tap.t <= frame.captureTime {
             let face = frame.truth.first(where: { $0.id == tap.person })?.faceRect
-            let found = face.map { (try? client.call("tracking.select", ["x": $0.centerX, "y": $0.centerY], onNotification: handle)) != nil } ?? false
+            let found = face.map { (try? client.call(.trackingSelect, ["x": JSONValue($0.centerX), "y": JSONValue($0.centerY)], onNotification: handle)) != nil } ?? false
             if found || frame.captureTime - tap.t > 1 { taps.removeFirst() }
         }
     }
 
-    private func handle(_ message: [String: Any]) {
+    private func handle(_ message: JSONValue) {
         let arrival = monotonicSeconds() - start
-        guard let params = message["params"] as? [String: Any] else { return }
-        switch message["method"] as? String {
+        guard let params = message["params"], params.object != nil else { return }
+        switch message["method"]?.string {
         case "motion.state":
             record.path.record(params, arrival: arrival)
         case "tracking.state":
@@ -215,15 +219,15 @@ final class LiveScene {
     }
 
     /// The selected subject of highest saliency in a `tracking.state`, and where its face (or body) was.
-    private static func primary(in params: [String: Any]) -> LiveRecord.Primary? {
-        let subjects = (params["subjects"] as? [[String: Any]] ?? []).filter { $0["selected"] as? Bool == true }
-        guard let capture = number(params["capture_time"]),
-              let chosen = subjects.min(by: { (number($0["saliency_rank"]) ?? .infinity) < (number($1["saliency_rank"]) ?? .infinity) }),
-              let id = chosen["id"] as? String,
-              let rect = (chosen["face_rect"] as? [String: Any]) ?? (chosen["rect"] as? [String: Any]),
-              let x = number(rect["x"]), let y = number(rect["y"]), let w = number(rect["width"]), let h = number(rect["height"]) else { return nil }
+    private static func primary(in params: JSONValue) -> LiveRecord.Primary? {
+        let subjects = (params["subjects"]?.array ?? []).filter { $0["selected"]?.bool == true }
+        guard let capture = params["capture_time"]?.double,
+              let chosen = subjects.min(by: { ($0["saliency_rank"]?.double ?? .infinity) < ($1["saliency_rank"]?.double ?? .infinity) }),
+              let id = chosen["id"]?.string,
+              let rect = [chosen["face_rect"], chosen["rect"]].lazy.compactMap({ $0 }).first(where: { $0.object != nil }),
+              let x = rect["x"]?.double, let y = rect["y"]?.double, let w = rect["width"]?.double, let h = rect["height"]?.double else { return nil }
         // Before api 1.2 there is no `last_seen`: every report counts as measured.
-        let measured = number(chosen["last_seen"]).map { $0 >= capture } ?? true
+        let measured = chosen["last_seen"]?.double.map { $0 >= capture } ?? true
         return LiveRecord.Primary(captureTime: capture, id: id, point: (x + w / 2, y + h / 2), measured: measured)
     }
 }

@@ -1,17 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DockJSON
 
 /// Seconds of CLOCK_MONOTONIC: the clock of tracking.observe's `timestamp`.
 func monotonicSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
-/// A JSON number as decoded by JSONSerialization (an integer-valued one may come as an Int).
-func number(_ value: Any?) -> Double? {
-    (value as? Double) ?? (value as? Int).map(Double.init)
 }
 
 /// Where the stand pointed over a live run, from dockd's `motion.state` stream.
@@ -32,12 +28,12 @@ struct StandPath {
     private(set) var offset = Double.infinity
 
     /// Keeps one `motion.state` notification's params that arrived at `arrival` (our clock).
-    mutating func record(_ params: [String: Any], arrival: Double) {
-        guard let time = number(params["time"]), let positions = params["positions"] as? [String: Any],
-              let yaw = number(positions["yaw"]), let pitch = number(positions["pitch"]) else { return }
-        let rates = params["velocities"] as? [String: Any] ?? [:]
-        points.append(Point(time: time, yaw: yaw, pitch: pitch, yawRate: number(rates["yaw"]) ?? 0,
-                            pitchRate: number(rates["pitch"]) ?? 0, standMicros: number(params["stand_time_us"]) ?? 0))
+    mutating func record(_ params: JSONValue, arrival: Double) {
+        guard let time = params["time"]?.double, let positions = params["positions"],
+              let yaw = positions["yaw"]?.double, let pitch = positions["pitch"]?.double else { return }
+        let rates = params["velocities"] ?? [:]
+        points.append(Point(time: time, yaw: yaw, pitch: pitch, yawRate: rates["yaw"]?.double ?? 0,
+                            pitchRate: rates["pitch"]?.double ?? 0, standMicros: params["stand_time_us"]?.double ?? 0))
         offset = min(offset, arrival - time)
     }
 

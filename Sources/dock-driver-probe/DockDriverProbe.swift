@@ -1,10 +1,19 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import DockCore
 import DockDrivers
 import DockIO
+import DockJSON
 import DockProtocol
 import DockVersion
+// FoundationEssentials (URL, Data, Date), not Foundation: no ICU in the tools either (issue 26).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import NIOPosix
 import StandEngine
@@ -149,7 +158,7 @@ struct DockDriverProbe: AsyncParsableCommand {
         }
         if status != 0 { throw ExitCode(status) }
         if let miss = await state.orientMiss() {
-            FileHandle.standardError.write(Data("dock-driver-probe: --orient: \(miss.message)\n".utf8))
+            writeAll(Array("dock-driver-probe: --orient: \(miss.message)\n".utf8), to: STDERR_FILENO)
             throw ExitCode(miss.code)
         }
     }
@@ -278,7 +287,7 @@ actor ProbeState {
 
     func receive(_ bytes: [UInt8], at t: Double) -> [[UInt8]] {
         bytesIn += bytes.count
-        if trace { emit(["t": t, "report": "received", "hex": hex(bytes)]) }
+        if trace { emit(["t": JSONValue(t), "report": "received", "hex": JSONValue(hex(bytes))]) }
         var out = Writes()
         for report in driver.receive(bytes, at: t) { out += handle(report, at: t) }
         return note(sent: out, at: t)
@@ -296,7 +305,7 @@ actor ProbeState {
     private func note(sent out: Writes, at t: Double) -> [[UInt8]] {
         for bytes in out.list {
             bytesOut += bytes.count
-            if trace { emit(["t": t, "report": "sent", "hex": hex(bytes)]) }
+            if trace { emit(["t": JSONValue(t), "report": "sent", "hex": JSONValue(hex(bytes))]) }
         }
         return out.list
     }
@@ -313,17 +322,17 @@ actor ProbeState {
                                                                    standClosesPositionLoop: driver.closesPositionLoop))
             }
             count("ready")
-            emit(["t": t, "report": "ready", "model": identity.model, "serial": identity.serial,
-                  "firmware": identity.firmware, "protocol": identity.protocolVersion, "feedback_hz": Int(caps.feedbackHz),
-                  "axes": caps.axes.map { ["axis": $0.axis.description, "min": json($0.min), "max": json($0.max),
-                                           "max_speed": json($0.maxSpeed), "continuous": $0.continuous] }])
+            emit(["t": JSONValue(t), "report": "ready", "model": JSONValue(identity.model), "serial": JSONValue(identity.serial),
+                  "firmware": JSONValue(identity.firmware), "protocol": JSONValue(identity.protocolVersion), "feedback_hz": JSONValue(Int(caps.feedbackHz)),
+                  "axes": .array(caps.axes.map { ["axis": JSONValue($0.axis.description), "min": json($0.min), "max": json($0.max),
+                                                  "max_speed": json($0.maxSpeed), "continuous": JSONValue($0.continuous)] })])
             return scripted(at: t, onFeedback: false)
         case .feedback(let f):
             feedbackCount += 1
             if firstFeedback == nil { firstFeedback = t }
             lastFeedback = f
             count("feedback")
-            var line: [String: Any] = ["t": t, "report": "feedback"]
+            var line: [String: JSONValue] = ["t": JSONValue(t), "report": "feedback"]
             for a in f.axes {
                 line[a.axis.description] = json(a.position)
                 line[a.axis.description + "_velocity"] = json(a.velocity)
@@ -333,20 +342,20 @@ actor ProbeState {
             return scripted(at: t, onFeedback: true)
         case .refused(let command, let reason):
             count("refused")
-            emit(["t": t, "report": "refused", "command": Int(command), "reason": reason])
+            emit(["t": JSONValue(t), "report": "refused", "command": JSONValue(command), "reason": JSONValue(reason)])
         case .garbage(let e):
             count("garbage")
-            emit(["t": t, "report": "garbage", "error": e.rawValue])
+            emit(["t": JSONValue(t), "report": "garbage", "error": JSONValue(e.rawValue)])
         case .rejected(let text):
             count("rejected")
-            emit(["t": t, "report": "rejected", "reason": text])
+            emit(["t": JSONValue(t), "report": "rejected", "reason": JSONValue(text)])
         case .fatal(let text), .incompatible(let text):
             count("fatal")
             fatal = true
-            emit(["t": t, "report": "fatal", "reason": text])
+            emit(["t": JSONValue(t), "report": "fatal", "reason": JSONValue(text)])
         case .fault(let f):
             count("fault")
-            emit(["t": t, "report": "fault", "code": Int(f.code), "text": f.text])
+            emit(["t": JSONValue(t), "report": "fault", "code": JSONValue(f.code), "text": JSONValue(f.text)])
         case .imu, .event, .battery:
             count("other")
         }
@@ -396,7 +405,7 @@ actor ProbeState {
                 run.startedAt = t
                 for a in f.axes { run.start[a.axis] = Double(a.position) }
             } catch {
-                emit(["t": t, "report": "motion", "state": "refused", "reason": "\(error)"])
+                emit(["t": JSONValue(t), "report": "motion", "state": "refused", "reason": JSONValue("\(error)")])
                 run.state = "refused: \(error)"
                 run.id = MotionID(rawValue: 0)
                 run.endedAt = t
@@ -416,7 +425,7 @@ actor ProbeState {
         for p in output.progress where p.state.isFinal && run.endedAt == nil {
             run.endedAt = t
             if case .failed(let why) = p.state { run.state = "failed: \(why)" } else { run.state = "\(p.state)" }
-            emit(["t": t, "report": "motion", "state": run.state, "duration": t - run.startedAt])
+            emit(["t": JSONValue(t), "report": "motion", "state": JSONValue(run.state), "duration": JSONValue(t - run.startedAt)])
         }
         var bytes = Writes()
         for m in output.messages {
@@ -437,7 +446,7 @@ actor ProbeState {
         for event in calibration!.events.dropFirst(reportedEvents) { emitCalibration(event, at: t) }
         reportedEvents = calibration!.events.count
         if calibration!.finished, let why = calibration!.failure {
-            emit(["t": t, "report": "calibration", "state": "failed", "reason": why])
+            emit(["t": JSONValue(t), "report": "calibration", "state": "failed", "reason": JSONValue(why)])
         }
         switch command {
         case .drive(let axis, let positive, let byte)?:
@@ -456,26 +465,26 @@ actor ProbeState {
         let names = ["pan", "tilt"]
         switch event {
         case .sign(let axis, let sign):
-            emit(["t": t, "report": "calibration", "axis": names[axis], "sign": sign])
+            emit(["t": JSONValue(t), "report": "calibration", "axis": JSONValue(names[axis]), "sign": JSONValue(sign)])
         case .end(let axis, let positive, let units):
-            emit(["t": t, "report": "calibration", "axis": names[axis], "end": positive ? (axis == 0 ? "left" : "up") : (axis == 0 ? "right" : "down"),
-                  "units": units])
+            emit(["t": JSONValue(t), "report": "calibration", "axis": JSONValue(names[axis]),
+                  "end": JSONValue(positive ? (axis == 0 ? "left" : "up") : (axis == 0 ? "right" : "down")), "units": JSONValue(units)])
         case .speed(let axis, let byte, let speed, let seconds):
-            emit(["t": t, "report": "calibration", "axis": names[axis], "byte": byte, "deg_per_s": speed, "timed_s": seconds])
+            emit(["t": JSONValue(t), "report": "calibration", "axis": JSONValue(names[axis]), "byte": JSONValue(byte),
+                  "deg_per_s": JSONValue(speed), "timed_s": JSONValue(seconds)])
         }
     }
 
     /// Writes the measured profile where --write-profile said (after checking it loads back).
     func writeCalibratedProfile() throws {
         guard let run = calibrationRun, let c = calibration, c.finished, c.failure == nil else { return }
-        let formatter = ISO8601DateFormatter()
-        let how = "dock-driver-probe --calibrate on \(formatter.string(from: Date())) at \(run.endpoint): each speed byte driven for up to \(run.window) s after a \(c.settleTime) s ramp, the slope of the polled position"
+        let how = "dock-driver-probe --calibrate on \(Date.now.formatted(.iso8601)) at \(run.endpoint): each speed byte driven for up to \(run.window) s after a \(c.settleTime) s ramp, the slope of the polled position"
         var profile = c.profile(base: run.base, name: run.name, how: how)
         profile.source = "Measured with \(how). Spans between the end stops given: pan \(run.axes[0].spanDegrees)°, tilt \(run.axes[1].spanDegrees)°. Not measured (from \(run.base.name)): \(["maxAccelDegrees", "absoluteSpeed", "limitSet"].joined(separator: ", "))."
         let data = try profile.encoded()
         _ = try VISCAProfile.decode(data)
         try data.write(to: URL(fileURLWithPath: run.output))
-        emit(["report": "calibration", "state": "written", "path": run.output, "name": profile.name])
+        emit(["report": "calibration", "state": "written", "path": JSONValue(run.output), "name": JSONValue(profile.name)])
     }
 
     /// Why the --orient move did not reach its target (exit status 3: failed or ended off target;
@@ -486,7 +495,7 @@ actor ProbeState {
         let tolerance = run.controller.configuration.positionTolerance
         let misses = goal.sorted { $0.key < $1.key }.compactMap { axis, g -> String? in
             guard let p = lastFeedback?.axis(axis).map({ Double($0.position) }) else { return "\(axis): no feedback" }
-            return abs(p - g) > tolerance ? "\(axis) ended at \(String(format: "%.3f", p)) rad, \(String(format: "%.3f", abs(p - g))) rad from \(g)" : nil
+            return abs(p - g) > tolerance ? "\(axis) ended at \(fixed(p, 3)) rad, \(fixed(abs(p - g), 3)) rad from \(g)" : nil
         }
         if run.endedAt == nil {
             return (4, "the move had not ended after --seconds" + (misses.isEmpty ? "" : ": " + misses.joined(separator: "; ")))
@@ -497,20 +506,20 @@ actor ProbeState {
     }
 
     func summary(at t: Double) {
-        var line: [String: Any] = ["t": t, "report": "summary", "feedback": feedbackCount, "bytes_out": bytesOut,
-                                   "bytes_in": bytesIn, "counts": reportCounts]
-        if let first = firstFeedback, feedbackCount > 1, t > first { line["feedback_hz"] = Double(feedbackCount - 1) / (t - first) }
+        var line: [String: JSONValue] = ["t": JSONValue(t), "report": "summary", "feedback": JSONValue(feedbackCount), "bytes_out": JSONValue(bytesOut),
+                                         "bytes_in": JSONValue(bytesIn), "counts": .object(reportCounts.mapValues { JSONValue($0) })]
+        if let first = firstFeedback, feedbackCount > 1, t > first { line["feedback_hz"] = JSONValue(Double(feedbackCount - 1) / (t - first)) }
         if let f = lastFeedback { for a in f.axes { line["final_" + a.axis.description] = json(a.position) } }
-        if let r = readyAt { line["ready_s"] = r }
+        if let r = readyAt { line["ready_s"] = JSONValue(r) }
         if let run = orientRun {
-            var o: [String: Any] = ["state": run.state, "overshoot_rad": run.maxOvershoot, "commands": run.commands]
-            if let e = run.endedAt { o["completed_s"] = e - run.startedAt }
-            if let s = run.settledAt { o["settled_s"] = s - run.startedAt }
+            var o: [String: JSONValue] = ["state": JSONValue(run.state), "overshoot_rad": JSONValue(run.maxOvershoot), "commands": JSONValue(run.commands)]
+            if let e = run.endedAt { o["completed_s"] = JSONValue(e - run.startedAt) }
+            if let s = run.settledAt { o["settled_s"] = JSONValue(s - run.startedAt) }
             if let f = lastFeedback, let goal = script.orient {
-                o["final_error_rad"] = goal.map { axis, g in abs(Double(f.axis(axis)?.position ?? .nan) - g) }.max() ?? 0
+                o["final_error_rad"] = JSONValue(goal.map { axis, g in abs(Double(f.axis(axis)?.position ?? .nan) - g) }.max() ?? 0)
             }
-            o["reached"] = orientMiss() == nil
-            line["orient"] = o
+            o["reached"] = JSONValue(orientMiss() == nil)
+            line["orient"] = .object(o)
         }
         emit(line)
     }
@@ -528,11 +537,36 @@ struct Writes: ExpressibleByArrayLiteral {
     static func += (writes: inout Writes, other: Writes) { writes.list += other.list }
 }
 
-private func json(_ v: Float) -> Any { v.isFinite ? Double(v) : NSNull() }
+/// A float32 as JSON: its double (every digit, as the reports always had it), null when not finite.
+private func json(_ v: Float) -> JSONValue { v.isFinite ? JSONValue(Double(v)) : .null }
 
-private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined(separator: " ") }
+private func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+}
 
-private func emit(_ object: [String: Any]) {
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-    FileHandle.standardOutput.write(data + Data("\n".utf8))
+/// `x` with `digits` decimals (printf's %.Nf).
+private func fixed(_ x: Double, _ digits: Int) -> String {
+    var buffer = [CChar](repeating: 0, count: 64)
+    _ = withVaList([x]) { vsnprintf(&buffer, buffer.count, "%.\(digits)f", $0) }
+    return String(cString: buffer)
+}
+
+/// One report: a line of JSON with sorted keys on stdout.
+private func emit(_ object: [String: JSONValue]) {
+    var line = JSONBytes()
+    line.writeJSON(.object(object))
+    line.bytes.append(UInt8(ascii: "\n"))
+    writeAll(line.bytes, to: STDOUT_FILENO)
+}
+
+private func writeAll(_ bytes: [UInt8], to fd: Int32) {
+    bytes.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return }
+            offset += n
+        }
+    }
 }

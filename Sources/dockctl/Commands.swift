@@ -1,6 +1,7 @@
 import ArgumentParser
+import DockAPI
 import DockClient
-import Foundation
+import DockJSON
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Daemon version and each stand's state.")
@@ -9,11 +10,11 @@ struct Status: ParsableCommand {
     func run() throws {
         try dockctl.run {
             let client = try connection.client()
-            let version = try client.call("dockd.version") as? [String: Any] ?? [:]
+            let version = try client.call(.version)
             let stands = try StandList.fetch(connection, client)
-            if connection.json { Output.json(["version": version, "stands": stands]); return }
-            let api = version["api"] as? [String: Any] ?? [:]
-            Output.line("dockd \(version["version"] ?? "?") (API \(api["major"] ?? "?").\(api["minor"] ?? "?"), protocol \(version["protocol"] ?? "?"))")
+            if connection.json { Output.json(["version": version, "stands": .array(stands)]); return }
+            let api = version["api"] ?? [:]
+            Output.line("dockd \(version["version"]?.text ?? "?") (API \(api["major"]?.text ?? "?").\(api["minor"]?.text ?? "?"), protocol \(version["protocol"]?.text ?? "?"))")
             if stands.isEmpty { Output.line("no stands configured") }
             for s in stands { Output.line(StandText.line(s)) }
         }
@@ -29,9 +30,10 @@ struct List: ParsableCommand {
             for s in try StandList.fetch(connection, connection.client()) {
                 if connection.json { Output.json(s); continue }
                 Output.line(StandText.line(s))
-                if let caps = s["capabilities"] as? [String: Any] {
-                    for a in caps["axes"] as? [[String: Any]] ?? [] { Output.line("    " + StandText.axis(a)) }
-                    Output.line("    feedback \(caps["feedback_hz"] ?? "?") Hz, buttons: \((caps["buttons"] as? [String] ?? []).joined(separator: ", ")), batteries: \((caps["batteries"] as? [String] ?? []).joined(separator: ", "))")
+                if let caps = s["capabilities"], caps.object != nil {
+                    for a in caps["axes"]?.array ?? [] { Output.line("    " + StandText.axis(a)) }
+                    func names(_ key: String) -> String { (caps[key]?.array ?? []).compactMap(\.string).joined(separator: ", ") }
+                    Output.line("    feedback \(caps["feedback_hz"]?.text ?? "?") Hz, buttons: \(names("buttons")), batteries: \(names("batteries"))")
                 }
             }
         }
@@ -40,16 +42,21 @@ struct List: ParsableCommand {
 
 /// `stands.list`, or the one stand `--stand` names (which must exist).
 enum StandList {
-    static func fetch(_ connection: Connection, _ client: APIClient) throws -> [[String: Any]] {
-        let stands = try client.call("stands.list") as? [[String: Any]] ?? []
+    static func fetch(_ connection: Connection, _ client: APIClient) throws -> [JSONValue] {
+        let stands = try client.call(.standsList).array ?? []
         guard let wanted = connection.stand else { return stands }
-        let match = stands.filter { $0["id"] as? String == wanted }
+        let match = stands.filter { $0["id"]?.string == wanted }
         guard !match.isEmpty else {
-            let known = stands.compactMap { $0["id"] as? String }.filter { !$0.isEmpty }
+            let known = stands.compactMap { $0["id"]?.string }.filter { !$0.isEmpty }
             throw Fail("no stand \(wanted) (dockd has \(known.isEmpty ? "none with an id" : known.joined(separator: ", ")))",
                        exitCode: ExitStatus.noSuchStand)
         }
         return match
+    }
+
+    /// The ids of the connected stands, in dockd's order.
+    static func connectedIDs(_ client: APIClient) throws -> [String] {
+        (try client.call(.standsList).array ?? []).filter { $0["state"]?.string == "connected" }.compactMap { $0["id"]?.string }
     }
 }
 
@@ -65,11 +72,11 @@ struct Diag: ParsableCommand {
             if stands.isEmpty && !connection.json { Output.line("no stands configured") }
             for s in stands {
                 // A stand that never handshook has no id: stand.get cannot name it.
-                guard let id = s["id"] as? String, !id.isEmpty else {
+                guard let id = s["id"]?.string, !id.isEmpty else {
                     if connection.json { Output.json(s) } else { Output.line(StandText.line(s)) }
                     continue
                 }
-                let detail = try client.call("stand.get", ["stand": id]) as? [String: Any] ?? [:]
+                let detail = try client.call(.standGet, ["stand": .string(id)])
                 if connection.json { Output.json(detail) } else { StandText.diagnostics(detail).forEach(Output.line) }
             }
         }
@@ -96,29 +103,31 @@ struct Watch: ParsableCommand {
 func follow(_ connection: Connection, topics: [String], rate: Double, seconds: Double?) throws {
     let stop = StopSignals()
     try dockctl.run {
-        let deadline = seconds.map { Date().addingTimeInterval($0) }
-        let stamp = ISO8601DateFormatter()
-        stamp.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let show: ([String: Any]) -> Void = { message in
+        let deadline = seconds.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+        let show: (JSONValue) -> Void = { message in
             let stand = StandText.stand(of: message)
             if let wanted = connection.stand, stand != wanted { return }
-            let time = stamp.string(from: Date())
+            let time = utcTimestamp()
             if connection.json {
-                var line = message
+                var line = message.object ?? [:]
                 line["jsonrpc"] = nil
-                line["time"] = time
-                line["stand"] = stand ?? NSNull()
-                Output.json(line)
+                line["time"] = .string(time)
+                line["stand"] = stand.map(JSONValue.string) ?? .null
+                Output.json(.object(line))
             } else {
                 Output.line("\(time) \(stand ?? "-") \(StandText.notification(message))")
             }
         }
         let client = try connection.client()
-        _ = try client.call("subscribe", ["topics": topics, "motion_rate": rate], onNotification: show)
+        _ = try client.call(.subscribe, ["topics": .array(topics.map(JSONValue.string)), "motion_rate": JSONValue(rate)], onNotification: show)
         while !stop.arrived() {
-            let slice = Date().addingTimeInterval(StopSignals.checkInterval)
-            if let deadline, deadline <= Date() { break }
-            guard let message = try client.receive(until: min(slice, deadline ?? slice)) else { continue }
+            var wait = StopSignals.checkInterval
+            if let deadline {
+                let left = ContinuousClock.now.duration(to: deadline)
+                if left <= .zero { break }
+                wait = min(wait, left.seconds)
+            }
+            guard let message = try client.receive(within: wait) else { continue }
             show(message)
         }
     }
@@ -137,7 +146,7 @@ struct Track: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            try connection.leased("tracking.set", ["enabled": state == "on"], hold: hold.hold) { _ in "tracking \(state)" }
+            try connection.leased(.trackingSet, ["enabled": .bool(state == "on")], hold: hold.hold) { _ in "tracking \(state)" }
         }
     }
 }
@@ -155,19 +164,19 @@ struct Move: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            var rates: [String: Any] = [:]
-            if let yawRate { rates["yaw"] = yawRate }
-            if let pitchRate { rates["pitch"] = pitchRate }
-            let end = Date().addingTimeInterval(seconds)
+            var rates: [String: JSONValue] = [:]
+            if let yawRate { rates["yaw"] = JSONValue(yawRate) }
+            if let pitchRate { rates["pitch"] = JSONValue(pitchRate) }
+            let end = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
             let client = try connection.client()
             let p = try StandChoice.changes.params(connection, client, rates)
             // Velocity commands expire after 0.5 s (the deadman): renew them while moving.
             repeat {
-                _ = try client.call("motion.velocity", p)
-                Thread.sleep(forTimeInterval: min(0.2, max(0, end.timeIntervalSinceNow)))
-            } while Date() < end
-            _ = try client.call("motion.stop", p.filter { $0.key == "stand" })
-            if connection.json { Output.json(["stand": p["stand"] ?? NSNull(), "ok": true]) }
+                _ = try client.call(.motionVelocity, p)
+                pause(min(0.2, ContinuousClock.now.duration(to: end).seconds))
+            } while ContinuousClock.now < end
+            _ = try client.call(.motionStop, p.filter { $0.key == "stand" })
+            if connection.json { Output.json(["stand": p["stand"] ?? .null, "ok": true]) }
         }
     }
 }
@@ -183,11 +192,11 @@ struct Orient: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            var p: [String: Any] = ["relative": relative]
-            if let yaw { p["yaw"] = yaw }
-            if let pitch { p["pitch"] = pitch }
-            if let duration { p["duration"] = duration }
-            try MotionWaiter.start("motion.orient", p, connection: connection, wait: wait)
+            var p: [String: JSONValue] = ["relative": .bool(relative)]
+            if let yaw { p["yaw"] = JSONValue(yaw) }
+            if let pitch { p["pitch"] = JSONValue(pitch) }
+            if let duration { p["duration"] = JSONValue(duration) }
+            try MotionWaiter.start(.motionOrient, p, connection: connection, wait: wait)
         }
     }
 }
@@ -199,7 +208,7 @@ struct Animate: ParsableCommand {
     @Flag(help: "Wait until it completes (exit 4 if it does not).") var wait = false
 
     func run() throws {
-        try dockctl.run { try MotionWaiter.start("animation.play", ["name": name], connection: connection, wait: wait) }
+        try dockctl.run { try MotionWaiter.start(.animationPlay, ["name": .string(name)], connection: connection, wait: wait) }
     }
 }
 
@@ -215,11 +224,11 @@ struct Limits: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            var a: [String: Any] = [:]
-            if let min { a["min"] = min }
-            if let max { a["max"] = max }
-            if let maxSpeed { a["max_speed"] = maxSpeed }
-            try connection.leased("motion.limits", ["axes": [axis: a]], hold: hold.hold) { _ in "limits set on \(axis)" }
+            var a: [String: JSONValue] = [:]
+            if let min { a["min"] = JSONValue(min) }
+            if let max { a["max"] = JSONValue(max) }
+            if let maxSpeed { a["max_speed"] = JSONValue(maxSpeed) }
+            try connection.leased(.motionLimits, ["axes": .object([axis: .object(a)])], hold: hold.hold) { _ in "limits set on \(axis)" }
         }
     }
 }
@@ -235,23 +244,19 @@ struct Stop: ParsableCommand {
             let client = try connection.client()
             var stopped: [String] = [], unconfirmed: [String] = []
             func stop(_ stand: String?) throws {
-                let reply = try client.call("motion.stop", stand.map { ["stand": $0] } ?? [:]) as? [String: Any] ?? [:]
+                let reply = try client.call(.motionStop, stand.map { ["stand": .string($0)] } ?? [:])
                 guard let stand else { return }
-                if reply["confirmed"] as? Bool == false { unconfirmed.append(stand) } else { stopped.append(stand) }
+                if reply["confirmed"]?.bool == false { unconfirmed.append(stand) } else { stopped.append(stand) }
             }
             if let stand = connection.stand {
                 try stop(stand)
             } else {
                 // Safety needs no choosing: stop them all.
-                let stands = try client.call("stands.list") as? [[String: Any]] ?? []
-                for s in stands where s["state"] as? String == "connected" {
-                    guard let id = s["id"] as? String else { continue }
-                    try stop(id)
-                }
+                for id in try StandList.connectedIDs(client) { try stop(id) }
                 if stopped.isEmpty && unconfirmed.isEmpty { try stop(nil) }  // none connected: dockd says so (10)
             }
             if connection.json {
-                Output.json(["stopped": stopped, "unconfirmed": unconfirmed])
+                Output.json(["stopped": .array(stopped.map(JSONValue.string)), "unconfirmed": .array(unconfirmed.map(JSONValue.string))])
             } else {
                 if !stopped.isEmpty { Output.line("stopped \(stopped.joined(separator: ", "))") }
                 for id in unconfirmed { Output.line("\(id): STOP sent but not acknowledged by the stand") }
@@ -273,12 +278,11 @@ struct Resume: ParsableCommand {
             if let stand = connection.stand {
                 ids = [stand]
             } else {
-                let stands = try client.call("stands.list") as? [[String: Any]] ?? []
-                ids = stands.filter { $0["state"] as? String == "connected" }.compactMap { $0["id"] as? String }
+                ids = try StandList.connectedIDs(client)
             }
-            if ids.isEmpty { _ = try client.call("motion.resume") }  // none connected: dockd says so (10)
-            for id in ids { _ = try client.call("motion.resume", ["stand": id]) }
-            if connection.json { Output.json(["resumed": ids]) } else { Output.line("resumed \(ids.joined(separator: ", "))") }
+            if ids.isEmpty { _ = try client.call(.motionResume) }  // none connected: dockd says so (10)
+            for id in ids { _ = try client.call(.motionResume, ["stand": .string(id)]) }
+            if connection.json { Output.json(["resumed": .array(ids.map(JSONValue.string))]) } else { Output.line("resumed \(ids.joined(separator: ", "))") }
         }
     }
 }
@@ -288,12 +292,12 @@ struct Battery: ParsableCommand {
     @OptionGroup var connection: Connection
     func run() throws {
         try dockctl.run {
-            let list = try connection.call("battery.get", choice: .reads).result as? [[String: Any]] ?? []
+            let list = try connection.call(.batteryGet, choice: .reads).result.array ?? []
             if connection.json { list.forEach(Output.json); return }
             if list.isEmpty { Output.line("no batteries reported") }
             for b in list {
-                let level = (b["level"] as? Double ?? 0) * 100
-                Output.line("\(b["name"] ?? "?"): \(Int(level.rounded())) %, \(b["charge"] ?? "?")\((b["low"] as? Bool ?? false) ? ", LOW" : "")")
+                let level = (b["level"]?.double ?? 0) * 100
+                Output.line("\(b["name"]?.text ?? "?"): \(Int(level.rounded())) %, \(b["charge"]?.text ?? "?")\((b["low"]?.bool ?? false) ? ", LOW" : "")")
             }
         }
     }
@@ -301,27 +305,26 @@ struct Battery: ParsableCommand {
 
 /// Starts a motion and, when asked, follows its progress notifications to the end.
 enum MotionWaiter {
-    static func start(_ method: String, _ params: [String: Any], connection: Connection, wait: Bool) throws {
+    static func start(_ method: APIMethod, _ params: [String: JSONValue], connection: Connection, wait: Bool) throws {
         let client = try connection.client()
         let p = try StandChoice.changes.params(connection, client, params)
-        if wait { _ = try client.call("subscribe", ["topics": ["motion"], "motion_rate": 1]) }
+        if wait { _ = try client.call(.subscribe, ["topics": ["motion"], "motion_rate": 1]) }
         // A motion with nowhere to go (a preset recalled where the stand is) completes in the step
         // that accepts it: dockd sends its progress before the reply.
-        var early: [[String: Any]] = []
-        let result = try client.call(method, p) { early.append($0) } as? [String: Any] ?? [:]
-        guard let id = result["id"] as? Int else { return }
-        let stand = p["stand"] as? String
+        var early: [JSONValue] = []
+        let result = try client.call(method, p) { early.append($0) }
+        guard let id = result["id"]?.double.map(Int.init) else { return }
         guard wait else {
-            if connection.json { Output.json(["stand": stand as Any? ?? NSNull(), "id": id, "state": "running"]) }
+            if connection.json { Output.json(["stand": p["stand"] ?? .null, "id": JSONValue(id), "state": "running"]) }
             else { Output.line("started motion \(id)") }
             return
         }
         while true {
             let message = early.isEmpty ? try client.receive() : early.removeFirst()
-            guard message["method"] as? String == "motion.progress", let progress = message["params"] as? [String: Any],
-                  progress["id"] as? Int == id, let state = progress["state"] as? String, state != "running" else { continue }
+            guard message["method"]?.string == "motion.progress", let progress = message["params"],
+                  progress["id"]?.double == Double(id), let state = progress["state"]?.string, state != "running" else { continue }
             if connection.json { Output.json(progress) }
-            else { Output.line("motion \(id) \(state)\((progress["reason"] as? String).map { ": \($0)" } ?? "")") }
+            else { Output.line("motion \(id) \(state)\(progress["reason"]?.string.map { ": \($0)" } ?? "")") }
             guard state == "completed" else { throw Fail("motion \(id) \(state)", exitCode: ExitStatus.motionFailed) }
             return
         }
@@ -346,10 +349,10 @@ struct Attach: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            var params = ["device": device]
-            if let driver { params["driver"] = driver }
-            _ = try connection.client().call("stands.attach", params)
-            if connection.json { Output.json(["attached": device]) } else { Output.line("attached \(device)") }
+            var params: [String: JSONValue] = ["device": .string(device)]
+            if let driver { params["driver"] = .string(driver) }
+            _ = try connection.client().call(.standsAttach, params)
+            if connection.json { Output.json(["attached": .string(device)]) } else { Output.line("attached \(device)") }
         }
     }
 }
@@ -361,8 +364,8 @@ struct Detach: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            _ = try connection.client().call("stands.detach", ["device": device])
-            if connection.json { Output.json(["detached": device]) } else { Output.line("detached \(device)") }
+            _ = try connection.client().call(.standsDetach, ["device": .string(device)])
+            if connection.json { Output.json(["detached": .string(device)]) } else { Output.line("detached \(device)") }
         }
     }
 }

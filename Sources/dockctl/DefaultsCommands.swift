@@ -1,6 +1,6 @@
 import ArgumentParser
 import DockClient
-import Foundation
+import DockJSON
 
 /// `dockctl defaults`: what every stand does while no client controls it, kept by dockd across
 /// restarts (unlike `track off`, `framing` and `roi`, which last as long as dockctl's connection).
@@ -14,7 +14,7 @@ struct Defaults: ParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() throws {
-            try dockctl.run { Defaults.print(try connection.client().call("defaults.get"), json: connection.json) }
+            try dockctl.run { Defaults.print(try connection.client().call(.defaultsGet), json: connection.json) }
         }
     }
 
@@ -36,14 +36,14 @@ struct Defaults: ParsableCommand {
         }
 
         func run() throws {
-            var params: [String: Any] = [:]
-            if let tracking { params["tracking"] = tracking == "on" }
-            if let framing { params["framing"] = framing }
+            var params: [String: JSONValue] = [:]
+            if let tracking { params["tracking"] = .bool(tracking == "on") }
+            if let framing { params["framing"] = .string(framing) }
             if let roi {
                 let v = roi.split(separator: ",").compactMap { Double($0) }
-                params["roi"] = ["x": v[0], "y": v[1], "width": v[2], "height": v[3]]
+                params["roi"] = ["x": JSONValue(v[0]), "y": JSONValue(v[1]), "width": JSONValue(v[2]), "height": JSONValue(v[3])]
             }
-            try dockctl.run { Defaults.print(try connection.client().call("defaults.set", params), json: connection.json) }
+            try dockctl.run { Defaults.print(try connection.client().call(.defaultsSet, params), json: connection.json) }
         }
     }
 
@@ -52,15 +52,14 @@ struct Defaults: ParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() throws {
-            try dockctl.run { Defaults.print(try connection.client().call("defaults.set", ["reset": true]), json: connection.json) }
+            try dockctl.run { Defaults.print(try connection.client().call(.defaultsSet, ["reset": true]), json: connection.json) }
         }
     }
 
-    static func print(_ result: Any?, json: Bool) {
-        let d = result as? [String: Any] ?? [:]
-        if json { Output.json(d); return }
-        let roi = d["roi"] as? [String: Any] ?? [:]
-        let rect = ["x", "y", "width", "height"].map { JSONText.encode(roi[$0] ?? 0) }.joined(separator: ",")
-        Output.line("tracking \((d["tracking"] as? Bool) == false ? "off" : "on"), framing \(d["framing"] ?? "?"), roi \(rect)")
+    static func print(_ d: JSONValue, json: Bool) {
+        if json { Output.json(d.object != nil ? d : [:]); return }
+        let roi = d["roi"] ?? [:]
+        let rect = ["x", "y", "width", "height"].map { Output.number(roi[$0] ?? 0) }.joined(separator: ",")
+        Output.line("tracking \(d["tracking"]?.bool == false ? "off" : "on"), framing \(d["framing"]?.text ?? "?"), roi \(rect)")
     }
 }

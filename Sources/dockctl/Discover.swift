@@ -1,6 +1,7 @@
 import ArgumentParser
 import DockClient
 import DockDrivers
+import DockJSON
 import NIOCore
 
 struct Discover: ParsableCommand {
@@ -74,12 +75,10 @@ struct Discover: ParsableCommand {
         let endpoint = match.httpEndpoint
         let attach = endpoint.map { "onvif://USER@\($0.hostPort)" }
         if json {
-            var object: [String: Any] = ["endpoint": match.endpoint, "addresses": match.addresses, "scopes": match.scopes,
-                                         "types": match.types, "ptz": match.advertisesPTZ]
-            object["name"] = match.name
-            object["hardware"] = match.hardware
-            object["attach"] = attach
-            Output.json(object)
+            func strings(_ list: [String]) -> JSONValue { .array(list.map(JSONValue.string)) }
+            Output.json(["endpoint": .string(match.endpoint), "addresses": strings(match.addresses), "scopes": strings(match.scopes),
+                         "types": strings(match.types), "ptz": .bool(match.advertisesPTZ), "name": match.name.map(JSONValue.string) ?? .null,
+                         "hardware": match.hardware.map(JSONValue.string) ?? .null, "attach": attach.map(JSONValue.string) ?? .null])
             return
         }
         let model = match.hardware ?? "?"

@@ -1,7 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import DockClient
 import DockVersion
-import Foundation
 
 @main
 struct Dockctl: ParsableCommand {
@@ -31,13 +33,13 @@ struct Dockctl: ParsableCommand {
         version: DockVersion.string,
         subcommands: [Status.self, List.self, Diag.self, Watch.self, Track.self, Move.self, Orient.self, Limits.self,
                       Animate.self, Stop.self, Resume.self, Battery.self, Events.self, Attach.self, Detach.self, Discover.self,
-                      Framing.self, ROI.self, Select.self, Subjects.self, Defaults.self, PresetCommand.self])
+                      Framing.self, ROI.self, Select.self, Subjects.self, Defaults.self, PresetCommand.self, Call.self])
 }
 
 /// Options every subcommand shares.
 struct Connection: ParsableArguments {
     @Option(name: .long, help: "dockd's API socket.")
-    var socket: String = ProcessInfo.processInfo.environment["DOCKD_SOCKET"] ?? "/run/dockd/dockd.sock"
+    var socket: String = getenv("DOCKD_SOCKET").map { String(cString: $0) } ?? "/run/dockd/dockd.sock"
 
     @Option(name: .long, help: "The stand's id (serial number); default: the connected stand.")
     var stand: String?
@@ -76,11 +78,6 @@ func run(_ body: () throws -> Void) throws {
 }
 
 private func report(_ fail: Fail) -> ExitCode {
-    FileHandle.standardError.write(Data("dockctl: \(fail.description)\n".utf8))
+    note(fail.description)
     return ExitCode(fail.exitCode)
-}
-
-/// A note for the person at the terminal, never mixed into what scripts read on stdout.
-func note(_ text: String) {
-    FileHandle.standardError.write(Data("dockctl: \(text)\n".utf8))
 }

@@ -1,5 +1,6 @@
+import DockAPI
 import DockClient
-import Foundation
+import DockJSON
 
 /// `--hold`: keep the connection, and with it the lease that holds the change, until Ctrl-C, SIGTERM
 /// or SIGHUP (StopSignals), as systemd-inhibit holds its lock while it runs; dockctl then closes the
@@ -12,7 +13,7 @@ struct Hold {
     func wait(_ client: APIClient) throws {
         while !stop.arrived() {
             do {
-                _ = try client.receive(until: Date().addingTimeInterval(StopSignals.checkInterval))
+                _ = try client.receive(within: StopSignals.checkInterval)
             } catch let failure as APIClient.Failure {
                 throw Fail("\(failure.description) while holding: the change is gone", exitCode: failure.exitCode)
             }
@@ -25,17 +26,17 @@ extension Connection {
     /// Calls `method` for the stand (one must be chosen when several are connected), prints `done`
     /// (or the result as JSON) and, with `--hold`, keeps the connection until a signal; without it,
     /// says on stderr that the change ends with dockctl.
-    func leased(_ method: String, _ params: [String: Any], hold: Bool, done: (Any) -> String) throws {
+    func leased(_ method: APIMethod, _ params: [String: JSONValue], hold: Bool, done: (JSONValue) -> String) throws {
         let holding = hold ? Hold() : nil
         let client = try client()
         let p = try StandChoice.changes.params(self, client, params)
         let result = try client.call(method, p)
-        let stand = p["stand"] as? String
+        let stand = p["stand"]?.string
         if json {
-            var object = result as? [String: Any] ?? ["result": result]
-            object["stand"] = stand ?? NSNull()
-            object["held"] = hold
-            Output.json(object)
+            var object = result.object ?? ["result": result]
+            object["stand"] = stand.map(JSONValue.string) ?? .null
+            object["held"] = .bool(hold)
+            Output.json(.object(object))
         } else {
             Output.line(done(result) + (stand.map { " (\($0))" } ?? ""))
         }

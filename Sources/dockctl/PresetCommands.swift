@@ -1,6 +1,7 @@
 import ArgumentParser
+import DockAPI
 import DockClient
-import Foundation
+import DockJSON
 
 /// `dockctl preset`: named poses per stand, kept by dockd across restarts. `go` waits for the
 /// motion to end: the motion is this connection's, and stops when dockctl exits (as any client's).
@@ -16,7 +17,7 @@ struct PresetCommand: ParsableCommand {
 
         func run() throws {
             try dockctl.run {
-                let presets = try connection.call("preset.list", choice: .reads).result as? [[String: Any]] ?? []
+                let presets = try connection.call(.presetList, choice: .reads).result.array ?? []
                 for preset in presets { PresetCommand.print(preset, json: connection.json) }
             }
         }
@@ -29,7 +30,7 @@ struct PresetCommand: ParsableCommand {
 
         func run() throws {
             try dockctl.run {
-                let preset = try connection.call("preset.save", ["name": name], choice: .changes).result as? [String: Any] ?? [:]
+                let preset = try connection.call(.presetSave, ["name": .string(name)], choice: .changes).result
                 PresetCommand.print(preset, json: connection.json)
             }
         }
@@ -44,9 +45,9 @@ struct PresetCommand: ParsableCommand {
 
         func run() throws {
             try dockctl.run {
-                var p: [String: Any] = ["name": name]
-                if let duration { p["duration"] = duration }
-                try MotionWaiter.start("preset.recall", p, connection: connection, wait: true)
+                var p: [String: JSONValue] = ["name": .string(name)]
+                if let duration { p["duration"] = JSONValue(duration) }
+                try MotionWaiter.start(.presetRecall, p, connection: connection, wait: true)
             }
         }
     }
@@ -58,17 +59,17 @@ struct PresetCommand: ParsableCommand {
 
         func run() throws {
             try dockctl.run {
-                _ = try connection.call("preset.delete", ["name": name], choice: .changes)
-                if connection.json { Output.json(["name": name, "deleted": true]) } else { Output.line("deleted preset \(name)") }
+                _ = try connection.call(.presetDelete, ["name": .string(name)], choice: .changes)
+                if connection.json { Output.json(["name": .string(name), "deleted": true]) } else { Output.line("deleted preset \(name)") }
             }
         }
     }
 
-    static func print(_ preset: [String: Any], json: Bool) {
+    static func print(_ preset: JSONValue, json: Bool) {
         if json { Output.json(preset); return }
-        func angle(_ key: String) -> String { (preset[key] as? Double).map { "\(key) \(JSONText.double($0))" } ?? "\(key) -" }
-        let zoom = (preset["zoom"] as? Double).map { ", zoom \(JSONText.double($0))" } ?? ""
-        let builtIn = preset["saved"] as? Bool == false ? " (built in)" : ""
-        Output.line("\(preset["name"] as? String ?? "?"): \(angle("yaw")), \(angle("pitch")) rad\(zoom)\(builtIn)")
+        func angle(_ key: String) -> String { preset[key].flatMap { $0.double == nil ? nil : "\(key) \(Output.number($0))" } ?? "\(key) -" }
+        let zoom = preset["zoom"].flatMap { $0.double == nil ? nil : ", zoom \(Output.number($0))" } ?? ""
+        let builtIn = preset["saved"]?.bool == false ? " (built in)" : ""
+        Output.line("\(preset["name"]?.string ?? "?"): \(angle("yaw")), \(angle("pitch")) rad\(zoom)\(builtIn)")
     }
 }

@@ -1,4 +1,6 @@
+import DockAPI
 import DockClient
+import DockJSON
 
 /// Which stand a command acts on when `--stand` is not given. dockd would take the first connected
 /// one; with several connected that is a guess, so dockctl decides and says so: a command that
@@ -9,8 +11,7 @@ enum StandChoice {
     /// The stand's id to pass to dockd, or nil when none is connected (dockd then answers -32001).
     func resolve(_ connection: Connection, _ client: APIClient) throws -> String? {
         if let stand = connection.stand { return stand }
-        let stands = try client.call("stands.list") as? [[String: Any]] ?? []
-        let connected = stands.filter { $0["state"] as? String == "connected" }.compactMap { $0["id"] as? String }
+        let connected = try StandList.connectedIDs(client)
         guard connected.count > 1 else { return connected.first }
         let names = connected.joined(separator: ", ")
         switch self {
@@ -23,18 +24,18 @@ enum StandChoice {
     }
 
     /// `params` with the stand named, when there is one.
-    func params(_ connection: Connection, _ client: APIClient, _ params: [String: Any] = [:]) throws -> [String: Any] {
+    func params(_ connection: Connection, _ client: APIClient, _ params: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
         var p = params
-        if let stand = try resolve(connection, client) { p["stand"] = stand }
+        if let stand = try resolve(connection, client) { p["stand"] = .string(stand) }
         return p
     }
 }
 
 extension Connection {
     /// One call about one stand, on a connection of its own; the stand chosen as `choice` says.
-    func call(_ method: String, _ params: [String: Any] = [:], choice: StandChoice) throws -> (result: Any, stand: String?) {
+    func call(_ method: APIMethod, _ params: [String: JSONValue] = [:], choice: StandChoice) throws -> (result: JSONValue, stand: String?) {
         let client = try client()
         let p = try choice.params(self, client, params)
-        return (try client.call(method, p), p["stand"] as? String)
+        return (try client.call(method, p), p["stand"]?.string)
     }
 }

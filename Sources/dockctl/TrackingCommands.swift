@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import DockJSON
 
 // Framing, region of interest and subject selection hold the stand's lease for as long as the
 // command's connection lasts: they revert as dockctl exits unless --hold keeps the connection.
@@ -16,7 +16,7 @@ struct Framing: ParsableCommand {
     }
 
     func run() throws {
-        try dockctl.run { try connection.leased("tracking.framing", ["mode": mode], hold: hold.hold) { _ in "framing \(mode)" } }
+        try dockctl.run { try connection.leased(.trackingFraming, ["mode": .string(mode)], hold: hold.hold) { _ in "framing \(mode)" } }
     }
 }
 
@@ -34,8 +34,8 @@ struct ROI: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            let rect = ["x": values[0], "y": values[1], "width": values[2], "height": values[3]]
-            try connection.leased("tracking.roi", ["rect": rect], hold: hold.hold) { _ in "region of interest set" }
+            let rect: JSONValue = ["x": JSONValue(values[0]), "y": JSONValue(values[1]), "width": JSONValue(values[2]), "height": JSONValue(values[3])]
+            try connection.leased(.trackingROI, ["rect": rect], hold: hold.hold) { _ in "region of interest set" }
         }
     }
 }
@@ -51,10 +51,10 @@ struct Select: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            var params: [String: Any] = ["ids": ids]
-            if let x, let y { params = ["x": x, "y": y] }
-            try connection.leased("tracking.select", params, hold: hold.hold) { result in
-                let chosen = (result as? [String: Any])?["ids"] as? [String] ?? []
+            var params: [String: JSONValue] = ["ids": .array(ids.map(JSONValue.string))]
+            if let x, let y { params = ["x": JSONValue(x), "y": JSONValue(y)] }
+            try connection.leased(.trackingSelect, params, hold: hold.hold) { result in
+                let chosen = (result["ids"]?.array ?? []).compactMap(\.string)
                 return chosen.isEmpty ? "automatic selection" : "selected \(chosen.joined(separator: ", "))"
             }
         }
@@ -67,16 +67,16 @@ struct Subjects: ParsableCommand {
 
     func run() throws {
         try dockctl.run {
-            let state = try connection.call("tracking.get", choice: .reads).result as? [String: Any] ?? [:]
-            if connection.json { Output.json(state); return }
-            let subjects = (state["subjects"] as? [[String: Any]] ?? []).sorted { ($0["saliency_rank"] as? Int ?? 0) < ($1["saliency_rank"] as? Int ?? 0) }
+            let state = try connection.call(.trackingGet, choice: .reads).result
+            if connection.json { Output.json(state.object != nil ? state : [:]); return }
+            let subjects = (state["subjects"]?.array ?? []).sorted { ($0["saliency_rank"]?.double ?? 0) < ($1["saliency_rank"]?.double ?? 0) }
             if subjects.isEmpty { Output.line("no subjects tracked") }
             for s in subjects {
-                let speaking = (s["speaking_confidence"] as? Double).map { String(format: " speaking %.2f", $0) } ?? ""
-                let selected = (s["selected"] as? Bool ?? false) ? " selected" : ""
-                Output.line("#\(s["saliency_rank"] ?? "?")  \(s["id"] ?? "?")  \(s["kind"] ?? "?")\(speaking)\(selected)")
+                let speaking = s["speaking_confidence"]?.double.map { " speaking \(fixed($0, 2))" } ?? ""
+                let selected = (s["selected"]?.bool ?? false) ? " selected" : ""
+                Output.line("#\(s["saliency_rank"]?.text ?? "?")  \(s["id"]?.text ?? "?")  \(s["kind"]?.text ?? "?")\(speaking)\(selected)")
             }
-            Output.line("in frame: \((state["in_frame"] as? Bool ?? false) ? "yes" : "no")")
+            Output.line("in frame: \((state["in_frame"]?.bool ?? false) ? "yes" : "no")")
         }
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import DockDaemon
+import DockJSON
 import DockTracking
 import StandEngine
 import Testing

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import DockDaemon
+import DockJSON
 import Testing
 
 /// The stands' presets on disk: what one dockd saves, the next one reads.

@@ -250,3 +250,23 @@ def test_stop_says_when_the_stand_did_not_acknowledge_it_and_resume_ends_the_sto
     resumed = dockctl(rig, "resume")
     assert resumed.returncode == 0 and "resumed SIM-0001" in resumed.stdout, resumed
     assert c.result("stand.get")["control"]["stopped"] is False
+
+
+def test_call_runs_any_method_with_params_typed_as_declared(rig):
+    """`dockctl call`: a method by name, NAME=VALUE params typed by the method's declaration (DockAPI)."""
+    rig.connected_stand(rig.client())
+    version = dockctl(rig, "call", "dockd.version")
+    assert version.returncode == 0 and json.loads(version.stdout)["daemon"] == "dockd", version
+    moved = dockctl(rig, "call", "motion.orient", "yaw=0.2", "relative=true", "duration=0.5")
+    assert moved.returncode == 0 and json.loads(moved.stdout)["id"] >= 1, moved
+    limits = dockctl(rig, "call", "motion.limits", 'axes={"pitch": {"max_speed": 0.5}}')
+    assert limits.returncode == 0 and json.loads(limits.stdout) == {"ok": True}, limits
+    refused = dockctl(rig, "call", "motion.orient", "yaw=20000")
+    assert refused.returncode == 2 and "yaw must be a number in -10000…10000 rad" in refused.stderr, refused
+    for args, why in ((("motion.fly",), "no method motion.fly"),
+                      (("motion.orient", "speed=1"), "motion.orient takes no speed; it takes stand, yaw, pitch, roll"),
+                      (("motion.orient", "yaw=left"), "yaw is a number, not left"),
+                      (("motion.orient", "relative=maybe"), "relative is true or false, not maybe"),
+                      (("motion.orient", "yaw"), "yaw: give NAME=VALUE")):
+        usage = dockctl(rig, "call", *args)
+        assert usage.returncode == 64 and why in usage.stderr, (args, usage)

@@ -1,15 +1,15 @@
 /// One parsed JSON-RPC 2.0 request line. Pure (bytes in, a request or an error out), so the fuzzer
 /// (Fuzz/JSONRPCFuzz.swift) exercises exactly what the daemon runs.
-struct JSONRPCRequest: Sendable, Equatable {
+public struct JSONRPCRequest: Sendable, Equatable {
     /// nil for a notification (no reply is sent, not even an error).
-    var id: RequestID?
-    var method: String
+    public var id: RequestID?
+    public var method: String
     /// The params, by name (`{}` when omitted; any other JSON type is refused with -32602).
-    var params: [String: JSONValue]
+    public var params: [String: JSONValue]
 
     /// The request, or the error reply's id and error. A line that is a JSON object without an id
     /// is a notification: its failure has `isNotification` set and gets no reply.
-    static func parse(_ line: UnsafeRawBufferPointer) -> Result<JSONRPCRequest, Failure> {
+    public static func parse(_ line: UnsafeRawBufferPointer) -> Result<JSONRPCRequest, Failure> {
         var parser = JSONParser(line)
         parser.skipWhitespace()
         guard parser.peek == UInt8(ascii: "{") else {
@@ -104,26 +104,26 @@ struct JSONRPCRequest: Sendable, Equatable {
     private static let memberNames = ["jsonrpc", "id", "method", "params"]
     private static let idMember = 1
 
-    struct Failure: Error, Sendable, Equatable {
+    public struct Failure: Error, Sendable, Equatable {
         /// The id to answer with (nil: the request's id could not be read; the reply's id is null).
-        var id: RequestID?
-        var error: RPCError
+        public var id: RequestID?
+        public var error: RPCError
         /// A request object without an id is a notification: JSON-RPC 2.0 answers it never, not even with an error.
-        var isNotification = false
+        public var isNotification = false
     }
 }
 
 /// A request's id exactly as the client wrote it (a string, a number or null), so that it is echoed
 /// unchanged: 9007199254740993 and 18446744073709551616 come back as written, not rounded to a double.
-struct RequestID: Sendable, Hashable {
+public struct RequestID: Sendable, Hashable {
     /// The id's JSON text, already checked by the parser.
-    let text: String
-    static let null = RequestID(text: "null")
+    public let text: String
+    public static let null = RequestID(text: "null")
 }
 
 extension JSONParser.Failure {
     /// Not JSON is a parse error (-32700); JSON that cannot be a request is an invalid request (-32600).
-    var rpcError: RPCError {
+    public var rpcError: RPCError {
         switch self {
         case .syntax(let what, let at): .parse("the line is not JSON: \(what) at byte \(at)")
         case .duplicateMember(let name): .invalidRequest("the member \"\(name)\" is given twice in one object")

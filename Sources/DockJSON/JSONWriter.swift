@@ -1,16 +1,16 @@
-/// Where JSON text is written: NIO's ByteBuffer in the daemon (below), a byte array in the fuzz
-/// target (Fuzz/JSONRPCFuzz.swift).
-protocol JSONSink {
+/// Where JSON text is written: NIO's ByteBuffer in the daemon (DockDaemon/ByteBufferJSONSink.swift),
+/// a byte array (JSONBytes, below) in the clients, the tools and the fuzz target.
+public protocol JSONSink {
     mutating func jsonByte(_ byte: UInt8)
     mutating func jsonBytes(_ bytes: UnsafeBufferPointer<UInt8>)
 }
 
 extension JSONSink {
-    mutating func jsonText(_ text: StaticString) {
+    @inlinable public mutating func jsonText(_ text: StaticString) {
         jsonBytes(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    mutating func jsonText(_ text: String) {
+    @inlinable public mutating func jsonText(_ text: String) {
         var text = text
         text.withUTF8 { jsonBytes($0) }
     }
@@ -21,7 +21,7 @@ extension JSONSink {
 /// for `.float`), integers without a fraction. A non-finite number has no JSON form and is written
 /// as null (the API's schemas allow null where a measurement may be missing).
 extension JSONSink {
-    mutating func writeJSON(_ value: JSONValue) {
+    @inlinable public mutating func writeJSON(_ value: JSONValue) {
         switch value {
         case .null: jsonText("null")
         case .bool(let b): jsonText(b ? "true" : "false")
@@ -49,7 +49,7 @@ extension JSONSink {
         }
     }
 
-    mutating func writeJSONNumber(_ n: Double) {
+    @inlinable public mutating func writeJSONNumber(_ n: Double) {
         guard n.isFinite else { jsonText("null"); return }
         // Integers below 2^53 are exact: written without ".0" (and -0 as 0).
         if n == n.rounded(.towardZero), abs(n) < 9_007_199_254_740_992 {
@@ -59,7 +59,7 @@ extension JSONSink {
         }
     }
 
-    mutating func writeJSONNumber(_ f: Float) {
+    @inlinable public mutating func writeJSONNumber(_ f: Float) {
         guard f.isFinite else { jsonText("null"); return }
         if f == f.rounded(.towardZero), abs(f) < 16_777_216 {
             writeJSONInteger(Int64(f))
@@ -68,7 +68,7 @@ extension JSONSink {
         }
     }
 
-    mutating func writeJSONInteger(_ value: Int64) {
+    @inlinable public mutating func writeJSONInteger(_ value: Int64) {
         if value < 0 { jsonByte(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         if magnitude < 10 { jsonByte(UInt8(ascii: "0") + UInt8(magnitude)); return }
@@ -84,7 +84,7 @@ extension JSONSink {
         }
     }
 
-    mutating func writeJSONString(_ s: String) {
+    @inlinable public mutating func writeJSONString(_ s: String) {
         jsonByte(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in
@@ -113,11 +113,10 @@ extension JSONSink {
     }
 }
 
-#if canImport(NIOCore)
-import NIOCore
-
-extension ByteBuffer: JSONSink {
-    mutating func jsonByte(_ byte: UInt8) { writeInteger(byte) }
-    mutating func jsonBytes(_ bytes: UnsafeBufferPointer<UInt8>) { writeBytes(UnsafeRawBufferPointer(bytes)) }
+/// JSON text in a byte array (a client's request line, a tool's output line).
+public struct JSONBytes: JSONSink {
+    public var bytes: [UInt8] = []
+    public init() {}
+    public mutating func jsonByte(_ byte: UInt8) { bytes.append(byte) }
+    public mutating func jsonBytes(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes.append(contentsOf: bytes) }
 }
-#endif

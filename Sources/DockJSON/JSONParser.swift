@@ -10,10 +10,10 @@ import Glibc
 ///
 /// Pure and allocation-light: it reads an `UnsafeRawBufferPointer` (the line in NIO's buffer) and
 /// allocates only the values it returns.
-struct JSONParser {
-    static let maxDepth = 64
+public struct JSONParser {
+    public static let maxDepth = 64
 
-    enum Failure: Error, Equatable {
+    public enum Failure: Error, Equatable {
         /// Not JSON: what was wrong and at which byte.
         case syntax(String, at: Int)
         /// JSON, but an object names a member twice.
@@ -24,10 +24,10 @@ struct JSONParser {
     private let bytes: UnsafeRawBufferPointer
     var index = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// The whole text as one value.
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> JSONValue {
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes)
         let value = try parser.value(depth: 0)
         try parser.end()
@@ -35,14 +35,14 @@ struct JSONParser {
     }
 
     /// Only whitespace may follow.
-    mutating func end() throws(Failure) {
+    public mutating func end() throws(Failure) {
         skipWhitespace()
         guard index == bytes.count else { throw fail("unexpected text after the value") }
     }
 
     // MARK: - Values
 
-    mutating func value(depth: Int) throws(Failure) -> JSONValue {
+    public mutating func value(depth: Int) throws(Failure) -> JSONValue {
         skipWhitespace()
         guard index < bytes.count else { throw fail("unexpected end of the text") }
         switch bytes[index] {
