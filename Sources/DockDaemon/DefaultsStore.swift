@@ -1,15 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import DockIO
 import DockJSON
 import DockTracking
-import NIOCore
 import StandEngine
 
 /// The stands' defaults (what they do while no client controls them), kept in the state directory
-/// (`defaults.json`) so an administrator's choice survives restarts. Written whole, to a temporary
-/// file renamed over the old one, so a crash never leaves half a file.
+/// (`defaults.json`, a `StateFile`) so an administrator's choice survives restarts.
 struct DefaultsStore: Sendable {
     let directory: String
     var path: String { directory + "/defaults.json" }
@@ -22,10 +19,8 @@ struct DefaultsStore: Sendable {
     /// The stored defaults; DockKit's when nothing is stored. A file that cannot be read is reported
     /// and ignored (the defaults are a convenience, never a reason not to start).
     func load() -> (defaults: StandDefaults, problem: String?) {
-        guard FileManagerLite.exists(path) else { return (StandDefaults(), nil) }
         do {
-            let bytes = try WholeFile.read(path, atMost: Self.largestFile)
-            let value = try bytes.withUnsafeBytes { (raw) throws(JSONParser.Failure) in try JSONParser.parse(raw) }
+            guard let value = try StateFile.read(path, atMost: Self.largestFile) else { return (StandDefaults(), nil) }
             guard let fields = value.object else { return (StandDefaults(), "\(path) not used: not a JSON object") }
             return (try Self.defaults(from: Params(fields), over: StandDefaults()), nil)
         } catch {
@@ -37,13 +32,7 @@ struct DefaultsStore: Sendable {
     static let largestFile = 64 * 1024
 
     func save(_ defaults: StandDefaults) throws(RPCError) {
-        var text = ByteBuffer()
-        text.writeJSON(Self.json(defaults))
-        do {
-            try WholeFile.replace(path, with: Array(text.readableBytesView))
-        } catch {
-            throw .internal("cannot write \(path): \(error) (the state directory, [daemon] state_directory)")
-        }
+        try StateFile.write(Self.json(defaults), to: path)
     }
 
     /// `{tracking, framing, roi}`, each optional, over `base`.

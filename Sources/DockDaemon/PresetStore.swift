@@ -2,9 +2,7 @@
 import Glibc
 #endif
 import DockAPI
-import DockIO
 import DockJSON
-import NIOCore
 import Synchronization
 
 /// A pose a stand can be sent back to: the measured yaw and pitch when it was saved (nil for an axis
@@ -25,9 +23,9 @@ struct Preset: Sendable, Equatable {
 
 /// Every stand's presets, by the stand's stable id (the serial number it reports, or a camera's
 /// configured `name`: what `stands.list` shows as `id`), kept in the state directory
-/// (`presets.json`) so they survive a restart of dockd and a stand's reconnect. The file is
-/// written whole and renamed over the old one (as `defaults.json`), under the lock, so two saves
-/// never interleave and memory changes only once the file holds the change.
+/// (`presets.json`, a `StateFile`) so they survive a restart of dockd and a stand's reconnect. It is
+/// written under the lock, so two saves never interleave and memory changes only once the file
+/// holds the change.
 final class PresetStore: Sendable {
     let path: String
     /// Stand id → preset name → pose.
@@ -87,13 +85,7 @@ final class PresetStore: Sendable {
         try table.withLock { table throws(RPCError) in
             var next = table
             try body(&next)
-            var text = ByteBuffer()
-            text.writeJSON(Self.json(next))
-            do {
-                try WholeFile.replace(path, with: Array(text.readableBytesView))
-            } catch {
-                throw .internal("cannot write \(path): \(error) (the state directory, [daemon] state_directory)")
-            }
+            try StateFile.write(Self.json(next), to: path)
             table = next
         }
     }
@@ -104,10 +96,8 @@ final class PresetStore: Sendable {
     }
 
     private static func load(_ path: String) -> (table: [String: [String: Preset]], problem: String?) {
-        guard FileManagerLite.exists(path) else { return ([:], nil) }
         do {
-            let bytes = try WholeFile.read(path, atMost: largestFile)
-            let value = try bytes.withUnsafeBytes { (raw) throws(JSONParser.Failure) in try JSONParser.parse(raw) }
+            guard let value = try StateFile.read(path, atMost: largestFile) else { return ([:], nil) }
             return (try decode(value), nil)
         } catch {
             let aside = path + ".unreadable"
