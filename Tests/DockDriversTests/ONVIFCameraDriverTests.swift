@@ -67,6 +67,13 @@ import Testing
         #expect(driver.closesPositionLoop && driver.stopConfirmed)
     }
 
+    @Test func whileARequestIsInFlightOnlyItsAnswersTimeoutIsDue() {
+        var (driver, _) = ready()  // its GetStatus went at 0.12
+        #expect(abs((driver.nextDeadline ?? 0) - 10.12) < 1e-3, "no tick before the answer or its timeout (was every 20 ms)")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 0.13)
+        #expect(abs((driver.nextDeadline ?? 0) - 0.22) < 1e-6, "then the next poll")
+    }
+
     @Test func theStatusIsThePoseWithYawAgainstPan() {
         var (driver, _) = ready()
         let reports = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)

@@ -218,6 +218,12 @@ import Testing
         #expect(identity.hardware == "pose estimated; pan by relative, tilt by relative")
     }
 
+    @Test func whileARequestIsInFlightOnlyItsAnswersTimeoutIsDue() {
+        var (driver, _) = connectedWithoutAbsolute(speedLevels: 160)
+        #expect(!driver.tick(at: 0.02).bytes.isEmpty, "the connect's request")
+        #expect(abs((driver.nextDeadline ?? 0) - 3.02) < 1e-3, "no tick before the answer or its timeout (was every 20 ms)")
+    }
+
     @Test func aSteeringTheCameraLacksIsSaidByName() {
         let (_, reports) = connectedWithoutAbsolute(speedLevels: 160, steering: .absolute)
         guard case .fatal(let why)? = reports.first else { Issue.record("not refused: \(reports)"); return }

@@ -352,7 +352,9 @@ public struct ONVIFCameraDriver: StandDriver {
     }
 
     public var nextDeadline: Double? {
-        guard inFlight == nil else { return nil }
+        // A request in flight: nothing is due but its answer's timeout, judged with `>` (the
+        // answer itself comes as bytes).
+        if let flight = inFlight { return flight.sentAt + Self.answerTimeout + 1e-6 }
         if queuedSetup != nil { return -.infinity }
         guard step == .ready else { return nil }
         var deadline = nextPoll

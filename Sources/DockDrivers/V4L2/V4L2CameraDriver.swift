@@ -336,7 +336,10 @@ public struct V4L2CameraDriver: StandDriver {
     }
 
     public var nextDeadline: Double? {
-        guard phase != .querying, inFlight == nil else { return nil }
+        // A request in flight: nothing is due but its answer's timeout, judged with `>` (the
+        // answer itself comes as bytes).
+        if let flight = inFlight { return flight.sentAt + Self.answerTimeout + 1e-6 }
+        guard phase != .querying else { return nil }
         return pending.isEmpty ? nextPoll : min(nextPoll, lastSet + tuning.commandInterval)
     }
 
