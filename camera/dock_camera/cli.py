@@ -13,6 +13,7 @@ from . import detectors
 from .preview import Preview, status_line
 from .relay import FORMATS as RELAY_FORMATS, Framer, RelayError, RelayLoop, V4L2Relay, selected_rect
 from .rpc import DockdLink, NotConnected
+from .stand_choice import stand_for_source
 from .sources import SourceError, open_source, parse_size
 from .stand_pose import StandPose
 from .stats import RunStats
@@ -28,7 +29,8 @@ def parse_args(argv):
                    help="/dev/videoN (V4L2), a video file, or virtual:VIDEO (a pan/tilt camera inside a wide video)")
     p.add_argument("--socket", default=os.environ.get("DOCKD_SOCKET", DEFAULT_SOCKET),
                    help=f"dockd's API socket (default $DOCKD_SOCKET or {DEFAULT_SOCKET})")
-    p.add_argument("--stand", help="the stand's id (default: the first connected stand)")
+    p.add_argument("--stand", help="the stand's id (default: the stand dockd drives through this --source device, "
+                                   "a PTZ webcam, else the first connected stand)")
     p.add_argument("--detector", default="hog",
                    help="hog, hog-fast, haar, blazeface, blazeface-short, blazepose, mtcnn, or several joined with + (default hog)")
     p.add_argument("--size", default="640x480", help="frame size the detector sees (default 640x480)")
@@ -80,6 +82,9 @@ class Shared:
         self.tracking = None
         self.keep_log = keep_log
         self.tracking_log = []  # only with --log
+        # dockd's stands may have changed (a new connection, a stand attached or gone): the
+        # stand of this camera's own device is looked up again before the next frame.
+        self.stands_changed = False
 
     def on_notification(self, method, params, arrival):
         with self.lock:
@@ -89,11 +94,33 @@ class Shared:
                 self.tracking = params
                 if self.keep_log:
                     self.tracking_log.append((arrival, params))
+            elif method in ("stand.connected", "stand.disconnected"):
+                self.stands_changed = True
 
     def on_connect(self):
         with self.lock:
             self.pose.reset()  # a new connection may be a new dockd with a new clock
             self.tracking = None
+            self.stands_changed = True
+
+    def take_stands_changed(self):
+        with self.lock:
+            changed, self.stands_changed = self.stands_changed, False
+            return changed
+
+
+def own_stand(link, source, log, current):
+    """The stand attached at the device `source` captures from (stand_choice), asked of dockd now;
+    said when it changes."""
+    try:
+        reply = link.call("stands.list")
+    except NotConnected:
+        return current
+    found = stand_for_source(reply.get("result") or [], source)
+    if found != current:
+        log(f"dock-camera: observations go to stand {found}, attached at {source}" if found
+            else "dock-camera: no stand is attached at this camera's device: observations go to dockd's first stand")
+    return found
 
 
 class LockedPose:
@@ -180,6 +207,7 @@ def main(argv=None):
     frame_log = open(args.log, "w") if args.log else None
     started = time.monotonic()
     last_sent_capture = None
+    device_stand = None  # without --stand: the stand attached at this camera's device, if any
 
     def on_reply(message):
         refused = stats.reply(message)
@@ -215,8 +243,10 @@ def main(argv=None):
                       "origin": "upper_left", "orientation": args.orientation}
             if camera:
                 params["camera"] = camera
-            if args.stand:
-                params["stand"] = args.stand
+            if not args.stand and args.source.startswith("/dev/") and shared.take_stands_changed():
+                device_stand = own_stand(link, args.source, log, device_stand)
+            if args.stand or device_stand:
+                params["stand"] = args.stand or device_stand
             try:
                 sent = link.send("tracking.observe", params, on_reply)
                 last_sent_capture = frame.capture_time

@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / "camera" / "bench"))
 
 from dock_camera.geometry import PanTiltView, apply  # noqa: E402
 from dock_camera.stand_pose import StandPose  # noqa: E402
+from dock_camera.stand_choice import stand_for_source  # noqa: E402
 
 DEBIAN_PYTHON = "/usr/bin/python3"
 VIDEO = "/usr/share/doc/opencv-doc/examples/data/vtest.avi"
@@ -93,6 +94,24 @@ def test_stand_pose_forgets_a_restarted_dockd_clock():
 # ---- the systemd unit -------------------------------------------------------------------------
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_a_ptz_webcam_is_its_own_stand_by_its_device():
+    """Without --stand, observations from /dev/videoN go to the stand dockd drives through that
+    same device (by real path: a by-id link names it too), and to no stand in particular (dockd's
+    first) when none is attached there."""
+    links = {"/dev/v4l/by-id/usb-OBSBOT_Tiny_2-video-index0": "/dev/video2"}
+
+    def realpath(path):
+        return links.get(path, path)
+    stands = [{"id": "SIM-0001", "endpoint": "serial:/dev/dock/SIM-0001@115200"},
+              {"id": "", "endpoint": "video:/dev/video0"},  # not handshaken yet: no id
+              {"id": "obsbot", "endpoint": "video:/dev/v4l/by-id/usb-OBSBOT_Tiny_2-video-index0"}]
+    assert stand_for_source(stands, "/dev/video2", realpath) == "obsbot"
+    assert stand_for_source(stands, "/dev/v4l/by-id/usb-OBSBOT_Tiny_2-video-index0", realpath) == "obsbot"
+    assert stand_for_source(stands, "/dev/video0", realpath) is None
+    assert stand_for_source(stands, "/dev/video4", realpath) is None
+    assert stand_for_source(stands, "virtual:/usr/share/doc/vtest.avi", realpath) is None
+
+
 def test_camera_unit_is_valid_and_hardened(tmp_path):
     """The template, instantiated for video0, passes `systemd-analyze verify` (but for the installed
     binary, which does not exist here) and keeps its exposure low. Not run under systemd here."""

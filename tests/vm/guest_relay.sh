@@ -75,4 +75,32 @@ while [ "$(date +%s)" -lt $end ] && ! [ -S /tmp/dockd.sock ]; do sleep 0.1; done
 relay detecting YUYV /tmp/dockd.sock hog
 kill -TERM $dockd
 wait $dockd
+
+# Two stands: a simulated one, attached first, and vptz itself (a PTZ webcam is its own stand).
+# dock-camera without --stand sends what it sees in /dev/video0 to the stand driven through
+# /dev/video0, not to dockd's first stand.
+phase own-stand
+"$bin/dock-sim" --unix /tmp/sim.sock --seed 1 >/dev/null 2>"$out/own-stand-sim.txt" &
+sim=$!
+end=$(($(date +%s) + 60))
+while [ "$(date +%s)" -lt $end ] && ! [ -S /tmp/sim.sock ]; do sleep 0.1; done
+cat >>/tmp/dockd.conf <<CONF
+[[device]]
+unix = "/tmp/sim.sock"
+[[device]]
+video = "/dev/video0"
+driver = "v4l2"
+name = "webcam"
+CONF
+"$bin/dockd" --config /tmp/dockd.conf 2>"$out/own-stand-dockd.log" &
+dockd=$!
+end=$(($(date +%s) + 90))
+while [ "$(date +%s)" -lt $end ] && [ "$("$bin/dockctl" list --json --socket /tmp/dockd.sock 2>/dev/null | grep -c '"connected"')" != 2 ]; do
+    sleep 0.5
+done
+"$bin/dockctl" list --json --socket /tmp/dockd.sock >"$out/own-stand-list.json" 2>&1
+$camera --socket /tmp/dockd.sock --detector hog --seconds 15 >/dev/null 2>"$out/own-stand-camera.txt"
+echo $? >"$out/own-stand-camera.rc"
+kill -TERM $dockd $sim
+wait $dockd $sim
 phase end

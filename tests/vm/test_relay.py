@@ -56,12 +56,15 @@ def run(vm, name):
 
 def latencies(reader, records):
     """Per frame the reader got: seconds from vptz's capture timestamp to the reader's dequeue. The
-    loopback's sequence number counts the writes since the device was opened: it is the index of
-    dock-camera's relay record. Its timestamp (the write's) must agree with the record's."""
+    loopback stamps a buffer as its write is taken in: the frame is the relay record whose write
+    began last before that stamp (one writer: writes do not overlap), and the stamp comes within a
+    frame period of that write's end. Neither the loopback's sequence number (in one VM run it
+    counted one behind dock-camera's records) nor the write's exact span (a stamp 4 ms after the
+    write returned, in the same run) identifies it reliably."""
     out = []
     for f in reader["frames"][1:]:  # the first may be a buffer the writer overwrote before it was read
-        rec = records[f["sequence"]]
-        assert rec["write_started"] - 0.001 <= f["timestamp"] <= rec["written"] + 0.001, (f, rec)
+        rec = max((r for r in records if r["write_started"] - 0.001 <= f["timestamp"]), key=lambda r: r["write_started"], default=None)
+        assert rec is not None and f["timestamp"] - rec["written"] < FRAME, (f, rec)
         out.append(f["dequeued"] - rec["capture_time"])
     return out
 
@@ -143,3 +146,13 @@ def test_the_relay_keeps_the_cameras_rate_while_the_detector_is_slower(vm):
           f"capture gaps {detecting['relay']['capture_gaps']} (alone: {alone['relay']['capture_gaps']} of {alone['relay']['frames']})")
     assert detected > 0, detecting
     assert relayed >= 3 * detected, (relayed, detected)
+
+
+def test_without_stand_the_camera_feeds_the_stand_of_its_own_device(vm):
+    """dockd drives a simulated stand (attached first) and vptz itself; dock-camera capturing from
+    /dev/video0 without --stand sends its observations to the stand attached at /dev/video0."""
+    stands = (vm / "own-stand-list.json").read_text()
+    assert stands.count('"connected"') == 2, stands
+    said = (vm / "own-stand-camera.txt").read_text()
+    assert (vm / "own-stand-camera.rc").read_text().strip() == "0", said
+    assert "observations go to stand webcam, attached at /dev/video0" in said, said
