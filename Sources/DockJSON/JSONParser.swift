@@ -102,20 +102,13 @@ public struct JSONParser {
     /// After the opening brace: the members, each name once.
     mutating func object(depth: Int) throws(Failure) -> [String: JSONValue] {
         guard depth <= Self.maxDepth else { throw .tooDeep }
-        index += 1
         var result: [String: JSONValue] = [:]
-        skipWhitespace()
-        if peek == UInt8(ascii: "}") { index += 1; return result }
+        if objectStarts() { return result }
         while true {
             let name = try memberName()
             let member = try value(depth: depth)
             guard result.updateValue(member, forKey: name) == nil else { throw .duplicateMember(name) }
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of the text in an object") }
-            let c = bytes[index]
-            index += 1
-            if c == UInt8(ascii: "}") { return result }
-            guard c == UInt8(ascii: ",") else { throw fail("expected , or } in an object", at: index - 1) }
+            if try objectEnds() { return result }
         }
     }
 
