@@ -36,6 +36,11 @@ public enum APIMethod: String, Sendable, CaseIterable {
     case presetRecall = "preset.recall"
     case presetList = "preset.list"
     case presetDelete = "preset.delete"
+    case trackingLostPolicy = "tracking.lost_policy"
+    case sweepStart = "sweep.start"
+    case sweepStop = "sweep.stop"
+    case tourStart = "tour.start"
+    case tourStop = "tour.stop"
 
     public var name: String { rawValue }
 
@@ -128,6 +133,20 @@ public enum APIMethod: String, Sendable, CaseIterable {
         case .presetList: return .init(params: [P.stand], result: "presets", errors: [.notConnected])
         case .presetDelete:
             return .init(params: [P.stand, P.presetName], result: "ok", errors: [.notConnected, .invalidParameter, .internalError])
+        case .trackingLostPolicy:
+            return .init(params: [P.stand, P.lostPolicy, P.lostAfter, P.lostPreset, P.searchSeconds, P.force], result: "ok",
+                         errors: [.notConnected, .invalidParameter, .busy], needsLease: true, notifications: ["tracking.phase", "lease.changed", "motion.hold"])
+        case .sweepStart:
+            return .init(params: [P.stand, P.sweepFrom, P.sweepTo, P.sweepRate, P.repeats, P.force], result: "ok",
+                         errors: [.notConnected, .notSupported, .invalidParameter, .busy, .motionFailed],
+                         needsLease: true, startsMotion: true, notifications: ["tracking.phase", "lease.changed", "motion.hold"])
+        case .tourStart:
+            return .init(params: [P.stand, P.tourStops, P.repeats, P.force], result: "ok",
+                         errors: [.notConnected, .invalidParameter, .busy, .motionFailed],
+                         needsLease: true, startsMotion: true, notifications: ["tracking.phase", "lease.changed", "motion.hold"])
+        case .sweepStop, .tourStop:
+            return .init(params: [P.stand, P.force], result: "ok", errors: [.notConnected, .busy],
+                         needsLease: true, notifications: ["tracking.phase", "lease.changed", "motion.hold"])
         }
     }
 }

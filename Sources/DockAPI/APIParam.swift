@@ -71,4 +71,15 @@ public struct APIParam: Sendable, Equatable {
     public static let reset = APIParam("reset", .boolean)
     /// A preset's name (its characters are checked by dockd's PresetName, with data.field name).
     public static let presetName = APIParam("name", .string, required: true)
+    public static let lostPolicy = APIParam("policy", .choice(["hold", "preset", "search"]), required: true)
+    /// Seconds after the subject was last seen (`tracking.lost_policy`).
+    public static let lostAfter = APIParam("after", .number(0...3600, unit: "s"))
+    public static let lostPreset = APIParam("preset", .string)
+    public static let searchSeconds = APIParam("search_seconds", .number(0...3600, unit: "s"))
+    public static let sweepFrom = APIParam("from", .number(-angleLimit...angleLimit, unit: "rad"), required: true)
+    public static let sweepTo = APIParam("to", .number(-angleLimit...angleLimit, unit: "rad"), required: true)
+    /// A panorama's speed: from a crawl to as fast as any stand turns (its own limit clamps it).
+    public static let sweepRate = APIParam("rate", .number(0.001...10, unit: "rad/s"), required: true)
+    public static let repeats = APIParam("repeat", .boolean)
+    public static let tourStops = APIParam("stops", .list, required: true)
 }

@@ -27,6 +27,7 @@ struct APIMethods: Sendable {
     let engineSettings: Shared<EngineSettings>
     let defaultsStore: DefaultsStore
     let presets: PresetMethods
+    let pans: PanMethods
     /// Where work that belongs to no stand completes (detaching a stand).
     let loop: any EventLoop
     let logger: Logger
@@ -188,6 +189,8 @@ struct APIMethods: Sendable {
             return .value(DefaultsStore.json(defaults))
         case .presetSave, .presetRecall, .presetList, .presetDelete:
             return try presets.call(method, p, session: session)
+        case .trackingLostPolicy, .sweepStart, .sweepStop, .tourStart, .tourStop:
+            return try pans.call(method, p, session: session)
         case .standsDetach:
             let endpoint = try p.device()
             let stands = self.stands
@@ -261,7 +264,8 @@ struct APIMethods: Sendable {
                 "stopped_by_pid": engine.stoppedBy?.pid.map { JSONValue($0) } ?? .null,
                 "framing": JSONValue(framing.mode.name), "roi": roi.json, "limits": .object(limits),
                 "camera": ["horizontal_fov": JSONValue(camera.horizontalFieldOfView), "vertical_fov": JSONValue(camera.verticalFieldOfView)],
-                "motion": engine.motionState.map { JSONValue($0.activity.name) } ?? .null]
+                "motion": engine.motionState.map { JSONValue($0.activity.name) } ?? .null,
+                "lost_policy": engine.lostPolicy.map(\.json) ?? .null, "pan": engine.runningPan.map { $0.pan.json(stop: $0.stop) } ?? .null]
     }
 
     /// Adds topics, then sends a snapshot of each as notifications before any change (from each

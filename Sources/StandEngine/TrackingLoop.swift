@@ -24,6 +24,8 @@ public struct TrackingLoop: Sendable {
     public private(set) var lastStep: TrackingStep?
     private var lastStepAim = Aim(x: 0, y: 0)
     public private(set) var target: TrackingTarget?
+    /// The target when a subject was last seen: where a lost-subject policy searches, and since when.
+    public private(set) var lastSeen: TrackingTarget?
     private var lastObservation = -Double.infinity
 
     public init(camera: CameraModel, seed: UInt64, settings: TrackingSettings) {
@@ -109,6 +111,7 @@ public struct TrackingLoop: Sendable {
         // controller's lost behaviour starts once the tracker lets the subjects go).
         if !pipeline.framesOnlyLostSubjects(step) {
             target = Self.target(step, tracks: pipeline.tracker.tracks, time: captureTime)
+            if let target { lastSeen = target }
         }
     }
 
@@ -172,6 +175,7 @@ public struct TrackingLoop: Sendable {
     public mutating func startAfresh(at time: Double) {
         pipeline.selector.startAfresh(at: time)
         target = nil
+        lastSeen = nil
         controller.reset()
     }
 
@@ -180,6 +184,7 @@ public struct TrackingLoop: Sendable {
     public mutating func forgetSubjects() {
         pipeline.tracker.forgetAll()
         target = nil
+        lastSeen = nil
         lastStep = nil
         controller.reset()
     }
