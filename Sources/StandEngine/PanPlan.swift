@@ -28,6 +28,13 @@ public struct Tour: Sendable, Equatable {
     public init(stops: [Stop], repeats: Bool) { self.stops = stops; self.repeats = repeats }
 }
 
+/// The sweep the stand's custom button `button` starts and stops (dockd.conf `[sweep]`).
+public struct ButtonSweep: Sendable, Equatable {
+    public var button: Int
+    public var sweep: Sweep
+    public init(button: Int, sweep: Sweep) { self.button = button; self.sweep = sweep }
+}
+
 /// A sweep or a tour a client (or the stand's custom button) started.
 public enum Pan: Sendable, Equatable {
     case sweep(Sweep)

@@ -530,6 +530,25 @@ public struct StandEngine: Sendable {
         motion = controller
     }
 
+    /// The person at the stand starts the configured sweep, or ends the sweep or tour running. The
+    /// button needs no lease (as the tracking button), but a stop holds it back as any motion.
+    private mutating func toggleButtonSweep(_ sweep: Sweep, at now: Double, _ out: inout EngineOutput) {
+        if panPlanner != nil {
+            endPan()
+            runController(at: now, &out)
+            return
+        }
+        guard lease.stop == nil, refusals.holdReason(at: now) == nil else {
+            out.log(.notice, "the custom button's sweep is held back: the stand is stopped or refuses drives")
+            return
+        }
+        do {
+            try startPan(.sweep(sweep), at: now, &out)
+        } catch {
+            out.log(.warning, "the custom button's sweep did not start: \(error)")
+        }
+    }
+
     /// Ends a sweep or tour (a client's motion, a stop, the lease's end take over from it).
     private mutating func endPan() {
         guard panPlanner != nil else { return }
@@ -598,6 +617,7 @@ public struct StandEngine: Sendable {
             tracking.applyZoom(Double(event.factor))
         case .customButton:
             report = .button(id: Int(event.button), pressed: pressed)
+            if pressed, let configured = settings.buttonSweep, configured.button == Int(event.button) { toggleButtonSweep(configured.sweep, at: now, &out) }
         }
         out.notifications.append(.event(EventReport(kind: report)))
     }

@@ -154,4 +154,22 @@ struct PanTests {
         #expect(atB > 0.9 && atB < 1.6, "dwelt at b: \(atB) s")
         #expect(abs(rig.angle(.yaw) + 0.4) < 0.015)
     }
+
+    @Test func theConfiguredCustomButtonStartsAndEndsItsSweep() throws {
+        var settings = EngineSettings()
+        settings.buttonSweep = ButtonSweep(button: 1, sweep: Sweep(from: -0.3, to: 0.3, rate: 0.4, repeats: true))
+        var rig = VirtualStandRig.connected(settings)
+        rig.stand(.customButton(id: 2, pressed: true))
+        rig.run(for: 0.5)
+        #expect(rig.engine.runningPan == nil, "another button does nothing")
+        rig.stand(.customButton(id: 1, pressed: true))
+        rig.run(for: 0.2)
+        rig.stand(.customButton(id: 1, pressed: false))
+        rig.run(for: 4)
+        #expect(rig.engine.phase(at: rig.now) == .sweeping)
+        #expect(abs(rig.speed(.yaw)) > 0.1)
+        rig.stand(.customButton(id: 1, pressed: true))
+        rig.run(for: 1)
+        #expect(rig.engine.runningPan == nil && abs(rig.speed(.yaw)) < 1e-3)
+    }
 }
