@@ -47,6 +47,8 @@ public struct SceneTrace: Sendable {
     public var time: [Double] = []
     public var camera: [SceneAim] = []
     public var desired: [SceneAim?] = []
+    /// What dockd's engine did about its subject, from each time on (changes only; dockd's runs).
+    public var phases: [(time: Double, phase: TrackingPhase)] = []
     public init() {}
 }
 
@@ -104,6 +106,12 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
     if let s = scenario.pitchMaxSpeed { limits[.pitch] = LimitRequest(maxSpeed: s) }
     if !limits.isEmpty { try setup(.limits(limits)) }
     if case .ours = kind { try setup(.setTracking(true)) } else { try setup(.setTracking(false)) }
+    if case .ours = kind, let policy = scenario.lostPolicy {
+        guard let policyKind = LostSubjectPolicy.Kind(rawValue: policy.policy) else { throw SceneRunError.refused("no lost-subject policy \(policy.policy)") }
+        let preset = policy.preset.map { NamedPose(name: "scenario", yaw: $0.yaw, pitch: $0.pitch) }
+        try setup(.lostPolicy(LostSubjectPolicy(kind: policyKind, after: policy.after, preset: preset, searchSeconds: policy.searchSeconds)))
+    }
+    var sweeps = scenario.sweeps.sorted { $0.t < $1.t }
 
     let faceLine = TrackingSettings.shipped.framing.faceLine
     let start = rig.now
@@ -156,6 +164,11 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
             var target: [Axis: Double] = [.yaw: turn.yaw]
             if let pitch = turn.pitch { target[.pitch] = pitch }
             if case .failure(let e)? = rig.command(.orient(target, relative: false, duration: nil), from: app).reply { refused["\(e)", default: 0] += 1 }
+        }
+        if case .ours = kind, let sweep = sweeps.first, sweep.t <= t {
+            sweeps.removeFirst()
+            let pan = Pan.sweep(Sweep(from: sweep.from, to: sweep.to, rate: sweep.rate, repeats: sweep.repeat))
+            if case .failure(let e)? = rig.command(.pan(pan), from: app).reply { refused["\(e)", default: 0] += 1 }
         }
         while let frame = pending.first, frame.deliveryTime <= t + 1e-9 {
             pending.removeFirst()
@@ -215,6 +228,10 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
         }
 
         guard step % 10 == 0 else { continue }
+        if case .ours = kind {
+            let phase = rig.engine.phase(at: rig.now)
+            if phase != trace.phases.last?.phase ?? .tracking { trace.phases.append((t, phase)) }
+        }
         let sample = scene.sample(at: t, aim: aim, faceLine: faceLine, trackedID: tracked?.id, trackedPerson: tracked?.person)
         samples.append(sample)
         // The still-subject rule: once the ideal aim has not moved for a second and the camera is

@@ -7,6 +7,8 @@ import DockProtocol
 /// from the capture time of the last frame that saw the subject.
 public struct LostSubjectPolicy: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable { case hold, preset, search }
+    /// The subject counts as lost once unseen this long, s: a few missed frames are not a loss.
+    public static let unseen = 0.5
 
     public var kind: Kind
     public var after: Double
@@ -43,9 +45,6 @@ public enum TrackingPhase: String, Sendable, CaseIterable {
 /// last seen (and where), it says what the motors do, or nil while tracking steers as usual. A
 /// subject seen again ends whatever the policy was doing.
 struct LostSubjectWatch: Sendable {
-    /// The subject counts as lost once unseen this long, s: a few missed frames are not a loss.
-    static let unseen = 0.5
-
     let policy: LostSubjectPolicy
     private(set) var phase = TrackingPhase.tracking
     private var searchDirection = 1.0
@@ -55,7 +54,7 @@ struct LostSubjectWatch: Sendable {
     /// The rates while the subject is lost (nil: tracking's own command). `lastSeen`: the target
     /// when the subject was last seen (nil: nothing was seen since tracking started afresh).
     mutating func rates(lastSeen: TrackingTarget?, positions: [Axis: Double], continuousAxes: Set<Axis>, at now: Double) -> [Axis: Double]? {
-        guard let lastSeen, now - lastSeen.time > Self.unseen else {
+        guard let lastSeen, now - lastSeen.time > LostSubjectPolicy.unseen else {
             phase = .tracking
             return nil
         }

@@ -562,7 +562,7 @@ public struct StandEngine: Sendable {
         if let planner = panPlanner { return planner.pan.phase }
         guard tracking.isActive(at: now) else { return .tracking }
         if let watch = lostWatch { return watch.phase }
-        if let seen = tracking.lastSeen, now - seen.time > LostSubjectWatch.unseen { return .lostConfigured }
+        if let seen = tracking.lastSeen, now - seen.time > LostSubjectPolicy.unseen { return .lostConfigured }
         return .tracking
     }
 
