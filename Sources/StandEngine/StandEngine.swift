@@ -524,6 +524,7 @@ public struct StandEngine: Sendable {
             try? controller.setVelocity(rates, at: now)
         } else {
             panPlanner = nil
+            clientTurned = true
             controller.endVelocity()
             out.log(.info, "\(planner.pan.phase.rawValue) ended")
         }
@@ -560,7 +561,8 @@ public struct StandEngine: Sendable {
     /// What the stand does about its subject now (`tracking.state`'s `phase`).
     public func phase(at now: Double) -> TrackingPhase {
         if let planner = panPlanner { return planner.pan.phase }
-        guard tracking.isActive(at: now) else { return .tracking }
+        // A client's turn or a sweep ended: tracking starts afresh (at its next step) where the stand points.
+        guard tracking.isActive(at: now), !clientTurned else { return .tracking }
         if let watch = lostWatch { return watch.phase }
         if let seen = tracking.lastSeen, now - seen.time > LostSubjectPolicy.unseen { return .lostConfigured }
         return .tracking

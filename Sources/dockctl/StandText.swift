@@ -45,6 +45,9 @@ enum StandText {
         case "tracking.state":
             let subjects = p["subjects"]?.array ?? []
             return "tracking \(subjects.count) subject(s), in frame: \((p["in_frame"]?.bool ?? false) ? "yes" : "no")"
+                + (p["phase"]?.string.map { $0 == "tracking" ? "" : ", \($0)" } ?? "")
+        case "tracking.phase":
+            return "phase   \(p["phase"]?.text ?? "?")"
         case "stand.fault":
             return "fault   \(p["text"]?.text ?? "")"
         default:

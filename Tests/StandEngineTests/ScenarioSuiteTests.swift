@@ -116,4 +116,12 @@ struct ScenarioSuiteTests {
         let hold = try runScene(try Self.scenario("lost-hold-back"), seed: 1, kind: .ours, record: true)
         #expect(hold.metrics.reacquireTime == nil && Self.phases(hold) == [.lostHolding])
     }
+
+    /// The demo's scenario: the search, the preset, then a sweep once, after which the stand stays
+    /// where the sweep ended (tracking starts afresh there) rather than going back to the preset.
+    @Test func aSweepAfterTheLostPolicyEndsWhereItTurnedTo() throws {
+        let run = try runScene(try Self.scenario("lost-and-sweep"), seed: 1, kind: .ours, record: true)
+        #expect(Self.phases(run) == [.lostHolding, .lostSearching, .returning, .atPreset, .sweeping, .tracking])
+        #expect(abs(Self.finalYaw(run) - 0.6) < 0.03, "at \(Self.finalYaw(run)) rad")
+    }
 }
