@@ -37,16 +37,16 @@ struct SweepCommand: ParsableCommand {
 
     struct Start: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Go to FROM, then turn at RATE to TO (rad, rad/s): once, or back and forth with --repeat. Holds until Ctrl-C, which ends it.")
+            abstract: "Go to --from, then turn at --rate to --to: once, or back and forth with --repeat. Holds until Ctrl-C, which ends it.")
         @OptionGroup var connection: Connection
-        @Argument(help: "Yaw to start from, rad.") var from: Double
-        @Argument(help: "Yaw to sweep to, rad.") var to: Double
-        @Argument(help: "rad/s.") var rate: Double
+        @Option(help: "Yaw to start from, rad (a negative one as --from=-1).") var from: Double
+        @Option(help: "Yaw to sweep to, rad.") var to: Double
+        @Option(help: "rad/s.") var rate: Double
         @Flag(name: .customLong("repeat"), help: "Back and forth until stopped.") var repeats = false
 
         func run() throws {
             let p: [String: JSONValue] = ["from": JSONValue(from), "to": JSONValue(to), "rate": JSONValue(rate), "repeat": .bool(repeats)]
-            try dockctl.run { try connection.leased(.sweepStart, p, hold: true) { _ in "sweeping" } }
+            try dockctl.run { try connection.leased(.sweepStart, p, hold: true) { _ in "stand sweeping" } }
         }
     }
 
@@ -90,7 +90,7 @@ struct TourCommand: ParsableCommand {
 
         func run() throws {
             let list: [JSONValue] = stops.compactMap(Self.parse).map { ["preset": .string($0.preset), "dwell": JSONValue($0.dwell)] }
-            try dockctl.run { try connection.leased(.tourStart, ["stops": .array(list), "repeat": .bool(repeats)], hold: true) { _ in "touring" } }
+            try dockctl.run { try connection.leased(.tourStart, ["stops": .array(list), "repeat": .bool(repeats)], hold: true) { _ in "stand touring" } }
         }
     }
 }
