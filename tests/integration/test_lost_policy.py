@@ -30,12 +30,19 @@ def wait_phase(c, phase, timeout=20):
 
 
 def save_preset(c, name, yaw, pitch):
+    """Turns the stand to (yaw, pitch) and saves it as `name`. A move that fails for want of FEEDBACK
+    is made again, once, as in test_presets: beside the other builds on a 2-core machine dock-sim is
+    sometimes not scheduled for a quarter second, and dockd rightly stops the stand."""
     c.result("subscribe", {"topics": ["motion"]})
-    reply = c.result("motion.orient", {"yaw": yaw, "pitch": pitch, "duration": 1})
-    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == reply["id"]
-                               and m["params"]["state"] != "running", timeout=15)
-    assert done["params"]["state"] == "completed", done
-    return c.result("preset.save", {"name": name})
+    for attempt in range(2):
+        reply = c.result("motion.orient", {"yaw": yaw, "pitch": pitch, "duration": 1})
+        done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == reply["id"]
+                                   and m["params"]["state"] != "running", timeout=15)["params"]
+        if done["state"] == "completed":
+            return c.result("preset.save", {"name": name})
+        assert attempt == 0 and "no feedback" in (done.get("reason") or ""), done
+        c.wait_notification(lambda m: m.get("method") == "motion.state", timeout=5)  # the stand reports again
+    raise AssertionError("unreachable")
 
 
 def framing(rig, policy):
