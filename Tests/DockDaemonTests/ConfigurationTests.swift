@@ -79,6 +79,9 @@ struct ConfigurationTests {
         #expect(refusal("[sweep]\nbutton = 1\nfrom_deg = 10\n") == ["t.conf:1:1: sweep: a [sweep] names its button, from_deg and to_deg"])
         #expect(refusal("[sweep]\nbutton = 1\nfrom_deg = 10\nto_deg = 10\n") == ["t.conf:4:1: sweep.to_deg: must differ from from_deg"])
         #expect(refusal("[sweep]\nbutton = 1\nfrom_deg = 0\nto_deg = 10\nrate_deg_s = 0\n") == ["t.conf:5:1: sweep.rate_deg_s: must be in [0.1, 500], not 0"])
+        // Each engine takes its button's sweep when it is made: a reload names the change as needing a restart.
+        let changes = Configuration().changes(to: c)
+        #expect(changes.map(\.key) == ["sweep"] && changes[0].needsRestart && changes[0].after == "button 2: -90.0° → 90.0° at 10.0°/s, repeating")
     }
 
     @Test func oneRuleForTheLogLevel() {
