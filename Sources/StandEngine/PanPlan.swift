@@ -46,6 +46,14 @@ public enum Pan: Sendable, Equatable {
         case .tour: .touring
         }
     }
+
+    /// Every angle it goes to, by axis: each must lie within the limits, or the stand would never get there.
+    var targets: [(axis: Axis, angle: Double)] {
+        switch self {
+        case .sweep(let s): [(.yaw, s.from), (.yaw, s.to)]
+        case .tour(let t): t.stops.flatMap { stop in [(Axis.yaw, stop.pose.yaw), (.pitch, stop.pose.pitch)].compactMap { a in a.1.map { (a.0, $0) } } }
+        }
+    }
 }
 
 /// Where a sweep or a tour is, in the engine's time, and the rates that carry it on: nil once it
@@ -75,12 +83,12 @@ struct PanPlanner: Sendable {
 
     mutating func rates(positions: [Axis: Double], continuousAxes: Set<Axis>, at now: Double) -> [Axis: Double]? {
         switch pan {
-        case .sweep(let sweep): sweepRates(sweep, positions: positions, continuousAxes: continuousAxes)
+        case .sweep(let sweep): sweepRates(sweep, positions: positions)
         case .tour(let tour): tourRates(tour, positions: positions, continuousAxes: continuousAxes, at: now)
         }
     }
 
-    private mutating func sweepRates(_ sweep: Sweep, positions: [Axis: Double], continuousAxes: Set<Axis>) -> [Axis: Double]? {
+    private mutating func sweepRates(_ sweep: Sweep, positions: [Axis: Double]) -> [Axis: Double]? {
         guard let yaw = positions[.yaw] else { return nil }
         var rates = positions.mapValues { _ in 0.0 }
         let forward = sweep.to >= sweep.from ? 1.0 : -1.0

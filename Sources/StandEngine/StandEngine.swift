@@ -741,6 +741,12 @@ public struct StandEngine: Sendable {
     private mutating func startPan(_ pan: Pan, at now: Double, _ out: inout EngineOutput) throws(EngineError) {
         guard linkState == .connected, motion != nil, let feedback = lastFeedback?.feedback else { throw .notConnected(stand: standID ?? fallbackName) }
         if case .sweep = pan, capabilities?.axis(.yaw) == nil { throw .notSupported("a sweep turns the yaw axis, which this stand lacks") }
+        for target in pan.targets {
+            guard let limits = motion?.limits(of: target.axis), !limits.continuous else { continue }
+            guard target.angle >= limits.min - 1e-6, target.angle <= limits.max + 1e-6 else {
+                throw .invalidParameter("\(target.axis) \(target.angle) rad is outside its limits \(limits.min)…\(limits.max) rad: the stand could never get there")
+            }
+        }
         panPlanner = PanPlanner(pan)
         let yaw = feedback.axis(.yaw).map { Double($0.position) } ?? 0
         let pitch = feedback.axis(.pitch).map { Double($0.position) } ?? 0

@@ -155,6 +155,13 @@ struct PanTests {
         #expect(abs(rig.angle(.yaw) + 0.4) < 0.015)
     }
 
+    @Test func aTourToAPoseOutsideTheLimitsIsRefusedRatherThanNeverArriving() throws {
+        var rig = VirtualStandRig.connected()
+        let stops = [Tour.Stop(pose: NamedPose(name: "up", yaw: 0, pitch: 1.2), dwell: 1)]  // the simulated pitch stops at 0.9
+        #expect(throws: EngineError.self) { _ = try rig.send(.pan(.tour(Tour(stops: stops, repeats: false))), from: .app) }
+        #expect(rig.engine.runningPan == nil)
+    }
+
     @Test func theConfiguredCustomButtonStartsAndEndsItsSweep() throws {
         var settings = EngineSettings()
         settings.buttonSweep = ButtonSweep(button: 1, sweep: Sweep(from: -0.3, to: 0.3, rate: 0.4, repeats: true))
