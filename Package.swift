@@ -105,7 +105,10 @@ let package = Package(
 
         .testTarget(name: "DockTrackingTests", dependencies: ["DockTracking"]),
         .testTarget(name: "DockAPITests", dependencies: ["DockAPI", "DockJSON", "DockIO"]),
-        .testTarget(name: "DockDaemonTests", dependencies: ["DockDaemon", "DockJSON", "DockDrivers", "DockIO"]),
+        .testTarget(name: "DockDaemonTests", dependencies: ["DockDaemon", "DockJSON", "DockDrivers", "DockIO",
+                                                          .product(name: "NIOCore", package: "swift-nio"),
+                                                          .product(name: "NIOEmbedded", package: "swift-nio"),
+                                                          .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
