@@ -1,9 +1,9 @@
 import Logging
 import NIOCore
 
-/// One API connection's pipeline, a handler per concern, from the socket inwards: the output
-/// (gathering each read's replies into one write, pausing reads while the socket is full,
-/// notifications), line framing, request parsing, and dispatch to the methods in request order.
+/// One API connection's pipeline, a handler per concern, from the socket inwards: the output (reads
+/// paused while the socket is full, notifications), line framing, request parsing, and dispatch to
+/// the methods (replies in request order, one write per read).
 /// Everything runs on the channel's event loop: no task per client or per request.
 enum APIConnection {
     /// The longest request line, in bytes; a longer one is answered with an error and dropped.

@@ -15,7 +15,7 @@ protocol APIRequestRunner {
 extension APIMethods: APIRequestRunner {}
 
 /// The last stage of an API connection: runs each request and writes the replies in request order,
-/// flushed once per read. A request a stand must answer (a command, a read of its state) completes
+/// gathered into one write per read. A request a stand must answer (a command, a read of its state) completes
 /// later; the replies behind it wait for it.
 ///
 /// Back-pressure: while `maxInFlight` requests wait for a stand, or the socket does not take what was
@@ -39,9 +39,8 @@ final class APIDispatchHandler: ChannelDuplexHandler {
     /// Replies in request order from the first one still waiting for a stand; `firstSlot` numbers it.
     private var slots = CircularBuffer<Slot>()
     private var firstSlot = 0
-    /// Where a reply is written when nothing waits before it: reused, since the output stage copies it.
-    private var replyBuffer = ByteBuffer()
-    private var written = false
+    /// Replies gathered while handling one read, written and flushed together.
+    private var output: ByteBuffer?
     private var inRead = false
     private var inputClosed = false
     /// A read NIO asked for while reading was paused: forwarded once it resumes.
@@ -109,7 +108,7 @@ final class APIDispatchHandler: ChannelDuplexHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         inRead = false
-        flushWritten()
+        flush()
         context.fireChannelReadComplete()
     }
 
@@ -118,7 +117,7 @@ final class APIDispatchHandler: ChannelDuplexHandler {
             // (the framing stage passed the last line on before this, outside any read)
             inputClosed = true
             inRead = false
-            flushWritten()
+            flush()
             closeWhenAnswered()
         }
         context.fireUserInboundEventTriggered(event)
@@ -153,14 +152,12 @@ final class APIDispatchHandler: ChannelDuplexHandler {
         }
     }
 
-    /// A reply known now: behind the ones still waiting, or written at once.
+    /// A reply known now: behind the ones still waiting, or straight into this read's output.
     private func reply(_ id: RequestID, _ result: Result<APIMethods.Answer.Known, RPCError>) {
         guard let context else { return }
         if slots.isEmpty {
-            replyBuffer.clear()
-            Self.write(id, result, into: &replyBuffer)
-            context.write(wrapOutboundOut(replyBuffer), promise: nil)
-            written = true
+            if output == nil { output = context.channel.allocator.buffer(capacity: 512) }
+            Self.write(id, result, into: &output!)
         } else {
             var bytes = context.channel.allocator.buffer(capacity: 256)
             Self.write(id, result, into: &bytes)
@@ -176,9 +173,9 @@ final class APIDispatchHandler: ChannelDuplexHandler {
         while let first = slots.first, first.done {
             slots.removeFirst()
             firstSlot += 1
-            if let bytes = first.bytes {
-                context.write(wrapOutboundOut(bytes), promise: nil)
-                written = true
+            if var bytes = first.bytes {
+                if output == nil { output = context.channel.allocator.buffer(capacity: bytes.readableBytes) }
+                output!.writeBuffer(&bytes)
             }
         }
         resume()
@@ -204,10 +201,10 @@ final class APIDispatchHandler: ChannelDuplexHandler {
         }
     }
 
-    private func flushWritten() {
-        guard written, let context else { return }
-        written = false
-        context.flush()
+    private func flush() {
+        guard let context, let bytes = output, bytes.readableBytes > 0 else { return }
+        output = nil
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
     }
 
     // MARK: - Back-pressure
@@ -234,7 +231,7 @@ final class APIDispatchHandler: ChannelDuplexHandler {
     /// Requests may run again: the ones that waited first, then more from the socket.
     private func resume() {
         while !closing, !paused, let next = waiting.popFirst() { run(next) }
-        if !inRead { flushWritten() }
+        if !inRead { flush() }
         if readHeld, mayRead {
             readHeld = false
             context?.read()
@@ -246,9 +243,9 @@ final class APIDispatchHandler: ChannelDuplexHandler {
     private func closeWhenAnswered() {
         guard let context, !closing, slots.isEmpty, waiting.isEmpty else { return }
         closing = true
-        written = false
         let sent = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: sent)
+        context.writeAndFlush(wrapOutboundOut(output ?? context.channel.allocator.buffer(capacity: 0)), promise: sent)
+        output = nil
         sent.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }

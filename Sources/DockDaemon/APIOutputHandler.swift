@@ -1,10 +1,9 @@
 import Logging
 import NIOCore
 
-/// The stage of an API connection next to the socket. What is written between two flushes (the replies
-/// of one read) is gathered into one buffer and goes out as one write. Reading stops while the socket
-/// does not take what was written (the client is not reading). Notifications (EventHub) go out as they
-/// come; a subscriber whose notifications keep arriving while its socket is full is dropped after
+/// The stage of an API connection next to the socket. Reading stops while the socket does not take what
+/// was written (the client is not reading). Notifications (EventHub) go out as they come, between
+/// replies; a subscriber whose notifications keep arriving while its socket is full is dropped after
 /// `EventHub.queueLimit` of them.
 final class APIOutputHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
@@ -15,10 +14,6 @@ final class APIOutputHandler: ChannelDuplexHandler {
     private let hub: EventHub
     private let logger: Logger
     private var context: ChannelHandlerContext?
-    /// Written since the last flush.
-    private var gathered: ByteBuffer?
-    /// Completed once `gathered` is written (the promises of the writes gathered into it).
-    private var gatheredWritten: EventLoopPromise<Void>?
     /// A read NIO asked for while the socket was full: forwarded once it takes bytes again.
     private var readHeld = false
     /// Notifications written while the socket was full.
@@ -48,34 +43,6 @@ final class APIOutputHandler: ChannelDuplexHandler {
         closing = true
         hub.remove(client: id)
         context.fireChannelInactive()
-    }
-
-    // MARK: - Gathering
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        gather(unwrapOutboundIn(data), context: context)
-        guard let promise else { return }
-        if let earlier = gatheredWritten {
-            earlier.futureResult.cascade(to: promise)
-        } else {
-            gatheredWritten = promise
-        }
-    }
-
-    private func gather(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
-        var bytes = bytes
-        if gathered == nil { gathered = context.channel.allocator.buffer(capacity: max(512, bytes.readableBytes)) }
-        gathered!.writeBuffer(&bytes)
-    }
-
-    func flush(context: ChannelHandlerContext) {
-        if let bytes = gathered {
-            let written = gatheredWritten
-            gathered = nil
-            gatheredWritten = nil
-            context.write(wrapOutboundOut(bytes), promise: written)
-        }
-        context.flush()
     }
 
     // MARK: - Back-pressure
@@ -114,7 +81,6 @@ final class APIOutputHandler: ChannelDuplexHandler {
                 return
             }
         }
-        gather(line, context: context)
-        flush(context: context)
+        context.writeAndFlush(wrapOutboundOut(line), promise: nil)
     }
 }
