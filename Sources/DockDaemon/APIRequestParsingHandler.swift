@@ -1,8 +1,9 @@
 import DockJSON
 import NIOCore
 
-/// A request line, read: a request to run, or the error that answers it.
-enum ParsedRequest {
+/// A request line, read: a request to run, or the error that answers it. (Indirect: one pointer,
+/// which NIO passes between handlers without boxing it again.)
+indirect enum ParsedRequest {
     case request(JSONRPCRequest)
     case refused(id: RequestID, error: RPCError)
 }
