@@ -107,7 +107,7 @@ public enum APIMethod: String, Sendable, CaseIterable {
                          errors: [.invalidParameter, .notConnected, .frameRateTooHigh, .frameRateTooLow, .busy])
         case .trackingGet: return .init(params: [P.stand], result: "state", errors: [.notConnected])
         case .trackingFraming:
-            return .init(params: [P.stand, P.framing, P.force], result: "ok", errors: [.notConnected, .busy],
+            return .init(params: [P.stand, P.framing, P.shot, P.force], result: "ok", errors: [.notConnected, .busy],
                          needsLease: true, notifications: ["lease.changed", "motion.hold"])
         case .trackingROI:
             return .init(params: [P.stand, P.rect, P.force], result: "ok", errors: [.invalidParameter, .notConnected, .busy],

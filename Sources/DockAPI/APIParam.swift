@@ -50,7 +50,9 @@ public struct APIParam: Sendable, Equatable {
     public static let animationName = APIParam("name", .choice(["yes", "no", "wakeup", "kapow"]))
     public static let keyframes = APIParam("keyframes", .list)
     public static let framingModes = ["automatic", "center", "left", "right"]
-    public static let framing = APIParam("mode", .choice(framingModes), required: true)
+    public static let framing = APIParam("mode", .choice(framingModes))
+    /// The shot sizes of DockTracking's ShotSize (DockAPI does not depend on it).
+    public static let shot = APIParam("shot", .choice(["head", "upper_body", "full_body", "group", "wide"]))
     public static let rect = APIParam("rect", .object(schema: "NormalizedRect"), required: true)
     public static let ids = APIParam("ids", .list)
     public static let selectX = APIParam("x", .number(0...1, unit: ""))
