@@ -27,13 +27,13 @@ public struct ShotSettings: Sendable, Hashable {
     public var groupWidth = 0.8
     /// Zooming starts once the extent is this far (relative) from its target and stops within
     /// `settleError`: a dead band, so that a subject's sway does not pump the zoom.
-    public var startError = 0.07
+    public var startError = 0.05
     public var settleError = 0.025
     /// No zoom step takes the measured extent closer than this to the frame's edge (fraction of
     /// the frame): pan and tilt re-center it before the zoom goes further.
     public var edgeMargin = 0.06
     /// The gap to the target, in log-magnification, is closed at this rate (1/s).
-    public var gain = 2.0
+    public var gain = 5.0
     /// A face is this fraction of its person's height: a body box stands in for a missing face.
     public var faceOfBody = 0.13
 

@@ -471,8 +471,9 @@ public struct StandEngine: Sendable {
         var positions: [Axis: Double] = [:]
         if capabilities?.axis(.yaw) != nil { positions[.yaw] = yaw }
         if capabilities?.axis(.pitch) != nil { positions[.pitch] = pitch }
-        // Zoom only on a stand that declares it, within the limits in force (a client's included).
-        let zoomLimits = capabilities?.axis(.zoom) != nil ? controller.limits(of: .zoom) : nil
+        // Zoom only on a stand that declares it (the controller has limits for its axes only),
+        // within the limits in force: a client's included.
+        let zoomLimits = controller.limits(of: .zoom)
         guard let rates = tracking.command(positions: positions, zoom: zoomLimits, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now)
         else { return }
         if rates.values.allSatisfy({ $0 == 0 }) {
