@@ -69,7 +69,8 @@ public struct ShotZoom: Sendable {
         var wanted = clipped ? magnification * 0.8 : magnification * fraction / max(rect.height, 1e-3)
         if shot == .group { wanted = min(wanted, magnification * settings.groupWidth / max(rect.width, 1e-3)) }
         let error = abs(log(wanted / magnification))
-        zooming = error > (zooming ? settings.settleError : settings.startError)
+        // Limits narrowed past the present zoom (a client's) bring it back inside, dead band or not.
+        zooming = !range.contains(magnification) || error > (zooming ? settings.settleError : settings.startError)
         guard zooming else { return nil }
         return min(max(wanted, range.lowerBound), bound(rect, magnification: magnification), range.upperBound)
     }

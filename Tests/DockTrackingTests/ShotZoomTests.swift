@@ -69,6 +69,18 @@ import Testing
         #expect(target(&wide, [person], magnification: 3) == range.lowerBound)
     }
 
+    @Test func aZoomOutsideNarrowedLimitsComesBackInsideEvenWhenTheShotIsRight() throws {
+        let person = Person(x: 0, y: 0, height: 0.3)
+        var zoom = ShotZoom(shot: .fullBody)
+        let exact = try #require(target(&zoom, [person], magnification: 1))
+        var settled = ShotZoom(shot: .fullBody)
+        #expect(target(&settled, [person], magnification: exact) == nil)
+        let tracks = Fixture.tracker([person]).subjects
+        let narrowed = settled.target(subjects: tracks, lost: false, camera: Fixture.camera.zoomed(by: exact), aim: Fixture.aim,
+                                      magnification: exact, range: 1...(exact / 1.5))
+        #expect(narrowed == exact / 1.5)
+    }
+
     @Test func noShotLeavesTheZoomAlone() {
         var zoom = ShotZoom()
         #expect(target(&zoom, [Person(x: 0, height: 0.1)], magnification: 1) == nil)
