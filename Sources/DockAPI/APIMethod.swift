@@ -71,7 +71,7 @@ public enum APIMethod: String, Sendable, CaseIterable {
                          errors: [.notConnected, .notSupported, .invalidParameter, .busy, .motionFailed],
                          needsLease: true, startsMotion: true, notifications: ["motion.progress", "lease.changed", "motion.hold"])
         case .motionOrient:
-            return .init(params: [P.stand] + P.angles + [P.relative, P.duration, P.force], result: "motion",
+            return .init(params: [P.stand] + P.positions + [P.relative, P.duration, P.force], result: "motion",
                          errors: [.notConnected, .notSupported, .invalidParameter, .frameRateTooHigh, .busy, .motionFailed],
                          needsLease: true, startsMotion: true, notifications: ["motion.progress", "lease.changed", "motion.hold"])
         case .motionStop:

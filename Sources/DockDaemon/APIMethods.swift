@@ -105,11 +105,11 @@ struct APIMethods: Sendable {
             return try command(p, session, .setTracking(enabled)) { _ in ["enabled": JSONValue(enabled)] }
         case .motionVelocity:
             let rates = try p.axes(P.rates)
-            guard !rates.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad/s") }
+            guard !rates.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad/s, zoom in magnification/s") }
             return try command(p, session, .velocity(rates)) { _ in ["ok": true] }
         case .motionOrient:
-            let target = try p.axes(P.angles)
-            guard !target.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad") }
+            let target = try p.axes(P.positions)
+            guard !target.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad, zoom in magnification") }
             let relative = try p.optionalBool(P.relative.name) ?? false
             let duration = try p.optionalNumber(P.duration)
             return try command(p, session, .orient(target, relative: relative, duration: duration), answer: Self.motionID)

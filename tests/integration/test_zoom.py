@@ -4,7 +4,7 @@ keeping the subject's face at the shot's size."""
 import math
 import time
 
-from conftest import Rig
+from conftest import Rig, wait_for
 
 HFOV, VFOV = 1.2, 0.75  # radians, at the widest zoom
 HEAD_FACE = 0.35  # ShotSettings.headFace: the face's share of the frame's height in a head shot
@@ -56,8 +56,20 @@ def test_a_zoom_stand_declares_and_reports_its_zoom(tmp_path):
         assert (axes["zoom"]["min"], axes["zoom"]["max"]) == (1.0, 8.0)
         c.result("subscribe", {"topics": ["motion"]})
         assert abs(c.latest("motion.state")["params"]["positions"]["zoom"] - 1.0) < 0.01  # wide at power-up
+        c.result("tracking.set", {"enabled": False})
+        c.result("motion.orient", {"zoom": 3.0})
+        wait_for(lambda: abs(c.latest("motion.state")["params"]["positions"]["zoom"] - 3.0) < 0.02, 10, "zoom at 3x")
+        assert c.call("motion.orient", {"zoom": 9.0})["error"]["code"] == -32003  # beyond the tele end
     finally:
         rig.stop()
+
+
+def test_a_stand_without_zoom_refuses_a_zoom_and_takes_a_shot_that_changes_nothing(rig):
+    c = rig.client()
+    rig.connected_stand(c)
+    assert c.call("motion.orient", {"zoom": 2.0})["error"]["code"] == -32002
+    c.result("tracking.framing", {"shot": "upper_body"})
+    assert c.result("stand.get")["control"]["shot"] == "upper_body"
 
 
 def test_a_head_shot_zooms_in_until_the_face_is_its_size_and_a_zoom_limit_holds_it(tmp_path):
