@@ -27,8 +27,8 @@ public struct ShotSettings: Sendable, Hashable {
     public var groupWidth = 0.8
     /// Zooming starts once the extent is this far (relative) from its target and stops within
     /// `settleError`: a dead band, so that a subject's sway does not pump the zoom.
-    public var startError = 0.05
-    public var settleError = 0.025
+    public var startError = 0.06
+    public var settleError = 0.015
     /// No zoom step takes the measured extent closer than this to the frame's edge (fraction of
     /// the frame): pan and tilt re-center it before the zoom goes further.
     public var edgeMargin = 0.06

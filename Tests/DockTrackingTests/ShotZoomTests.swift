@@ -38,7 +38,7 @@ import Testing
         var settled = ShotZoom(shot: .fullBody)
         // 4 % off: inside the band that starts a zoom, so a settled zoom stays put…
         #expect(target(&settled, [person], magnification: exact / 1.04) == nil)
-        // …but a zoom under way goes on until it is within 2.5 %.
+        // …but a zoom under way goes on until it is within 1.5 %.
         var moving = ShotZoom(shot: .fullBody)
         #expect(target(&moving, [person], magnification: exact / 1.3) != nil)
         #expect(target(&moving, [person], magnification: exact / 1.04) != nil)
