@@ -2,9 +2,10 @@
 pinhole camera written here whose field of view follows the zoom dockd reports, and framing's shot
 keeping the subject's face at the shot's size."""
 import math
+import subprocess
 import time
 
-from conftest import Rig, wait_for
+from conftest import BIN, Rig, wait_for
 
 HFOV, VFOV = 1.2, 0.75  # radians, at the widest zoom
 HEAD_FACE = 0.35  # ShotSettings.headFace: the face's share of the frame's height in a head shot
@@ -56,6 +57,9 @@ def test_a_zoom_stand_declares_and_reports_its_zoom(tmp_path):
         assert (axes["zoom"]["min"], axes["zoom"]["max"]) == (1.0, 8.0)
         c.result("subscribe", {"topics": ["motion"]})
         assert abs(c.latest("motion.state")["params"]["positions"]["zoom"] - 1.0) < 0.01  # wide at power-up
+        watched = subprocess.run([str(BIN / "dockctl"), "watch", "motion", "--rate", "5", "--seconds", "1", "--socket", str(rig.socket_path)],
+                                 capture_output=True, text=True, timeout=30).stdout.splitlines()
+        assert watched and all(" zoom 1" in line for line in watched), watched
         c.result("tracking.set", {"enabled": False})
         c.result("motion.orient", {"zoom": 3.0})
         wait_for(lambda: abs(c.latest("motion.state")["params"]["positions"]["zoom"] - 3.0) < 0.02, 10, "zoom at 3x")
