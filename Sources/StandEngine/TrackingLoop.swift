@@ -130,14 +130,15 @@ public struct TrackingLoop: Sendable {
     }
 
     /// Rates for the motors while tracking is active, nil when it is not; `roundTrip` is the link's
-    /// (a slow link gets a gentler loop). `zoom`, on a stand with a zoom axis: its limits in force,
-    /// and a zoom rate comes with the others.
+    /// (a slow link gets a gentler loop). `zoom`, on a stand with a zoom axis: its limits in force;
+    /// with a shot chosen, the shot's zoom rate comes with the others (without one, none: the zoom
+    /// holds, as VELOCITY holds every axis it is not given a rate for).
     public mutating func command(positions: [Axis: Double], zoom zoomLimits: EffectiveAxisLimits? = nil,
                                  roundTrip: Double, at now: Double) -> [Axis: Double]? {
         guard isActive(at: now) else { return nil }
         controller.roundTrip = roundTrip
         var rates = controller.command(target: target, positions: positions, base: base.current, at: now)
-        if let zoomLimits { rates[.zoom] = zoomRate(limits: zoomLimits) }
+        if let zoomLimits, shotZoom.shot != nil { rates[.zoom] = zoomRate(limits: zoomLimits) }
         return rates
     }
 

@@ -63,3 +63,15 @@ struct ZoomTests {
         #expect(abs(rig.angle(.yaw) - 0.2) < 0.03)
     }
 }
+
+extension ZoomTests {
+    @Test func withoutAShotTrackingLeavesTheZoomWhereAClientPutIt() throws {
+        var rig = VirtualStandRig.connected(configure: Self.zoomAxis)
+        _ = try rig.send(.orient([.zoom: 3], relative: false, duration: nil), from: .app)
+        rig.run(for: 3)
+        #expect(abs(rig.angle(.zoom) - 3) < 0.02)
+        rig.stream(TestScene(people: [.init(yaw: 0.15, size: 0.1)]), for: 4)
+        #expect(abs(rig.angle(.zoom) - 3) < 0.02)
+        #expect(abs(rig.angle(.yaw) - 0.15) < 0.02, "tracking through the zoomed camera")
+    }
+}
