@@ -52,8 +52,8 @@ public struct SceneTrace: Sendable {
 
 public struct SceneRunResult: Sendable {
     public var metrics: SceneMetrics
-    /// With a zoom: how often the subject's height was the shot's.
-    public var shotHeights: ShotHeightCount
+    /// With a zoom: how often the subject's height was the shot's, how often the zoom turned around.
+    public var shotFigures: ShotFigures
     public var trace: SceneTrace
     /// dockd's work per detector frame (tracking.observe through the engine: tracker, selection,
     /// framing, control), µs.
@@ -114,7 +114,7 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
         return shot
     }
     if case .ours = kind, let shot { try setup(.framing(nil, shot: shot)) }
-    var shotHeights = ShotHeightCount(shot: shot)
+    var shotFigures = ShotFigures(shot: shot)
 
     let faceLine = TrackingSettings.shipped.framing.faceLine
     let start = rig.now
@@ -229,7 +229,8 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
         guard step % 10 == 0 else { continue }
         let sample = scene.sample(at: t, aim: aim, faceLine: faceLine, trackedID: tracked?.id, trackedPerson: tracked?.person)
         samples.append(sample)
-        shotHeights.add(scene.truth(at: t, aim: aim), intended: scenario.intended(at: t))
+        shotFigures.add(scene.truth(at: t, aim: aim), intended: scenario.intended(at: t))
+        shotFigures.addZoom(velocity: rig.stand.truth(.zoom)?.velocity ?? 0)
         // The still-subject rule: once the ideal aim has not moved for a second and the camera is
         // on it, nothing more should be sent but keep-alives.
         let moving = rig.movingCommands - movingBefore
@@ -251,7 +252,7 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
     }
     let metrics = SceneMetrics.compute(samples, marks: scenario.marks, horizontalFieldOfView: hfov, verticalFieldOfView: vfov,
                                        identityWindow: TrackingSettings.shipped.tracker.maximumLostDuration)
-    return SceneRunResult(metrics: metrics, shotHeights: shotHeights, trace: trace, stepCosts: costs, maxSubjects: maxSubjects, commandsWhileStill: commandsWhileStill,
+    return SceneRunResult(metrics: metrics, shotFigures: shotFigures, trace: trace, stepCosts: costs, maxSubjects: maxSubjects, commandsWhileStill: commandsWhileStill,
                           refused: refused, stillError: stillErrors.isEmpty ? nil : (stillErrors.reduce(0, +) / Double(stillErrors.count)).squareRoot())
 }
 

@@ -109,12 +109,12 @@ struct ScenarioBench: ParsableCommand {
             line("With an optical zoom (issue 25; ours only: the others leave the zoom wide). Target: the subject's height in the frame (the shot's")
             line("measure: the face for head and upper_body, the body for full_body) within ±10 % of the shot's target 90 % of the time; no loss caused by zooming.")
             line("")
-            line("| scenario | shot | height within ±10 % of the shot's | in frame % | reacquire s |")
-            line("|---|---|---|---|---|")
+            line("| scenario | shot | height within ±10 % of the shot's | zoom reversals | in frame % | reacquire s |")
+            line("|---|---|---|---|---|---|")
             for i in zoomed {
-                let heights = ours[i].shotHeights, m = ours[i].metrics
-                line("| \(loaded[i].name) | \(loaded[i].zoom!.shot) | " + (heights.fraction.map { String(format: "%.1f %% of %d samples", $0 * 100, heights.samples) } ?? "–")
-                     + String(format: " | %.1f | ", m.inFrame * 100) + (m.reacquireTime.map { String(format: "%.2f", $0) } ?? "–") + " |")
+                let shot = ours[i].shotFigures, m = ours[i].metrics
+                line("| \(loaded[i].name) | \(loaded[i].zoom!.shot) | " + (shot.fraction.map { String(format: "%.1f %% of %d samples", $0 * 100, shot.samples) } ?? "–")
+                     + " | \(shot.reversals)" + String(format: " | %.1f | ", m.inFrame * 100) + (m.reacquireTime.map { String(format: "%.2f", $0) } ?? "–") + " |")
             }
             line("")
         }

@@ -3,12 +3,18 @@ import DockTracking
 
 /// The zoom target of issue 25, counted on the scene's ground truth: how often the framed person's
 /// height in the frame (the extent the shot measures: the face for `head` and `upper_body`, the body
-/// for `full_body`, the intended people's union for `group`) is within ±10 % of the shot's fraction.
-public struct ShotHeightCount: Sendable {
+/// for `full_body`, the intended people's union for `group`) is within ±10 % of the shot's fraction;
+/// and how often the zoom turned around (a pumping zoom turns around far more often than the
+/// subject's walk does).
+public struct ShotFigures: Sendable {
     public let shot: ShotSize?
     public private(set) var samples = 0
     public private(set) var within = 0
+    public private(set) var reversals = 0
+    private var lastDirection = 0.0
     static let tolerance = 0.1
+    /// Slower than this (magnification per second) is not moving: the stand's noise.
+    static let moving = 0.05
 
     public init(shot: ShotSize?) { self.shot = shot }
 
@@ -28,6 +34,14 @@ public struct ShotHeightCount: Sendable {
         guard let height else { return }
         samples += 1
         if abs(height / target - 1) <= Self.tolerance { within += 1 }
+    }
+
+    /// The stand's zoom velocity now: a change of direction counts once.
+    mutating func addZoom(velocity: Double) {
+        guard abs(velocity) > Self.moving else { return }
+        let direction: Double = velocity > 0 ? 1 : -1
+        if lastDirection != 0, direction != lastDirection { reversals += 1 }
+        lastDirection = direction
     }
 
     /// The fraction of samples within tolerance; nil without a shot or samples.
