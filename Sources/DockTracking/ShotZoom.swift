@@ -65,9 +65,14 @@ public struct ShotZoom: Sendable {
         }
         guard let (extent, fraction, clipped) = measure(shot, subjects: subjects) else { return nil }
         let rect = camera.normalizedRect(of: extent, aim: aim)
-        // An extent cut off by the frame's top or bottom measures short: the shot is too tight.
-        var wanted = clipped ? magnification * 0.8 : magnification * fraction / max(rect.height, 1e-3)
+        var wanted = magnification * fraction / max(rect.height, 1e-3)
         if shot == .group { wanted = min(wanted, magnification * settings.groupWidth / max(rect.width, 1e-3)) }
+        // An extent the frame's top or bottom cuts off (or touches) is at least as tall as measured:
+        // enough to zoom out on, never to zoom in on.
+        if clipped, wanted >= magnification, range.contains(magnification) {
+            zooming = false
+            return nil
+        }
         let error = abs(log(wanted / magnification))
         // Limits narrowed past the present zoom (a client's) bring it back inside, dead band or not.
         zooming = !range.contains(magnification) || error > (zooming ? settings.settleError : settings.startError)

@@ -179,7 +179,10 @@ public struct TrackingLoop: Sendable {
 
     public mutating func setFraming(_ mode: FramingMode) { pipeline.framer.mode = mode }
     /// nil: the zoom is left where it is.
-    public mutating func setShot(_ shot: ShotSize?) { shotZoom.shot = shot }
+    public mutating func setShot(_ shot: ShotSize?) {
+        shotZoom.shot = shot
+        pipeline.framer.bodiesCentered = shot == .fullBody || shot == .group
+    }
     public var shot: ShotSize? { shotZoom.shot }
     public mutating func setRegionOfInterest(_ rect: NormalizedRect) { pipeline.framer.regionOfInterest = rect }
 
@@ -188,7 +191,7 @@ public struct TrackingLoop: Sendable {
     public mutating func resetClientSettings(to defaults: StandDefaults) {
         setCamera(configuredCamera)
         pipeline.framer.mode = defaults.framing
-        shotZoom.shot = nil
+        setShot(nil)
         pipeline.framer.regionOfInterest = defaults.regionOfInterest
         pipeline.selector.select(ids: [])
     }

@@ -102,6 +102,18 @@ import Testing
         #expect(result < 3)
     }
 
+    @Test func aBodyTouchingTheFramesEdgeIsNeverZoomedInOnNorWidenedWhenItIsNotTooBig() throws {
+        // Small in the frame but touching its bottom edge (the framer put it there): its true
+        // height is unknown, at least what it measures; zooming in could cut it off, widening
+        // would pump. Hold.
+        var zoom = ShotZoom(shot: .fullBody)
+        var observations = Person(x: 0, y: 0, height: 0.15).observations
+        observations[0].clippedEdges = [.bottom]
+        var tracker = MultiSubjectTracker(seed: 1)
+        for frame in 0..<5 { tracker.update(observations: observations, time: Double(frame) * Fixture.frameInterval) }
+        #expect(zoom.target(subjects: tracker.subjects, lost: false, camera: Fixture.camera, aim: Fixture.aim, magnification: 1, range: range) == nil)
+    }
+
     @Test func theRateClosesTheGapWithinTheSpeedLimit() {
         let zoom = ShotZoom(shot: .fullBody)
         #expect(zoom.rate(toward: nil, magnification: 2, maxSpeed: 1) == 0)
