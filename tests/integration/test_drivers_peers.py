@@ -96,6 +96,30 @@ def test_emulator_answers_visca_over_ip_controller(camera):
         controller.close_connection()
 
 
+def test_emulator_zooms_for_a_visca_over_ip_controller(camera):
+    """CAM_Zoom Tele/Wide variable, Stop, Direct and CAM_ZoomPosInq as visca-over-ip sends them."""
+    from visca_over_ip import Camera
+    cam, link = camera(link="udp")
+    controller = Camera(EMULATOR_HOST)
+    try:
+        assert controller.get_zoom_position() == 0, "the wide end"
+        controller.zoom(7)  # tele, fastest
+        wait_until(lambda: controller.get_zoom_position() > 2000, 3, "zooming in")
+        controller.zoom(0)
+        time.sleep(0.05)
+        stopped = controller.get_zoom_position()
+        time.sleep(0.2)
+        assert controller.get_zoom_position() == stopped, "stopped"
+        controller.zoom_to(1.0)  # 0x4000, the optical tele end
+        wait_until(lambda: controller.get_zoom_position() == 0x4000, 5, "zoom direct to the tele end")
+        controller.zoom(-3)  # wide
+        wait_until(lambda: controller.get_zoom_position() < 0x4000 - 500, 3, "zooming out")
+        controller.zoom(0)
+        assert cam.counts["errors"] == 0
+    finally:
+        controller.close_connection()
+
+
 def test_emulator_moves_from_when_each_drive_arrived_even_when_its_physics_thread_does_not_run():
     """On a busy machine the emulator's physics thread can miss its 5 ms ticks for a long while.
     A real camera still turns from the moment a drive arrives and answers where it is now: so must
