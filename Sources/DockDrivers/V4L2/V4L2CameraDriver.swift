@@ -457,16 +457,16 @@ public struct V4L2CameraDriver: StandDriver {
                 }
             }
         }
+        for drive in drives where drive.steering != .relative && !headings.contains(where: { $0.axis == drive.axis }) {
+            guard let told = heading[drive.axis], let other = headings.first, drives.first(where: { $0.axis == other.axis })?.steering == drive.steering else { continue }
+            values.append((drive.id, Int32(told.value))); headings.append((drive.axis, told.value))
+        }
+        // The zoom after the pan/tilt: with them when both are due, one request.
         if let zoom, let value = pending.removeValue(forKey: .zoom) {
             let set: Int32 = zoom.steersByPosition ? zoom.units(magnification: zoom.magnification(value)) : Int32(value)
             if Double(set) != heading[.zoom]?.value || stopPending {
                 values.append((zoom.control.id, set)); headings.append((.zoom, Double(set)))
             }
-        }
-        guard !values.isEmpty else { return ([], []) }
-        for drive in drives where drive.steering != .relative && !headings.contains(where: { $0.axis == drive.axis }) {
-            guard let told = heading[drive.axis], let other = headings.first, drives.first(where: { $0.axis == other.axis })?.steering == drive.steering else { continue }
-            values.append((drive.id, Int32(told.value))); headings.append((drive.axis, told.value))
         }
         return (values, headings)
     }
