@@ -237,6 +237,47 @@ def test_visca_raw_tcp_stream_without_address_set(camera):
     assert abs(summary["final_yaw"] + 0.3) < 0.01 and abs(summary["final_pitch"] - 0.1) < 0.01
 
 
+def magnification(profile_path, position):
+    """The profile's zoom table read at `position` (linear between its points), as the driver reads it."""
+    zoom = vc.load_profile(profile_path)["zoom"]
+    points = list(zip(zoom["positions"], zoom["magnifications"]))
+    position = min(points[-1][0], max(points[0][0], position))
+    for (p0, m0), (p1, m1) in zip(points, points[1:]):
+        if position <= p1:
+            return m0 + (m1 - m0) * (position - p0) / (p1 - p0)
+
+
+def test_visca_zoom_rate_is_tele_wide_and_its_stop_and_feedback_is_the_lens_magnification(camera):
+    cam, link = camera(link="pty")
+    code, lines, err = probe("visca", link.path + "@9600", {"profile": GENERIC, "transport": "serial"},
+                             "--velocity", "zoom=0.5", "--velocity-seconds", "1")
+    assert code == 0, err
+    zoom = next(a for a in of(lines, "ready")[0]["axes"] if a["axis"] == "zoom")
+    assert zoom["min"] == 1 and zoom["max"] == 20
+    sent = [m.hex(" ") for _, m in cam.received if m[1:4] == b"\x01\x04\x07"]
+    # 0.5x/s at the wide end is 3306 position units/s: variable speed 5 (3200), tele; then its Stop.
+    assert sent[0] == "81 01 04 07 25 ff" and sent[-1] == "81 01 04 07 00 ff", sent
+    assert any(m[1:4] == b"\x09\x04\x47" for _, m in cam.received), "CAM_ZoomPosInq polled"
+    position = cam.zoom_position()
+    assert 2400 < position < 4000, position  # about 1 s at 3200 units/s
+    assert math.isclose(of(lines, "summary")[0]["final_zoom"], magnification(GENERIC, position), abs_tol=0.01)
+    assert cam.counts["errors"] == 0
+
+
+def test_visca_zoom_target_is_zoom_direct_and_the_lens_gets_there(camera):
+    cam, link = camera(SONY, link="udp")
+    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:52381", {"profile": SONY, "transport": "ip"},
+                             "--position", "zoom=4", seconds=3.5)
+    assert code == 0, err
+    direct = [m for _, m in cam.received if m[1:4] == b"\x01\x04\x47"]
+    assert len(direct) == 1, direct
+    target = vc.signed(b"\x00" + direct[0][4:8])
+    assert math.isclose(magnification(SONY, target), 4, abs_tol=0.01)
+    wait_until(lambda: cam.zoom_position() == target, 5, "the lens at its target")
+    assert math.isclose(of(lines, "summary")[0]["final_zoom"], 4, abs_tol=0.01)
+    assert cam.counts["errors"] == 0
+
+
 def test_visca_buffer_full_backs_off_and_errors_are_refusals(camera):
     cam, link = camera(link="pty")
     # The first drives meet buffer full twice, then a refusal.
@@ -422,6 +463,32 @@ def test_dockd_steers_each_driver_from_its_configuration(driver, camera, gimbal,
         c.notifications = [m for m in c.notifications if m.get("method") != "motion.state"]
         positions = c.wait_notification(lambda m: m.get("method") == "motion.state", timeout=5)["params"]["positions"]
         assert abs(positions["yaw"] - 0.3) < 0.02 and abs(positions["pitch"] - 0.1) < 0.02, positions
+        c.close()
+    finally:
+        dockd.terminate()
+        dockd.wait(5)
+
+
+def test_dockd_lists_a_visca_cameras_zoom_and_reports_where_the_lens_is(camera, tmp_path):
+    from conftest import Client, wait_for
+    cam, link = camera(link="pty")
+    config = tmp_path / "dockd.conf"
+    config.write_text(f'[[device]]\npath = "{link.path}"\ndriver = "visca"\nprofile = "{GENERIC}"\nname = "ptz-1"\n')
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(config), "--socket", str(tmp_path / "d.sock"),
+                              "--socket-group", "", "--no-hotplug"], stderr=open(tmp_path / "dockd.err", "wb"))
+    try:
+        wait_for((tmp_path / "d.sock").exists, 10, "dockd's socket")
+        c = Client(tmp_path / "d.sock")
+        stand = wait_for(lambda: next((s for s in c.result("stands.list") if s["state"] == "connected"), None), 15,
+                         "the stand through its driver")
+        zoom = next(a for a in stand["capabilities"]["axes"] if a["axis"] == "zoom")
+        assert zoom["min"] == 1 and zoom["max"] == 20, zoom
+        with cam.lock:
+            cam.zoom.pos = 0x2000  # turned by someone else: dockd reads where the lens is
+        c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+        expected = magnification(GENERIC, 0x2000)
+        c.wait_notification(lambda m: m.get("method") == "motion.state"
+                            and abs(m["params"]["positions"].get("zoom", 0) - expected) < 0.01, timeout=10)
         c.close()
     finally:
         dockd.terminate()
