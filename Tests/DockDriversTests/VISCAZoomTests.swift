@@ -23,7 +23,8 @@ import Testing
         var reports: [DriverReport] = []
         var pending = d.start(at: 0), t = 0.0
         var zoomAnswered = false
-        while t < 1 && !zoomAnswered {
+        func ready() -> Bool { reports.contains { if case .ready = $0 { true } else { false } } }
+        while t < 1 && !(zoomAnswered && ready()) {
             t += 0.01
             for m in pending.split(separator: 0xFF).map({ Array($0) + [0xFF] }) {
                 let answer: [UInt8] = m == VISCA.addressSet() ? [0x88, 0x30, 0x02, 0xFF]
@@ -36,7 +37,7 @@ import Testing
             }
             pending = d.tick(at: t).bytes
         }
-        #expect(zoomAnswered)
+        #expect(zoomAnswered && ready())
         // Whatever the last tick sent (the limits, a poll): answered.
         while !pending.isEmpty {
             t += 0.01
@@ -61,6 +62,26 @@ import Testing
         var plain = profile
         plain.zoom = nil
         #expect(VISCADriver(profile: plain).capabilities.axis(.zoom) == nil, "no zoom in the profile, no zoom axis")
+    }
+
+    @Test func readyWaitsForTheZoomsFirstAnswerAndACameraThatRefusesItIsAClearError() {
+        var d = VISCADriver(profile: profile, address: 1, transport: .serial, pollHz: 20)
+        var pending = d.start(at: 0), t = 0.0, reports: [DriverReport] = []
+        while t < 1 && !reports.contains(where: { if case .fatal = $0 { true } else { false } }) {
+            t += 0.01
+            for m in pending.split(separator: 0xFF).map({ Array($0) + [0xFF] }) {
+                let answer: [UInt8] = m == VISCA.addressSet() ? [0x88, 0x30, 0x02, 0xFF]
+                    : m == VISCA.ifClear(address: 1) ? [0x90, 0x50, 0xFF]
+                    : m == VISCA.positionInquiry(address: 1) ? Self.panTiltAnswer
+                    : m == VISCA.zoomInquiry(address: 1) ? [0x90, 0x60, 0x02, 0xFF]  // syntax error: no zoom here
+                    : Self.ack + Self.completion
+                reports += d.receive(answer, at: t)
+            }
+            pending = d.tick(at: t).bytes
+        }
+        #expect(!reports.contains { if case .ready = $0 { true } else { false } }, "not ready with the zoom unknown")
+        guard case .fatal(let why)? = reports.last else { Issue.record("\(reports)"); return }
+        #expect(why.contains("CAM_ZoomPosInq") && why.contains("generic-ptzoptics"), "\(why)")
     }
 
     @Test func eachPanTiltPollIsFollowedByCAMZoomPosInqAndFeedbackCarriesTheMagnification() throws {

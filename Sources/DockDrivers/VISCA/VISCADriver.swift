@@ -430,7 +430,7 @@ public struct VISCADriver: StandDriver {
                 out += transmit(next, at: time)
             }
         }
-        if !full && phase == .running && exchange.inquiry == nil && zoomPollDue {
+        if !full && (phase == .firstPoll || phase == .running) && exchange.inquiry == nil && zoomPollDue {
             zoomPollDue = false
             out += transmit(VISCAMessage(kind: .zoomPoll, payload: VISCA.zoomInquiry(address: address), command: 0), at: time)
         } else if !full && (phase == .firstPoll || phase == .running) && exchange.inquiry == nil && time >= nextPollAt {
@@ -510,7 +510,10 @@ public struct VISCADriver: StandDriver {
             } else {
                 exchange.inquiry = nil
                 counters.commandsFailed += 1
-                if phase == .firstPoll { return fatal("no answer to Pan-tiltPosInq", into: &reports) }
+                if phase == .firstPoll {
+                    return fatal(q.message.kind == .zoomPoll ? "no answer to CAM_ZoomPosInq (the profile \(profile.name) says the camera zooms)"
+                                                             : "no answer to Pan-tiltPosInq", into: &reports)
+                }
             }
         }
         var i = 0
@@ -661,6 +664,11 @@ public struct VISCADriver: StandDriver {
         guard let zoom = profile.zoom else { return }
         guard case .completion(_, let data) = reply, data.count == 4 else {
             counters.commandsFailed += 1
+            if phase == .firstPoll {
+                // Never ready without the zoom's position: the controller moves only known axes.
+                _ = fatal("the camera does not answer CAM_ZoomPosInq as the profile \(profile.name)'s zoom expects (\(reply)): remove its zoom", into: &reports)
+                return
+            }
             if !reportedBadAnswer, case .completion(_, let data) = reply {
                 reportedBadAnswer = true
                 reports.append(.fault(Fault(timeUs: UInt64(max(0, time) * 1e6), severity: .error, code: .log,
@@ -821,6 +829,9 @@ public struct VISCADriver: StandDriver {
             velocity.pitch = 0.5 * velocity.pitch + 0.5 * (pitch - last.pitch) / dt
         }
         lastSample = (yaw, pitch, time)
+        // Ready once every axis is known: with a zoom, after its first CAM_ZoomPosInq answer too
+        // (it follows this poll; the next poll reports ready).
+        if phase == .firstPoll && profile.zoom != nil && zoomSample == nil { return }
         if phase == .firstPoll {
             phase = .running
             reports.append(.ready(identity, capabilities))
