@@ -37,6 +37,17 @@ import Testing
         #expect(try #require(f.axis(.zoom)).position == 5.5)
     }
 
+    @Test func aGetStatusWithoutZoomStillGivesEveryFeedbackAZoom() throws {
+        var (driver, _) = rig.ready(settings: settings)
+        let noZoom = ONVIFEmulatorReplies.status.replacingOccurrences(
+            of: #"<tt:Zoom x="0.000000" space="http://www.onvif.org/ver10/tptz/ZoomSpaces/PositionGenericSpace"/>"#, with: "")
+        #expect(!noZoom.contains("tt:Zoom x="))
+        let reports = driver.receive(rig.reply(noZoom), at: 1)
+        guard case .feedback(let f)? = reports.first else { Issue.record("\(reports)"); return }
+        // The controller moves no axis of a stand while one is unknown: the zoom is the estimate, from the wide end.
+        #expect(try #require(f.axis(.zoom)).position == 1)
+    }
+
     @Test func aZoomTargetGoesInTheAbsoluteMoveWithThePanTilt() {
         var (driver, _) = rig.ready(settings: settings)
         _ = driver.receive(status(zoom: "0.000000"), at: 1)

@@ -285,7 +285,7 @@ public struct ONVIFCameraDriver: StandDriver {
                            maxSpeed: Float(radians(settings.tiltSpeed)), maxAccel: Float(4 * radians(settings.tiltSpeed)), countsPerRev: 360 * 3600),
         ]
         let how = [offers.absolute ? "absolute" : nil, offers.relative ? "relative" : nil, offers.continuous ? "continuous" : nil].compactMap { $0 }
-        let zoomed = zoomScale.map { ", zoom to \(ONVIFRequests.number($0.maxZoom).prefix { $0 != "." })x" } ?? ""
+        let zoomed = zoomScale.map { ", zoom to \($0.maxZoom == $0.maxZoom.rounded() ? String(Int($0.maxZoom)) : String($0.maxZoom))x" } ?? ""
         identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + "profile \(profile); " + how.joined(separator: ", ") + " moves" + zoomed
         let zoomAxis = zoomScale.map { zoom in
             AxisCapability(axis: .zoom, continuous: false, min: 1, max: Float(zoom.maxZoom), maxSpeed: Float(zoom.topRate),
@@ -330,7 +330,8 @@ public struct ONVIFCameraDriver: StandDriver {
             AxisFeedback(axis: .yaw, position: Float(yaw), velocity: Float(yawRate)),
             AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(pitchRate)),
         ]
-        if let zoom = zoomScale, let read = reply.find("Position")?.child("Zoom")?.attributes["x"].flatMap(Double.init), read.isFinite {
+        if let zoom = zoomScale {
+            let read = reply.find("Position")?.child("Zoom")?.attributes["x"].flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
             let z = zoomFeedback(read, scale: zoom, at: time)
             axes.append(AxisFeedback(axis: .zoom, position: Float(zoom.magnification(z)), velocity: Float(zoomRate * (zoom.maxZoom - 1) / (zoom.range.upperBound - zoom.range.lowerBound))))
         }
@@ -338,13 +339,22 @@ public struct ONVIFCameraDriver: StandDriver {
     }
 
     /// The zoom's position now from a read: the read, or the estimate while reads stand still and
-    /// the zoom should be moving (the same rule as the pan/tilt's); its rate kept in `zoomRate`.
-    private mutating func zoomFeedback(_ read: Double, scale: ONVIFZoomScale, at time: Double) -> Double {
+    /// the zoom should be moving (the same rule as the pan/tilt's), or without a read (a GetStatus
+    /// with no Position/Zoom) the estimate from the wide end: every FEEDBACK carries the zoom, since
+    /// the controller moves no axis while one is unknown. Its rate is kept in `zoomRate`.
+    private mutating func zoomFeedback(_ read: Double?, scale: ONVIFZoomScale, at time: Double) -> Double {
+        let clamped = { (z: Double) in min(scale.range.upperBound, max(scale.range.lowerBound, z)) }
+        guard let read else {
+            if zoomEstimate == nil { zoomEstimate = ONVIFPoseEstimate(topSpeed: (scale.topSpeed, 0), at: (scale.range.lowerBound, 0), time: time) }
+            let now = clamped(zoomEstimate?.pose(at: time).x ?? scale.range.lowerBound)
+            zoomPose = (now, time)
+            return now
+        }
         var now = read
         if var estimate = zoomEstimate {
             let stale = lastZoomRead == read && estimate.moving(at: time) && time - estimate.motionBegan >= staleAfter
             if stale {
-                now = min(scale.range.upperBound, max(scale.range.lowerBound, estimate.pose(at: time).x))
+                now = clamped(estimate.pose(at: time).x)
             } else {
                 estimate.read(x: read, y: 0, at: time)
             }
