@@ -35,10 +35,12 @@ public struct SceneScenario: Codable, Sendable {
     public var turns: [SceneTurn] = []
     /// Detections of nobody, added to the detector's frames: false faces or bodies.
     public var ghosts: [SceneGhost] = []
+    /// The stand's camera has an optical zoom, and the app asks for a shot (nil: no zoom).
+    public var zoom: SceneZoom?
 
     enum CodingKeys: String, CodingKey {
         case name, description, duration, seed, camera, detector, handheld, yawMaxSpeed, pitchMaxSpeed
-        case regionOfInterest, people, primary, marks, withinLimits, taps, turns, ghosts
+        case regionOfInterest, people, primary, marks, withinLimits, taps, turns, ghosts, zoom
     }
 
     public init(name: String, duration: Double, people: [ScenePerson], primary: [ScenePrimaryEntry]) {
@@ -64,6 +66,7 @@ public struct SceneScenario: Codable, Sendable {
         taps = try c.decodeIfPresent([SceneTap].self, forKey: .taps) ?? []
         turns = try c.decodeIfPresent([SceneTurn].self, forKey: .turns) ?? []
         ghosts = try c.decodeIfPresent([SceneGhost].self, forKey: .ghosts) ?? []
+        zoom = try c.decodeIfPresent(SceneZoom.self, forKey: .zoom)
     }
 
     /// The region of interest as (x, y, width, height).
@@ -105,6 +108,15 @@ public struct ScenePrimaryEntry: Codable, Sendable {
     public var t: Double
     public var ids: [Int]
     public init(t: Double, ids: [Int]) { self.t = t; self.ids = ids }
+}
+
+/// An optical zoom on the stand's camera (a zoom axis, PROTOCOL.md §4) and the shot the app asks
+/// `tracking.framing` for: `head`, `upper_body`, `full_body`, `group` or `wide`.
+public struct SceneZoom: Codable, Sendable {
+    /// The tele end's magnification (1 = the camera's field of view) and the zoom's speed, per second.
+    public var max: Double
+    public var maxSpeed: Double
+    public var shot: String
 }
 
 /// A pinhole camera on the stand's output shafts, mounted `height` metres above the floor.

@@ -340,7 +340,8 @@ public struct StandEngine: Sendable {
         let predicted = motion?.predictedAngles(at: now) ?? [:]
         let yaw = predicted[.yaw] ?? feedback.axis(.yaw).map { Double($0.position) } ?? 0
         let pitch = predicted[.pitch] ?? feedback.axis(.pitch).map { Double($0.position) } ?? 0
-        tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch)
+        let zoom = predicted[.zoom] ?? feedback.axis(.zoom).map { Double($0.position) } ?? 1
+        tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch, zoom: zoom)
         steerByTracking(yaw: yaw, pitch: pitch, at: now, &out)
         runController(at: now, &out)
         out.notifications.append(.motionState(motionReport(feedback, at: now)))
@@ -470,7 +471,11 @@ public struct StandEngine: Sendable {
         var positions: [Axis: Double] = [:]
         if capabilities?.axis(.yaw) != nil { positions[.yaw] = yaw }
         if capabilities?.axis(.pitch) != nil { positions[.pitch] = pitch }
-        guard let rates = tracking.command(positions: positions, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now) else { return }
+        // Zoom only on a stand that declares it (the controller has limits for its axes only),
+        // within the limits in force: a client's included.
+        let zoomLimits = controller.limits(of: .zoom)
+        guard let rates = tracking.command(positions: positions, zoom: zoomLimits, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now)
+        else { return }
         if rates.values.allSatisfy({ $0 == 0 }) {
             // Framed and still: nothing to send (a still subject gets a still camera, and no
             // command stream), after one zero VELOCITY if it was moving.
@@ -606,8 +611,9 @@ public struct StandEngine: Sendable {
             return .ok
         case .observe(let frame):
             return try observe(frame, from: client, at: now, &out)
-        case .framing(let mode):
-            tracking.setFraming(mode)
+        case .framing(let mode, let shot):
+            if let mode { tracking.setFraming(mode) }
+            if let shot { tracking.setShot(shot) }
             return .ok
         case .regionOfInterest(let rect):
             tracking.setRegionOfInterest(rect)
