@@ -51,6 +51,17 @@ import Testing
         #expect(rig.text(driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2), PositionTarget(axis: .zoom, position: 9)]), at: 0.25)) == "S \(Self.pan)=-39600 \(Self.tilt)=0 \(Self.zoom)=400\n", "one request; beyond the lens is its top")
     }
 
+    @Test func aZoomSetBySomeoneElseIsWhereItHeadsNotWhatDockdLastSet() throws {
+        var (driver, _) = connected()
+        _ = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .zoom, position: 2.5)]), at: 0.15)
+        _ = driver.receive(rig.line(.values([(Self.zoom, Int32(250))])), at: 0.16)
+        // v4l2-ctl sets 300: the control (not volatile) echoes that target, not dockd's 250.
+        #expect(rig.text(driver.tick(at: 0.2).bytes) == "G \(Self.pan) \(Self.tilt) \(Self.zoom)\n")
+        let reports = driver.receive(rig.line(.values([(Self.pan, Int32(0)), (Self.tilt, Int32(0)), (Self.zoom, Int32(300))])), at: 0.21)
+        guard case .feedback(let f)? = reports.last else { Issue.record("\(reports)"); return }
+        #expect(try #require(f.axis(.zoom)).position == 3, "a digital zoom is there at once")
+    }
+
     @Test func aZoomRateIsATargetAheadOfWhereTheZoomIs() {
         var (driver, _) = connected()
         // A digital zoom (no zoomSeconds) is where it was set at once: 1×/s for one command

@@ -469,7 +469,7 @@ def test_dockd_steers_each_driver_from_its_configuration(driver, camera, gimbal,
         dockd.wait(5)
 
 
-def test_dockd_lists_a_visca_cameras_zoom_and_reports_where_the_lens_is(camera, tmp_path):
+def test_dockd_lists_a_visca_cameras_zoom_reports_where_the_lens_is_and_steers_it(camera, tmp_path):
     from conftest import Client, wait_for
     cam, link = camera(link="pty")
     config = tmp_path / "dockd.conf"
@@ -489,6 +489,22 @@ def test_dockd_lists_a_visca_cameras_zoom_and_reports_where_the_lens_is(camera, 
         expected = magnification(GENERIC, 0x2000)
         c.wait_notification(lambda m: m.get("method") == "motion.state"
                             and abs(m["params"]["positions"].get("zoom", 0) - expected) < 0.01, timeout=10)
+        # A client's zoom: a target (CAM_Zoom Direct), then a rate (Tele/Wide) that the dead man's
+        # switch ends (CAM_Zoom Stop or a zero rate).
+        motion = c.result("motion.orient", {"zoom": 4, "duration": 2})
+        done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                                   and m["params"]["state"] != "running", timeout=15)
+        assert done["params"]["state"] == "completed", (done, (tmp_path / "dockd.err").read_text()[-1500:])
+        wait_for(lambda: abs(magnification(GENERIC, cam.zoom_position()) - 4) < 0.05, 5, "the lens at 4x")
+        assert any(m[1:4] == b"\x01\x04\x47" for _, m in cam.received), "CAM_Zoom Direct"
+        before = cam.zoom_position()
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            c.result("motion.velocity", {"zoom": 1.0})
+            time.sleep(0.1)
+        assert cam.zoom_position() > before + 500, (before, cam.zoom_position())
+        assert any(m[1:5] == b"\x01\x04\x07\x27" or m[1:4] == b"\x01\x04\x07" and m[4] >> 4 == 2 for _, m in cam.received), "Tele"
+        wait_for(lambda: not cam.zoom.vel, 5, "the zoom stopped once the rates ended")
         c.close()
     finally:
         dockd.terminate()

@@ -66,6 +66,7 @@ phase oriented
 
 # The zoom (the profile's 4x over ZOOM_ABSOLUTE 100..400): turned by someone else, read back
 v4l2-ctl -d $dev -c zoom_absolute=250 2>>"$out/errors.txt"
+get zoom_absolute >"$out/zoom-set.txt"
 ctl watch motion --json --rate 10 --seconds 3 >"$out/watch-zoom.json" 2>&1
 phase zoom-read
 

@@ -276,6 +276,9 @@ public struct V4L2CameraDriver: StandDriver {
         }
         if let zoom {
             let read = zoom.absolute.flatMap { a in values.first { $0.0 == a.id }.map { Double($0.1) } }
+            // A zoom that echoes its target reading other than dockd's last was set by someone
+            // else (v4l2-ctl, the vendor's app): that is where it heads now.
+            if let read, !zoom.measured, let told = heading[.zoom], read != told.value { heading[.zoom] = (read, time) }
             let now: Double = if let read, heading[.zoom] == nil || zoom.measured { read } else { estimate(.zoom, at: time) ?? read ?? zoom.range.lowerBound }
             let unitsPerSecond: Double
             if let last = pose[.zoom], time - last.time >= 0.5 / settings.pollHz {
