@@ -86,7 +86,7 @@ import Testing
 
     @Test func eachPanTiltPollIsFollowedByCAMZoomPosInqAndFeedbackCarriesTheMagnification() throws {
         var (d, _, t) = running(zoom: [0x04, 0x00, 0x00, 0x00])  // 0x4000, the optical tele end
-        t = max(t, 0.5)
+        t += 1  // a still zoom is read once a second
         #expect(d.tick(at: t).bytes.hexText == VISCADriverTests.poll, "the pan/tilt first")
         let reports = d.receive(Self.panTiltAnswer, at: t + 0.005)
         guard case .feedback(let f)? = reports.first else { Issue.record("\(reports)"); return }
@@ -99,6 +99,33 @@ import Testing
         guard case .feedback(let g)? = next.first else { Issue.record("\(next)"); return }
         #expect(abs(Double(g.axis(.zoom)!.position) - 1.91) < 1e-4)
         #expect(g.axis(.zoom)!.velocity < 0, "zooming out since the last answer")
+    }
+
+    @Test func aStillZoomIsReadOnceASecondSoThePanTiltPollsKeepTheirRate() {
+        var (d, _, t) = running()
+        var zoomPolls: [Double] = [], panTiltPolls = 0
+        let start = t
+        while t < start + 3 {
+            t += 0.01
+            for m in d.tick(at: t).bytes.split(separator: 0xFF).map({ Array($0) + [0xFF] }) {
+                if m == VISCA.zoomInquiry(address: 1) { zoomPolls.append(t); _ = d.receive([0x90, 0x50, 0, 0, 0, 0, 0xFF], at: t + 0.005) }
+                if m == VISCA.positionInquiry(address: 1) { panTiltPolls += 1; _ = d.receive(Self.panTiltAnswer, at: t + 0.005) }
+            }
+        }
+        #expect(zoomPolls.count >= 2 && zoomPolls.count <= 4, "\(zoomPolls)")
+        #expect(panTiltPolls >= 55, "20 Hz for 3 s: \(panTiltPolls)")
+        // A zoom command: read after every pan/tilt poll while it runs.
+        _ = d.send(.velocity([AxisValue(.zoom, 1)]), at: t)
+        _ = d.receive(Self.ack + Self.completion, at: t + 0.005)
+        var polled = 0
+        for step in 1...20 {
+            let now = t + Double(step) * 0.01
+            for m in d.tick(at: now).bytes.split(separator: 0xFF).map({ Array($0) + [0xFF] }) {
+                if m == VISCA.zoomInquiry(address: 1) { polled += 1; _ = d.receive([0x90, 0x50, 0, 1, 0, Int(step) > 9 ? 9 : UInt8(step)].map { UInt8($0) } + [0xFF], at: now + 0.005) }
+                if m == VISCA.positionInquiry(address: 1) { _ = d.receive(Self.panTiltAnswer, at: now + 0.005) }
+            }
+        }
+        #expect(polled >= 3, "\(polled) zoom polls in 0.2 s while zooming")
     }
 
     @Test func aZoomRateIsTeleOrWideAtTheNearestVariableSpeedWhereTheLensIs() {

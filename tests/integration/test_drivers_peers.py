@@ -237,16 +237,6 @@ def test_visca_raw_tcp_stream_without_address_set(camera):
     assert abs(summary["final_yaw"] + 0.3) < 0.01 and abs(summary["final_pitch"] - 0.1) < 0.01
 
 
-def magnification(profile_path, position):
-    """The profile's zoom table read at `position` (linear between its points), as the driver reads it."""
-    zoom = vc.load_profile(profile_path)["zoom"]
-    points = list(zip(zoom["positions"], zoom["magnifications"]))
-    position = min(points[-1][0], max(points[0][0], position))
-    for (p0, m0), (p1, m1) in zip(points, points[1:]):
-        if position <= p1:
-            return m0 + (m1 - m0) * (position - p0) / (p1 - p0)
-
-
 def test_visca_zoom_rate_is_tele_wide_and_its_stop_and_feedback_is_the_lens_magnification(camera):
     cam, link = camera(link="pty")
     code, lines, err = probe("visca", link.path + "@9600", {"profile": GENERIC, "transport": "serial"},
@@ -260,7 +250,7 @@ def test_visca_zoom_rate_is_tele_wide_and_its_stop_and_feedback_is_the_lens_magn
     assert any(m[1:4] == b"\x09\x04\x47" for _, m in cam.received), "CAM_ZoomPosInq polled"
     position = cam.zoom_position()
     assert 2400 < position < 4000, position  # about 1 s at 3200 units/s
-    assert math.isclose(of(lines, "summary")[0]["final_zoom"], magnification(GENERIC, position), abs_tol=0.01)
+    assert math.isclose(of(lines, "summary")[0]["final_zoom"], cam.magnification(position), abs_tol=0.01)
     assert cam.counts["errors"] == 0
 
 
@@ -272,7 +262,7 @@ def test_visca_zoom_target_is_zoom_direct_and_the_lens_gets_there(camera):
     direct = [m for _, m in cam.received if m[1:4] == b"\x01\x04\x47"]
     assert len(direct) == 1, direct
     target = vc.signed(b"\x00" + direct[0][4:8])
-    assert math.isclose(magnification(SONY, target), 4, abs_tol=0.01)
+    assert math.isclose(cam.magnification(target), 4, abs_tol=0.01)
     wait_until(lambda: cam.zoom_position() == target, 5, "the lens at its target")
     assert math.isclose(of(lines, "summary")[0]["final_zoom"], 4, abs_tol=0.01)
     assert cam.counts["errors"] == 0
@@ -486,7 +476,7 @@ def test_dockd_lists_a_visca_cameras_zoom_reports_where_the_lens_is_and_steers_i
         with cam.lock:
             cam.zoom.pos = 0x2000  # turned by someone else: dockd reads where the lens is
         c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
-        expected = magnification(GENERIC, 0x2000)
+        expected = cam.magnification(0x2000)
         c.wait_notification(lambda m: m.get("method") == "motion.state"
                             and abs(m["params"]["positions"].get("zoom", 0) - expected) < 0.01, timeout=10)
         # A client's zoom: a target (CAM_Zoom Direct), then a rate (Tele/Wide) that the dead man's
@@ -495,7 +485,7 @@ def test_dockd_lists_a_visca_cameras_zoom_reports_where_the_lens_is_and_steers_i
         done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
                                    and m["params"]["state"] != "running", timeout=15)
         assert done["params"]["state"] == "completed", (done, (tmp_path / "dockd.err").read_text()[-1500:])
-        wait_for(lambda: abs(magnification(GENERIC, cam.zoom_position()) - 4) < 0.05, 5, "the lens at 4x")
+        wait_for(lambda: abs(cam.magnification() - 4) < 0.05, 5, "the lens at 4x")
         assert any(m[1:4] == b"\x01\x04\x47" for _, m in cam.received), "CAM_Zoom Direct"
         before = cam.zoom_position()
         end = time.monotonic() + 1.0

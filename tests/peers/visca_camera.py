@@ -432,6 +432,18 @@ class Camera:
             self.step()
             return self.zoom.pos
 
+    def magnification(self, position=None):
+        """The lens's magnification (1.0 without a zoom) by its profile's table, linear between its
+        points: at `position`, or where the lens is now."""
+        if self.zoom is None:
+            return 1.0
+        table = self.profile["zoom"]
+        points = list(zip(table["positions"], table["magnifications"]))
+        p = min(points[-1][0], max(points[0][0], self.zoom_position() if position is None else position))
+        for (p0, m0), (p1, m1) in zip(points, points[1:]):
+            if p <= p1:
+                return m0 + (m1 - m0) * (p - p0) / (p1 - p0)
+
     def moving(self):
         with self.lock:
             return self.pan.vel != 0 or self.tilt.vel != 0 or self.pan.target is not None or self.tilt.target is not None

@@ -11,8 +11,10 @@ import DockProtocol
 /// magnification (1 = the wide end). A rate becomes CAM_Zoom Tele/Wide at the variable speed
 /// nearest it (magnification/s turned into position units/s by the table's slope where the lens
 /// is), a target CAM_Zoom Direct (at the camera's own speed: the command has none), a STOP a
-/// CAM_Zoom Stop beside the Pan-tiltDrive Stop. CAM_ZoomPosInq follows each Pan-tiltPosInq on the
-/// inquiry lane; the zoom in FEEDBACK is the latest answer (measured, a poll older at most).
+/// CAM_Zoom Stop beside the Pan-tiltDrive Stop. CAM_ZoomPosInq follows a Pan-tiltPosInq on the
+/// inquiry lane: after each one while the zoom moves, once a second while it is still (each costs a
+/// round trip the pan/tilt's feedback waits for: 200 ms on a slow link); the zoom in FEEDBACK is the
+/// latest answer (measured).
 /// A velocity or position that names no zoom leaves the zoom as it is.
 ///
 /// Safety first:
@@ -91,8 +93,10 @@ public struct VISCADriver: StandDriver {
     /// The CAM_Zoom Tele/Wide/Stop in force on the camera, as sent (the same one is not sent again).
     private var zoomDriveInForce: [UInt8]?
     private var zoomStopWanted = false
-    /// A CAM_ZoomPosInq goes once the inquiry lane is free (after each Pan-tiltPosInq).
+    /// A CAM_ZoomPosInq goes once the inquiry lane is free (after a Pan-tiltPosInq).
     private var zoomPollDue = false
+    /// How often a still zoom is read (someone else may turn it).
+    private let stillZoomPollInterval = 1.0
     /// The latest CAM_ZoomPosInq answer (position units) and when it came.
     private var zoomSample: (position: Int, time: Double)?
     /// Magnification/s, from successive zoom answers.
@@ -307,6 +311,14 @@ public struct VISCADriver: StandDriver {
                      command: MessageType.stop.rawValue)
     }
 
+    /// Whether the zoom is, or may be, moving: a command for it waits or runs, or its last two
+    /// answers differed.
+    private var zoomMoving: Bool {
+        exchange.zoomMove != nil || queuedZoom != nil || zoomRate != 0
+            || exchange.commands.contains { $0.message.kind == .zoomDrive || $0.message.kind == .zoomMove }
+            || zoomDriveInForce.map { $0.count == 6 && $0[4] != 0 } ?? false
+    }
+
     /// A zoom rate (magnification/s, positive toward tele) as the CAM_Zoom Tele/Wide variable
     /// speed nearest it where the lens is, or its Stop; queued, the newest wins.
     private mutating func askZoom(rate: Double) {
@@ -436,7 +448,7 @@ public struct VISCADriver: StandDriver {
         } else if !full && (phase == .firstPoll || phase == .running) && exchange.inquiry == nil && time >= nextPollAt {
             nextPollAt = max(nextPollAt + pollInterval, time - pollInterval)
             out += transmit(VISCAMessage(kind: .poll, payload: VISCA.positionInquiry(address: address), command: 0), at: time)
-            zoomPollDue = profile.zoom != nil
+            zoomPollDue = profile.zoom != nil && (zoomMoving || time - (zoomSample?.time ?? -.infinity) >= stillZoomPollInterval)
         }
         return out
     }
@@ -679,7 +691,7 @@ public struct VISCADriver: StandDriver {
         let position = VISCA.signedValue(([0] + data)[...])
         if let last = zoomSample, time - last.time > 1e-3 {
             let change = zoom.magnification(position: position) - zoom.magnification(position: last.position)
-            zoomRate = 0.5 * zoomRate + 0.5 * change / (time - last.time)
+            zoomRate = change == 0 ? 0 : 0.5 * zoomRate + 0.5 * change / (time - last.time)
         }
         zoomSample = (position, time)
     }
