@@ -28,8 +28,9 @@ import Testing
     }
 
     /// A driver through its setup on the emulator's replies, up to its first GetStatus sent.
-    func ready(options: String = ONVIFEmulatorReplies.configurationOptions) -> (ONVIFCameraDriver, [DriverReport]) {
-        var driver = ONVIFCameraDriver(settings: .init())
+    func ready(options: String = ONVIFEmulatorReplies.configurationOptions,
+               settings: ONVIFCameraDriver.Settings = .init()) -> (ONVIFCameraDriver, [DriverReport]) {
+        var driver = ONVIFCameraDriver(settings: settings)
         var t = 0.0
         let first = driver.start(at: t)
         #expect(action(first) == "/onvif/device_service tds:GetSystemDateAndTime")

@@ -9,9 +9,11 @@ import Testing
     let profile: VISCAProfile
     let h700: VISCAProfile
 
+    /// The shipped profiles without their zoom: these are the pan/tilt's exchanges (the zoom's,
+    /// which add CAM_ZoomPosInq to every poll, are VISCAZoomTests').
     init() throws {
-        profile = try VISCAProfile.load("generic-ptzoptics", searchPaths: [Fixtures.profiles])
-        h700 = try VISCAProfile.load("sony-brc-h700", searchPaths: [Fixtures.profiles])
+        profile = try VISCAProfile.load("generic-ptzoptics", searchPaths: [Fixtures.profiles]).withoutZoom
+        h700 = try VISCAProfile.load("sony-brc-h700", searchPaths: [Fixtures.profiles]).withoutZoom
     }
 
     static let stop = "81 01 06 01 01 01 03 03 ff"
@@ -422,5 +424,13 @@ import Testing
         }
         #expect(writes.allSatisfy { $0.filter { $0 == 0xFF }.count <= 1 }, "\(writes.filter { $0.filter { $0 == 0xFF }.count > 1 }.prefix(3))")
         #expect(writes.filter { $0 == VISCA.positionInquiry(address: 1) }.count >= 35, "polls at 20 Hz")
+    }
+}
+
+extension VISCAProfile {
+    var withoutZoom: VISCAProfile {
+        var p = self
+        p.zoom = nil
+        return p
     }
 }

@@ -79,7 +79,8 @@ import Testing
         for name in names {
             let profile = try VISCAProfile.load(Fixtures.profiles + "/" + name)
             let provenance = try #require(profile.provenance, "\(name) has no provenance")
-            #expect(Set(provenance.keys) == Set(VISCAProfile.figures), "\(name)")
+            #expect(Set(provenance.keys) == Set(profile.figuresToAccountFor), "\(name)")
+            #expect(profile.zoom != nil, "\(name) has no zoom")
         }
     }
 

@@ -96,6 +96,30 @@ def test_emulator_answers_visca_over_ip_controller(camera):
         controller.close_connection()
 
 
+def test_emulator_zooms_for_a_visca_over_ip_controller(camera):
+    """CAM_Zoom Tele/Wide variable, Stop, Direct and CAM_ZoomPosInq as visca-over-ip sends them."""
+    from visca_over_ip import Camera
+    cam, link = camera(link="udp")
+    controller = Camera(EMULATOR_HOST)
+    try:
+        assert controller.get_zoom_position() == 0, "the wide end"
+        controller.zoom(7)  # tele, fastest
+        wait_until(lambda: controller.get_zoom_position() > 2000, 3, "zooming in")
+        controller.zoom(0)
+        time.sleep(0.05)
+        stopped = controller.get_zoom_position()
+        time.sleep(0.2)
+        assert controller.get_zoom_position() == stopped, "stopped"
+        controller.zoom_to(1.0)  # 0x4000, the optical tele end
+        wait_until(lambda: controller.get_zoom_position() == 0x4000, 5, "zoom direct to the tele end")
+        controller.zoom(-3)  # wide
+        wait_until(lambda: controller.get_zoom_position() < 0x4000 - 500, 3, "zooming out")
+        controller.zoom(0)
+        assert cam.counts["errors"] == 0
+    finally:
+        controller.close_connection()
+
+
 def test_emulator_moves_from_when_each_drive_arrived_even_when_its_physics_thread_does_not_run():
     """On a busy machine the emulator's physics thread can miss its 5 ms ticks for a long while.
     A real camera still turns from the moment a drive arrives and answers where it is now: so must
@@ -211,6 +235,37 @@ def test_visca_raw_tcp_stream_without_address_set(camera):
     assert cam.received[0][1] == bytes.fromhex("81 01 00 01 ff"), "IF_Clear first, no AddressSet on TCP"
     summary = of(lines, "summary")[0]
     assert abs(summary["final_yaw"] + 0.3) < 0.01 and abs(summary["final_pitch"] - 0.1) < 0.01
+
+
+def test_visca_zoom_rate_is_tele_wide_and_its_stop_and_feedback_is_the_lens_magnification(camera):
+    cam, link = camera(link="pty")
+    code, lines, err = probe("visca", link.path + "@9600", {"profile": GENERIC, "transport": "serial"},
+                             "--velocity", "zoom=0.5", "--velocity-seconds", "1")
+    assert code == 0, err
+    zoom = next(a for a in of(lines, "ready")[0]["axes"] if a["axis"] == "zoom")
+    assert zoom["min"] == 1 and zoom["max"] == 20
+    sent = [m.hex(" ") for _, m in cam.received if m[1:4] == b"\x01\x04\x07"]
+    # 0.5x/s at the wide end is 3306 position units/s: variable speed 5 (3200), tele; then its Stop.
+    assert sent[0] == "81 01 04 07 25 ff" and sent[-1] == "81 01 04 07 00 ff", sent
+    assert any(m[1:4] == b"\x09\x04\x47" for _, m in cam.received), "CAM_ZoomPosInq polled"
+    position = cam.zoom_position()
+    assert 2400 < position < 4000, position  # about 1 s at 3200 units/s
+    assert math.isclose(of(lines, "summary")[0]["final_zoom"], cam.magnification(position), abs_tol=0.01)
+    assert cam.counts["errors"] == 0
+
+
+def test_visca_zoom_target_is_zoom_direct_and_the_lens_gets_there(camera):
+    cam, link = camera(SONY, link="udp")
+    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:52381", {"profile": SONY, "transport": "ip"},
+                             "--position", "zoom=4", seconds=3.5)
+    assert code == 0, err
+    direct = [m for _, m in cam.received if m[1:4] == b"\x01\x04\x47"]
+    assert len(direct) == 1, direct
+    target = vc.signed(b"\x00" + direct[0][4:8])
+    assert math.isclose(cam.magnification(target), 4, abs_tol=0.01)
+    wait_until(lambda: cam.zoom_position() == target, 5, "the lens at its target")
+    assert math.isclose(of(lines, "summary")[0]["final_zoom"], 4, abs_tol=0.01)
+    assert cam.counts["errors"] == 0
 
 
 def test_visca_buffer_full_backs_off_and_errors_are_refusals(camera):
@@ -398,6 +453,48 @@ def test_dockd_steers_each_driver_from_its_configuration(driver, camera, gimbal,
         c.notifications = [m for m in c.notifications if m.get("method") != "motion.state"]
         positions = c.wait_notification(lambda m: m.get("method") == "motion.state", timeout=5)["params"]["positions"]
         assert abs(positions["yaw"] - 0.3) < 0.02 and abs(positions["pitch"] - 0.1) < 0.02, positions
+        c.close()
+    finally:
+        dockd.terminate()
+        dockd.wait(5)
+
+
+def test_dockd_lists_a_visca_cameras_zoom_reports_where_the_lens_is_and_steers_it(camera, tmp_path):
+    from conftest import Client, wait_for
+    cam, link = camera(link="pty")
+    config = tmp_path / "dockd.conf"
+    config.write_text(f'[[device]]\npath = "{link.path}"\ndriver = "visca"\nprofile = "{GENERIC}"\nname = "ptz-1"\n')
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(config), "--socket", str(tmp_path / "d.sock"),
+                              "--socket-group", "", "--no-hotplug"], stderr=open(tmp_path / "dockd.err", "wb"))
+    try:
+        wait_for((tmp_path / "d.sock").exists, 10, "dockd's socket")
+        c = Client(tmp_path / "d.sock")
+        stand = wait_for(lambda: next((s for s in c.result("stands.list") if s["state"] == "connected"), None), 15,
+                         "the stand through its driver")
+        zoom = next(a for a in stand["capabilities"]["axes"] if a["axis"] == "zoom")
+        assert zoom["min"] == 1 and zoom["max"] == 20, zoom
+        with cam.lock:
+            cam.zoom.pos = 0x2000  # turned by someone else: dockd reads where the lens is
+        c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+        expected = cam.magnification(0x2000)
+        c.wait_notification(lambda m: m.get("method") == "motion.state"
+                            and abs(m["params"]["positions"].get("zoom", 0) - expected) < 0.01, timeout=10)
+        # A client's zoom: a target (CAM_Zoom Direct), then a rate (Tele/Wide) that the dead man's
+        # switch ends (CAM_Zoom Stop or a zero rate).
+        motion = c.result("motion.orient", {"zoom": 4, "duration": 2})
+        done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                                   and m["params"]["state"] != "running", timeout=15)
+        assert done["params"]["state"] == "completed", (done, (tmp_path / "dockd.err").read_text()[-1500:])
+        wait_for(lambda: abs(cam.magnification() - 4) < 0.05, 5, "the lens at 4x")
+        assert any(m[1:4] == b"\x01\x04\x47" for _, m in cam.received), "CAM_Zoom Direct"
+        before = cam.zoom_position()
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            c.result("motion.velocity", {"zoom": 1.0})
+            time.sleep(0.1)
+        assert cam.zoom_position() > before + 500, (before, cam.zoom_position())
+        assert any(m[1:5] == b"\x01\x04\x07\x27" or m[1:4] == b"\x01\x04\x07" and m[4] >> 4 == 2 for _, m in cam.received), "Tele"
+        wait_for(lambda: not cam.zoom.vel, 5, "the zoom stopped once the rates ended")
         c.close()
     finally:
         dockd.terminate()

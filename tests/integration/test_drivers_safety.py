@@ -356,8 +356,9 @@ def test_visca_tracking_holds_a_moving_subject_with_replies_200ms_late(rig):
     while (t := time.monotonic() - started) < 10:
         subject = 0.25 * math.sin(2 * math.pi * t / 8)
         pan, tilt = cam.degrees()
-        u = 0.5 - math.tan(subject + math.radians(pan)) / (2 * math.tan(hfov / 2))
-        v = 0.5 - math.tan(0.05 - math.radians(tilt)) / (2 * math.tan(vfov / 2))
+        zoom = cam.magnification()  # the shot's zoom narrows the view dockd steers by
+        u = 0.5 - math.tan(subject + math.radians(pan)) * zoom / (2 * math.tan(hfov / 2))
+        v = 0.5 - math.tan(0.05 - math.radians(tilt)) * zoom / (2 * math.tan(vfov / 2))
         seen = 0 < u < 1 and 0 < v < 1
         observations = [{"kind": "body", "rect": {"x": u - 0.06, "y": v - 0.22, "width": 0.12, "height": 0.45}, "confidence": 0.95},
                         {"kind": "face", "rect": {"x": u - 0.03, "y": v - 0.2, "width": 0.06, "height": 0.09},

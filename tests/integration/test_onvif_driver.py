@@ -110,6 +110,47 @@ def test_connects_with_a_digest_stops_the_camera_then_orients_within_tolerance(r
     assert any(m[1] == "AbsoluteMove" for m in r.moves())
 
 
+@pytest.mark.parametrize("zoom", [True, False])
+def test_with_max_zoom_the_cameras_zoom_is_an_axis_reported_in_magnification(rig, zoom):
+    """ONVIF names no magnification: max_zoom gives the zoom space's top; a camera without zoom
+    spaces has no zoom axis whatever the option says."""
+    r = rig(zoom=zoom, options="max_zoom = 10\nzoom_seconds = 2\n")  # the emulator: 0.5 of the space a second
+    stand = r.connected()
+    axes = {a["axis"]: a for a in stand["capabilities"]["axes"]}
+    if not zoom:
+        assert "zoom" not in axes, axes
+        return
+    assert axes["zoom"]["min"] == 1 and axes["zoom"]["max"] == 10, axes["zoom"]
+    pan, tilt, _ = r.cam.generic()
+    r.cam.set_generic(pan, tilt, 0.5)  # zoomed by someone else: dockd reads it back
+    r.client.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    r.client.wait_notification(lambda m: m.get("method") == "motion.state"
+                               and abs(m["params"]["positions"].get("zoom", 0) - 5.5) < 0.01, timeout=10)
+    # An orientation leaves the zoom where it is.
+    motion = r.client.result("motion.orient", {"yaw": 0.2, "duration": 1})
+    done = r.client.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                                      and m["params"]["state"] != "running", timeout=20)
+    assert done["params"]["state"] == "completed", done
+    assert r.cam.generic()[2] == 0.5
+    # A client's zoom: a target goes in an AbsoluteMove, a rate in ContinuousMoves, then a Stop.
+    since = time.monotonic()
+    motion = r.client.result("motion.orient", {"zoom": 8.2, "duration": 1})
+    done = r.client.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                                      and m["params"]["state"] != "running", timeout=20)
+    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
+    wait_for(lambda: abs(r.cam.generic()[2] - 0.8) < 0.01, 5, "the zoom at 8.2x (0.8 of its space)")
+    assert any(m[1] == "AbsoluteMove" and m[2]["zoom"] for m in r.moves(since)), r.moves(since)
+    since = time.monotonic()
+    end = since + 1.0
+    while time.monotonic() < end:
+        r.client.result("motion.velocity", {"zoom": -1.5})
+        time.sleep(0.1)
+    assert r.cam.generic()[2] < 0.7, r.cam.generic()
+    continuous = [m for m in r.moves(since) if m[1] == "ContinuousMove"]
+    assert continuous and all(m[2]["zoom"] and m[2]["zoom"][0] < 0 for m in continuous), continuous
+    wait_for(r.cam.still, 10, "the zoom stopped once the rates ended")
+
+
 @pytest.mark.parametrize("reversed_pan", [False, True])
 def test_rates_move_the_camera_by_continuous_moves_with_whole_second_timeouts_then_a_stop(rig, reversed_pan):
     """Also on a camera whose pan velocity runs against its pan position (the Tapo C220's quirk),

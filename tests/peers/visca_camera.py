@@ -22,7 +22,11 @@ every command gets "buffer full", inquiries are still answered), `refuse_motion`
 that is off; `refuse_stop` refuses the Stop too), `silent` (answers nothing), `refuse_limits`.
 Motion: drives at the table speed, positional moves at their speed bytes, both clamped to the
 limits in force (mechanical range, or what Pan-tiltLimitSet set); a drive keeps going until a Stop
-(VISCA has no heartbeat). Every message received and every reply sent is logged with its time.
+(VISCA has no heartbeat). With a `zoom` in the profile, a zoom lens (Sony's CAM_Zoom commands):
+Tele/Wide variable `8x 01 04 07 2p/3p FF` at the profile's speed p (units/s) until Stop `… 07 00 FF`
+or an end, CAM_Zoom Direct `8x 01 04 47 0p 0q 0r 0s FF` at the fastest speed (completed when
+there), CAM_ZoomPosInq `8x 09 04 47 FF` answered `y0 50 0p 0q 0r 0s FF`; `zoom_scale` makes the
+lens faster or slower than its profile. Every message received and every reply sent is logged with its time.
 
 Links: a pty (serial VISCA), UDP with Sony's VISCA-over-IP header, raw VISCA in UDP datagrams, or
 raw VISCA on a TCP stream. Run alone:
@@ -98,15 +102,37 @@ class Axis:
             self.pos = min(hi, max(lo, self.pos))
 
 
+class Zoom:
+    """The zoom lens in its position units (wide end to optical tele end)."""
+
+    def __init__(self, p, speed_scale=1.0):
+        self.lo, self.hi = p["positions"][0], p["positions"][-1]
+        self.speeds = [s * speed_scale for s in p["speeds"]]  # units/s for variable speed 0..7
+        self.pos = float(self.lo)
+        self.vel = 0.0
+        self.target = None
+
+    def step(self, dt):
+        if self.target is not None:
+            d = self.target - self.pos
+            move = min(abs(d), self.speeds[-1] * dt)
+            self.pos += move if d > 0 else -move
+            if abs(self.target - self.pos) < 1e-9:
+                self.target = None
+        else:
+            self.pos = min(self.hi, max(self.lo, self.pos + self.vel * dt))
+
+
 class Camera:
     """The camera's logic, independent of the link. `handle(msg, send)` answers through `send`."""
 
     def __init__(self, profile, address=1, ack_delay=0.002, completion_delay=0.004, inquiry_delay=0.002,
-                 pan_sign=None, tilt_sign=None, speed_scale=(1.0, 1.0), latency=0.0):
+                 pan_sign=None, tilt_sign=None, speed_scale=(1.0, 1.0), latency=0.0, zoom_scale=1.0):
         self.profile = profile
         self.address = address
         self.pan = Axis(profile["pan"], pan_sign, speed_scale[0])
         self.tilt = Axis(profile["tilt"], tilt_sign, speed_scale[1])
+        self.zoom = Zoom(profile["zoom"], zoom_scale) if "zoom" in profile else None
         self.single_speed = profile.get("absoluteSpeed") == "single"
         self.takes_limits = bool(profile.get("limitSet"))
         self.ack_delay = ack_delay
@@ -177,10 +203,12 @@ class Camera:
         with self.lock:
             now = time.monotonic()
             dt, self.last_step = now - self.last_step, now
-            for axis in (self.pan, self.tilt):
+            for axis in (self.pan, self.tilt) + ((self.zoom,) if self.zoom else ()):
                 axis.step(dt)
             for s, kind in list(self.sockets.items()):
-                if kind and kind[0] == "move" and self.pan.target is None and self.tilt.target is None:
+                done = (kind and kind[0] == "move" and self.pan.target is None and self.tilt.target is None
+                        or kind and kind[0] == "zoom_move" and self.zoom.target is None)
+                if done:
                     self.sockets[s] = None
                     self.later(0, kind[1], bytes([self.reply_header, 0x50 | s, 0xFF]))
 
@@ -192,12 +220,15 @@ class Camera:
                 return s
         return None
 
-    def cancel_moves(self):
+    def cancel_moves(self, kind_cancelled="move"):
         for s, kind in self.sockets.items():
-            if kind and kind[0] == "move":
+            if kind and kind[0] == kind_cancelled:
                 self.sockets[s] = None
                 self.error(kind[1], s, 0x04, delay=0)
-        self.pan.target = self.tilt.target = None
+        if kind_cancelled == "zoom_move":
+            self.zoom.target = None
+        else:
+            self.pan.target = self.tilt.target = None
 
     # -- messages
     def handle(self, msg, send, payload_type=None):
@@ -224,6 +255,9 @@ class Camera:
                 if msg[2:4] == b"\x06\x12" and len(msg) == 5:
                     reply = bytes([h, 0x50]) + nibbles(self.pan.units(), self.pan.nibbles) + nibbles(self.tilt.units(), self.tilt.nibbles) + b"\xFF"
                     return self.later(self.inquiry_delay, send, reply)
+                if msg[2:4] == b"\x04\x47" and len(msg) == 5 and self.zoom:
+                    reply = bytes([h, 0x50]) + nibbles(self.zoom.pos, 4) + b"\xFF"
+                    return self.later(self.inquiry_delay, send, reply)
                 return self.error(send, 0, 0x02)
             if msg[1] == 0x01 and msg[2:4] == b"\x00\x01" and len(msg) == 5:  # IF_Clear: no ACK, completion in socket 0
                 self.clear()
@@ -236,6 +270,8 @@ class Camera:
                 self.sockets[s] = None
                 if kind[0] == "move":
                     self.pan.target = self.tilt.target = None
+                if kind[0] == "zoom_move":
+                    self.zoom.target = None
                 return self.error(send, s, 0x04)
             if msg[1] != 0x01:
                 return self.error(send, 0, 0x02)
@@ -243,6 +279,8 @@ class Camera:
 
     def clear(self):
         self.cancel_moves()
+        if self.zoom:
+            self.cancel_moves("zoom_move")
         self.sockets = {1: None, 2: None}
         self.held_until = 0.0
 
@@ -305,7 +343,18 @@ class Camera:
             self.pan.limits[corner] = min(self.pan.hi_deg, max(self.pan.lo_deg, pan_lim))
             self.tilt.limits[corner] = min(self.tilt.hi_deg, max(self.tilt.lo_deg, tilt_lim))
             return self.ack_then_complete(send, s, "limit")
-        # Anything else (zoom, focus…): accepted and completed.
+        if kind == "zoom_drive":
+            _, direction, p = parsed
+            self.cancel_moves("zoom_move")
+            self.zoom.vel = direction * self.zoom.speeds[p]
+            return self.ack_then_complete(send, s, "zoom_drive")
+        if kind == "zoom_move":
+            self.cancel_moves("zoom_move")
+            self.zoom.vel = 0.0
+            self.zoom.target = float(min(self.zoom.hi, max(self.zoom.lo, parsed[1])))
+            self.sockets[s] = ("zoom_move", send)
+            return self.later(self.ack_delay, send, bytes([self.reply_header, 0x40 | s, 0xFF]))
+        # Anything else (focus…): accepted and completed.
         return self.ack_then_complete(send, s, "other")
 
     def parse(self, body):
@@ -336,6 +385,17 @@ class Camera:
             if body[2] == 1:
                 return ("limit", True, body[3], None, None) if is_clear(p) and is_clear(t) else None
             return ("limit", False, body[3], signed(p), signed(t))
+        if self.zoom and body[:2] == b"\x04\x07" and len(body) == 3:
+            code = body[2]
+            if code == 0x00:
+                return ("zoom_drive", 0, 0)
+            if code >> 4 in (2, 3) and code & 0x0F <= 7:
+                return ("zoom_drive", 1 if code >> 4 == 2 else -1, code & 0x0F)
+            return None
+        if self.zoom and body[:2] == b"\x04\x47" and len(body) == 6:
+            if any(b > 0x0F for b in body[2:]):
+                return None
+            return ("zoom_move", signed(b"\x00" + body[2:]))
         if body[:2] == b"\x06\x01" or body[:2] in (b"\x06\x02", b"\x06\x03", b"\x06\x07"):
             return None  # a pan-tilt command of the wrong length
         return ("other",)
@@ -365,6 +425,24 @@ class Camera:
         with self.lock:
             self.step()
             return self.pan.pos, self.tilt.pos
+
+    def zoom_position(self):
+        """The zoom lens's position in its units."""
+        with self.lock:
+            self.step()
+            return self.zoom.pos
+
+    def magnification(self, position=None):
+        """The lens's magnification (1.0 without a zoom) by its profile's table, linear between its
+        points: at `position`, or where the lens is now."""
+        if self.zoom is None:
+            return 1.0
+        table = self.profile["zoom"]
+        points = list(zip(table["positions"], table["magnifications"]))
+        p = min(points[-1][0], max(points[0][0], self.zoom_position() if position is None else position))
+        for (p0, m0), (p1, m1) in zip(points, points[1:]):
+            if p <= p1:
+                return m0 + (m1 - m0) * (p - p0) / (p1 - p0)
 
     def moving(self):
         with self.lock:

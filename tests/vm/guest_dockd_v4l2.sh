@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs inside the VM (tests/vm/run.sh) with vptz loaded (profile tiny2, volatile pose) as
 # /dev/video0: the real dockd owns it through the v4l2 driver, dockctl orients it, v4l2-ctl reads
-# the pose the kernel holds, and dockd is stopped mid-move. Then twice more with the module loaded
+# the pose the kernel holds, sets the zoom for dockd to read back, and dockd is stopped mid-move. Then twice more with the module loaded
 # again: the ptzpro2 profile (no absolute pan/tilt, a speed that is only a direction: dockd steers
 # it by relative steps), and tiny2 steered by speed (steering = "speed"), stopped mid-move; the
 # pose is read from /sys/module/vptz/parameters/pose, the module's ground truth. Records what it
@@ -63,6 +63,12 @@ echo $? >"$out/orient.rc"
 echo "$(get pan_absolute) $(get tilt_absolute)" >"$out/pose-after-orient.txt"
 ctl list --json >"$out/list-after.json" 2>&1
 phase oriented
+
+# The zoom (the profile's 4x over ZOOM_ABSOLUTE 100..400): turned by someone else, read back
+v4l2-ctl -d $dev -c zoom_absolute=250 2>>"$out/errors.txt"
+get zoom_absolute >"$out/zoom-set.txt"
+ctl watch motion --json --rate 10 --seconds 3 >"$out/watch-zoom.json" 2>&1
+phase zoom-read
 
 # dockd stopped mid-move: the camera must hold where it was, not run on to the target
 start=$(get pan_absolute)

@@ -60,6 +60,27 @@ def test_an_orientation_reaches_the_camera_within_its_step(vm):
     assert abs(tilt - 0.1 * ARCSEC) <= STEP, (tilt, log(vm))
 
 
+def test_the_profiles_zoom_is_an_axis_read_back_in_magnification(vm):
+    stands = json.loads((vm / "list.json").read_text().splitlines()[-1])
+    stand = stands[0] if isinstance(stands, list) else stands
+    assert "zoom by absolute" in json.dumps(stand), stand
+    def axes_in(value):
+        if isinstance(value, dict):
+            if isinstance(value.get("axes"), list):
+                return value["axes"]
+            value = list(value.values())
+        if isinstance(value, list):
+            return next((found for v in value if (found := axes_in(v))), None)
+        return None
+    axes = {a["axis"]: a for a in axes_in(stand)}
+    # obsbot-tiny-2: 4x at ZOOM_ABSOLUTE's top; vptz's tiny2 lists 100..400.
+    assert axes["zoom"]["min"] == 1 and axes["zoom"]["max"] == 4, axes
+    zooms = [json.loads(line).get("params", json.loads(line)).get("positions", {}).get("zoom")
+             for line in (vm / "watch-zoom.json").read_text().splitlines() if '"positions"' in line]
+    # zoom_absolute 250 set with v4l2-ctl: 1 + 150/300 × 3 = 2.5x
+    assert zooms and zooms[-1] == pytest.approx(2.5, abs=1e-3), ((vm / "watch-zoom.json").read_text()[-1500:], log(vm))
+
+
 def test_sigterm_mid_move_leaves_the_camera_still(vm):
     assert (vm / "dockd.rc").read_text().strip() == "0", log(vm)
     before = int((vm / "pan-before-term.txt").read_text())

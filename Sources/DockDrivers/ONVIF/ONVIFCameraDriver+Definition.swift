@@ -22,6 +22,10 @@ extension ONVIFCameraDriver {
             DriverOption("command_interval", .number(0.05...5), default: .number(0.1), "the least time between two moves sent, s"),
             DriverOption("move_timeout", .integer(1...60), default: .integer(1),
                          "a ContinuousMove's Timeout, whole seconds (a fraction broke a Tapo's HTTP server): the camera stops by itself this long after dockd falls silent"),
+            DriverOption("max_zoom", .number(1.1...1000), default: nil,
+                         "the optical magnification at the top of the camera's zoom position space (ONVIF gives none; 1x at the bottom, linear between): with it, the zoom is the stand's zoom axis"),
+            DriverOption("zoom_seconds", .number(0.1...60), default: .number(3),
+                         "seconds the zoom takes from wide to tele at a ContinuousMove zoom velocity of 1"),
             DriverOption("name", .text, default: nil, "the stand's id in the API (default onvif-SERIAL)"),
         ],
         hotplug: nil,
@@ -43,6 +47,8 @@ extension ONVIFCameraDriver {
             settings.moveTimeout = s.integer("move_timeout")
             settings.profile = s.text("profile")
             settings.name = s.text("name")
+            settings.maxZoom = s.optionalNumber("max_zoom")
+            settings.zoomSeconds = s.number("zoom_seconds")
             return ONVIFCameraDriver(settings: settings)
         })
 }

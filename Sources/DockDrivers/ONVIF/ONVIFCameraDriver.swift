@@ -7,6 +7,12 @@ import DockProtocol
 /// Timeout, renewed while they last, and a Stop when they end. Where it points comes from
 /// GetStatus at `pollHz`.
 ///
+/// Zoom, where the settings give its `maxZoom` and the camera offers a zoom space: the stand's
+/// zoom axis in magnification (`ONVIFZoomScale`), sent with the pan/tilt in the same AbsoluteMove
+/// (Position/Zoom) or ContinuousMove (Velocity/Zoom) — a new move replaces the whole motion in
+/// force on ONVIF cameras, so each one carries the zoom's as well — and read back from GetStatus's
+/// Position/Zoom (estimated, like the pan/tilt, while a camera's reads stand still).
+///
 /// Pure: it speaks `ONVIFWire` with DockIO's `ONVIFLink`, which does the HTTP and adds the
 /// WS-Security header. One request is in flight at a time; moves coalesce to the newest and go at
 /// most once per `commandInterval`, before polls.
@@ -32,6 +38,10 @@ public struct ONVIFCameraDriver: StandDriver {
         /// The media profile to steer (its token); nil: the first with a PTZ configuration.
         public var profile: String?
         public var name: String?
+        /// The magnification at the top of the zoom position space; nil: the zoom is not steered.
+        public var maxZoom: Double?
+        /// Seconds the zoom takes from one end to the other at a ContinuousMove zoom velocity of 1.
+        public var zoomSeconds = 3.0
         public init() {}
     }
 
@@ -56,10 +66,11 @@ public struct ONVIFCameraDriver: StandDriver {
     public private(set) var counters = DriverCounters()
 
     private enum Step { case clock, capabilities, information, profiles, options, connectStop, ready }
+    /// `zoom`: the zoom's target or velocity sent with the pan/tilt's (nil: none).
     private enum Move: Equatable {
-        case absolute(x: Double, y: Double)
+        case absolute(x: Double, y: Double, zoom: Double?)
         case relative(x: Double, y: Double)
-        case continuous(x: Double, y: Double)
+        case continuous(x: Double, y: Double, zoom: Double?)
         case stop
     }
     private enum Flight { case setup, status, move(Move) }
@@ -84,6 +95,17 @@ public struct ONVIFCameraDriver: StandDriver {
     private var lastRead: (x: Double, y: Double)?
     private var estimate: ONVIFPoseEstimate?
     private var stopPending = false
+    /// The zoom spaces the camera offers: its position space's range, and whether it takes a velocity.
+    private var zoomOffers: (position: ClosedRange<Double>?, continuous: Bool) = (nil, false)
+    /// The last pan/tilt rate asked for (generic), kept for a velocity that names only the zoom.
+    private var panTiltRate: (x: Double, y: Double) = (0, 0)
+    /// What the zoom was last asked for: a velocity (−1…1) or a target in its position space.
+    private var zoomAsked: (velocity: Double, target: Double?) = (0, nil)
+    /// The zoom's last position read and the estimate of it (its y unused), as for the pan/tilt.
+    private var zoomPose: (z: Double, time: Double)?
+    private var zoomRate = 0.0
+    private var lastZoomRead: Double?
+    private var zoomEstimate: ONVIFPoseEstimate?
     private var queuedSetup: (path: String, body: String, flight: Flight)?
 
     /// The longest a request may wait for its answer before the link is given up, s (the link's
@@ -109,6 +131,13 @@ public struct ONVIFCameraDriver: StandDriver {
         estimate = nil
         stopPending = false
         queuedSetup = nil
+        zoomOffers = (nil, false)
+        panTiltRate = (0, 0)
+        zoomAsked = (0, nil)
+        zoomPose = nil
+        zoomRate = 0
+        lastZoomRead = nil
+        zoomEstimate = nil
         return request(Self.devicePath, ONVIFRequests.getSystemDateAndTime, authenticate: false, .setup, at: time)
     }
 
@@ -233,6 +262,9 @@ public struct ONVIFCameraDriver: StandDriver {
             guard offers.absolute || offers.relative || offers.continuous else {
                 return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
             }
+            let zoomPosition = spaces?.child("AbsoluteZoomPositionSpace")?.child("XRange")
+            let low = zoomPosition?.value("Min").flatMap(Double.init), high = zoomPosition?.value("Max").flatMap(Double.init)
+            zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil)
             // Every connect leaves the camera still.
             step = .connectStop
             stopPending = true
@@ -253,9 +285,14 @@ public struct ONVIFCameraDriver: StandDriver {
                            maxSpeed: Float(radians(settings.tiltSpeed)), maxAccel: Float(4 * radians(settings.tiltSpeed)), countsPerRev: 360 * 3600),
         ]
         let how = [offers.absolute ? "absolute" : nil, offers.relative ? "relative" : nil, offers.continuous ? "continuous" : nil].compactMap { $0 }
-        identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + "profile \(profile); " + how.joined(separator: ", ") + " moves"
+        let zoomed = zoomScale.map { ", zoom to \($0.maxZoom == $0.maxZoom.rounded() ? String(Int($0.maxZoom)) : String($0.maxZoom))x" } ?? ""
+        identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + "profile \(profile); " + how.joined(separator: ", ") + " moves" + zoomed
+        let zoomAxis = zoomScale.map { zoom in
+            AxisCapability(axis: .zoom, continuous: false, min: 1, max: Float(zoom.maxZoom), maxSpeed: Float(zoom.topRate),
+                           maxAccel: Float(4 * zoom.topRate), countsPerRev: 0)
+        }
         let capabilities = Capabilities(feedbackHz: UInt16(max(1, settings.pollHz.rounded())), imuHz: 0, features: [], buttons: [],
-                                        customButtons: 0, axes: axes, batteries: [])
+                                        customButtons: 0, axes: axes + (zoomAxis.map { [$0] } ?? []), batteries: [])
         return [.ready(identity, capabilities)]
     }
 
@@ -289,10 +326,53 @@ public struct ONVIFCameraDriver: StandDriver {
         if (pose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { pose = (now.x, now.y, time) }
         let yaw = -radians(settings.pan.degrees(now.x)), pitch = radians(settings.tilt.degrees(now.y))
         let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
-        return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: [
+        var axes = [
             AxisFeedback(axis: .yaw, position: Float(yaw), velocity: Float(yawRate)),
             AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(pitchRate)),
-        ]))]
+        ]
+        if let zoom = zoomScale {
+            let read = reply.find("Position")?.child("Zoom")?.attributes["x"].flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+            let z = zoomFeedback(read, scale: zoom, at: time)
+            axes.append(AxisFeedback(axis: .zoom, position: Float(zoom.magnification(z)), velocity: Float(zoomRate * (zoom.maxZoom - 1) / (zoom.range.upperBound - zoom.range.lowerBound))))
+        }
+        return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: axes))]
+    }
+
+    /// The zoom's position now from a read: the read, or the estimate while reads stand still and
+    /// the zoom should be moving (the same rule as the pan/tilt's), or without a read (a GetStatus
+    /// with no Position/Zoom) the estimate from the wide end: every FEEDBACK carries the zoom, since
+    /// the controller moves no axis while one is unknown. Its rate is kept in `zoomRate`.
+    private mutating func zoomFeedback(_ read: Double?, scale: ONVIFZoomScale, at time: Double) -> Double {
+        let clamped = { (z: Double) in min(scale.range.upperBound, max(scale.range.lowerBound, z)) }
+        guard let read else {
+            if zoomEstimate == nil { zoomEstimate = ONVIFPoseEstimate(topSpeed: (scale.topSpeed, 0), at: (scale.range.lowerBound, 0), time: time) }
+            let now = clamped(zoomEstimate?.pose(at: time).x ?? scale.range.lowerBound)
+            zoomPose = (now, time)
+            return now
+        }
+        var now = read
+        if var estimate = zoomEstimate {
+            let stale = lastZoomRead == read && estimate.moving(at: time) && time - estimate.motionBegan >= staleAfter
+            if stale {
+                now = clamped(estimate.pose(at: time).x)
+            } else {
+                estimate.read(x: read, y: 0, at: time)
+            }
+            zoomEstimate = estimate
+        } else {
+            zoomEstimate = ONVIFPoseEstimate(topSpeed: (scale.topSpeed, 0), at: (read, 0), time: time)
+        }
+        lastZoomRead = read
+        if let last = zoomPose, time - last.time >= 0.5 / settings.pollHz { zoomRate = (now - last.z) / (time - last.time) }
+        if (zoomPose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { zoomPose = (now, time) }
+        return now
+    }
+
+    /// The zoom as a stand axis: where the settings give its magnification and the camera offers
+    /// a zoom position space (to read it back and steer it to) or a velocity.
+    private var zoomScale: ONVIFZoomScale? {
+        guard let maxZoom = settings.maxZoom, maxZoom > 1, zoomOffers.position != nil || zoomOffers.continuous else { return nil }
+        return ONVIFZoomScale(range: zoomOffers.position ?? 0...1, maxZoom: maxZoom, fullRangeSeconds: settings.zoomSeconds)
     }
 
     // MARK: - Commands
@@ -304,20 +384,32 @@ public struct ONVIFCameraDriver: StandDriver {
             stopPending = false
             let now = pose.map { ($0.x, $0.y) } ?? (0, 0)
             var x = now.0, y = now.1
+            // A move replaces the motion in force: a zoom velocity ends with it.
+            zoomAsked.velocity = 0
+            panTiltRate = (0, 0)
             for target in targets {
                 if target.axis == .yaw { x = settings.pan.generic(-degrees(radians: Double(target.position))) }
                 if target.axis == .pitch { y = settings.tilt.generic(degrees(radians: Double(target.position))) }
+                if target.axis == .zoom, let zoom = zoomScale, zoomOffers.position != nil {
+                    zoomAsked.target = zoom.position(magnification: Double(target.position))
+                }
             }
-            if offers.absolute { pending = .absolute(x: x, y: y) }
+            if offers.absolute { pending = .absolute(x: x, y: y, zoom: zoomAsked.target) }
             else if offers.relative { pending = .relative(x: x - now.0, y: y - now.1) }
         case .velocity(let rates):
             var x = 0.0, y = 0.0
+            let namesPanTilt = rates.contains { $0.axis == .yaw || $0.axis == .pitch }
+            if !namesPanTilt { (x, y) = panTiltRate }
             for rate in rates {
                 // A velocity of 1 is the top speed, the way the generic position grows.
                 if rate.axis == .yaw { x = clamp(-degrees(radians: Double(rate.value)) / settings.panSpeed * settings.pan.direction) }
                 if rate.axis == .pitch { y = clamp(degrees(radians: Double(rate.value)) / settings.tiltSpeed * settings.tilt.direction) }
+                if rate.axis == .zoom, let zoom = zoomScale, zoomOffers.continuous {
+                    zoomAsked = (zoom.velocity(Double(rate.value)), nil)
+                }
             }
-            if x == 0 && y == 0 {
+            panTiltRate = (x, y)
+            if x == 0 && y == 0 && zoomAsked.velocity == 0 {
                 pending = .stop
                 stopPending = true
             } else {
@@ -327,6 +419,8 @@ public struct ONVIFCameraDriver: StandDriver {
         case .stop:
             pending = .stop
             stopPending = true
+            panTiltRate = (0, 0)
+            zoomAsked = (0, nil)
         default:
             break  // LIMITS: the camera keeps its own range; no LED, no MOTORS
         }
@@ -336,12 +430,23 @@ public struct ONVIFCameraDriver: StandDriver {
     /// A rate (`x`, `y`: the generic position's way) as the camera can take it: a ContinuousMove,
     /// else a target a little ahead of where it is (far enough to keep moving until the next renewal).
     private func velocityMove(x: Double, y: Double) -> Move? {
-        if offers.continuous { return .continuous(x: x * settings.panVelocitySign, y: y * settings.tiltVelocitySign) }
+        if offers.continuous {
+            return .continuous(x: x * settings.panVelocitySign, y: y * settings.tiltVelocitySign,
+                               zoom: zoomScale != nil && zoomOffers.continuous ? zoomVelocity : nil)
+        }
         let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
         let dx = x * settings.panSpeed * horizon / abs(settings.pan.perUnit), dy = y * settings.tiltSpeed * horizon / abs(settings.tilt.perUnit)
-        if offers.absolute, let pose { return .absolute(x: clamp(pose.x + dx), y: clamp(pose.y + dy)) }
+        if offers.absolute, let pose { return .absolute(x: clamp(pose.x + dx), y: clamp(pose.y + dy), zoom: zoomAsked.target) }
         if offers.relative { return .relative(x: dx, y: dy) }
         return nil
+    }
+
+    /// The zoom velocity a ContinuousMove carries: the one asked for, or, for a zoom target still
+    /// being approached (a ContinuousMove would end its AbsoluteMove), one toward it that slows
+    /// to nothing there (a second away at full speed).
+    private var zoomVelocity: Double {
+        guard let target = zoomAsked.target, let zoom = zoomScale, let now = zoomPose?.z else { return zoomAsked.velocity }
+        return clamp((target - now) / zoom.topSpeed)
     }
 
     public mutating func tick(at time: Double) -> DriverOutput {
@@ -401,9 +506,9 @@ public struct ONVIFCameraDriver: StandDriver {
         if var estimate {
             let now = estimate.pose(at: time)
             switch move {
-            case .absolute(let x, let y): estimate.told(.toward(x: x, y: y), at: time)
+            case .absolute(let x, let y, _): estimate.told(.toward(x: x, y: y), at: time)
             case .relative(let dx, let dy): estimate.told(.toward(x: clamp(now.x + dx), y: clamp(now.y + dy)), at: time)
-            case .continuous(let x, let y):
+            case .continuous(let x, let y, _):
                 // What was sent carries the velocity signs; the generic position moves the way they undo.
                 estimate.told(.rate(x: x * settings.panVelocitySign * estimate.topSpeed.x, y: y * settings.tiltVelocitySign * estimate.topSpeed.y,
                                     until: time + Double(settings.moveTimeout)), at: time)
@@ -411,10 +516,20 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             self.estimate = estimate
         }
+        if var zoomEstimate, let zoom = zoomScale {
+            // Every move replaces the zoom's motion too: one that names no zoom stops it.
+            switch move {
+            case .absolute(_, _, let target?): zoomEstimate.told(.toward(x: target, y: 0), at: time)
+            case .continuous(_, _, let velocity?) where velocity != 0:
+                zoomEstimate.told(.rate(x: velocity * zoom.topSpeed, y: 0, until: time + Double(settings.moveTimeout)), at: time)
+            default: zoomEstimate.told(.still, at: time)
+            }
+            self.zoomEstimate = zoomEstimate
+        }
         let body = switch move {
-        case .absolute(let x, let y): ONVIFRequests.absoluteMove(profile, x: x, y: y)
+        case .absolute(let x, let y, let zoom): ONVIFRequests.absoluteMove(profile, x: x, y: y, zoom: zoom)
         case .relative(let x, let y): ONVIFRequests.relativeMove(profile, x: x, y: y)
-        case .continuous(let x, let y): ONVIFRequests.continuousMove(profile, x: x, y: y, timeout: settings.moveTimeout)
+        case .continuous(let x, let y, let zoom): ONVIFRequests.continuousMove(profile, x: x, y: y, zoom: zoom, timeout: settings.moveTimeout)
         case .stop: ONVIFRequests.stop(profile)
         }
         return request(ptzPath, body, authenticate: true, .move(move), at: time)

@@ -16,16 +16,20 @@ enum ONVIFRequests {
         "<tptz:Stop>\(token(profile))<tptz:PanTilt>true</tptz:PanTilt><tptz:Zoom>true</tptz:Zoom></tptz:Stop>"
     }
 
-    /// Velocities in the generic space (−1…1); `timeout` whole seconds, since a fraction ("PT0.5S")
-    /// broke a Tapo's HTTP server and without any the camera runs on for minutes.
-    static func continuousMove(_ profile: String, x: Double, y: Double, timeout: Int) -> String {
-        "<tptz:ContinuousMove>\(token(profile))<tptz:Velocity><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/></tptz:Velocity>"
+    /// Velocities in the generic space (−1…1), the zoom's where given; `timeout` whole seconds,
+    /// since a fraction ("PT0.5S") broke a Tapo's HTTP server and without any the camera runs on
+    /// for minutes.
+    static func continuousMove(_ profile: String, x: Double, y: Double, zoom: Double? = nil, timeout: Int) -> String {
+        "<tptz:ContinuousMove>\(token(profile))<tptz:Velocity><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/>\(zoomVector(zoom))</tptz:Velocity>"
             + "<tptz:Timeout>PT\(timeout)S</tptz:Timeout></tptz:ContinuousMove>"
     }
 
-    static func absoluteMove(_ profile: String, x: Double, y: Double) -> String {
-        "<tptz:AbsoluteMove>\(token(profile))<tptz:Position><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/></tptz:Position></tptz:AbsoluteMove>"
+    /// A pan/tilt position, and the zoom's where given (in its position space).
+    static func absoluteMove(_ profile: String, x: Double, y: Double, zoom: Double? = nil) -> String {
+        "<tptz:AbsoluteMove>\(token(profile))<tptz:Position><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/>\(zoomVector(zoom))</tptz:Position></tptz:AbsoluteMove>"
     }
+
+    private static func zoomVector(_ zoom: Double?) -> String { zoom.map { "<tt:Zoom x=\"\(number($0))\"/>" } ?? "" }
 
     static func relativeMove(_ profile: String, x: Double, y: Double) -> String {
         "<tptz:RelativeMove>\(token(profile))<tptz:Translation><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/></tptz:Translation></tptz:RelativeMove>"

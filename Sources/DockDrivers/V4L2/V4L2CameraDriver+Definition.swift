@@ -13,6 +13,8 @@ extension V4L2CameraDriver {
                          "the camera model's profile (profiles/v4l2/): auto (the one whose card name the camera's contains; none: the defaults), a name found in $DOCKD_V4L2_PROFILES, /etc/dockd/profiles/v4l2 or the installed profiles, or the path of a JSON file"),
             DriverOption("steering", .choice(["auto"] + V4L2Steering.allCases.map(\.rawValue)), default: .text("auto"),
                          "how pan and tilt are steered; auto takes an absolute pose where the camera has one, else a speed of 8 levels or more, else relative steps, else any speed"),
+            DriverOption("max_zoom", .number(1.1...1000), default: nil,
+                         "the magnification at the camera's ZOOM_ABSOLUTE maximum (1x at its minimum, linear between; UVC gives none): with it, the zoom is the stand's zoom axis; default: its profile's, else the zoom is not steered"),
             DriverOption("name", .text, default: nil, "the stand's id in the API (default v4l2-CARD)"),
         ],
         // The rule marks UVC PTZ cameras (dockd --uvc-controls); dockd checks the descriptors itself too.
@@ -29,6 +31,7 @@ extension V4L2CameraDriver {
             }
             settings.steering = s.text("steering").flatMap(V4L2Steering.init(rawValue:))
             settings.name = s.text("name")
+            settings.maxZoom = s.optionalNumber("max_zoom")
             return V4L2CameraDriver(settings: settings)
         })
 }

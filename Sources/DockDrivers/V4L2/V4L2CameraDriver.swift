@@ -12,6 +12,11 @@ import DockProtocol
 /// ioctls on a thread of its own. One request is in flight at a time; sets are coalesced to the
 /// newest value and sent at most once per `commandInterval` (a camera sent faster can wedge), pan
 /// and tilt in one request.
+///
+/// Zoom, where the camera has ZOOM_ABSOLUTE or ZOOM_CONTINUOUS and its profile (or `max_zoom`)
+/// gives the magnification: the stand's zoom axis (`V4L2ZoomDrive`), set in the same request as
+/// the pan/tilt (one budget of sets), read back with them, estimated where the camera does not
+/// update it while it moves.
 public struct V4L2CameraDriver: StandDriver {
     public struct Settings: Sendable, Equatable {
         /// The camera's top rate, rad/s (UVC does not report one): at full speed, and to estimate
@@ -27,6 +32,8 @@ public struct V4L2CameraDriver: StandDriver {
         public var profiles: [V4L2Profile] = []
         /// A profile named in the configuration: it applies whatever the card.
         public var profile: V4L2Profile?
+        /// The magnification at ZOOM_ABSOLUTE's maximum. nil: the profile's, else the zoom is not steered.
+        public var maxZoom: Double?
         public init() {}
     }
 
@@ -35,6 +42,8 @@ public struct V4L2CameraDriver: StandDriver {
         var maxSpeed = 1.0
         var commandInterval = 0.1
         var panSign = 1.0
+        var maxZoom: Double?
+        var zoomSeconds = 0.0
         var profile: V4L2Profile?
 
         init(_ settings: Settings, card: String) {
@@ -42,6 +51,8 @@ public struct V4L2CameraDriver: StandDriver {
             maxSpeed = settings.maxSpeed ?? profile.map { $0.maxSpeedDegrees * .pi / 180 } ?? 1.0
             commandInterval = settings.commandInterval ?? profile?.commandInterval ?? 0.1
             panSign = Double(profile?.panSign ?? 1)
+            maxZoom = settings.maxZoom ?? profile?.maxZoom
+            zoomSeconds = profile?.zoomSeconds ?? 0
         }
         init() {}
     }
@@ -60,6 +71,8 @@ public struct V4L2CameraDriver: StandDriver {
     private var trackingRead: [UInt8]?
     private var controls: [UInt32: V4L2Wire.ControlInfo] = [:]
     private var drives: [V4L2AxisDrive] = []
+    /// The zoom, where it is steered (its values live under `.zoom` in `pending`, `heading`, `pose`).
+    private var zoom: V4L2ZoomDrive?
     private var lineBuffer: [UInt8] = []
     /// The request awaiting its answer; for a set, what each axis heads for once accepted.
     private var inFlight: (request: V4L2Wire.Request, sentAt: Double, set: [(axis: Axis, heading: Double)])?
@@ -93,6 +106,7 @@ public struct V4L2CameraDriver: StandDriver {
         phase = .querying
         controls = [:]
         drives = []
+        zoom = nil
         lineBuffer = []
         pending = [:]
         heading = [:]
@@ -205,7 +219,15 @@ public struct V4L2CameraDriver: StandDriver {
                 ?? "pan or tilt control dockd can steer (PAN/TILT_ABSOLUTE, _SPEED or _RELATIVE)"
             return [.fatal("\(card) has no \(wanted)")]
         }
-        let axes = drives.map { drive -> AxisCapability in
+        zoom = tuning.maxZoom.flatMap { maxZoom in
+            func usable(_ control: V4L2Wire.Control) -> V4L2Wire.ControlInfo? {
+                controls[control.rawValue].flatMap { !$0.isDisabled && !$0.isReadOnly && $0.maximum > max(0, $0.minimum) ? $0 : nil }
+            }
+            let absolute = usable(.zoomAbsolute)
+            guard let control = absolute ?? usable(.zoomContinuous) else { return nil }
+            return V4L2ZoomDrive(control: control, absolute: absolute, maxZoom: maxZoom, fullRangeSeconds: tuning.zoomSeconds)
+        }
+        var axes = drives.map { drive -> AxisCapability in
             let low = drive.sign * drive.range.lowerBound / Self.arcSecondsPerRadian
             let high = drive.sign * drive.range.upperBound / Self.arcSecondsPerRadian
             let step = drive.steering == .speed ? (drive.absolute?.step ?? 3600) : drive.control.step
@@ -213,7 +235,13 @@ public struct V4L2CameraDriver: StandDriver {
             return AxisCapability(axis: drive.axis, continuous: false, min: Float(min(low, high)), max: Float(max(low, high)),
                                   maxSpeed: Float(tuning.maxSpeed), maxAccel: Float(4 * tuning.maxSpeed), countsPerRev: counts)
         }
-        let how = drives.map { "\($0.axis == .yaw ? "pan" : "tilt") by \($0.steering.rawValue)" }.joined(separator: ", ")
+        if let zoom {
+            let counts = UInt32(min(Double(UInt32.max), (zoom.range.upperBound - zoom.range.lowerBound) / Double(max(1, zoom.control.step))))
+            axes.append(AxisCapability(axis: .zoom, continuous: false, min: 1, max: Float(zoom.maxZoom), maxSpeed: Float(zoom.topRate),
+                                       maxAccel: Float(4 * zoom.topRate), countsPerRev: counts))
+        }
+        let how = (drives.map { "\($0.axis == .yaw ? "pan" : "tilt") by \($0.steering.rawValue)" }
+            + (zoom.map { ["zoom by " + ($0.steersByPosition ? "absolute" : "continuous")] } ?? [])).joined(separator: ", ")
         let profile = tuning.profile.map { "; profile \($0.name)" } ?? ""
         identity = StandIdentity(model: card, firmware: "", hardware: (measured ? "pose read back; " : "pose estimated; ") + how + profile,
                                  serial: settings.name ?? "v4l2-" + card.filter { $0.isLetter || $0.isNumber }, protocolVersion: "v4l2")
@@ -246,10 +274,29 @@ public struct V4L2CameraDriver: StandDriver {
             axes.append(AxisFeedback(axis: drive.axis, position: Float(drive.sign * now / Self.arcSecondsPerRadian),
                                      velocity: Float(drive.sign * velocity / Self.arcSecondsPerRadian)))
         }
+        if let zoom {
+            let read = zoom.absolute.flatMap { a in values.first { $0.0 == a.id }.map { Double($0.1) } }
+            // A zoom that echoes its target reading other than dockd's last was set by someone
+            // else (v4l2-ctl, the vendor's app): that is where it heads now.
+            if let read, !zoom.measured, let told = heading[.zoom], read != told.value { heading[.zoom] = (read, time) }
+            let now: Double = if let read, heading[.zoom] == nil || zoom.measured { read } else { estimate(.zoom, at: time) ?? read ?? zoom.range.lowerBound }
+            let unitsPerSecond: Double
+            if let last = pose[.zoom], time - last.time >= 0.5 / settings.pollHz {
+                unitsPerSecond = (now - last.value) / (time - last.time)
+                rate[.zoom] = unitsPerSecond
+            } else {
+                unitsPerSecond = rate[.zoom] ?? 0
+            }
+            pose[.zoom] = (now, time)
+            let span = zoom.range.upperBound - zoom.range.lowerBound
+            axes.append(AxisFeedback(axis: .zoom, position: Float(zoom.magnification(now)),
+                                     velocity: Float(unitsPerSecond / span * (zoom.maxZoom - 1))))
+        }
         if phase == .polling {
             phase = .ready
             // Every connect leaves the camera still: hold it where it is.
             for drive in drives { pending[drive.axis] = drive.steering == .speed ? 0 : pose[drive.axis]?.value ?? 0 }
+            if let zoom, !zoom.steersByPosition { pending[.zoom] = 0 }
             stopPending = true
         }
         return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: axes))]
@@ -273,6 +320,7 @@ public struct V4L2CameraDriver: StandDriver {
     /// target, or on at the speed it holds, within its range.
     private func estimate(_ axis: Axis, at time: Double) -> Double? {
         guard let last = pose[axis] else { return nil }
+        if axis == .zoom { return zoom?.estimate(from: last, told: heading[.zoom], at: time) }
         guard let drive = drives.first(where: { $0.axis == axis }), let told = heading[axis] else { return last.value }
         let topRate = tuning.maxSpeed * Self.arcSecondsPerRadian
         let elapsed = max(0, time - max(last.time, told.time))
@@ -292,11 +340,15 @@ public struct V4L2CameraDriver: StandDriver {
         case .position(_, let targets):
             stopPending = false
             for target in targets {
+                if target.axis == .zoom, let zoom, zoom.steersByPosition {
+                    pending[.zoom] = Double(zoom.units(magnification: Double(target.position)))
+                }
                 guard let drive = drive(target.axis), drive.steering != .speed else { continue }
                 pending[drive.axis] = drive.sign * Double(target.position) * Self.arcSecondsPerRadian
             }
         case .velocity(let rates):
             for rate in rates {
+                if rate.axis == .zoom, let zoom { askZoom(zoom, rate: Double(rate.value), at: time) }
                 guard let drive = drive(rate.axis) else { continue }
                 let cameraRate = drive.sign * Double(rate.value)
                 if drive.steering == .speed {
@@ -313,6 +365,9 @@ public struct V4L2CameraDriver: StandDriver {
             for drive in drives {
                 pending[drive.axis] = drive.steering == .speed ? 0 : estimate(drive.axis, at: time) ?? 0
             }
+            if let zoom, heading[.zoom] != nil {
+                pending[.zoom] = zoom.steersByPosition ? (estimate(.zoom, at: time) ?? zoom.range.lowerBound) : 0
+            }
             stopPending = true
         default:
             break  // LIMITS: the camera keeps its own range, dockd's are the controller's; no LED, no MOTORS
@@ -321,6 +376,17 @@ public struct V4L2CameraDriver: StandDriver {
     }
 
     private func drive(_ axis: Axis) -> V4L2AxisDrive? { drives.first { $0.axis == axis } }
+
+    /// A zoom rate (magnification/s): a speed for ZOOM_CONTINUOUS; for ZOOM_ABSOLUTE a target
+    /// ahead of where the zoom is, as for the pan/tilt (one command interval for a zoom that gets
+    /// there at once, which would otherwise run ahead of the rate).
+    private mutating func askZoom(_ zoom: V4L2ZoomDrive, rate: Double, at time: Double) {
+        guard zoom.steersByPosition else { pending[.zoom] = Double(zoom.speed(rate)); return }
+        let now = estimate(.zoom, at: time) ?? zoom.range.lowerBound
+        let horizon = zoom.fullRangeSeconds > 0 ? 2 * tuning.commandInterval + 1 / settings.pollHz : tuning.commandInterval
+        let span = zoom.range.upperBound - zoom.range.lowerBound
+        pending[.zoom] = now + rate / (zoom.maxZoom - 1) * span * horizon
+    }
 
     public mutating func tick(at time: Double) -> DriverOutput {
         if let flight = inFlight, time - flight.sentAt > Self.answerTimeout {
@@ -394,10 +460,16 @@ public struct V4L2CameraDriver: StandDriver {
                 }
             }
         }
-        guard !values.isEmpty else { return ([], []) }
         for drive in drives where drive.steering != .relative && !headings.contains(where: { $0.axis == drive.axis }) {
             guard let told = heading[drive.axis], let other = headings.first, drives.first(where: { $0.axis == other.axis })?.steering == drive.steering else { continue }
             values.append((drive.id, Int32(told.value))); headings.append((drive.axis, told.value))
+        }
+        // The zoom after the pan/tilt: with them when both are due, one request.
+        if let zoom, let value = pending.removeValue(forKey: .zoom) {
+            let set: Int32 = zoom.steersByPosition ? zoom.units(magnification: zoom.magnification(value)) : Int32(value)
+            if Double(set) != heading[.zoom]?.value || stopPending {
+                values.append((zoom.control.id, set)); headings.append((.zoom, Double(set)))
+            }
         }
         return (values, headings)
     }
@@ -406,7 +478,7 @@ public struct V4L2CameraDriver: StandDriver {
     /// it lets read (its speeds, its zoom), so that a camera steered blind still answers at the
     /// poll rate and an unplug or a wedged camera shows as one (the engine's link watchdog).
     private var pollIDs: [UInt32] {
-        let absolute = drives.compactMap(\.absolute?.id)
+        let absolute = drives.compactMap(\.absolute?.id) + (zoom?.absolute.map { [$0.id] } ?? [])
         guard absolute.isEmpty else { return absolute }
         let others: [V4L2Wire.Control] = [.panSpeed, .tiltSpeed, .zoomAbsolute]
         return others.compactMap { controls[$0.rawValue] }.filter { !$0.isWriteOnly && !$0.isDisabled }.map(\.id)

@@ -86,25 +86,36 @@ public struct V4L2Profile: Codable, Sendable, Equatable {
     /// 1 when PAN grows to the right as V4L2 says, −1 when this model's grows to the left.
     public var panSign: Int
     public var aiTrackingOff: ExtensionControl?
+    /// The magnification at ZOOM_ABSOLUTE's maximum (1× at its minimum, linear between), where the
+    /// camera zooms: with it, the zoom is the stand's zoom axis. nil: not steered.
+    public var maxZoom: Double?
+    /// Seconds the zoom takes from wide to tele at full speed (0: at once, a digital zoom).
+    public var zoomSeconds: Double?
     public var source: String
     /// Where each figure comes from: `cited: …`, `estimate: …` or `measured: …`.
     public var provenance: [String: String]
 
     public init(name: String, vendor: String, model: String, cards: [String], usb: [String], maxSpeedDegrees: Double,
-                commandInterval: Double, panSign: Int, aiTrackingOff: ExtensionControl?, source: String, provenance: [String: String]) {
+                commandInterval: Double, panSign: Int, aiTrackingOff: ExtensionControl?, maxZoom: Double? = nil, zoomSeconds: Double? = nil,
+                source: String, provenance: [String: String]) {
         self.name = name; self.vendor = vendor; self.model = model; self.cards = cards; self.usb = usb
         self.maxSpeedDegrees = maxSpeedDegrees; self.commandInterval = commandInterval; self.panSign = panSign
-        self.aiTrackingOff = aiTrackingOff; self.source = source; self.provenance = provenance
+        self.aiTrackingOff = aiTrackingOff; self.maxZoom = maxZoom; self.zoomSeconds = zoomSeconds
+        self.source = source; self.provenance = provenance
     }
 
     /// The figures `provenance` accounts for.
     public static let figures = ["cards", "usb", "maxSpeedDegrees", "commandInterval", "panSign", "aiTrackingOff"]
+    /// …and, for a camera whose zoom is steered, these.
+    public static let zoomFigures = ["maxZoom", "zoomSeconds"]
 
     public func validate() throws(V4L2ProfileError) {
         guard !cards.isEmpty, cards.allSatisfy({ !$0.isEmpty }) else { throw .invalid("\(name): cards must name the model's V4L2 card") }
         guard maxSpeedDegrees > 0, maxSpeedDegrees <= 600 else { throw .invalid("\(name): maxSpeedDegrees must be in (0, 600]") }
         guard commandInterval >= 0.01, commandInterval <= 2 else { throw .invalid("\(name): commandInterval must be in [0.01, 2] s") }
         guard panSign == 1 || panSign == -1 else { throw .invalid("\(name): panSign must be 1 or -1") }
+        if let maxZoom, !(maxZoom > 1 && maxZoom <= 1000) { throw .invalid("\(name): maxZoom must be in (1, 1000]") }
+        if let zoomSeconds, !(zoomSeconds >= 0 && zoomSeconds <= 60) { throw .invalid("\(name): zoomSeconds must be in [0, 60] s") }
         if let xu = aiTrackingOff {
             guard xu.guidBytes != nil else { throw .invalid("\(name): aiTrackingOff.guid is not a GUID") }
             guard xu.size > 0, xu.size <= 1024, xu.offBytes != nil else { throw .invalid("\(name): aiTrackingOff.off must be hex of at most size bytes") }
@@ -112,7 +123,7 @@ public struct V4L2Profile: Codable, Sendable, Equatable {
                 throw .invalid("\(name): aiTrackingOff.restore must be hex and {N} (a byte of the control as read, N < size) of at most size bytes")
             }
         }
-        for figure in Self.figures {
+        for figure in Self.figures + (maxZoom == nil ? [] : Self.zoomFigures) {
             guard let origin = provenance[figure] else { throw .invalid("\(name): provenance lacks \(figure)") }
             guard ["cited:", "estimate:", "measured:", "none:"].contains(where: origin.hasPrefix) else {
                 throw .invalid("\(name): provenance of \(figure) must start with cited:, estimate:, measured: or none:")

@@ -7,6 +7,16 @@ import DockProtocol
 /// Pan-tiltPosInq polled at `pollHz` and are reported as FEEDBACK with velocities estimated from
 /// successive polls.
 ///
+/// Zoom, where the profile has one (`VISCAZoomProfile`): the stand's zoom axis, in optical
+/// magnification (1 = the wide end). A rate becomes CAM_Zoom Tele/Wide at the variable speed
+/// nearest it (magnification/s turned into position units/s by the table's slope where the lens
+/// is), a target CAM_Zoom Direct (at the camera's own speed: the command has none), a STOP a
+/// CAM_Zoom Stop beside the Pan-tiltDrive Stop. CAM_ZoomPosInq follows a Pan-tiltPosInq on the
+/// inquiry lane: after each one while the zoom moves, once a second while it is still (each costs a
+/// round trip the pan/tilt's feedback waits for: 200 ms on a slow link); the zoom in FEEDBACK is the
+/// latest answer (measured).
+/// A velocity or position that names no zoom leaves the zoom as it is.
+///
 /// Safety first:
 /// - every connect clears the interface, stops the camera (a drive left running by a crash keeps
 ///   going otherwise: VISCA has no heartbeat), writes the limits, then reads the position; nothing
@@ -78,6 +88,19 @@ public struct VISCADriver: StandDriver {
     private var reportedBadAnswer = false
     /// The profile's speed table as the feedback shows it (kept across reconnects: same camera).
     private var speedScale = VISCASpeedScale()
+    /// The zoom command not sent yet (Tele/Wide, its Stop, or a Zoom Direct): the newest wins.
+    private var queuedZoom: VISCAMessage?
+    /// The CAM_Zoom Tele/Wide/Stop in force on the camera, as sent (the same one is not sent again).
+    private var zoomDriveInForce: [UInt8]?
+    private var zoomStopWanted = false
+    /// A CAM_ZoomPosInq goes once the inquiry lane is free (after a Pan-tiltPosInq).
+    private var zoomPollDue = false
+    /// How often a still zoom is read (someone else may turn it).
+    private let stillZoomPollInterval = 1.0
+    /// The latest CAM_ZoomPosInq answer (position units) and when it came.
+    private var zoomSample: (position: Int, time: Double)?
+    /// Magnification/s, from successive zoom answers.
+    private var zoomRate = 0.0
     private let baseTimeout: Double
     private let completionTimeout = 2.0
     private let attemptsAllowed = 3
@@ -115,7 +138,11 @@ public struct VISCADriver: StandDriver {
                 AxisCapability(axis: .pitch, continuous: false, min: Float(full.pitch.lowerBound), max: Float(full.pitch.upperBound),
                                maxSpeed: Float(tilt.maxSpeedDegrees * rad), maxAccel: Float(tilt.maxAccelDegrees * rad),
                                countsPerRev: UInt32((tilt.unitsPerDegree * 360).rounded())),
-            ],
+            ] + (profile.zoom.map { zoom in
+                [AxisCapability(axis: .zoom, continuous: false, min: 1, max: Float(zoom.maxMagnification),
+                                maxSpeed: Float(zoom.maxRate), maxAccel: Float(zoom.maxAccel),
+                                countsPerRev: UInt32(zoom.telePosition - zoom.widePosition))]
+            } ?? []),
             batteries: [])
     }
 
@@ -147,6 +174,12 @@ public struct VISCADriver: StandDriver {
         deferred = []
         reportedBadAnswer = false
         speedScale.reset()
+        queuedZoom = nil
+        zoomDriveInForce = nil
+        zoomStopWanted = false
+        zoomPollDue = false
+        zoomSample = nil
+        zoomRate = 0
         limits = Self.fullRange(profile)
         setupSteps = []
         switch transport {
@@ -185,14 +218,16 @@ public struct VISCADriver: StandDriver {
         guard phase != .idle && phase != .failed else { return [] }
         switch command {
         case .velocity(let values):
-            var yaw = 0.0, pitch = 0.0
+            var yaw = 0.0, pitch = 0.0, panTilt = false
             for v in values {
                 switch v.axis {
-                case .yaw: yaw = Double(v.value)
-                case .pitch: pitch = Double(v.value)
-                case .roll, .zoom: if v.value != 0 { deferred.append(.refused(command: command.type.rawValue, reason: "no \(v.axis) axis")) }
+                case .yaw: yaw = Double(v.value); panTilt = true
+                case .pitch: pitch = Double(v.value); panTilt = true
+                case .roll: if v.value != 0 { deferred.append(.refused(command: command.type.rawValue, reason: "no roll axis")) }
+                case .zoom: askZoom(rate: Double(v.value))
                 }
             }
+            if !panTilt && values.contains(where: { $0.axis == .zoom }) { return phase == .running ? pump(at: time) : [] }
             let payload = drive(yaw: yaw, pitch: pitch)
             if payload == VISCA.drive(address: address, panSpeed: 1, tiltSpeed: 1, pan: 0, tilt: 0) {
                 return requestStop(explicit: false, at: time)
@@ -206,8 +241,11 @@ public struct VISCADriver: StandDriver {
             return requestStop(explicit: true, at: time)
         case .position(let duration, let targets):
             guard phase == .running else { return [] }
-            noteMotion()
-            queued = VISCAMessage(kind: .move, payload: move(duration: Double(duration), targets: targets), command: command.type.rawValue)
+            if let zoom = targets.first(where: { $0.axis == .zoom }) { askZoom(magnification: Double(zoom.position)) }
+            if targets.contains(where: { $0.axis != .zoom }) {
+                noteMotion()
+                queued = VISCAMessage(kind: .move, payload: move(duration: Double(duration), targets: targets), command: command.type.rawValue)
+            }
             return pump(at: time)
         case .limits(let axes):
             for a in axes {
@@ -250,10 +288,15 @@ public struct VISCADriver: StandDriver {
     }
 
     /// A Stop goes ahead of everything. `explicit`: asked for as `.stop` (always sent, unless one is
-    /// on its way with nothing after it); a zero velocity is not resent to a camera known stopped.
+    /// on its way with nothing after it; a CAM_Zoom Stop with it); a zero velocity is not resent to
+    /// a camera known stopped.
     private mutating func requestStop(explicit: Bool, at time: Double) -> [UInt8] {
         // A drive asked for before the Stop must never go after it.
         queued = nil
+        if explicit && profile.zoom != nil && phase == .running {
+            queuedZoom = nil
+            zoomStopWanted = true
+        }
         motionSinceStop = false
         if phase == .setup { return [] }  // the connect Stop is on its way
         if let last = exchange.commands.last, last.message.isStop { return [] }
@@ -266,6 +309,32 @@ public struct VISCADriver: StandDriver {
     private func stopMessage(setup: Bool) -> VISCAMessage {
         VISCAMessage(kind: .stop(setup: setup), payload: VISCA.drive(address: address, panSpeed: 1, tiltSpeed: 1, pan: 0, tilt: 0),
                      command: MessageType.stop.rawValue)
+    }
+
+    /// Whether the zoom is, or may be, moving: a command for it waits or runs, or its last two
+    /// answers differed.
+    private var zoomMoving: Bool {
+        exchange.zoomMove != nil || queuedZoom != nil || zoomRate != 0
+            || exchange.commands.contains { $0.message.kind == .zoomDrive || $0.message.kind == .zoomMove }
+            || zoomDriveInForce.map { $0.count == 6 && $0[4] != 0 } ?? false
+    }
+
+    /// A zoom rate (magnification/s, positive toward tele) as the CAM_Zoom Tele/Wide variable
+    /// speed nearest it where the lens is, or its Stop; queued, the newest wins.
+    private mutating func askZoom(rate: Double) {
+        guard let zoom = profile.zoom, phase == .running else { return }
+        let slope = zoom.slope(position: zoomSample?.position ?? zoom.widePosition)
+        let speed = zoom.nearestSpeed(rate / slope)
+        let payload = VISCA.zoomDrive(address: address, direction: speed == nil ? 0 : (rate > 0 ? 1 : -1), speed: speed ?? 0)
+        if payload == zoomDriveInForce && queuedZoom == nil { return }
+        queuedZoom = VISCAMessage(kind: .zoomDrive, payload: payload, command: MessageType.velocity.rawValue)
+    }
+
+    /// A zoom target (magnification, clamped to the lens's range) as CAM_Zoom Direct; queued.
+    private mutating func askZoom(magnification: Double) {
+        guard let zoom = profile.zoom else { return }
+        queuedZoom = VISCAMessage(kind: .zoomMove, payload: VISCA.zoomDirect(address: address, position: zoom.position(magnification: magnification)),
+                                  command: MessageType.position.rawValue)
     }
 
     /// Stand rad/s → Pan-tiltDrive: yaw is left-positive, VISCA pan direction −1 = left.
@@ -343,6 +412,10 @@ public struct VISCADriver: StandDriver {
             } else if stopWanted {
                 stopWanted = false
                 out += transmit(stopMessage(setup: false), at: time)
+            } else if zoomStopWanted {
+                zoomStopWanted = false
+                out += transmit(VISCAMessage(kind: .zoomStop, payload: VISCA.zoomDrive(address: address, direction: 0, speed: 0),
+                                             command: MessageType.stop.rawValue), at: time)
             }
         }
         if !full && !busy.active(at: time) && (exchange.commands.isEmpty || phase == .setup && setupSteps.first?.isStop == true) {
@@ -364,11 +437,18 @@ public struct VISCADriver: StandDriver {
             } else if phase == .running, let next = queued, !refusals.active(at: time) {
                 queued = nil
                 out += transmit(next, at: time)
+            } else if phase == .running, let next = queuedZoom, !refusals.active(at: time) {
+                queuedZoom = nil
+                out += transmit(next, at: time)
             }
         }
-        if !full && (phase == .firstPoll || phase == .running) && exchange.inquiry == nil && time >= nextPollAt {
+        if !full && (phase == .firstPoll || phase == .running) && exchange.inquiry == nil && zoomPollDue {
+            zoomPollDue = false
+            out += transmit(VISCAMessage(kind: .zoomPoll, payload: VISCA.zoomInquiry(address: address), command: 0), at: time)
+        } else if !full && (phase == .firstPoll || phase == .running) && exchange.inquiry == nil && time >= nextPollAt {
             nextPollAt = max(nextPollAt + pollInterval, time - pollInterval)
             out += transmit(VISCAMessage(kind: .poll, payload: VISCA.positionInquiry(address: address), command: 0), at: time)
+            zoomPollDue = profile.zoom != nil && (zoomMoving || time - (zoomSample?.time ?? -.infinity) >= stillZoomPollInterval)
         }
         return out
     }
@@ -383,7 +463,7 @@ public struct VISCADriver: StandDriver {
             let type: VISCAOverIP.PayloadType
             switch message.kind {
             case .resetSequence: type = .controlCommand; sequence = 0
-            case .poll: type = .inquiry
+            case .poll, .zoomPoll: type = .inquiry
             default: type = .command
             }
             wire = VISCAOverIP.wrap(message.payload, type: type.rawValue, sequence: sequence)
@@ -393,12 +473,14 @@ public struct VISCADriver: StandDriver {
         switch message.kind {
         case .drive, .stop: driveInForce = message.payload
         case .move: driveInForce = nil
+        case .zoomDrive, .zoomStop: zoomDriveInForce = message.payload
+        case .zoomMove: zoomDriveInForce = nil
         default: break
         }
         noteCommand(message, at: time)
         sent += 1
         let flight = VISCAFlight(message: message, wire: wire, sequence: number, firstSentAt: time, sentAt: time, order: sent)
-        if message.kind == .poll { exchange.inquiry = flight } else { exchange.commands.append(flight) }
+        if message.isInquiry { exchange.inquiry = flight } else { exchange.commands.append(flight) }
         return wire
     }
 
@@ -412,7 +494,9 @@ public struct VISCADriver: StandDriver {
         case .stop: stopWanted = true
         case .drive, .move: if queued == nil && !stopWanted && motionSinceStop { queued = message }
         case .limit: limitMessages.insert(message, at: 0)
-        case .poll: break
+        case .zoomDrive, .zoomMove: if queuedZoom == nil && !zoomStopWanted { queuedZoom = message }
+        case .zoomStop: zoomStopWanted = true
+        case .poll, .zoomPoll: break
         }
     }
 
@@ -438,7 +522,10 @@ public struct VISCADriver: StandDriver {
             } else {
                 exchange.inquiry = nil
                 counters.commandsFailed += 1
-                if phase == .firstPoll { return fatal("no answer to Pan-tiltPosInq", into: &reports) }
+                if phase == .firstPoll {
+                    return fatal(q.message.kind == .zoomPoll ? "no answer to CAM_ZoomPosInq (the profile \(profile.name) says the camera zooms)"
+                                                             : "no answer to Pan-tiltPosInq", into: &reports)
+                }
             }
         }
         var i = 0
@@ -446,7 +533,9 @@ public struct VISCADriver: StandDriver {
             var flight = exchange.commands[i]
             guard time - flight.sentAt > timeout(flight) else { i += 1; continue }
             // A drive superseded by a newer one or a Stop is dropped, never resent stale.
-            let superseded = (flight.message.kind == .drive || flight.message.kind == .move) && (queued != nil || stopWanted)
+            let kind = flight.message.kind
+            let superseded = (kind == .drive || kind == .move) && (queued != nil || stopWanted)
+                || (kind == .zoomDrive || kind == .zoomMove) && (queuedZoom != nil || zoomStopWanted)
             if !flight.acked && flight.attempts < attemptsAllowed && !superseded {
                 if full { i += 1; continue }  // resent at the next tick
                 counters.retries += 1
@@ -463,7 +552,8 @@ public struct VISCADriver: StandDriver {
             if flight.message.isSetup {
                 return fatal("no answer from the VISCA camera at address \(address) (\(transport.rawValue))", into: &reports)
             }
-            if flight.message.kind == .drive { driveInForce = nil }
+            if kind == .drive { driveInForce = nil }
+            if kind == .zoomDrive || kind == .zoomStop { zoomDriveInForce = nil }
             if flight.message.command != 0 {
                 reports.append(.refused(command: flight.message.command, reason: flight.acked ? "no completion" : "no answer"))
             }
@@ -543,6 +633,12 @@ public struct VISCADriver: StandDriver {
                 reports.append(.refused(command: MessageType.position.rawValue, reason: VISCA.errorText(code)))
             }
             exchange.move = nil
+        case .zoomMove?:
+            if case .error(_, let code) = reply, code != 0x04 {
+                counters.refused += 1
+                reports.append(.refused(command: MessageType.position.rawValue, reason: "CAM_Zoom Direct: " + VISCA.errorText(code)))
+            }
+            exchange.zoomMove = nil
         case nil:
             break
         }
@@ -552,6 +648,7 @@ public struct VISCADriver: StandDriver {
         guard let flight = exchange.inquiry else { return }
         exchange.inquiry = nil
         timeRoundTrip(flight, at: time)
+        if flight.message.kind == .zoomPoll { return zoomAnswered(reply, at: time, into: &reports) }
         switch reply {
         case .completion(_, let data):
             let expected = profile.pan.nibbles + profile.tilt.nibbles
@@ -575,6 +672,30 @@ public struct VISCADriver: StandDriver {
         }
     }
 
+    private mutating func zoomAnswered(_ reply: VISCA.Reply, at time: Double, into reports: inout [DriverReport]) {
+        guard let zoom = profile.zoom else { return }
+        guard case .completion(_, let data) = reply, data.count == 4 else {
+            counters.commandsFailed += 1
+            if phase == .firstPoll {
+                // Never ready without the zoom's position: the controller moves only known axes.
+                _ = fatal("the camera does not answer CAM_ZoomPosInq as the profile \(profile.name)'s zoom expects (\(reply)): remove its zoom", into: &reports)
+                return
+            }
+            if !reportedBadAnswer, case .completion(_, let data) = reply {
+                reportedBadAnswer = true
+                reports.append(.fault(Fault(timeUs: UInt64(max(0, time) * 1e6), severity: .error, code: .log,
+                                            text: "the camera's CAM_ZoomPosInq answer holds \(data.count) nibbles, not 4")))
+            }
+            return
+        }
+        let position = VISCA.signedValue(([0] + data)[...])
+        if let last = zoomSample, time - last.time > 1e-3 {
+            let change = zoom.magnification(position: position) - zoom.magnification(position: last.position)
+            zoomRate = change == 0 ? 0 : 0.5 * zoomRate + 0.5 * change / (time - last.time)
+        }
+        zoomSample = (position, time)
+    }
+
     private mutating func commandAnswered(_ index: Int, _ reply: VISCA.Reply, at time: Double, into reports: inout [DriverReport]) {
         timeRoundTrip(exchange.commands[index], at: time)
         exchange.commands[index].answered = true
@@ -584,6 +705,9 @@ public struct VISCADriver: StandDriver {
             if flight.message.kind == .move {
                 // The move runs in this socket; the command lane is free for the next command.
                 exchange.move = (socket, flight.sequence)
+                exchange.commands.remove(at: index)
+            } else if flight.message.kind == .zoomMove {
+                exchange.zoomMove = (socket, flight.sequence)
                 exchange.commands.remove(at: index)
             } else {
                 exchange.commands[index].socket = socket
@@ -608,6 +732,12 @@ public struct VISCADriver: StandDriver {
             for other in exchange.commands where other.message.kind == .limit { requeue(other.message) }
             exchange.commands.removeAll { !$0.message.isUrgent && !$0.message.isSetup }
             exchange.move = nil
+            exchange.zoomMove = nil
+        case .zoomDrive, .zoomStop:
+            // Either ends a Zoom Direct in progress.
+            exchange.zoomMove = nil
+            refusals.reset()
+            busy.reset()
         case .stop:
             exchange.move = nil
             if !motionSinceStop && queued == nil { stopConfirmed = true }
@@ -616,7 +746,7 @@ public struct VISCADriver: StandDriver {
             busy.reset()
         case .limit:
             busy.reset()
-        case .addressSet, .resetSequence, .poll:
+        case .addressSet, .resetSequence, .poll, .zoomPoll, .zoomMove:
             break
         }
     }
@@ -628,6 +758,7 @@ public struct VISCADriver: StandDriver {
             // and goes again at once; anything else waits, longer each time.
             counters.retries += 1
             if flight.message.kind == .drive { driveInForce = nil }
+            if flight.message.kind == .zoomDrive || flight.message.kind == .zoomStop { zoomDriveInForce = nil }
             if flight.message.isStop && !urgent.contains(where: { $0.kind == .ifClear(urgent: true) }) {
                 urgent.append(VISCAMessage(kind: .ifClear(urgent: true), payload: VISCA.ifClear(address: address), command: 0))
             } else {
@@ -648,9 +779,15 @@ public struct VISCADriver: StandDriver {
         case .ifClear:
             // Cameras that take no IF_Clear on this link (Sony: none over VISCA-over-IP) go on.
             break
-        case .stop:
+        case .stop, .zoomStop:
             counters.refused += 1
+            if flight.message.kind == .zoomStop { zoomDriveInForce = nil }
             reports.append(.refused(command: flight.message.command, reason: reason))
+        case .zoomDrive, .zoomMove:
+            counters.refused += 1
+            zoomDriveInForce = nil
+            refusals.hit(at: time)
+            reports.append(.refused(command: flight.message.command, reason: "CAM_Zoom: " + reason))
         case .drive, .move:
             counters.refused += 1
             driveInForce = nil
@@ -659,7 +796,7 @@ public struct VISCADriver: StandDriver {
         case .limit:
             counters.refused += 1
             reports.append(.refused(command: flight.message.command, reason: "Pan-tiltLimitSet: \(reason)"))
-        case .poll:
+        case .poll, .zoomPoll:
             break
         }
     }
@@ -704,6 +841,9 @@ public struct VISCADriver: StandDriver {
             velocity.pitch = 0.5 * velocity.pitch + 0.5 * (pitch - last.pitch) / dt
         }
         lastSample = (yaw, pitch, time)
+        // Ready once every axis is known: with a zoom, after its first CAM_ZoomPosInq answer too
+        // (it follows this poll; the next poll reports ready).
+        if phase == .firstPoll && profile.zoom != nil && zoomSample == nil { return }
         if phase == .firstPoll {
             phase = .running
             reports.append(.ready(identity, capabilities))
@@ -715,9 +855,17 @@ public struct VISCADriver: StandDriver {
             if value >= range.upperBound - 0.5 * rad { s.insert(.atMax) }
             return s
         }
-        reports.append(.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: [
+        var axes = [
             AxisFeedback(axis: .yaw, position: Float(yaw), velocity: Float(velocity.yaw), status: status(yaw, limits.yaw)),
             AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(velocity.pitch), status: status(pitch, limits.pitch)),
-        ])))
+        ]
+        if let zoom = profile.zoom, let sample = zoomSample {
+            var s: AxisStatus = exchange.zoomMove != nil || queuedZoom?.kind == .zoomMove ? .movingToTarget : []
+            if sample.position <= zoom.widePosition { s.insert(.atMin) }
+            if sample.position >= zoom.telePosition { s.insert(.atMax) }
+            axes.append(AxisFeedback(axis: .zoom, position: Float(zoom.magnification(position: sample.position)),
+                                     velocity: Float(zoomRate), status: s))
+        }
+        reports.append(.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: axes)))
     }
 }

@@ -13,6 +13,14 @@ struct VISCAMessage: Equatable, Sendable {
         case move
         case limit
         case poll
+        /// CAM_Zoom Tele/Wide variable, or its Stop for a zero rate.
+        case zoomDrive
+        /// CAM_Zoom Direct.
+        case zoomMove
+        /// CAM_Zoom Stop asked for by a STOP: sent ahead of everything, as the Pan-tiltDrive Stop.
+        case zoomStop
+        /// CAM_ZoomPosInq.
+        case zoomPoll
     }
 
     var kind: Kind
@@ -30,12 +38,13 @@ struct VISCAMessage: Equatable, Sendable {
     /// Sent ahead of everything, in the camera's second socket if need be.
     var isUrgent: Bool {
         switch kind {
-        case .ifClear(urgent: true), .stop(setup: false): true
+        case .ifClear(urgent: true), .stop(setup: false), .zoomStop: true
         default: false
         }
     }
 
     var isStop: Bool { if case .stop = kind { true } else { false } }
+    var isInquiry: Bool { kind == .poll || kind == .zoomPoll }
 }
 
 /// A message on the wire, waiting for its answer.
@@ -67,8 +76,10 @@ struct VISCAExchange: Sendable {
     var commands: [VISCAFlight] = []
     /// A positional move the camera runs in `socket` (its ACK freed the command lane).
     var move: (socket: UInt8, sequence: UInt32?)?
+    /// A CAM_Zoom Direct the camera runs in `socket`, the same way.
+    var zoomMove: (socket: UInt8, sequence: UInt32?)?
 
-    enum Owner: Equatable { case inquiry, command(Int), move }
+    enum Owner: Equatable { case inquiry, command(Int), move, zoomMove }
 
     var firstUnacked: Int? { commands.firstIndex { !$0.acked } }
 
@@ -80,6 +91,7 @@ struct VISCAExchange: Sendable {
             if inquiry?.sequence == sequence { return .inquiry }
             if let i = commands.firstIndex(where: { $0.sequence == sequence }) { return .command(i) }
             if let move, move.sequence == sequence { return .move }
+            if let zoomMove, zoomMove.sequence == sequence { return .zoomMove }
             return nil
         }
         switch reply {
@@ -94,12 +106,14 @@ struct VISCAExchange: Sendable {
         case .completion(let socket, _):
             if let i = command(inSocket: socket) { return .command(i) }
             if let move, move.socket == socket { return .move }
+            if let zoomMove, zoomMove.socket == socket { return .zoomMove }
             return firstUnacked.map { .command($0) }
         case .ack:
             return firstUnacked.map { .command($0) }
         case .error(let socket, let code) where socket != 0:
             if let i = command(inSocket: socket) { return .command(i) }
             if let move, move.socket == socket { return .move }
+            if let zoomMove, zoomMove.socket == socket { return .zoomMove }
             // "Not executable" in a socket the camera never acknowledged (cameras that skip the ACK).
             return code == 0x41 ? firstUnacked.map { .command($0) } : nil
         case .error(_, 0x03):

@@ -72,6 +72,22 @@ public enum VISCA {
             + nibbles(pan, count: panNibbles) + nibbles(tilt, count: tiltNibbles) + [0xFF]
     }
 
+    /// CAM_ZoomPosInq: answered `y0 50 0p 0q 0r 0s FF`.
+    public static func zoomInquiry(address: UInt8) -> [UInt8] { [0x80 | address, 0x09, 0x04, 0x47, 0xFF] }
+
+    /// CAM_Zoom Direct to `position` (4 nibbles).
+    public static func zoomDirect(address: UInt8, position: Int) -> [UInt8] {
+        [0x80 | address, 0x01, 0x04, 0x47] + nibbles(position, count: 4) + [0xFF]
+    }
+
+    /// CAM_Zoom Tele (`direction` +1) or Wide (−1) at variable speed `speed` (0 slow … 7 fast),
+    /// or Stop (`direction` 0): `8x 01 04 07 2p / 3p / 00 FF`.
+    public static func zoomDrive(address: UInt8, direction: Int, speed: UInt8) -> [UInt8] {
+        let p = min(7, speed)
+        let code: UInt8 = direction > 0 ? 0x20 | p : direction < 0 ? 0x30 | p : 0x00
+        return [0x80 | address, 0x01, 0x04, 0x07, code, 0xFF]
+    }
+
     /// The corner a Pan-tiltLimitSet / LimitClear names (VISCA's `W`).
     public enum LimitCorner: UInt8, Sendable {
         case downLeft = 0, upRight = 1

@@ -117,6 +117,8 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
     /// The camera takes Pan-tiltLimitSet / LimitClear (`8x 01 06 07 …`): dockd writes the limits in
     /// force into it, so the camera stops there even if dockd is gone. Default false.
     public var limitSet: Bool?
+    /// The optical zoom, for a camera that has one: dockd then drives it as the stand's zoom axis.
+    public var zoom: VISCAZoomProfile?
     /// Where the values come from, in a sentence.
     public var source: String?
     /// Where each figure comes from: `"pan.speeds": "cited: <document>"`, `"estimate: <why>"` or
@@ -124,10 +126,10 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
     public var provenance: [String: String]?
 
     public init(name: String, vendor: String, model: String, pan: AxisProfile, tilt: AxisProfile, replyTimeout: Double? = nil,
-                absoluteSpeed: AbsoluteSpeed? = nil, limitSet: Bool? = nil, source: String? = nil,
-                provenance: [String: String]? = nil) {
+                absoluteSpeed: AbsoluteSpeed? = nil, limitSet: Bool? = nil, zoom: VISCAZoomProfile? = nil,
+                source: String? = nil, provenance: [String: String]? = nil) {
         self.name = name; self.vendor = vendor; self.model = model; self.pan = pan; self.tilt = tilt
-        self.replyTimeout = replyTimeout; self.absoluteSpeed = absoluteSpeed; self.limitSet = limitSet
+        self.replyTimeout = replyTimeout; self.absoluteSpeed = absoluteSpeed; self.limitSet = limitSet; self.zoom = zoom
         self.source = source; self.provenance = provenance
     }
 
@@ -135,13 +137,19 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
     public static let figures = ["pan.nibbles", "pan.unitsPerDegree", "pan.range", "pan.sign", "pan.speeds", "pan.maxAccelDegrees",
                                  "tilt.nibbles", "tilt.unitsPerDegree", "tilt.range", "tilt.sign", "tilt.speeds",
                                  "tilt.maxAccelDegrees", "absoluteSpeed", "limitSet"]
+    /// The figures a profile with a `zoom` accounts for as well.
+    public static let zoomFigures = ["zoom.positions", "zoom.magnifications", "zoom.speeds", "zoom.maxAccel"]
+
+    /// What this profile's `provenance` must account for.
+    public var figuresToAccountFor: [String] { Self.figures + (zoom == nil ? [] : Self.zoomFigures) }
 
     public func validate() throws(VISCAProfileError) {
         try pan.validate("pan")
         try tilt.validate("tilt")
+        try zoom?.validate()
         if let t = replyTimeout, !(t > 0 && t <= 5) { throw .invalid("replyTimeout must be in (0, 5] s") }
         for (figure, origin) in provenance ?? [:] {
-            guard Self.figures.contains(figure) else { throw .invalid("provenance names an unknown figure \(figure)") }
+            guard figuresToAccountFor.contains(figure) else { throw .invalid("provenance names an unknown figure \(figure)") }
             guard ["cited:", "estimate:", "measured:"].contains(where: origin.hasPrefix) else {
                 throw .invalid("provenance of \(figure) must start with cited:, estimate: or measured:")
             }
