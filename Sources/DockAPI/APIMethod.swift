@@ -76,7 +76,7 @@ public enum APIMethod: String, Sendable, CaseIterable {
                          errors: [.notConnected, .notSupported, .invalidParameter, .busy, .motionFailed],
                          needsLease: true, startsMotion: true, notifications: ["motion.progress", "lease.changed", "motion.hold"])
         case .motionOrient:
-            return .init(params: [P.stand] + P.angles + [P.relative, P.duration, P.force], result: "motion",
+            return .init(params: [P.stand] + P.positions + [P.relative, P.duration, P.force], result: "motion",
                          errors: [.notConnected, .notSupported, .invalidParameter, .frameRateTooHigh, .busy, .motionFailed],
                          needsLease: true, startsMotion: true, notifications: ["motion.progress", "lease.changed", "motion.hold"])
         case .motionStop:
@@ -112,7 +112,7 @@ public enum APIMethod: String, Sendable, CaseIterable {
                          errors: [.invalidParameter, .notConnected, .frameRateTooHigh, .frameRateTooLow, .busy])
         case .trackingGet: return .init(params: [P.stand], result: "state", errors: [.notConnected])
         case .trackingFraming:
-            return .init(params: [P.stand, P.framing, P.force], result: "ok", errors: [.notConnected, .busy],
+            return .init(params: [P.stand, P.framing, P.shot, P.force], result: "ok", errors: [.notConnected, .busy],
                          needsLease: true, notifications: ["lease.changed", "motion.hold"])
         case .trackingROI:
             return .init(params: [P.stand, P.rect, P.force], result: "ok", errors: [.invalidParameter, .notConnected, .busy],

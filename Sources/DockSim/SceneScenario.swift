@@ -39,10 +39,12 @@ public struct SceneScenario: Codable, Sendable {
     public var lostPolicy: SceneLostPolicy?
     /// The app starts a yaw sweep (`sweep.start`) at `t`; dockd's own runs only.
     public var sweeps: [SceneSweep] = []
+    /// The stand's camera has an optical zoom, and the app asks for a shot (nil: no zoom).
+    public var zoom: SceneZoom?
 
     enum CodingKeys: String, CodingKey {
         case name, description, duration, seed, camera, detector, handheld, yawMaxSpeed, pitchMaxSpeed
-        case regionOfInterest, people, primary, marks, withinLimits, taps, turns, ghosts, lostPolicy, sweeps
+        case regionOfInterest, people, primary, marks, withinLimits, taps, turns, ghosts, lostPolicy, sweeps, zoom
     }
 
     public init(name: String, duration: Double, people: [ScenePerson], primary: [ScenePrimaryEntry]) {
@@ -70,6 +72,7 @@ public struct SceneScenario: Codable, Sendable {
         ghosts = try c.decodeIfPresent([SceneGhost].self, forKey: .ghosts) ?? []
         lostPolicy = try c.decodeIfPresent(SceneLostPolicy.self, forKey: .lostPolicy)
         sweeps = try c.decodeIfPresent([SceneSweep].self, forKey: .sweeps) ?? []
+        zoom = try c.decodeIfPresent(SceneZoom.self, forKey: .zoom)
     }
 
     /// The region of interest as (x, y, width, height).
@@ -144,6 +147,15 @@ public struct ScenePrimaryEntry: Codable, Sendable {
     public var t: Double
     public var ids: [Int]
     public init(t: Double, ids: [Int]) { self.t = t; self.ids = ids }
+}
+
+/// An optical zoom on the stand's camera (a zoom axis, PROTOCOL.md §4) and the shot the app asks
+/// `tracking.framing` for: `head`, `upper_body`, `full_body`, `group` or `wide`.
+public struct SceneZoom: Codable, Sendable {
+    /// The tele end's magnification (1 = the camera's field of view) and the zoom's speed, per second.
+    public var max: Double
+    public var maxSpeed: Double
+    public var shot: String
 }
 
 /// A pinhole camera on the stand's output shafts, mounted `height` metres above the floor.

@@ -26,7 +26,8 @@ public enum EngineCommand: Sendable {
     case resume
     /// One camera frame's detections.
     case observe(ObservedFrame)
-    case framing(FramingMode)
+    /// Each given part changes (nil: unchanged): the framing mode, the shot (with a zoom axis).
+    case framing(FramingMode?, shot: ShotSize? = nil)
     case regionOfInterest(NormalizedRect)
     case select(ids: [String])
     case selectAt(x: Double, y: Double)

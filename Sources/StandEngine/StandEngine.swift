@@ -347,7 +347,8 @@ public struct StandEngine: Sendable {
         let predicted = motion?.predictedAngles(at: now) ?? [:]
         let yaw = predicted[.yaw] ?? feedback.axis(.yaw).map { Double($0.position) } ?? 0
         let pitch = predicted[.pitch] ?? feedback.axis(.pitch).map { Double($0.position) } ?? 0
-        tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch)
+        let zoom = predicted[.zoom] ?? feedback.axis(.zoom).map { Double($0.position) } ?? 1
+        tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch, zoom: zoom)
         if panPlanner != nil {
             steerByPan(yaw: yaw, pitch: pitch, at: now, &out)
         } else {
@@ -479,10 +480,15 @@ public struct StandEngine: Sendable {
             tracking.startAfresh(at: now)
         }
         let positions = steeredPositions(yaw: yaw, pitch: pitch)
-        guard var rates = tracking.command(positions: positions, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now) else { return }
+        // Zoom only on a stand that declares it (the controller has limits for its axes only),
+        // within the limits in force: a client's included.
+        let zoomLimits = controller.limits(of: .zoom)
+        guard var rates = tracking.command(positions: positions, zoom: zoomLimits, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now)
+        else { return }
         if var watch = lostWatch {
             if let policyRates = watch.rates(lastSeen: tracking.lastSeen, positions: positions, continuousAxes: continuousAxes, at: now) {
-                rates = policyRates
+                // The policy steers pan and tilt; the shot's zoom (wide while the subject is lost) stays.
+                rates.merge(policyRates) { _, policy in policy }
             }
             lostWatch = watch
         }
@@ -706,8 +712,9 @@ public struct StandEngine: Sendable {
             return .ok
         case .observe(let frame):
             return try observe(frame, from: client, at: now, &out)
-        case .framing(let mode):
-            tracking.setFraming(mode)
+        case .framing(let mode, let shot):
+            if let mode { tracking.setFraming(mode) }
+            if let shot { tracking.setShot(shot) }
             return .ok
         case .regionOfInterest(let rect):
             tracking.setRegionOfInterest(rect)

@@ -25,9 +25,11 @@ enum StandText {
         switch method {
         case "motion.state":
             let (pos, vel) = (p["positions"] ?? [:], p["velocities"] ?? [:])
-            return "motion  " + ["yaw", "pitch", "roll"].compactMap { axis in
+            let angles = ["yaw", "pitch", "roll"].compactMap { axis in
                 pos[axis].map { "\(axis) \(fmt($0)) rad (\(fmt(vel[axis])) rad/s)" }
-            }.joined(separator: "  ")
+            }
+            let zoom = pos["zoom"].map { "zoom \(fmt($0))x (\(fmt(vel["zoom"]))x/s)" }
+            return "motion  " + (angles + [zoom].compactMap { $0 }).joined(separator: "  ")
         case "motion.progress":
             return "motion \(p["id"]?.text ?? "?") \(p["state"]?.text ?? "?") \(Int((p["fraction"]?.double ?? 0) * 100)) %"
         case "stand.state", "stand.connected":

@@ -1,4 +1,4 @@
-"""Body keypoints with observations (`keypoints` on a body in tracking.observe, api 1.5), through the
+"""Body keypoints with observations (`keypoints` on a body in tracking.observe, api 1.6), through the
 real dockd: refused with the field named when malformed; framing by the head they place when no face
 is detected."""
 import math
