@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+import openrpc_check
 from test_tracking import HFOV, VFOV, Scene
 
 
@@ -75,6 +76,17 @@ def test_malformed_keypoints_are_refused_naming_the_field(rig, observation, fiel
     reply = c.call("tracking.observe", {"observations": [observation], "origin": "upper_left"})
     assert reply["error"]["code"] == -32602, reply
     assert reply["error"]["data"]["field"] == field, reply
+
+
+def test_dockd_takes_exactly_the_joints_the_document_declares(rig):
+    declared = openrpc_check.load_document()["components"]["schemas"]["ObservationIn"]["properties"]["keypoints"]["propertyNames"]["enum"]
+    c = rig.client()
+    rig.connected_stand(c)
+    every = {**BODY, "keypoints": {name: {"x": 0.5, "y": 0.3, "visibility": 0.9} for name in declared}}
+    assert "result" in c.call("tracking.observe", {"observations": [every], "origin": "upper_left"})
+    refused = c.call("tracking.observe", {"observations": [{**BODY, "keypoints": {"neck": {"x": 0.5, "y": 0.3}}}]})["error"]
+    named = refused["message"].split("(")[-1].rstrip(")").split(", ")
+    assert named == declared, refused
 
 
 def test_keypoints_in_vision_coordinates_are_turned_upright(rig):
