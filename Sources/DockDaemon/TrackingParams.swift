@@ -8,7 +8,7 @@ import StandEngine
 /// Parsing of the tracking methods' params: observations, camera information, framing, ROI.
 extension Params {
     /// `observations`: [{kind, rect: {x, y, width, height}, confidence?, face_yaw?, speaking_confidence?,
-    /// looking_at_camera_confidence?}], with `origin` ("lower_left", Vision's and DockKit's default, or
+    /// looking_at_camera_confidence?, keypoints? (bodies)}], with `origin` ("lower_left", Vision's and DockKit's default, or
     /// "upper_left") and the camera `orientation` the buffer was captured in.
     func detections() throws(RPCError) -> [Detection] {
         guard let list = try optionalList("observations") else { throw .invalidParams("observations must be a list (it may be empty)", field: "observations") }
@@ -29,12 +29,41 @@ extension Params {
             var rect = try p.rect("rect")
             if origin == "lower_left" { rect.y = 1 - rect.y - rect.height }
             rect = orientation.upright(rect)
+            let pose = try p.keypoints()?.mapped { point in
+                let y = origin == "lower_left" ? 1 - point.y : point.y
+                let upright = orientation.upright(NormalizedRect(x: point.x, y: y, width: 0, height: 0))
+                return BodyKeypoint(x: upright.x, y: upright.y, visibility: point.visibility)
+            }
+            if pose != nil, kind != .body {
+                throw .invalidParams("\(p.field("keypoints")) go with a body observation, not a \(kind)", field: p.field("keypoints"))
+            }
             result.append(Detection(kind: kind, rect: rect, confidence: try p.unit("confidence") ?? 1,
                                     faceYaw: try p.optionalNumber("face_yaw", in: -2 * .pi...2 * .pi, unit: "rad"),
                                     speaking: try p.unit("speaking_confidence"),
-                                    lookingAtCamera: try p.unit("looking_at_camera_confidence")))
+                                    lookingAtCamera: try p.unit("looking_at_camera_confidence"), pose: pose))
         }
         return result
+    }
+
+    /// `keypoints`: {joint: {x, y, visibility?}} with the joints of `BodyJoint`, points normalized
+    /// like `rect` (as sent, origin not yet applied), as far out of the frame as a rect may reach;
+    /// visibility 0…1, default 1.
+    func keypoints() throws(RPCError) -> BodyPose? {
+        guard let p = try optionalObject("keypoints") else { return nil }
+        var joints: [BodyJoint: BodyKeypoint] = [:]
+        for (name, value) in p.fields {
+            guard let joint = BodyJoint(rawValue: name) else {
+                let known = BodyJoint.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalidParams("\(p.field(name)) is not a joint (\(known))", field: p.field(name))
+            }
+            guard case .object(let fields) = value else {
+                throw .invalidParams("\(p.field(name)) must be an object, not \(value.typeName)", field: p.field(name))
+            }
+            let point = Params(fields, path: p.field(name))
+            joints[joint] = BodyKeypoint(x: try point.number("x", in: -0.5...1.5, unit: ""), y: try point.number("y", in: -0.5...1.5, unit: ""),
+                                         visibility: try point.unit("visibility") ?? 1)
+        }
+        return BodyPose(joints: joints)
     }
 
     /// A normalized rect near the unit square (a box may stick out of the frame by half of it).

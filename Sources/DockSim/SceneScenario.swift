@@ -202,10 +202,17 @@ public struct SceneDetector: Codable, Sendable {
     /// Body boxes run from the head to the feet (a whole-person detector), instead of to the hips;
     /// near the camera they are clipped by the frame's bottom and sides.
     public var fullBody: Bool = false
+    /// Probability that a visible face is not detected in a frame, when it differs from `missRate`
+    /// (a person too far or turned too far for the face detector, while the body is found).
+    public var faceMissRate: Double?
+    /// Body detections carry a pose model's head and shoulder keypoints (from the true face).
+    public var keypoints: Bool = false
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case frameRate, latency, jitter, missRate, falsePositiveRate, swapRate, attributeNoise, latencyJitter, fullBody }
+    enum CodingKeys: String, CodingKey {
+        case frameRate, latency, jitter, missRate, falsePositiveRate, swapRate, attributeNoise, latencyJitter, fullBody, faceMissRate, keypoints
+    }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = SceneDetector.init()
@@ -218,6 +225,8 @@ public struct SceneDetector: Codable, Sendable {
         attributeNoise = try c.decodeIfPresent(Double.self, forKey: .attributeNoise) ?? d.attributeNoise
         latencyJitter = try c.decodeIfPresent(Double.self, forKey: .latencyJitter) ?? d.latencyJitter
         fullBody = try c.decodeIfPresent(Bool.self, forKey: .fullBody) ?? d.fullBody
+        faceMissRate = try c.decodeIfPresent(Double.self, forKey: .faceMissRate)
+        keypoints = try c.decodeIfPresent(Bool.self, forKey: .keypoints) ?? d.keypoints
     }
 }
 

@@ -33,6 +33,15 @@ public struct SceneDetection: Sendable, Hashable {
     public var detectorID: Int
     /// The person it really is (ground truth), −1 for a false positive.
     public var personID: Int
+    /// Bodies only, with `SceneDetector.keypoints`: joints by their API name, normalized like `rect`.
+    public var keypoints: [String: SceneKeypoint] = [:]
+}
+
+/// One pose keypoint of a body detection.
+public struct SceneKeypoint: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+    public var visibility: Double
 }
 
 /// Ground truth of one person at one instant, seen with the camera at a given aim.
@@ -205,6 +214,16 @@ public struct SceneSimulator: Sendable {
 
     // MARK: - Detector
 
+    /// A frontal pose model's nose, eyes, ears and shoulders for a face seen at `face`: the nose on
+    /// its centre, the ears at its sides, the shoulders a face height below the chin.
+    private func headAndShoulders(around face: SceneRect) -> [String: SceneKeypoint] {
+        let x = face.centerX, y = face.centerY, w = face.width, h = face.height
+        func point(_ dx: Double, _ dy: Double) -> SceneKeypoint { SceneKeypoint(x: x + dx * w, y: y + dy * h, visibility: 0.95) }
+        return ["nose": point(0, 0), "left_eye": point(0.2, -0.1), "right_eye": point(-0.2, -0.1),
+                "left_ear": point(0.5, -0.05), "right_ear": point(-0.5, -0.05),
+                "left_shoulder": point(1.1, 1.2), "right_shoulder": point(-1.1, 1.2)]
+    }
+
     /// Runs the detector on a frame captured at `t` with the camera at `aim`.
     public mutating func capture(at t: Double, aim: SceneAim) -> SceneFrame {
         let truth = self.truth(at: t, aim: aim)
@@ -244,10 +263,12 @@ public struct SceneSimulator: Sendable {
             if p.bodyVisible, let body = p.bodyRect, random.unit() >= d.missRate {
                 let r = clipped(noisy(body))
                 let visibleFraction = body.area > 0 ? body.intersection(image) / body.area : 0
-                detections.append(SceneDetection(kind: .body, rect: r, confidence: clamp01(0.6 + 0.35 * visibleFraction + 0.03 * random.gaussian()),
-                                                 detectorID: detectorID(p.id), personID: p.id))
+                var detection = SceneDetection(kind: .body, rect: r, confidence: clamp01(0.6 + 0.35 * visibleFraction + 0.03 * random.gaussian()),
+                                               detectorID: detectorID(p.id), personID: p.id)
+                if d.keypoints, let face = p.faceRect { detection.keypoints = headAndShoulders(around: noisy(face)) }
+                detections.append(detection)
             }
-            if p.faceVisible, let face = p.faceRect, random.unit() >= d.missRate {
+            if p.faceVisible, let face = p.faceRect, random.unit() >= d.faceMissRate ?? d.missRate {
                 let speaking = clamp01((p.speaking ? 0.85 : 0.1) + d.attributeNoise * random.gaussian())
                 let looking = clamp01(person.looking + d.attributeNoise * random.gaussian())
                 detections.append(SceneDetection(kind: .face, rect: clipped(noisy(face)), confidence: clamp01(0.9 + 0.03 * random.gaussian()),

@@ -21,6 +21,8 @@ public struct Observation: Sendable, Hashable {
     /// The box's edges that lie on the image's border: there the object may go on out of sight,
     /// so such an edge says only "at least this far" (a near person's body cut off by the frame).
     public var clippedEdges: BoxEdges = []
+    /// Bodies only: the pose model's keypoints, in the box's space.
+    public var pose: BodyPose?
 
     public init(kind: ObservationKind, box: Box, confidence: Double = 1,
                 speakingConfidence: Double? = nil, lookingAtCameraConfidence: Double? = nil, faceYaw: Double? = nil) {

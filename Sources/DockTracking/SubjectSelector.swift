@@ -17,7 +17,7 @@ public struct SaliencyWeights: Sendable, Hashable {
     public var centrality = 0.20
     /// Movement, relative to the subject's size.
     public var motion = 0.10
-    /// Looking at the camera (its confidence, or from face yaw).
+    /// Looking at the camera (its confidence, or from face yaw, or the body's facing from keypoints).
     public var attention = 0.15
     /// Speaking confidence: an active speaker should win over a bigger silent listener.
     public var speaking = 0.45
@@ -130,6 +130,7 @@ public struct SubjectSelector: Sendable {
         // Unknown attention is neutral, so a subject without a face is neither favoured nor punished.
         let attention = track.lookingAtCameraConfidence
             ?? track.faceYaw.map { max(0, 1 - abs($0) / (Double.pi / 2)) }
+            ?? track.facing
             ?? 0.5
         let speaking = track.speakingConfidence ?? 0
         return (weights.size * size + weights.centrality * centrality + weights.motion * motion

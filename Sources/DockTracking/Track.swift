@@ -28,6 +28,8 @@ public struct Track: Sendable {
     public internal(set) var lookingAtCameraConfidence: Double?
     /// Smoothed face yaw, radians.
     public internal(set) var faceYaw: Double?
+    /// Smoothed 0…1 facing the camera, from the body's keypoints (`Facing`).
+    public internal(set) var facing: Double?
     public let firstSeen: Double
     public internal(set) var lastSeen: Double
     /// The last time the track was seen or known to be hidden behind a nearer subject: a lost
@@ -55,7 +57,7 @@ public struct Track: Sendable {
         if let face = observation.face {
             self.face = TrackedBox(box: face.box, confidence: face.confidence, time: time, settings: settings)
         }
-        takeAttributes(of: observation.face, weight: 1)
+        takeAttributes(of: observation, weight: 1)
     }
 
     /// The box the subject is tracked and framed by: body (or object) if known, else face.
@@ -101,22 +103,23 @@ public struct Track: Sendable {
         }
         let dt = time - lastSeen
         let weight = dt > 0 ? 1 - exp(-dt / settings.attributeTimeConstant) : 1
-        takeAttributes(of: observation.face, weight: weight)
+        takeAttributes(of: observation, weight: weight)
         consecutiveHits = lifecycle == .lost ? 1 : consecutiveHits + 1
         hits += 1
         lastSeen = time
         lastSeenOrHidden = time
     }
 
-    /// Exponential smoothing of the face attributes, so one noisy frame neither makes nor breaks a
-    /// speaker; `weight` 1 takes the new value as is.
-    private mutating func takeAttributes(of face: Observation?, weight: Double) {
-        guard let face else { return }
+    /// Exponential smoothing of the face attributes and the body's facing, so one noisy frame
+    /// neither makes nor breaks a speaker; `weight` 1 takes the new value as is.
+    private mutating func takeAttributes(of observation: SubjectObservation, weight: Double) {
         func blend(_ old: Double?, _ new: Double?) -> Double? {
             guard let new else { return old }
             guard let old else { return new }
             return old + (new - old) * weight
         }
+        if let pose = observation.body?.pose { facing = blend(facing, Facing.score(of: pose)) }
+        guard let face = observation.face else { return }
         speakingConfidence = blend(speakingConfidence, face.speakingConfidence)
         lookingAtCameraConfidence = blend(lookingAtCameraConfidence, face.lookingAtCameraConfidence)
         faceYaw = blend(faceYaw, face.faceYaw)

@@ -40,7 +40,7 @@ public struct TrackingPipeline: Sendable {
 
     @discardableResult
     public mutating func step(observations: [Observation], time: Double, aim: Aim) -> TrackingStep {
-        tracker.update(observations: observations, time: time)
+        tracker.update(observations: KeypointHead.addingHeads(to: observations), time: time)
         // The selector and framer skip tentative tracks themselves; passing all tracks saves a copy.
         let field = camera.angularBox(of: .fullFrame, aim: aim)
         let selection = selector.update(tracks: tracker.tracks, field: field, time: time)

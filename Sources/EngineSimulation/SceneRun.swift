@@ -320,7 +320,12 @@ extension Detection {
     /// A scene detection as the camera app sends it (upper-left origin, upright).
     public init?(scene d: SceneDetection) {
         guard d.rect.width > 0, d.rect.height > 0 else { return nil }
+        var joints: [BodyJoint: BodyKeypoint] = [:]
+        for (name, point) in d.keypoints {
+            if let joint = BodyJoint(rawValue: name) { joints[joint] = BodyKeypoint(x: point.x, y: point.y, visibility: point.visibility) }
+        }
         self.init(kind: d.kind == .face ? .face : .body, rect: NormalizedRect(x: d.rect.x, y: d.rect.y, width: d.rect.width, height: d.rect.height),
-                  confidence: d.confidence, speaking: d.speakingConfidence, lookingAtCamera: d.lookingAtCameraConfidence)
+                  confidence: d.confidence, speaking: d.speakingConfidence, lookingAtCamera: d.lookingAtCameraConfidence,
+                  pose: joints.isEmpty ? nil : BodyPose(joints: joints))
     }
 }

@@ -66,11 +66,13 @@ public struct Detection: Sendable, Equatable {
     public var faceYaw: Double?
     public var speaking: Double?
     public var lookingAtCamera: Double?
+    /// Bodies only: keypoints, normalized like `rect`.
+    public var pose: BodyPose?
 
     public init(kind: ObservationKind, rect: NormalizedRect, confidence: Double = 1, faceYaw: Double? = nil,
-                speaking: Double? = nil, lookingAtCamera: Double? = nil) {
+                speaking: Double? = nil, lookingAtCamera: Double? = nil, pose: BodyPose? = nil) {
         self.kind = kind; self.rect = rect; self.confidence = confidence; self.faceYaw = faceYaw
-        self.speaking = speaking; self.lookingAtCamera = lookingAtCamera
+        self.speaking = speaking; self.lookingAtCamera = lookingAtCamera; self.pose = pose
     }
 }
 

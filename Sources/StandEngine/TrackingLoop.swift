@@ -107,6 +107,10 @@ public struct TrackingLoop: Sendable {
             var observation = Observation(kind: d.kind, box: pipeline.camera.angularBox(of: d.rect, aim: aim), confidence: d.confidence,
                                           speakingConfidence: d.speaking, lookingAtCameraConfidence: d.lookingAtCamera, faceYaw: d.faceYaw)
             observation.clippedEdges = BoxEdges(touching: d.rect)
+            observation.pose = d.pose?.mapped { point in
+                let angular = pipeline.camera.angularPoint(normalizedX: point.x, normalizedY: point.y, aim: aim)
+                return BodyKeypoint(x: angular.x, y: angular.y, visibility: point.visibility)
+            }
             return observation
         }
         let step = pipeline.step(observations: observations, time: captureTime, aim: aim)

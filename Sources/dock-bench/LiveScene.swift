@@ -179,6 +179,11 @@ final class LiveScene {
                                                    "width": JSONValue(d.rect.width), "height": JSONValue(d.rect.height)]]
             if let s = d.speakingConfidence { o["speaking_confidence"] = JSONValue(s) }
             if let l = d.lookingAtCameraConfidence { o["looking_at_camera_confidence"] = JSONValue(l) }
+            if !d.keypoints.isEmpty {
+                o["keypoints"] = .object(d.keypoints.mapValues { p in
+                    ["x": JSONValue(p.x), "y": JSONValue(p.y), "visibility": JSONValue(p.visibility)]
+                })
+            }
             observations.append(.object(o))
         }
         record.framesSent += 1

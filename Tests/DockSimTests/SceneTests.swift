@@ -80,4 +80,23 @@ import Testing
         // About its mean over the stretch the aim wanders: 0 for 2 s, a ramp, 0.02 for 0.5 s.
         #expect(m.stillJitter > 0.005 && m.stillJitter < 0.01, "jitter \(m.stillJitter)")
     }
+
+    @Test func aPoseDetectorsBodyCarriesTheHeadsKeypointsWhenTheFaceIsMissed() throws {
+        let person = ScenePerson(id: 1, path: [SceneWaypoint(t: 0, x: 0.3, z: 3)])
+        var withPose = scenario([person])
+        withPose.detector.faceMissRate = 1
+        withPose.detector.keypoints = true
+        var scene = SceneSimulator(scenario: withPose)
+        let aim = SceneAim(x: 0, y: 0)
+        let face = try #require(scene.truth(at: 0, aim: aim)[0].faceRect)
+        let detections = scene.capture(at: 0, aim: aim).detections
+        let body = try #require(detections.first)
+        #expect(detections.count == 1 && body.kind == .body, "the face detector missed the face")
+        let nose = try #require(body.keypoints["nose"])
+        #expect(abs(nose.x - face.centerX) < 1e-9 && abs(nose.y - face.centerY) < 1e-9)
+        #expect(Set(body.keypoints.keys) == ["nose", "left_eye", "right_eye", "left_ear", "right_ear", "left_shoulder", "right_shoulder"])
+        var plain = SceneSimulator(scenario: scenario([person]))
+        let plainDetections = plain.capture(at: 0, aim: aim).detections
+        #expect(!plainDetections.isEmpty && plainDetections.allSatisfy { $0.keypoints.isEmpty })
+    }
 }

