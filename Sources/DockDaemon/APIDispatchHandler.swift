@@ -15,8 +15,8 @@ protocol APIRequestRunner {
 extension APIMethods: APIRequestRunner {}
 
 /// The last stage of an API connection: runs the requests of each read and writes the replies in
-/// request order, gathered into one write per read. A request a stand must answer (a command, a read of its state) completes
-/// later; the replies behind it wait for it.
+/// request order, gathered into one write per read. A request a stand must answer (a command, a read
+/// of its state) completes later; the replies behind it wait for it.
 ///
 /// Back-pressure: while `maxInFlight` requests wait for a stand, or the socket does not take what was
 /// written, the requests that arrive wait here unrun and reading stops. After the client shuts its
