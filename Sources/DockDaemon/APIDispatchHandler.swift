@@ -14,16 +14,16 @@ protocol APIRequestRunner {
 
 extension APIMethods: APIRequestRunner {}
 
-/// The last stage of an API connection: runs each request and writes the replies in request order,
-/// gathered into one write per read. A request a stand must answer (a command, a read of its state) completes
-/// later; the replies behind it wait for it.
+/// The last stage of an API connection: runs the requests of each read and writes the replies in
+/// request order, gathered into one write per read. A request a stand must answer (a command, a read
+/// of its state) completes later; the replies behind it wait for it.
 ///
 /// Back-pressure: while `maxInFlight` requests wait for a stand, or the socket does not take what was
 /// written, the requests that arrive wait here unrun and reading stops. After the client shuts its
 /// side down (`echo REQUEST | socat - UNIX-CONNECT:…`), the replies still go out, then the connection
 /// closes.
 final class APIDispatchHandler: ChannelDuplexHandler {
-    typealias InboundIn = ParsedRequest
+    typealias InboundIn = [ParsedRequest]
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -98,11 +98,12 @@ final class APIDispatchHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
         inRead = true
-        let request = unwrapInboundIn(data)
-        if paused || !waiting.isEmpty {
-            waiting.append(request)
-        } else {
-            run(request)
+        for request in unwrapInboundIn(data) {
+            if paused || !waiting.isEmpty {
+                waiting.append(request)
+            } else {
+                run(request)
+            }
         }
     }
 

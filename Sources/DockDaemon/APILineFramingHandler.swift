@@ -1,24 +1,28 @@
 import DockIO
 import NIOCore
 
+/// A line of a client's request stream, or the place of one that was too long and was discarded.
+enum FramedLine {
+    case line(ByteBuffer)
+    case tooLong(bytes: Int, limit: Int)
+}
+
 /// The first stage of an API connection: splits the bytes a client sends into lines (without their
-/// newline) and passes each on. A line over `maximumLength` is dropped as it arrives and reported as a
-/// `LineTooLong` error in its place, in order; the connection goes on. When the client shuts its side
-/// down, a last line without a newline is still a line (`printf REQUEST | socat …` sends none).
+/// newline) and passes on the lines of one read together, in order, as one `[FramedLine]` (pipelined
+/// requests cost the stages behind a loop step each, not a pipeline traversal each). A line over
+/// `maximumLength` is dropped as it arrives and `.tooLong` takes its place; the connection goes on.
+/// When the client shuts its side down, a last line without a newline is still a line
+/// (`printf REQUEST | socat …` sends none).
 final class APILineFramingHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-
-    /// In place of a line that was too long, which was discarded.
-    struct LineTooLong: Error, Equatable {
-        let bytes: Int
-        let limit: Int
-    }
+    typealias InboundOut = [FramedLine]
 
     private let maximumLength: Int
     private var decoder: LineFrameDecoder
     /// Bytes received and not yet split into lines: the start of a line.
     private var unsplit: ByteBuffer?
+    /// The lines of the read at hand; emptied, not freed, once passed on, so that its storage serves the next read.
+    private var lines: [FramedLine] = []
 
     init(maximumLength: Int) {
         self.maximumLength = maximumLength
@@ -35,8 +39,9 @@ final class APILineFramingHandler: ChannelInboundHandler {
         } else {
             buffer = bytes
         }
-        while let line = try? decoder.decode(buffer: &buffer) { pass(line, context: context) }
+        while let line = try? decoder.decode(buffer: &buffer) { append(line) }
         keep(buffer)
+        pass(context: context)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -44,16 +49,23 @@ final class APILineFramingHandler: ChannelInboundHandler {
             // (an empty buffer still lets the decoder report a line cut off over the limit)
             var buffer = unsplit ?? context.channel.allocator.buffer(capacity: 0)
             unsplit = nil
-            while let line = try? decoder.decodeLast(buffer: &buffer, seenEOF: true) { pass(line, context: context) }
+            while let line = try? decoder.decodeLast(buffer: &buffer, seenEOF: true) { append(line) }
+            pass(context: context)
         }
         context.fireUserInboundEventTriggered(event)
     }
 
-    private func pass(_ line: ClientLine, context: ChannelHandlerContext) {
+    private func append(_ line: ClientLine) {
         switch line {
-        case .line(let bytes): context.fireChannelRead(wrapInboundOut(bytes))
-        case .oversize(let bytes): context.fireErrorCaught(LineTooLong(bytes: bytes, limit: maximumLength))
+        case .line(let bytes): lines.append(.line(bytes))
+        case .oversize(let bytes): lines.append(.tooLong(bytes: bytes, limit: maximumLength))
         }
+    }
+
+    private func pass(context: ChannelHandlerContext) {
+        guard !lines.isEmpty else { return }
+        context.fireChannelRead(wrapInboundOut(lines))
+        lines.removeAll(keepingCapacity: true)
     }
 
     private func keep(_ buffer: ByteBuffer) {

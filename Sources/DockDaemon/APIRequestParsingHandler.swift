@@ -1,33 +1,40 @@
 import DockJSON
 import NIOCore
 
-/// A request line, read: a request to run, or the error that answers it. (Indirect: one pointer,
-/// which NIO passes between handlers without boxing it again.)
-indirect enum ParsedRequest {
+/// A request line, read: a request to run, or the error that answers it.
+enum ParsedRequest {
     case request(JSONRPCRequest)
     case refused(id: RequestID, error: RPCError)
 }
 
 /// The second stage of an API connection: each line becomes a JSON-RPC request or the error that
-/// answers it (DockJSON's strict parser). A line the framing stage found too long is answered in its
-/// place among the requests. A notification that cannot be run is dropped: JSON-RPC answers none.
+/// answers it (DockJSON's strict parser); the requests of one read go on together, in order. A line
+/// the framing stage found too long is answered in its place. A notification that cannot be run is
+/// dropped: JSON-RPC answers none.
 final class APIRequestParsingHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ParsedRequest
+    typealias InboundIn = [FramedLine]
+    typealias InboundOut = [ParsedRequest]
+
+    /// The requests of the read at hand; emptied, not freed, once passed on.
+    private var requests: [ParsedRequest] = []
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let line = unwrapInboundIn(data)
-        switch line.withUnsafeReadableBytes({ JSONRPCRequest.parse($0) }) {
-        case .success(let request):
-            context.fireChannelRead(wrapInboundOut(.request(request)))
-        case .failure(let failure):
-            guard !failure.isNotification else { return }
-            context.fireChannelRead(wrapInboundOut(.refused(id: failure.id ?? .null, error: failure.error)))
+        for line in unwrapInboundIn(data) {
+            switch line {
+            case .line(let bytes):
+                switch bytes.withUnsafeReadableBytes({ JSONRPCRequest.parse($0) }) {
+                case .success(let request):
+                    requests.append(.request(request))
+                case .failure(let failure):
+                    guard !failure.isNotification else { continue }
+                    requests.append(.refused(id: failure.id ?? .null, error: failure.error))
+                }
+            case .tooLong(let bytes, let limit):
+                requests.append(.refused(id: .null, error: .lineTooLong(bytes, limit: limit)))
+            }
         }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard let tooLong = error as? APILineFramingHandler.LineTooLong else { return context.fireErrorCaught(error) }
-        context.fireChannelRead(wrapInboundOut(.refused(id: .null, error: .lineTooLong(tooLong.bytes, limit: tooLong.limit))))
+        guard !requests.isEmpty else { return }
+        context.fireChannelRead(wrapInboundOut(requests))
+        requests.removeAll(keepingCapacity: true)
     }
 }

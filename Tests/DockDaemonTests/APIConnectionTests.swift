@@ -225,40 +225,56 @@ struct APIConnectionTests {
     }
 }
 
+/// The messages a stage passed on, as text: one string per message, its items separated by `|`.
+private func passedOn<Item>(_ channel: EmbeddedChannel, as: Item.Type, _ describe: (Item) -> String) throws -> [String] {
+    var out: [String] = []
+    while let items = try channel.readInbound(as: [Item].self) { out.append(items.map(describe).joined(separator: "|")) }
+    return out
+}
+
 @Suite("API connection stages, each alone")
 struct APIStageTests {
-    @Test("framing: lines across reads, and a long line reported as an error in its place")
+    @Test("framing: the lines of one read passed on together, across reads, a long line's place kept")
     func framing() throws {
         let channel = EmbeddedChannel(handler: APILineFramingHandler(maximumLength: 8))
-        try channel.writeInbound(ByteBuffer(string: "ab"))
-        #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
-        try channel.writeInbound(ByteBuffer(string: "c\ndef\n"))
-        #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == "abc")
-        #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == "def")
-        #expect(throws: APILineFramingHandler.LineTooLong(bytes: 13, limit: 8)) {
-            try channel.writeInbound(ByteBuffer(string: "0123456789ab\n"))
-        }
-        channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
-        #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
-    }
-
-    @Test("parsing: requests and refusals, notifications' refusals dropped, a long line answered")
-    func parsing() throws {
-        let channel = EmbeddedChannel(handler: APIRequestParsingHandler())
-        func next() throws -> String? {
-            switch try channel.readInbound(as: ParsedRequest.self) {
-            case .request(let r)?: "request \(r.method) \(r.id?.text ?? "-")"
-            case .refused(let id, let error)?: "refused \(id.text) \(error.code)"
-            case nil: nil
+        func lines() throws -> [String] {
+            try passedOn(channel, as: FramedLine.self) {
+                switch $0 {
+                case .line(let bytes): String(buffer: bytes)
+                case .tooLong(let bytes, let limit): "tooLong \(bytes) \(limit)"
+                }
             }
         }
-        try channel.writeInbound(ByteBuffer(string: "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"m\"}"))
-        try channel.writeInbound(ByteBuffer(string: "{\"jsonrpc\":\"2.0\",\"method\":7}"))
-        try channel.writeInbound(ByteBuffer(string: "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":7}"))
-        channel.pipeline.fireErrorCaught(APILineFramingHandler.LineTooLong(bytes: 20, limit: 10))
-        #expect(try next() == "request m \"a\"")
-        #expect(try next() == "refused 3 -32600")
-        #expect(try next() == "refused null -32600")
-        #expect(try next() == nil)
+        try channel.writeInbound(ByteBuffer(string: "ab"))
+        #expect(try lines() == [])
+        try channel.writeInbound(ByteBuffer(string: "c\ndef\n"))
+        #expect(try lines() == ["abc|def"])
+        try channel.writeInbound(ByteBuffer(string: "g\n0123456789ab\nh\ni"))
+        #expect(try lines() == ["g|tooLong 13 8|h"])
+        channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(try lines() == ["i"])
+    }
+
+    @Test("parsing: the requests and refusals of one message passed on together, in order; notifications' refusals dropped")
+    func parsing() throws {
+        let channel = EmbeddedChannel(handler: APIRequestParsingHandler())
+        func requests() throws -> [String] {
+            try passedOn(channel, as: ParsedRequest.self) {
+                switch $0 {
+                case .request(let r): "request \(r.method) \(r.id?.text ?? "-")"
+                case .refused(let id, let error): "refused \(id.text) \(error.code)"
+                }
+            }
+        }
+        let lines: [FramedLine] = [
+            .line(ByteBuffer(string: "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"m\"}")),
+            .line(ByteBuffer(string: "{\"jsonrpc\":\"2.0\",\"method\":7}")),
+            .tooLong(bytes: 20, limit: 10),
+            .line(ByteBuffer(string: "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":7}")),
+        ]
+        try channel.writeInbound(lines)
+        #expect(try requests() == ["request m \"a\"|refused null -32600|refused 3 -32600"])
+        try channel.writeInbound([FramedLine.line(ByteBuffer(string: "{\"jsonrpc\":\"2.0\",\"method\":7}"))])
+        #expect(try requests() == [])
     }
 }
