@@ -100,6 +100,13 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], linkerSettings: [
+            // Less to map and touch at every start (BENCHMARKS.md, issue 26: each about 1 MiB resident):
+            // the relative relocations packed (DT_RELR, glibc ≥ 2.36; lld writes them, gold cannot), and
+            // no dynamic symbol table of our own functions (nothing looks them up; the stripped binary's
+            // crash traces lose their names).
+            .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                         .when(platforms: [.linux])),
         ]),
         .executableTarget(name: "dockctl-main", dependencies: ["dockctl"], path: "Sources/Executables/dockctl"),
         .executableTarget(name: "dock-sim-main", dependencies: ["dock-sim"], path: "Sources/Executables/dock-sim"),
