@@ -120,7 +120,10 @@ let package = Package(
 
         .testTarget(name: "DockTrackingTests", dependencies: ["DockTracking"]),
         .testTarget(name: "DockAPITests", dependencies: ["DockAPI", "DockJSON", "DockIO"]),
-        .testTarget(name: "DockDaemonTests", dependencies: ["DockDaemon", "DockJSON", "DockDrivers", "DockIO"]),
+        .testTarget(name: "DockDaemonTests", dependencies: ["DockDaemon", "DockJSON", "DockDrivers", "DockIO",
+                                                          .product(name: "NIOCore", package: "swift-nio"),
+                                                          .product(name: "NIOEmbedded", package: "swift-nio"),
+                                                          .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
@@ -130,3 +133,27 @@ let package = Package(
         .testTarget(name: "DockIOTests", dependencies: ["DockIO", .product(name: "NIOCore", package: "swift-nio")]),
     ]
 )
+
+// The libFuzzer targets (Fuzz/README.md), declared only when DOCKD_FUZZ is set: Fuzz/run.sh builds
+// them with -sanitize=fuzzer,address, without which they do not link (libFuzzer runs them).
+if Context.environment["DOCKD_FUZZ"] != nil {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FrameDecoderFuzz", ["DockProtocol"]),
+        ("RoundTripFuzz", ["DockProtocol"]),
+        ("JSONRPCFuzz", ["DockJSON"]),
+        ("VISCAFuzz", ["DockDrivers", "DockProtocol", "FuzzDriverChecks"]),
+        ("MAVLinkFuzz", ["DockDrivers", "DockProtocol", "FuzzDriverChecks"]),
+        ("ONVIFFuzz", ["DockDrivers", "DockProtocol"]),
+        ("ConfigFuzz", ["DockDaemon", "DockDrivers", "DockIO"]),
+    ]
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport"),
+        .target(name: "FuzzDriverChecks", dependencies: ["FuzzSupport", "DockDrivers", "DockProtocol"], path: "Fuzz/FuzzDriverChecks"),
+    ] + fuzzTargets.map { target in
+        .executableTarget(name: target.name, dependencies: ["FuzzSupport"] + target.dependencies, path: "Fuzz/\(target.name)",
+                          swiftSettings: [.swiftLanguageMode(.v5)],
+                          // (ld.gold fails to link libFuzzer's driver into an executable with a main of its own)
+                          linkerSettings: [.unsafeFlags(["-use-ld=lld"])])
+    }
+}

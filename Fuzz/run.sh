@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets of the wire codecs and parsers (see Fuzz/README.md).
-# Needs only swiftc on PATH (e.g. /opt/swift/usr/bin) and python3 for the seed corpus.
+# Needs swift on PATH (e.g. /opt/swift/usr/bin) and python3 for the seed corpus.
 #
 # Environment:
 #   FUZZ_SECONDS         time limit of FrameDecoderFuzz (default 120)
@@ -35,10 +35,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 # Swift's own crash backtracer reads memory ASan calls wild and buries the report: leave crashes to ASan.
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
-if ! command -v swiftc >/dev/null; then
-    echo "run.sh: swiftc not on PATH (try PATH=/opt/swift/usr/bin:\$PATH)" >&2; exit 2
+if ! command -v swift >/dev/null; then
+    echo "run.sh: swift not on PATH (try PATH=/opt/swift/usr/bin:\$PATH)" >&2; exit 2
 fi
-mkdir -p "$OUT/corpus" "$OUT/artifacts" "$OUT/logs" "$OUT/modules"
+mkdir -p "$OUT/corpus" "$OUT/artifacts" "$OUT/logs"
 # VISCAFuzz loads the repository's camera profiles the way dockd does.
 export DOCKD_VISCA_PROFILES=$ROOT/profiles/visca
 
@@ -59,66 +59,19 @@ probe() {
 }
 probe
 
-PROTOCOL_SOURCES=("$ROOT"/Sources/DockProtocol/*.swift)
-# The API's request parser and JSON writer are pure Swift: their files compile on their own.
-API_SOURCES=("$ROOT"/Sources/DockJSON/*.swift)
-# The drivers depend on DockProtocol only; they import it, so it is built as a module of its own.
-mapfile -t DRIVER_SOURCES < <(find "$ROOT/Sources/DockDrivers" -name '*.swift' | sort)
-SANITIZE=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g)
-
-# (each swiftc runs from .build-fuzz: with -wmo -g it drops <module>-1.swiftmodule files into the cwd)
-# module NAME SOURCES...: an instrumented static library and its module, in .build-fuzz/modules, once per run.
-BUILT_MODULES=" "
-module() {
-    local name=$1; shift
-    [[ $BUILT_MODULES == *" $name "* ]] && return
-    echo "== building the $name module"
-    if ! (cd "$OUT/modules" && swiftc "${SANITIZE[@]}" -module-name "$name" -emit-module -emit-library -static \
-            -I "$OUT/modules" "$@" -o "$OUT/modules/lib$name.a") >"$OUT/logs/$name.build.log" 2>&1; then
-        cat "$OUT/logs/$name.build.log" >&2
-        echo "run.sh: build of the $name module failed" >&2; exit 2
-    fi
-    BUILT_MODULES+="$name "
-}
-
-# ConfigFuzz: dockd's configuration reader imports DockDrivers, DockCore and DockIO (only its pure
-# StandEndpoint and SerialPort are used); its TOML parser is its own (Sources/DockDaemon/TOML).
-config_modules() {
-    module DockProtocol "${PROTOCOL_SOURCES[@]}"
-    module DockDrivers "${DRIVER_SOURCES[@]}"
-    module DockCore "$ROOT"/Sources/DockCore/*.swift  # the [tracking] section's lost-subject settings
-    module DockIO "$ROOT/Sources/DockIO/StandEndpoint.swift" "$ROOT/Sources/DockIO/SerialPort.swift"
-}
-
+# The targets are SwiftPM executables (Package.swift declares them when DOCKD_FUZZ is set) that
+# depend on the project's library targets. They are built in a scratch directory of their own, with
+# every module instrumented; -enable-testing lets them use the modules' internals (@testable import).
+# (--manifest-cache none: the manifest with the fuzz targets must not be cached for ordinary builds)
 build() {
-    local target=$1 sources extra=()
-    case $target in
-        FrameDecoderFuzz) sources=("$ROOT/Fuzz/Chunking.swift" "${PROTOCOL_SOURCES[@]}") ;;
-        RoundTripFuzz) sources=("${PROTOCOL_SOURCES[@]}") ;;
-        JSONRPCFuzz) sources=("${API_SOURCES[@]}") ;;
-        VISCAFuzz|MAVLinkFuzz)
-            module DockProtocol "${PROTOCOL_SOURCES[@]}"
-            sources=("$ROOT/Fuzz/Chunking.swift" "$ROOT/Fuzz/DriverChecks.swift" "${DRIVER_SOURCES[@]}")
-            extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockProtocol) ;;
-        ONVIFFuzz)
-            module DockProtocol "${PROTOCOL_SOURCES[@]}"
-            sources=("${DRIVER_SOURCES[@]}")
-            extra=(-I "$OUT/modules" -L "$OUT/modules" -lDockProtocol) ;;
-        ConfigFuzz)
-            config_modules
-            sources=("$ROOT/Sources/DockDaemon/Configuration.swift" "$ROOT/Sources/DockDaemon/WholeFile.swift"
-                     "$ROOT"/Sources/DockDaemon/TOML/*.swift)
-            # (-package-name: Configuration is `package`, as SwiftPM builds it)
-            extra=(-package-name dockd -I "$OUT/modules" -L "$OUT/modules" -lDockIO -lDockCore -lDockDrivers -lDockProtocol) ;;
-        *) echo "run.sh: unknown target $target" >&2; exit 2 ;;
-    esac
+    local target=$1
     echo "== building $target"
-    # One module with the code under test: -wmo lets generic code specialize; ld.gold warnings are harmless.
-    if ! (cd "$OUT" && swiftc "${SANITIZE[@]}" -module-name "$target" "${extra[@]}" \
-            "$ROOT/Fuzz/$target.swift" "${sources[@]}" -o "$OUT/$target") >"$OUT/logs/$target.build.log" 2>&1; then
-        grep -v 'ld.gold' "$OUT/logs/$target.build.log" >&2
+    if ! DOCKD_FUZZ=1 swift build -c release --manifest-cache none --scratch-path "$OUT/swiftpm" --product "$target" \
+            -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing >"$OUT/logs/$target.build.log" 2>&1; then
+        grep -v 'ld.gold' "$OUT/logs/$target.build.log" | grep -v 'warning:' | tail -40 >&2
         echo "run.sh: build of $target failed" >&2; exit 2
     fi
+    ln -sf "swiftpm/release/$target" "$OUT/$target"
 }
 
 # Seeds: the committed ones in Fuzz/seeds/, or for the native codec every vector's wire bytes

@@ -56,6 +56,13 @@ mkdir -p out
 "$bin/dock-bench" live --socket "$work/dockd.sock" Benchmarks/Scenarios/two-crossing.json --plot out/demo-tracking.svg
 wait "${pids[3]}" 2>/dev/null || true
 echo "   plot of the subject and the camera's aim: out/demo-tracking.svg"
+echo "== the lost-subject policy and a sweep: the subject leaves for good; the app's policy searches 4 s"
+echo "   around where it was lost, then goes home; then the app sweeps the stand once (tracking.phase events)"
+"$bin/dockctl" watch events --seconds 27 &
+pids+=($!)
+"$bin/dock-bench" live --socket "$work/dockd.sock" Benchmarks/Scenarios/lost-and-sweep.json --plot out/demo-lost-and-sweep.svg
+wait "${pids[4]}" 2>/dev/null || true
+echo "   plot with the policy's phases and the sweep: out/demo-lost-and-sweep.svg"
 bash scripts/demo-camera.sh "$work/dockd.sock"
 echo "== dockd's log"
 tail -n 8 "$work/dockd.err"

@@ -36,6 +36,11 @@ public enum APIMethod: String, Sendable, CaseIterable {
     case presetRecall = "preset.recall"
     case presetList = "preset.list"
     case presetDelete = "preset.delete"
+    case trackingLostPolicy = "tracking.lost_policy"
+    case sweepStart = "sweep.start"
+    case sweepStop = "sweep.stop"
+    case tourStart = "tour.start"
+    case tourStop = "tour.stop"
 
     public var name: String { rawValue }
 
@@ -71,7 +76,7 @@ public enum APIMethod: String, Sendable, CaseIterable {
                          errors: [.notConnected, .notSupported, .invalidParameter, .busy, .motionFailed],
                          needsLease: true, startsMotion: true, notifications: ["motion.progress", "lease.changed", "motion.hold"])
         case .motionOrient:
-            return .init(params: [P.stand] + P.angles + [P.relative, P.duration, P.force], result: "motion",
+            return .init(params: [P.stand] + P.positions + [P.relative, P.duration, P.force], result: "motion",
                          errors: [.notConnected, .notSupported, .invalidParameter, .frameRateTooHigh, .busy, .motionFailed],
                          needsLease: true, startsMotion: true, notifications: ["motion.progress", "lease.changed", "motion.hold"])
         case .motionStop:
@@ -107,7 +112,7 @@ public enum APIMethod: String, Sendable, CaseIterable {
                          errors: [.invalidParameter, .notConnected, .frameRateTooHigh, .frameRateTooLow, .busy])
         case .trackingGet: return .init(params: [P.stand], result: "state", errors: [.notConnected])
         case .trackingFraming:
-            return .init(params: [P.stand, P.framing, P.force], result: "ok", errors: [.notConnected, .busy],
+            return .init(params: [P.stand, P.framing, P.shot, P.force], result: "ok", errors: [.notConnected, .busy],
                          needsLease: true, notifications: ["lease.changed", "motion.hold"])
         case .trackingROI:
             return .init(params: [P.stand, P.rect, P.force], result: "ok", errors: [.invalidParameter, .notConnected, .busy],
@@ -128,6 +133,20 @@ public enum APIMethod: String, Sendable, CaseIterable {
         case .presetList: return .init(params: [P.stand], result: "presets", errors: [.notConnected])
         case .presetDelete:
             return .init(params: [P.stand, P.presetName], result: "ok", errors: [.notConnected, .invalidParameter, .internalError])
+        case .trackingLostPolicy:
+            return .init(params: [P.stand, P.lostPolicy, P.lostAfter, P.lostPreset, P.searchSeconds, P.force], result: "ok",
+                         errors: [.notConnected, .invalidParameter, .busy], needsLease: true, notifications: ["tracking.phase", "lease.changed", "motion.hold"])
+        case .sweepStart:
+            return .init(params: [P.stand, P.sweepFrom, P.sweepTo, P.sweepRate, P.repeats, P.force], result: "ok",
+                         errors: [.notConnected, .notSupported, .invalidParameter, .busy, .motionFailed],
+                         needsLease: true, startsMotion: true, notifications: ["tracking.phase", "lease.changed", "motion.hold"])
+        case .tourStart:
+            return .init(params: [P.stand, P.tourStops, P.repeats, P.force], result: "ok",
+                         errors: [.notConnected, .invalidParameter, .busy, .motionFailed],
+                         needsLease: true, startsMotion: true, notifications: ["tracking.phase", "lease.changed", "motion.hold"])
+        case .sweepStop, .tourStop:
+            return .init(params: [P.stand, P.force], result: "ok", errors: [.notConnected, .busy],
+                         needsLease: true, notifications: ["tracking.phase", "lease.changed", "motion.hold"])
         }
     }
 }

@@ -38,8 +38,14 @@ public struct APIParam: Sendable, Equatable {
     public static let stand = APIParam("stand", .string)
     /// Take control of a stand another client holds (its lease ends).
     public static let force = APIParam("force", .boolean)
-    public static let angles = ["yaw", "pitch", "roll"].map { APIParam($0, .number(-angleLimit...angleLimit, unit: "rad")) }
+    /// The most a zoom target or rate may be, magnification (per second); stands refuse their own.
+    public static let zoomLimit = 1_000.0
+    /// motion.orient's targets: angles, and the optical magnification on a stand with a zoom axis.
+    public static let positions = ["yaw", "pitch", "roll"].map { APIParam($0, .number(-angleLimit...angleLimit, unit: "rad")) }
+        + [APIParam("zoom", .number(-zoomLimit...zoomLimit, unit: "x"))]
+    /// motion.velocity's rates: rad/s, and magnification per second for zoom.
     public static let rates = ["yaw", "pitch", "roll"].map { APIParam($0, .number(-rateLimit...rateLimit, unit: "rad/s")) }
+        + [APIParam("zoom", .number(-zoomLimit...zoomLimit, unit: "x/s"))]
     public static let topics = APIParam("topics", .list, required: true)
     public static let motionRate = APIParam("motion_rate", .number(0...1000, unit: "Hz"))
     public static let enabled = APIParam("enabled", .boolean, required: true)
@@ -50,7 +56,9 @@ public struct APIParam: Sendable, Equatable {
     public static let animationName = APIParam("name", .choice(["yes", "no", "wakeup", "kapow"]))
     public static let keyframes = APIParam("keyframes", .list)
     public static let framingModes = ["automatic", "center", "left", "right"]
-    public static let framing = APIParam("mode", .choice(framingModes), required: true)
+    public static let framing = APIParam("mode", .choice(framingModes))
+    /// The shot sizes of DockTracking's ShotSize (DockAPI does not depend on it).
+    public static let shot = APIParam("shot", .choice(["head", "upper_body", "full_body", "group", "wide"]))
     public static let rect = APIParam("rect", .object(schema: "NormalizedRect"), required: true)
     public static let ids = APIParam("ids", .list)
     public static let selectX = APIParam("x", .number(0...1, unit: ""))
@@ -71,4 +79,15 @@ public struct APIParam: Sendable, Equatable {
     public static let reset = APIParam("reset", .boolean)
     /// A preset's name (its characters are checked by dockd's PresetName, with data.field name).
     public static let presetName = APIParam("name", .string, required: true)
+    public static let lostPolicy = APIParam("policy", .choice(["hold", "preset", "search"]), required: true)
+    /// Seconds after the subject was last seen (`tracking.lost_policy`).
+    public static let lostAfter = APIParam("after", .number(0...3600, unit: "s"))
+    public static let lostPreset = APIParam("preset", .string)
+    public static let searchSeconds = APIParam("search_seconds", .number(0...3600, unit: "s"))
+    public static let sweepFrom = APIParam("from", .number(-angleLimit...angleLimit, unit: "rad"), required: true)
+    public static let sweepTo = APIParam("to", .number(-angleLimit...angleLimit, unit: "rad"), required: true)
+    /// A panorama's speed: from a crawl to as fast as any stand turns (its own limit clamps it).
+    public static let sweepRate = APIParam("rate", .number(0.001...10, unit: "rad/s"), required: true)
+    public static let repeats = APIParam("repeat", .boolean)
+    public static let tourStops = APIParam("stops", .list, required: true)
 }

@@ -69,6 +69,7 @@ struct AnimationPlanner {
         case .yaw: frame.yaw
         case .pitch: frame.pitch
         case .roll: frame.roll
+        case .zoom: nil  // keyframes are angles; the zoom holds through an animation
         }
     }
 

@@ -17,7 +17,7 @@ import StandEngine
 /// once, or with a future when a stand must answer (a command, or a read of its state on its own
 /// event loop): no task per request.
 struct APIMethods: Sendable {
-    static let apiVersion = (major: 1, minor: 3)
+    static let apiVersion = (major: 1, minor: 5)
 
     let stands: StandRegistry
     let hub: EventHub
@@ -27,6 +27,7 @@ struct APIMethods: Sendable {
     let engineSettings: Shared<EngineSettings>
     let defaultsStore: DefaultsStore
     let presets: PresetMethods
+    let pans: PanMethods
     /// Where work that belongs to no stand completes (detaching a stand).
     let loop: any EventLoop
     let logger: Logger
@@ -105,11 +106,11 @@ struct APIMethods: Sendable {
             return try command(p, session, .setTracking(enabled)) { _ in ["enabled": JSONValue(enabled)] }
         case .motionVelocity:
             let rates = try p.axes(P.rates)
-            guard !rates.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad/s") }
+            guard !rates.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad/s, zoom in magnification/s") }
             return try command(p, session, .velocity(rates)) { _ in ["ok": true] }
         case .motionOrient:
-            let target = try p.axes(P.angles)
-            guard !target.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad") }
+            let target = try p.axes(P.positions)
+            guard !target.isEmpty else { throw .invalidParams("give at least one of yaw, pitch, roll in rad, zoom in magnification") }
             let relative = try p.optionalBool(P.relative.name) ?? false
             let duration = try p.optionalNumber(P.duration)
             return try command(p, session, .orient(target, relative: relative, duration: duration), answer: Self.motionID)
@@ -138,7 +139,8 @@ struct APIMethods: Sendable {
             let now = clock.now()
             return .later(try find(p).read { $0.trackingReport(at: now).json(stand: $0.standID ?? "") })
         case .trackingFraming:
-            return try command(p, session, .framing(try p.framingMode())) { _ in ["ok": true] }
+            let request = try p.framingRequest()
+            return try command(p, session, .framing(request.mode, shot: request.shot)) { _ in ["ok": true] }
         case .trackingROI:
             let rect = try p.rect("rect")
             guard rect.x >= 0, rect.y >= 0, rect.maxX <= 1 + 1e-9, rect.maxY <= 1 + 1e-9 else {
@@ -188,6 +190,8 @@ struct APIMethods: Sendable {
             return .value(DefaultsStore.json(defaults))
         case .presetSave, .presetRecall, .presetList, .presetDelete:
             return try presets.call(method, p, session: session)
+        case .trackingLostPolicy, .sweepStart, .sweepStop, .tourStart, .tourStop:
+            return try pans.call(method, p, session: session)
         case .standsDetach:
             let endpoint = try p.device()
             let stands = self.stands
@@ -259,9 +263,11 @@ struct APIMethods: Sendable {
                 "lease_holder_pid": engine.leaseHolder?.pid.map { JSONValue($0) } ?? .null,
                 "stopped": JSONValue(engine.stoppedBy != nil),
                 "stopped_by_pid": engine.stoppedBy?.pid.map { JSONValue($0) } ?? .null,
-                "framing": JSONValue(framing.mode.name), "roi": roi.json, "limits": .object(limits),
+                "framing": JSONValue(framing.mode.name), "shot": engine.tracking.shot.map { JSONValue($0.rawValue) } ?? .null,
+                "roi": roi.json, "limits": .object(limits),
                 "camera": ["horizontal_fov": JSONValue(camera.horizontalFieldOfView), "vertical_fov": JSONValue(camera.verticalFieldOfView)],
-                "motion": engine.motionState.map { JSONValue($0.activity.name) } ?? .null]
+                "motion": engine.motionState.map { JSONValue($0.activity.name) } ?? .null,
+                "lost_policy": engine.lostPolicy.map(\.json) ?? .null, "pan": engine.runningPan.map { $0.pan.json(stop: $0.stop) } ?? .null]
     }
 
     /// Adds topics, then sends a snapshot of each as notifications before any change (from each

@@ -8,8 +8,8 @@ import NIOPosix
 import StandEngine
 import Synchronization
 
-/// The JSON-RPC 2.0 socket: newline-delimited JSON over a Unix stream socket, one
-/// `APIClientHandler` per connection on its event loop (no task per client or per request).
+/// The JSON-RPC 2.0 socket: newline-delimited JSON over a Unix stream socket, each connection an
+/// `APIConnection` pipeline on its event loop (no task per client or per request).
 ///
 /// At most `maxClients` connections are served at once; one more is told so in one JSON-RPC error
 /// line and closed. Running out of file descriptors anyway (EMFILE/ENFILE on accept) pauses
@@ -51,7 +51,7 @@ struct APIServer: Sendable {
                         return
                     }
                     channel.closeFuture.whenComplete { _ in counter.leave() }
-                    try channel.pipeline.syncOperations.addHandler(APIClientHandler(id: id, api: api, hub: hub, logger: logger))
+                    try APIConnection.addHandlers(to: channel.pipeline.syncOperations, id: id, methods: api, hub: hub, logger: logger)
                 }
             }
         let server: any Channel

@@ -1,6 +1,7 @@
 import DockCore
 import DockDrivers
 import DockIO
+import StandEngine
 
 /// /etc/dockd/dockd.conf, in TOML. Every key is optional; the defaults are what a packaged daemon
 /// wants. A bad file is refused with every mistake in it, each with its line (syntax, unknown keys,
@@ -17,6 +18,7 @@ package struct Configuration: Sendable, Equatable {
     var devices: [Device] = []
     var camera = Camera()
     var tracking = Tracking()
+    var buttonSweep: ButtonSweepSection?
     var hotplug = HotplugSettings()
 
     /// The file dockd reads when no `--config` is given; missing, it means the defaults.
@@ -54,6 +56,19 @@ package struct Configuration: Sendable, Equatable {
     struct Tracking: Sendable, Equatable {
         var lostBehaviour = TrackingControlConfiguration.tuned.lostBehaviour
         var lostHold = TrackingControlConfiguration.tuned.lostHold
+    }
+
+    /// `[sweep]`: the sweep a stand's custom button starts and stops, in degrees as the file writes it.
+    struct ButtonSweepSection: Sendable, Equatable {
+        var button: Int
+        var fromDegrees: Double
+        var toDegrees: Double
+        var rateDegrees = 5.0
+        var repeats = true
+
+        var buttonSweep: ButtonSweep {
+            ButtonSweep(button: button, sweep: Sweep(from: fromDegrees * .pi / 180, to: toDegrees * .pi / 180, rate: rateDegrees * .pi / 180, repeats: repeats))
+        }
     }
 
     /// Why a file was refused: one line per mistake, each `FILE:LINE:COLUMN: what` (or `FILE: what`
@@ -135,6 +150,17 @@ package struct Configuration: Sendable, Equatable {
             }
             if let v = t.number("lost_hold_s", in: 0...600) { c.tracking.lostHold = v }
             file.finish(t)
+        }
+        if var w = file.section("sweep") {
+            let button = w.integer("button", in: 0...255), from = w.number("from_deg", in: -3600...3600), to = w.number("to_deg", in: -3600...3600)
+            let rate = w.number("rate_deg_s", in: 0.1...500), repeats = w.bool("repeat")
+            if let button, let from, let to {
+                if from == to { w.refuse("to_deg", "must differ from from_deg") }
+                c.buttonSweep = ButtonSweepSection(button: button, fromDegrees: from, toDegrees: to, rateDegrees: rate ?? 5, repeats: repeats ?? true)
+            } else {
+                w.refuse(nil, "a [sweep] names its button, from_deg and to_deg")
+            }
+            file.finish(w)
         }
         file.refuseUnread()
         return c

@@ -49,6 +49,10 @@ extension Configuration {
         compare("camera.vertical_fov_deg", camera.verticalFOVDegrees, new.camera.verticalFOVDegrees)
         compare("tracking.lost_behaviour", tracking.lostBehaviour, new.tracking.lostBehaviour) { $0.rawValue }
         compare("tracking.lost_hold_s", tracking.lostHold, new.tracking.lostHold)
+        // Each stand's engine takes its button's sweep when it is made.
+        compare("sweep", buttonSweep, new.buttonSweep, restart: true) { s in
+            s.map { "button \($0.button): \($0.fromDegrees)° → \($0.toDegrees)° at \($0.rateDegrees)°/s\($0.repeats ? ", repeating" : "")" } ?? "(none)"
+        }
         return changes
     }
 }

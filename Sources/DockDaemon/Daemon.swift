@@ -58,7 +58,8 @@ package struct Daemon: Service {
         let presetStore = PresetStore(directory: store.directory)
         if let problem = presetStore.problem { logger.error("the stored presets are not used: \(problem)") }
         let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, engineSettings: engineSettings,
-                             defaultsStore: store, presets: PresetMethods(stands: stands, store: presetStore), loop: layout.clientLoop, logger: logger)
+                             defaultsStore: store, presets: PresetMethods(stands: stands, store: presetStore),
+                             pans: PanMethods(stands: stands, store: presetStore), loop: layout.clientLoop, logger: logger)
         let server = APIServer(api: api, hub: hub, logger: logger, maxClients: maxClients.map { APIServer.clamp($0, openFileLimit: FileLimit.raise()) } ?? APIServer.defaultMaxClients())
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)

@@ -7,7 +7,7 @@ import Synchronization
 /// waits for it) and costs nothing for a topic nobody subscribed to (one atomic load, before any
 /// JSON is built). A published notification is encoded once; every subscriber gets the same bytes,
 /// handed to its connection's event loop in one task per loop. A subscriber that stops reading is
-/// dropped by its connection (APIClientHandler), so a slow client never slows a stand's control loop.
+/// dropped by its connection (APIOutputHandler), so a slow client never slows a stand's control loop.
 final class EventHub: Sendable {
     /// Notifications a client may have waiting beyond what its socket holds: 2.5 s of 100 Hz motion.
     static let queueLimit = 256
@@ -37,7 +37,7 @@ final class EventHub: Sendable {
     /// Where a client's notifications go: its connection's handler, on that connection's loop.
     struct Sink: Sendable {
         let loop: any EventLoop
-        let handler: NIOLoopBound<APIClientHandler>
+        let handler: NIOLoopBound<APIOutputHandler>
     }
 
     private struct Subscriber {
@@ -129,7 +129,7 @@ final class EventHub: Sendable {
     /// Sends `params` as a `method` notification to every client subscribed to `topic`, encoded once.
     func publish(topic: Topic, method: String, params: @autoclosure () -> JSONValue, time: Double) {
         // The receivers, grouped by their connections' event loops (a loop or two: a linear search).
-        var groups: [(loop: any EventLoop, handlers: [NIOLoopBound<APIClientHandler>])] = []
+        var groups: [(loop: any EventLoop, handlers: [NIOLoopBound<APIOutputHandler>])] = []
         let rateLimited = topic == .motion && method == "motion.state"
         state.withLock { state in
             for (client, s) in state.subscribers where s.topics & topic.bit != 0 {
@@ -151,7 +151,7 @@ final class EventHub: Sendable {
         for group in groups { Self.deliver(line, to: group.handlers, on: group.loop) }
     }
 
-    private static func deliver(_ line: ByteBuffer, to handlers: [NIOLoopBound<APIClientHandler>], on loop: any EventLoop) {
+    private static func deliver(_ line: ByteBuffer, to handlers: [NIOLoopBound<APIOutputHandler>], on loop: any EventLoop) {
         if loop.inEventLoop {
             for h in handlers { h.value.deliver(line) }
         } else {

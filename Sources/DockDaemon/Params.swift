@@ -106,7 +106,7 @@ struct Params: Sendable {
         return a
     }
 
-    /// `yaw`, `pitch`, `roll` numbers, any subset, as declared (APIParam.angles or .rates).
+    /// `yaw`, `pitch`, `roll`, `zoom` numbers, any subset, as declared (APIParam.positions or .rates).
     func axes(_ declared: [APIParam]) throws(RPCError) -> [Axis: Double] {
         var result: [Axis: Double] = [:]
         for param in declared {

@@ -71,14 +71,17 @@ struct PresetMethods: Sendable {
     /// The pose the stand measures now (nil before its first FEEDBACK or while it is not connected).
     private static func measuredPose(_ engine: StandEngine) -> Preset? {
         guard engine.linkState == .connected, let feedback = engine.lastFeedback?.feedback else { return nil }
-        return Preset(yaw: feedback.axis(.yaw).map { Double($0.position) }, pitch: feedback.axis(.pitch).map { Double($0.position) }, zoom: nil)
+        func measured(_ axis: Axis) -> Double? { feedback.axis(axis).map { Double($0.position) } }
+        return Preset(yaw: measured(.yaw), pitch: measured(.pitch), zoom: measured(.zoom))
     }
 
-    /// The preset's angles on the axes the stand has (`home` names yaw and pitch whatever the stand).
+    /// The preset's angles and zoom on the axes the stand has (`home` names yaw and pitch whatever
+    /// the stand, and no zoom: recalling it leaves the zoom where it is).
     private static func target(_ preset: Preset, axes: [Axis]) -> [Axis: Double] {
         var target: [Axis: Double] = [:]
         if let yaw = preset.yaw, axes.contains(.yaw) { target[.yaw] = yaw }
         if let pitch = preset.pitch, axes.contains(.pitch) { target[.pitch] = pitch }
+        if let zoom = preset.zoom, axes.contains(.zoom) { target[.zoom] = zoom }
         return target
     }
 

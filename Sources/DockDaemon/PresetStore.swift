@@ -5,8 +5,8 @@ import DockAPI
 import DockJSON
 import Synchronization
 
-/// A pose a stand can be sent back to: the measured yaw and pitch when it was saved (nil for an axis
-/// the stand lacks), and its zoom — nil while dockd drives no zoom on the stand (no driver does yet).
+/// A pose a stand can be sent back to: the measured yaw, pitch and zoom when it was saved (nil for
+/// an axis the stand lacks).
 struct Preset: Sendable, Equatable {
     var yaw: Double?
     var pitch: Double?

@@ -19,6 +19,7 @@ extension Configuration {
         settings.camera = cameraModel
         settings.tracking.control.lostBehaviour = tracking.lostBehaviour
         settings.tracking.control.lostHold = tracking.lostHold
+        settings.buttonSweep = buttonSweep?.buttonSweep
         return settings
     }
 
@@ -77,6 +78,7 @@ struct Reloader: Sendable {
         inForce.heartbeatTimeoutMs = current.heartbeatTimeoutMs
         inForce.stateDirectory = current.stateDirectory
         inForce.hotplug.serialPattern = current.hotplug.serialPattern
+        inForce.buttonSweep = current.buttonSweep
 
         if let level = Logger.Level(rawValue: inForce.logLevel) { logLevels.set(level) }
         hotplug.set(inForce.hotplug)

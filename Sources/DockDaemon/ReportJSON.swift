@@ -13,7 +13,7 @@ extension StandNotification {
         case .connected, .disconnected: .stands
         case .motionState, .motionProgress: .motion
         case .trackingState: .tracking
-        case .trackingChanged, .event, .leaseChanged, .stopChanged: .events
+        case .trackingChanged, .event, .leaseChanged, .stopChanged, .phaseChanged: .events
         case .battery: .battery
         case .fault: .logs
         }
@@ -31,6 +31,7 @@ extension StandNotification {
         case .event: "stand.event"
         case .leaseChanged: "lease.changed"
         case .stopChanged: "motion.hold"
+        case .phaseChanged: "tracking.phase"
         case .battery: "battery.state"
         case .fault: "stand.fault"
         }
@@ -69,6 +70,8 @@ extension StandNotification {
         case .stopChanged(let stopped, let by):
             return ["stand": id, "stopped": JSONValue(stopped), "client": by.map { JSONValue($0.id) } ?? .null,
                     "pid": by?.pid.map { JSONValue($0) } ?? .null]
+        case .phaseChanged(let phase):
+            return ["stand": id, "phase": JSONValue(phase.rawValue)]
         case .battery(let report):
             return report.json(stand: stand)
         case .fault(let fault):
@@ -129,7 +132,7 @@ extension MotionReport {
 extension TrackingReport {
     func json(stand: String) -> JSONValue {
         var result: [String: JSONValue] = ["stand": JSONValue(stand), "time": JSONValue(time), "in_frame": JSONValue(inFrame),
-                                           "subjects": .array(subjects.map(\.json))]
+                                           "subjects": .array(subjects.map(\.json)), "phase": JSONValue(phase.rawValue)]
         if let captureTime { result["capture_time"] = JSONValue(captureTime) }
         return .object(result)
     }
@@ -195,5 +198,27 @@ extension JSONValue {
     init(shortest value: Double) {
         let single = Float(value)
         self = single.isFinite && Double(single) == value ? .float(single) : .number(value)
+    }
+}
+
+extension LostSubjectPolicy {
+    /// As `stand.get`'s `control.lost_policy`: what `tracking.lost_policy` was given.
+    var json: JSONValue {
+        ["policy": JSONValue(kind.rawValue), "after": JSONValue(shortest: after), "preset": preset.map { JSONValue($0.name) } ?? .null,
+         "search_seconds": JSONValue(shortest: searchSeconds)]
+    }
+}
+
+extension Pan {
+    /// As `stand.get`'s `control.pan`: the sweep or tour running, and the tour's stop now (its index).
+    func json(stop: Int?) -> JSONValue {
+        switch self {
+        case .sweep(let s):
+            ["kind": "sweep", "from": JSONValue(shortest: s.from), "to": JSONValue(shortest: s.to), "rate": JSONValue(shortest: s.rate),
+             "repeat": JSONValue(s.repeats)]
+        case .tour(let t):
+            ["kind": "tour", "stops": .array(t.stops.map { ["preset": JSONValue($0.pose.name), "dwell": JSONValue(shortest: $0.dwell)] }),
+             "repeat": JSONValue(t.repeats), "stop": stop.map { JSONValue($0) } ?? .null]
+        }
     }
 }

@@ -93,6 +93,20 @@ extension Params {
         default: throw .invalidParams("mode is automatic, center, left or right", field: "mode")
         }
     }
+
+    /// tracking.framing's `mode` and `shot`: each optional (omitted: unchanged), one at least.
+    func framingRequest() throws(RPCError) -> (mode: FramingMode?, shot: ShotSize?) {
+        let mode = try optionalString("mode") == nil ? nil : try framingMode()
+        var shot: ShotSize?
+        if let text = try optionalString("shot") {
+            guard let size = ShotSize(rawValue: text) else {
+                throw .invalidParams("shot is \(ShotSize.allCases.map(\.rawValue).joined(separator: ", "))", field: "shot")
+            }
+            shot = size
+        }
+        guard mode != nil || shot != nil else { throw .invalidParams("give mode, shot or both", field: "mode") }
+        return (mode, shot)
+    }
 }
 
 /// How the camera buffer was oriented when captured; observations are turned upright with it.

@@ -3,12 +3,16 @@ public enum Axis: UInt8, CaseIterable, Sendable, Codable, Comparable, CustomStri
     case yaw = 0
     case pitch = 1
     case roll = 2
+    /// Optical zoom (protocol 1.1): position = magnification relative to the widest setting (1.0 =
+    /// widest), velocity = magnification per second. Not an angle: orientation moves leave it alone.
+    case zoom = 3
 
     public var description: String {
         switch self {
         case .yaw: "yaw"
         case .pitch: "pitch"
         case .roll: "roll"
+        case .zoom: "zoom"
         }
     }
 
@@ -20,7 +24,7 @@ public enum Axis: UInt8, CaseIterable, Sendable, Codable, Comparable, CustomStri
     public static func < (a: Axis, b: Axis) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// The axis mask of the wire format: bit 0 yaw, bit 1 pitch, bit 2 roll.
+/// The axis mask of the wire format: bit 0 yaw, bit 1 pitch, bit 2 roll, bit 3 zoom.
 public struct AxisMask: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -28,6 +32,6 @@ public struct AxisMask: OptionSet, Sendable, Hashable {
         self.rawValue = axes.reduce(0) { $0 | (1 << $1.rawValue) }
     }
 
-    /// The axes set, in wire order. Bits above roll are reserved and ignored.
+    /// The axes set, in wire order. Bits above zoom are reserved and ignored.
     public var axes: [Axis] { Axis.allCases.filter { rawValue & (1 << $0.rawValue) != 0 } }
 }

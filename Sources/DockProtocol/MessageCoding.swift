@@ -88,7 +88,7 @@ extension Message {
             // Counts above the spec's limits are malformed: they are what could make a decoded
             // frame too large to encode again (PROTOCOL.md §1 rule 5).
             let axisCount = try r.u8()
-            guard axisCount <= 3 else { throw .badValue }
+            guard axisCount <= 4 else { throw .badValue }
             var axes: [AxisCapability] = []
             for _ in 0..<axisCount {
                 guard let axis = Axis(rawValue: try r.u8()) else { throw .badValue }
@@ -135,7 +135,7 @@ extension Message {
             return .led(LedCommand(rawMode: try r.u8(), red: try r.u8(), green: try r.u8(), blue: try r.u8(),
                                    onMs: try r.u16(), offMs: try r.u16()))
         case .motors:
-            return .motors(enabled: AxisMask(rawValue: try r.u8() & 0b111))
+            return .motors(enabled: AxisMask(rawValue: try r.u8() & AxisMask(Axis.allCases).rawValue))
         case .feedback:
             let time = try r.u64()
             let mask = AxisMask(rawValue: try r.u8())

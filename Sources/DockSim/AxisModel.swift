@@ -62,6 +62,11 @@ struct AxisState: Sendable {
         self.model = model
         limitMin = model.min; limitMax = model.max
         limitSpeed = model.maxSpeed; limitAccel = model.maxAccel
+        // Powered up at home, or at the nearest end of a range without it (a zoom: 1.0, wide).
+        if !model.continuous {
+            motorPosition = Swift.min(Swift.max(0, model.min), model.max)
+            outputPosition = motorPosition
+        }
     }
 
     mutating func resetLimits() {

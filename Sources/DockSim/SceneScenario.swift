@@ -35,10 +35,16 @@ public struct SceneScenario: Codable, Sendable {
     public var turns: [SceneTurn] = []
     /// Detections of nobody, added to the detector's frames: false faces or bodies.
     public var ghosts: [SceneGhost] = []
+    /// The app's lost-subject policy (`tracking.lost_policy`), set before the run; dockd's own runs only.
+    public var lostPolicy: SceneLostPolicy?
+    /// The app starts a yaw sweep (`sweep.start`) at `t`; dockd's own runs only.
+    public var sweeps: [SceneSweep] = []
+    /// The stand's camera has an optical zoom, and the app asks for a shot (nil: no zoom).
+    public var zoom: SceneZoom?
 
     enum CodingKeys: String, CodingKey {
         case name, description, duration, seed, camera, detector, handheld, yawMaxSpeed, pitchMaxSpeed
-        case regionOfInterest, people, primary, marks, withinLimits, taps, turns, ghosts
+        case regionOfInterest, people, primary, marks, withinLimits, taps, turns, ghosts, lostPolicy, sweeps, zoom
     }
 
     public init(name: String, duration: Double, people: [ScenePerson], primary: [ScenePrimaryEntry]) {
@@ -64,6 +70,9 @@ public struct SceneScenario: Codable, Sendable {
         taps = try c.decodeIfPresent([SceneTap].self, forKey: .taps) ?? []
         turns = try c.decodeIfPresent([SceneTurn].self, forKey: .turns) ?? []
         ghosts = try c.decodeIfPresent([SceneGhost].self, forKey: .ghosts) ?? []
+        lostPolicy = try c.decodeIfPresent(SceneLostPolicy.self, forKey: .lostPolicy)
+        sweeps = try c.decodeIfPresent([SceneSweep].self, forKey: .sweeps) ?? []
+        zoom = try c.decodeIfPresent(SceneZoom.self, forKey: .zoom)
     }
 
     /// The region of interest as (x, y, width, height).
@@ -83,6 +92,39 @@ public struct SceneScenario: Codable, Sendable {
 public struct SceneTap: Codable, Sendable {
     public var t: Double
     public var person: Int
+}
+
+/// `tracking.lost_policy` as a scenario gives it: `policy` hold, preset or search, seconds, and the
+/// preset as stand angles (rad, yaw positive left).
+public struct SceneLostPolicy: Codable, Sendable {
+    public var policy: String
+    public var after: Double = 0
+    public var searchSeconds: Double = 0
+    public var preset: ScenePose?
+
+    enum CodingKeys: String, CodingKey { case policy, after, searchSeconds, preset }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        policy = try c.decode(String.self, forKey: .policy)
+        after = try c.decodeIfPresent(Double.self, forKey: .after) ?? 0
+        searchSeconds = try c.decodeIfPresent(Double.self, forKey: .searchSeconds) ?? 0
+        preset = try c.decodeIfPresent(ScenePose.self, forKey: .preset)
+    }
+}
+
+public struct ScenePose: Codable, Sendable {
+    public var yaw: Double
+    public var pitch: Double
+}
+
+/// `sweep.start` at `t`: absolute yaw, rad, and rad/s.
+public struct SceneSweep: Codable, Sendable {
+    public var t: Double
+    public var from: Double
+    public var to: Double
+    public var rate: Double
+    public var `repeat`: Bool
 }
 
 public struct SceneTurn: Codable, Sendable {
@@ -105,6 +147,15 @@ public struct ScenePrimaryEntry: Codable, Sendable {
     public var t: Double
     public var ids: [Int]
     public init(t: Double, ids: [Int]) { self.t = t; self.ids = ids }
+}
+
+/// An optical zoom on the stand's camera (a zoom axis, PROTOCOL.md §4) and the shot the app asks
+/// `tracking.framing` for: `head`, `upper_body`, `full_body`, `group` or `wide`.
+public struct SceneZoom: Codable, Sendable {
+    /// The tele end's magnification (1 = the camera's field of view) and the zoom's speed, per second.
+    public var max: Double
+    public var maxSpeed: Double
+    public var shot: String
 }
 
 /// A pinhole camera on the stand's output shafts, mounted `height` metres above the floor.

@@ -10,10 +10,12 @@ import Darwin
 public struct SceneAim: Sendable, Hashable {
     public var x: Double
     public var y: Double
-    public init(x: Double, y: Double) { self.x = x; self.y = y }
+    /// The optical zoom's magnification (1 = the scenario's field of view): tan(fov/2) shrinks by it.
+    public var zoom: Double
+    public init(x: Double, y: Double, zoom: Double = 1) { self.x = x; self.y = y; self.zoom = zoom }
 
-    public static func fromStand(yaw: Double, pitch: Double, baseYaw: Double = 0, basePitch: Double = 0) -> SceneAim {
-        SceneAim(x: -(baseYaw + yaw), y: -(basePitch + pitch))
+    public static func fromStand(yaw: Double, pitch: Double, zoom: Double = 1, baseYaw: Double = 0, basePitch: Double = 0) -> SceneAim {
+        SceneAim(x: -(baseYaw + yaw), y: -(basePitch + pitch), zoom: zoom)
     }
 }
 
@@ -92,7 +94,7 @@ public struct SceneSimulator: Sendable {
         let yc = dx * sp * st + dy * ct + dz * cp * st
         let zc = dx * sp * ct - dy * st + dz * cp * ct
         guard zc > 0.05 else { return nil }
-        return (0.5 + xc / zc / (2 * horizontalHalfTangent), 0.5 - yc / zc / (2 * verticalHalfTangent))
+        return (0.5 + xc / zc * aim.zoom / (2 * horizontalHalfTangent), 0.5 - yc / zc * aim.zoom / (2 * verticalHalfTangent))
     }
 
     /// Head top and face center heights of a person, m.
@@ -160,6 +162,7 @@ public struct SceneSimulator: Sendable {
 
     public func desiredAim(truth: [ScenePersonTruth], intended: [Int], aim: SceneAim, faceLine: Double, groupFill: Double = 0.9, headroom: Double = 0.06) -> SceneAim? {
         let roi = scenario.roi
+        let horizontalHalfTangent = self.horizontalHalfTangent / aim.zoom, verticalHalfTangent = self.verticalHalfTangent / aim.zoom
         let present = intended.compactMap { id in truth.first { $0.id == id && $0.present } }
         guard let first = present.first else { return nil }
         var members = present.filter { $0.bodyRect != nil }
@@ -168,7 +171,7 @@ public struct SceneSimulator: Sendable {
             // frames them is still well defined — their face on the region's framing point.
             let wantX = atan((roi.centerX - 0.5) * 2 * horizontalHalfTangent)
             let wantY = atan((roi.y + faceLine * roi.height - 0.5) * 2 * verticalHalfTangent)
-            return SceneAim(x: first.faceDirection.x - wantX, y: first.faceDirection.y - wantY)
+            return SceneAim(x: first.faceDirection.x - wantX, y: first.faceDirection.y - wantY, zoom: aim.zoom)
         }
         func extent(_ m: [ScenePersonTruth]) -> SceneRect { m.dropFirst().reduce(m[0].bodyRect!) { $0.union($1.bodyRect!) } }
         if members.count > 1, extent(members).width > groupFill * roi.width { members = [members[0]] }
@@ -178,7 +181,7 @@ public struct SceneSimulator: Sendable {
         let groupX = aim.x + atan((group.centerX - 0.5) * 2 * horizontalHalfTangent)
         let wantX = atan((roi.centerX - 0.5) * 2 * horizontalHalfTangent)
         let wantY = atan((roi.y + faceLine * roi.height - 0.5) * 2 * verticalHalfTangent)
-        var desired = SceneAim(x: groupX - wantX, y: top.faceDirection.y - wantY)
+        var desired = SceneAim(x: groupX - wantX, y: top.faceDirection.y - wantY, zoom: aim.zoom)
         // The framer's rules on top (Framer.frame): keep the group inside the region when it fits,
         // headroom first, then the bottom edge.
         func angleX(_ u: Double) -> Double { atan((u - 0.5) * 2 * horizontalHalfTangent) }

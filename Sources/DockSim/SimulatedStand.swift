@@ -20,6 +20,8 @@ public struct SimulatedStand: Sendable {
 
     // Session with the host.
     public private(set) var sessionActive = false
+    /// The host said 1.1 or later in its HELLO: it takes a zoom axis.
+    private var hostKnowsZoom = true
     public private(set) var heartbeatTimeoutMs: UInt16
     private var lastHeard: UInt64 = 0
     public private(set) var heartbeatLapsed = false
@@ -259,6 +261,7 @@ public struct SimulatedStand: Sendable {
             return
         }
         sessionActive = true
+        hostKnowsZoom = hello.minor >= 1
         heartbeatLapsed = false
         heartbeatTimeoutMs = ProtocolTiming.clampedHeartbeatTimeoutMs(hello.heartbeatTimeoutMs, standDefault: configuration.defaultHeartbeatTimeoutMs)
         led = LedCommand(mode: .off)
@@ -270,7 +273,7 @@ public struct SimulatedStand: Sendable {
         send(.helloReply(HelloReply(heartbeatTimeoutMs: heartbeatTimeoutMs, model: configuration.model,
                                     firmware: configuration.firmware, hardware: configuration.hardware,
                                     serial: configuration.serial)))
-        send(.capabilities(configuration.capabilities))
+        send(.capabilities(offeredCapabilities))
         reportedBattery = []
         reportBatteries(force: true)
         send(.event(StandEvent(timeUs: stamp(now), kind: .docked, value: docked ? 1 : 0)))
@@ -338,7 +341,7 @@ public struct SimulatedStand: Sendable {
                 send(.helloReply(HelloReply(heartbeatTimeoutMs: heartbeatTimeoutMs, model: configuration.model,
                                             firmware: configuration.firmware, hardware: configuration.hardware,
                                             serial: configuration.serial)))
-            case .capabilities: send(.capabilities(configuration.capabilities))
+            case .capabilities: send(.capabilities(offeredCapabilities))
             case .batteries: reportBatteries(force: true)
             case .docked: send(.event(StandEvent(timeUs: stamp(now), kind: .docked, value: docked ? 1 : 0)))
             }
@@ -372,11 +375,18 @@ public struct SimulatedStand: Sendable {
         send(.nack(Nack(seq: frame.seq, type: frame.message.type.rawValue, code: code, detail: detail)))
     }
 
+    /// The axes a host of protocol 1.0 cannot take (axis 3 is malformed to it): PROTOCOL.md §2.
+    private var offeredCapabilities: Capabilities {
+        var capabilities = configuration.capabilities
+        if !hostKnowsZoom { capabilities.axes.removeAll { $0.axis == .zoom } }
+        return capabilities
+    }
+
     // MARK: - Sensors
 
     private mutating func feedback() -> Feedback {
         let seconds = Double(now) / 1e6
-        let axesFeedback = axes.map { axis -> AxisFeedback in
+        let axesFeedback = axes.filter { hostKnowsZoom || $0.model.axis != .zoom }.map { axis -> AxisFeedback in
             let m = axis.model
             let count = 2 * Double.pi / Double(m.countsPerRev)
             let noisy = axis.motorPosition + m.positionNoise * random.gaussian()

@@ -44,6 +44,9 @@ public struct Framer: Sendable {
     public var mode: FramingMode = .automatic
     /// Normalized, upper-left origin; the framed subjects are kept inside it.
     public var regionOfInterest: NormalizedRect = .fullFrame
+    /// Bodies centred vertically instead of the top face on the face line: the `full_body` and
+    /// `group` shots, whose zoom keeps the whole bodies in the frame.
+    public var bodiesCentered = false
 
     public init(settings: FramingSettings = .init()) {
         self.settings = settings
@@ -72,7 +75,9 @@ public struct Framer: Sendable {
             let limit = settings.maximumLead * region.width
             targetX -= min(max(lead, -limit), limit)
         }
-        let topFace = subjects.compactMap(\.face?.box).min { $0.centerY < $1.centerY }
+        // A whole-body or group shot centres the bodies (room above and below for the zoom to keep
+        // them whole); otherwise the top face goes on the face line.
+        let topFace = bodiesCentered ? nil : subjects.compactMap(\.face?.box).min { $0.centerY < $1.centerY }
         let anchorY = topFace?.centerY ?? group.centerY
         let targetY = region.y + (topFace == nil ? 0.5 : settings.faceLine) * region.height
         // One subject is framed by its face across too, where there is one: a face box jitters a

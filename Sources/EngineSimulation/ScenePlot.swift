@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import DockSim
+import StandEngine
 
 /// One run's camera aim in a plot.
 public struct PlotSeries: Sendable {
@@ -21,7 +22,8 @@ public struct PlotSeries: Sendable {
 
 /// Pan and tilt of the camera's world aim over time, in degrees (pan positive left, tilt positive
 /// up): the ideal aim (black, from the first series' trace) within its ±5 % band (grey), and each
-/// series' camera aim, with a legend. Every point is drawn inside its panel: values outside the
+/// series' camera aim, with a legend; across the top of the pan panel, what dockd did about its
+/// subject (the first series with phases: the lost-subject policy, a sweep). Every point is drawn inside its panel: values outside the
 /// panel's range (the ideal aim of a subject behind the camera) are clamped to its edge.
 public func scenePlot(scenario: SceneScenario, series: [PlotSeries]) -> String {
     guard let first = series.first else { return "" }
@@ -79,6 +81,9 @@ public func scenePlot(scenario: SceneScenario, series: [PlotSeries]) -> String {
             svg += "<polygon points=\"\((upper + lower).joined(separator: " "))\" fill=\"#ddd\" stroke=\"none\"/>\n"
             svg += "<polyline points=\"\(run.map { point($0.0, $0.1) }.joined(separator: " "))\" fill=\"none\" stroke=\"black\" stroke-width=\"1.5\"/>\n"
         }
+        if index == 0, let acting = series.first(where: { !$0.trace.phases.isEmpty }) {
+            svg += phaseStrip(acting.trace.phases, y: y0 + 1, end: tMax, x: px)
+        }
         for s in series.reversed() {
             let points = zip(s.trace.time, s.trace.camera).map { point($0.0, value($0.1)) }
             let dash = s.dashed ? " stroke-dasharray=\"5,3\"" : ""
@@ -86,6 +91,31 @@ public func scenePlot(scenario: SceneScenario, series: [PlotSeries]) -> String {
         }
     }
     return svg + "</svg>\n"
+}
+
+/// One labelled band per phase other than tracking, from its start to the next phase's.
+private func phaseStrip(_ phases: [(time: Double, phase: TrackingPhase)], y: Double, end: Double, x: (Double) -> Double) -> String {
+    var svg = ""
+    for (i, entry) in phases.enumerated() where entry.phase != .tracking {
+        let until = i + 1 < phases.count ? phases[i + 1].time : end
+        let (x0, x1) = (x(entry.time), x(until))
+        svg += String(cFormat: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\" fill=\"%@\" opacity=\"0.8\"/>\n", x0, y, max(1, x1 - x0), phaseColor(entry.phase))
+        svg += String(cFormat: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%@</text>\n", x0 + 2, y + 12, entry.phase.rawValue)
+    }
+    return svg
+}
+
+private func phaseColor(_ phase: TrackingPhase) -> String {
+    switch phase {
+    case .tracking: "none"
+    case .lostHolding: "#f5d76e"
+    case .lostSearching: "#f0a35e"
+    case .returning: "#9ad0f5"
+    case .atPreset: "#b5e3a1"
+    case .lostConfigured: "#dddddd"
+    case .sweeping: "#d7b5f0"
+    case .touring: "#f5b5d7"
+    }
 }
 
 private func escaped(_ text: String) -> String {

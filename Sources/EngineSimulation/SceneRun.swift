@@ -52,11 +52,15 @@ public struct SceneTrace: Sendable {
     public var time: [Double] = []
     public var camera: [SceneAim] = []
     public var desired: [SceneAim?] = []
+    /// What dockd's engine did about its subject, from each time on (changes only; dockd's runs).
+    public var phases: [(time: Double, phase: TrackingPhase)] = []
     public init() {}
 }
 
 public struct SceneRunResult: Sendable {
     public var metrics: SceneMetrics
+    /// With a zoom: how often the subject's height was the shot's, how often the zoom turned around.
+    public var shotFigures: ShotFigures
     public var trace: SceneTrace
     /// dockd's work per detector frame (tracking.observe through the engine: tracker, selection,
     /// framing, control), µs.
@@ -88,6 +92,9 @@ public enum SceneRunError: Error, CustomStringConvertible {
 public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind, record: Bool) throws -> SceneRunResult {
     var standConfig = StandConfiguration()
     standConfig.handheld = scenario.handheld
+    if let zoom = scenario.zoom {
+        standConfig.axes.append(AxisModel(axis: .zoom, continuous: false, min: 1, max: zoom.max, maxSpeed: zoom.maxSpeed, maxAccel: 4 * zoom.maxSpeed))
+    }
     var rig = VirtualStandRig(stand: standConfig, seed: seed &+ 17)
     rig.recording = false
     guard rig.connect() else { throw SceneRunError.notConnected }
@@ -109,6 +116,18 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
     if let s = scenario.pitchMaxSpeed { limits[.pitch] = LimitRequest(maxSpeed: s) }
     if !limits.isEmpty { try setup(.limits(limits)) }
     if case .ours = kind { try setup(.setTracking(true)) } else { try setup(.setTracking(false)) }
+    if case .ours = kind, let policy = scenario.lostPolicy {
+        guard let policyKind = LostSubjectPolicy.Kind(rawValue: policy.policy) else { throw SceneRunError.refused("no lost-subject policy \(policy.policy)") }
+        let preset = policy.preset.map { NamedPose(name: "scenario", yaw: $0.yaw, pitch: $0.pitch) }
+        try setup(.lostPolicy(LostSubjectPolicy(kind: policyKind, after: policy.after, preset: preset, searchSeconds: policy.searchSeconds)))
+    }
+    var sweeps = scenario.sweeps.sorted { $0.t < $1.t }
+    let shot = try scenario.zoom.map { zoom throws in
+        guard let shot = ShotSize(rawValue: zoom.shot) else { throw SceneRunError.refused("no shot \(zoom.shot)") }
+        return shot
+    }
+    if case .ours = kind, let shot { try setup(.framing(nil, shot: shot)) }
+    var shotFigures = ShotFigures(shot: shot)
 
     let faceLine = TrackingSettings.shipped.framing.faceLine
     let start = rig.now
@@ -141,7 +160,8 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
     func worldAim() -> (aim: SceneAim, base: (Double, Double)) {
         let base = rig.stand.baseAttitude(atMicros: rig.micros)
         let yaw = rig.stand.truth(.yaw)?.outputPosition ?? 0, pitch = rig.stand.truth(.pitch)?.outputPosition ?? 0
-        return (SceneAim.fromStand(yaw: yaw, pitch: pitch, baseYaw: base.0, basePitch: base.1), (base.0, base.1))
+        let zoom = rig.stand.truth(.zoom)?.outputPosition ?? 1
+        return (SceneAim.fromStand(yaw: yaw, pitch: pitch, zoom: zoom, baseYaw: base.0, basePitch: base.1), (base.0, base.1))
     }
 
     var step = 0
@@ -161,6 +181,11 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
             var target: [Axis: Double] = [.yaw: turn.yaw]
             if let pitch = turn.pitch { target[.pitch] = pitch }
             if case .failure(let e)? = rig.command(.orient(target, relative: false, duration: nil), from: app).reply { refused["\(e)", default: 0] += 1 }
+        }
+        if case .ours = kind, let sweep = sweeps.first, sweep.t <= t {
+            sweeps.removeFirst()
+            let pan = Pan.sweep(Sweep(from: sweep.from, to: sweep.to, rate: sweep.rate, repeats: sweep.repeat))
+            if case .failure(let e)? = rig.command(.pan(pan), from: app).reply { refused["\(e)", default: 0] += 1 }
         }
         while let frame = pending.first, frame.deliveryTime <= t + 1e-9 {
             pending.removeFirst()
@@ -220,8 +245,14 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
         }
 
         guard step % 10 == 0 else { continue }
+        if case .ours = kind {
+            let phase = rig.engine.phase(at: rig.now)
+            if phase != trace.phases.last?.phase ?? .tracking { trace.phases.append((t, phase)) }
+        }
         let sample = scene.sample(at: t, aim: aim, faceLine: faceLine, trackedID: tracked?.id, trackedPerson: tracked?.person)
         samples.append(sample)
+        shotFigures.add(scene.truth(at: t, aim: aim), intended: scenario.intended(at: t))
+        shotFigures.addZoom(velocity: rig.stand.truth(.zoom)?.velocity ?? 0)
         // The still-subject rule: once the ideal aim has not moved for a second and the camera is
         // on it, nothing more should be sent but keep-alives.
         let moving = rig.movingCommands - movingBefore
@@ -243,7 +274,7 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
     }
     let metrics = SceneMetrics.compute(samples, marks: scenario.marks, horizontalFieldOfView: hfov, verticalFieldOfView: vfov,
                                        identityWindow: TrackingSettings.shipped.tracker.maximumLostDuration)
-    return SceneRunResult(metrics: metrics, trace: trace, stepCosts: costs, maxSubjects: maxSubjects, commandsWhileStill: commandsWhileStill,
+    return SceneRunResult(metrics: metrics, shotFigures: shotFigures, trace: trace, stepCosts: costs, maxSubjects: maxSubjects, commandsWhileStill: commandsWhileStill,
                           refused: refused, stillError: stillErrors.isEmpty ? nil : (stillErrors.reduce(0, +) / Double(stillErrors.count)).squareRoot())
 }
 

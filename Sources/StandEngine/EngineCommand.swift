@@ -26,18 +26,25 @@ public enum EngineCommand: Sendable {
     case resume
     /// One camera frame's detections.
     case observe(ObservedFrame)
-    case framing(FramingMode)
+    /// Each given part changes (nil: unchanged): the framing mode, the shot (with a zoom axis).
+    case framing(FramingMode?, shot: ShotSize? = nil)
     case regionOfInterest(NormalizedRect)
     case select(ids: [String])
     case selectAt(x: Double, y: Double)
     case camera(CameraModel)
     /// The client gives its lease back: what it changed reverts.
     case releaseLease
+    /// What the stand does once its subject is gone (until the lease ends: then the configuration's).
+    case lostPolicy(LostSubjectPolicy)
+    /// A sweep or a tour, until it ends, `endPan`, a client's motion or a stop.
+    case pan(Pan)
+    case endPan
 
     /// Commands that change what the stand does take the client's lease (another client's only with force).
     var isLeased: Bool {
         switch self {
-        case .setTracking, .velocity, .orient, .play, .limits, .cancel, .framing, .regionOfInterest, .select, .selectAt, .camera: true
+        case .setTracking, .velocity, .orient, .play, .limits, .cancel, .framing, .regionOfInterest, .select, .selectAt, .camera,
+             .lostPolicy, .pan, .endPan: true
         case .stop, .resume, .observe, .releaseLease: false
         }
     }
@@ -45,7 +52,7 @@ public enum EngineCommand: Sendable {
     /// Commands that set the stand in motion, refused while a stop holds or the stand refuses drives.
     var startsMotion: Bool {
         switch self {
-        case .velocity, .orient, .play: true
+        case .velocity, .orient, .play, .pan: true
         default: false
         }
     }

@@ -57,6 +57,8 @@ public enum StandNotification: Sendable, Equatable {
     case event(EventReport)
     case leaseChanged(client: Int, takenFrom: Int)
     case stopChanged(stopped: Bool, by: ClientRef?)
+    /// What the stand does about its subject changed: lost, searching, returning, sweeping, … (`tracking.phase`).
+    case phaseChanged(TrackingPhase)
     /// Topic `battery`.
     case battery(BatteryReport)
     /// Topic `logs`.
@@ -100,6 +102,7 @@ public struct TrackingReport: Sendable, Equatable {
     public var captureTime: Double?
     public var subjects: [SubjectReport]
     public var inFrame: Bool
+    public var phase = TrackingPhase.tracking
 }
 
 public struct SubjectReport: Sendable, Equatable {

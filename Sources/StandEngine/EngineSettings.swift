@@ -27,6 +27,8 @@ public struct EngineSettings: Sendable {
     public var defaults = StandDefaults()
     /// How long a LIMITS may wait for its acknowledgement (the driver resends meanwhile), s.
     public var acknowledgementTimeout = 1.5
+    /// The sweep a custom button starts and stops (nil: the buttons are only reported).
+    public var buttonSweep: ButtonSweep?
 
     public init() {}
 }

@@ -75,6 +75,11 @@ public struct StandEngine: Sendable {
     /// A client moved the stand: once its motion ends, tracking starts afresh where it points.
     private var clientTurned = false
     private var lastTrackingPublished = -Double.infinity
+    /// A client's lost-subject policy (nil: the configuration's `lost_behaviour`).
+    private var lostWatch: LostSubjectWatch?
+    /// A sweep or tour that runs: it steers instead of tracking.
+    private var panPlanner: PanPlanner?
+    private var phasePublished = TrackingPhase.tracking
     private var ledState: LedMode?
     private var lastHeard = 0.0
     private var framesHeard = 0
@@ -164,6 +169,7 @@ public struct StandEngine: Sendable {
         answerStops(at: now, &out)
         answerLimits(at: now, &out)
         if !driver.awaitsAcknowledgement(of: .limits) { limitsBeforeUnacknowledged = nil }
+        publishPhase(at: now, &out)
         return out
     }
 
@@ -184,6 +190,7 @@ public struct StandEngine: Sendable {
         linkState = .disconnected
         motion = nil
         limitsBeforeUnacknowledged = nil
+        panPlanner = nil
         if wasConnected {
             out.log(.warning, "stand disconnected", ["reason": lastError ?? reason])
             out.notifications.append(.disconnected(reason: lastError ?? reason))
@@ -340,8 +347,13 @@ public struct StandEngine: Sendable {
         let predicted = motion?.predictedAngles(at: now) ?? [:]
         let yaw = predicted[.yaw] ?? feedback.axis(.yaw).map { Double($0.position) } ?? 0
         let pitch = predicted[.pitch] ?? feedback.axis(.pitch).map { Double($0.position) } ?? 0
-        tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch)
-        steerByTracking(yaw: yaw, pitch: pitch, at: now, &out)
+        let zoom = predicted[.zoom] ?? feedback.axis(.zoom).map { Double($0.position) } ?? 1
+        tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch, zoom: zoom)
+        if panPlanner != nil {
+            steerByPan(yaw: yaw, pitch: pitch, at: now, &out)
+        } else {
+            steerByTracking(yaw: yaw, pitch: pitch, at: now, &out)
+        }
         runController(at: now, &out)
         out.notifications.append(.motionState(motionReport(feedback, at: now)))
     }
@@ -467,10 +479,19 @@ public struct StandEngine: Sendable {
             clientTurned = false
             tracking.startAfresh(at: now)
         }
-        var positions: [Axis: Double] = [:]
-        if capabilities?.axis(.yaw) != nil { positions[.yaw] = yaw }
-        if capabilities?.axis(.pitch) != nil { positions[.pitch] = pitch }
-        guard let rates = tracking.command(positions: positions, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now) else { return }
+        let positions = steeredPositions(yaw: yaw, pitch: pitch)
+        // Zoom only on a stand that declares it (the controller has limits for its axes only),
+        // within the limits in force: a client's included.
+        let zoomLimits = controller.limits(of: .zoom)
+        guard var rates = tracking.command(positions: positions, zoom: zoomLimits, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now)
+        else { return }
+        if var watch = lostWatch {
+            if let policyRates = watch.rates(lastSeen: tracking.lastSeen, positions: positions, continuousAxes: continuousAxes, at: now) {
+                // The policy steers pan and tilt; the shot's zoom (wide while the subject is lost) stays.
+                rates.merge(policyRates) { _, policy in policy }
+            }
+            lostWatch = watch
+        }
         if rates.values.allSatisfy({ $0 == 0 }) {
             // Framed and still: nothing to send (a still subject gets a still camera, and no
             // command stream), after one zero VELOCITY if it was moving.
@@ -480,6 +501,89 @@ public struct StandEngine: Sendable {
         }
         motion = controller
         applyLed(at: now, &out)
+    }
+
+    /// The yaw and pitch a steering step starts from, for the axes the stand has.
+    private func steeredPositions(yaw: Double, pitch: Double) -> [Axis: Double] {
+        var positions: [Axis: Double] = [:]
+        if capabilities?.axis(.yaw) != nil { positions[.yaw] = yaw }
+        if capabilities?.axis(.pitch) != nil { positions[.pitch] = pitch }
+        return positions
+    }
+
+    private var continuousAxes: Set<Axis> { Set(capabilities?.axes.filter(\.continuous).map(\.axis) ?? []) }
+
+    // MARK: - Sweeps and tours
+
+    /// A sweep or tour steers the motors in velocity mode, as tracking would, while no stop holds
+    /// and the stand takes drives; once it ends the stand comes to rest and tracking starts afresh
+    /// where it points.
+    private mutating func steerByPan(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
+        guard var planner = panPlanner, var controller = motion, lease.stop == nil, !refusals.holding(at: now) else { return }
+        switch controller.state.activity {
+        case .orientation, .animation: return
+        case .idle, .velocity: break
+        }
+        let rates = planner.rates(positions: steeredPositions(yaw: yaw, pitch: pitch), continuousAxes: continuousAxes, at: now)
+        if let rates {
+            panPlanner = planner
+            try? controller.setVelocity(rates, at: now)
+        } else {
+            panPlanner = nil
+            clientTurned = true
+            controller.endVelocity()
+            out.log(.info, "\(planner.pan.phase.rawValue) ended")
+        }
+        motion = controller
+    }
+
+    /// The person at the stand starts the configured sweep, or ends the sweep or tour running. The
+    /// button needs no lease (as the tracking button), but a stop holds it back as any motion.
+    private mutating func toggleButtonSweep(_ sweep: Sweep, at now: Double, _ out: inout EngineOutput) {
+        if panPlanner != nil {
+            endPan()
+            runController(at: now, &out)
+            return
+        }
+        guard lease.stop == nil, refusals.holdReason(at: now) == nil else {
+            out.log(.notice, "the custom button's sweep is held back: the stand is stopped or refuses drives")
+            return
+        }
+        do {
+            try startPan(.sweep(sweep), at: now, &out)
+        } catch {
+            out.log(.warning, "the custom button's sweep did not start: \(error)")
+        }
+    }
+
+    /// Ends a sweep or tour (a client's motion, a stop, the lease's end take over from it).
+    private mutating func endPan() {
+        guard panPlanner != nil else { return }
+        panPlanner = nil
+        clientTurned = true
+        motion?.endVelocity()
+    }
+
+    /// What the stand does about its subject now (`tracking.state`'s `phase`).
+    public func phase(at now: Double) -> TrackingPhase {
+        if let planner = panPlanner { return planner.pan.phase }
+        // A client's turn or a sweep ended: tracking starts afresh (at its next step) where the stand points.
+        guard tracking.isActive(at: now), !clientTurned else { return .tracking }
+        if let watch = lostWatch { return watch.phase }
+        if let seen = tracking.lastSeen, now - seen.time > LostSubjectPolicy.unseen { return .lostConfigured }
+        return .tracking
+    }
+
+    /// The lost-subject policy a client set (nil: the configuration's `lost_behaviour`).
+    public var lostPolicy: LostSubjectPolicy? { lostWatch?.policy }
+    /// The sweep or tour running, and the tour's stop now.
+    public var runningPan: (pan: Pan, stop: Int?)? { panPlanner.map { ($0.pan, $0.stopIndex) } }
+
+    private mutating func publishPhase(at now: Double, _ out: inout EngineOutput) {
+        let phase = phase(at: now)
+        guard phase != phasePublished else { return }
+        phasePublished = phase
+        out.notifications.append(.phaseChanged(phase))
     }
 
     /// LED policy: off when not tracking, on when tracking, blinking while the subject is in frame.
@@ -521,6 +625,7 @@ public struct StandEngine: Sendable {
             tracking.applyZoom(Double(event.factor))
         case .customButton:
             report = .button(id: Int(event.button), pressed: pressed)
+            if pressed, let configured = settings.buttonSweep, configured.button == Int(event.button) { toggleButtonSweep(configured.sweep, at: now, &out) }
         }
         out.notifications.append(.event(EventReport(kind: report)))
     }
@@ -554,6 +659,7 @@ public struct StandEngine: Sendable {
                 guard lease.mayMove(client) else { throw .stopped(by: lease.stop?.by, stand: name) }
             }
             if command.startsMotion, let reason = refusals.holdReason(at: now) { throw .motionFailed(reason) }
+            if command.startsMotion { endPan() }  // a client's motion, or a new sweep or tour, takes over
             if case .stop = command {
                 stop(by: client, token: token, at: now, &out)
                 return
@@ -606,8 +712,9 @@ public struct StandEngine: Sendable {
             return .ok
         case .observe(let frame):
             return try observe(frame, from: client, at: now, &out)
-        case .framing(let mode):
-            tracking.setFraming(mode)
+        case .framing(let mode, let shot):
+            if let mode { tracking.setFraming(mode) }
+            if let shot { tracking.setShot(shot) }
             return .ok
         case .regionOfInterest(let rect):
             tracking.setRegionOfInterest(rect)
@@ -625,7 +732,33 @@ public struct StandEngine: Sendable {
             return .ok
         case .stop:
             return .ok  // handled by `run`
+        case .lostPolicy(let policy):
+            lostWatch = LostSubjectWatch(policy: policy)
+            return .ok
+        case .pan(let pan):
+            try startPan(pan, at: now, &out)
+            return .ok
+        case .endPan:
+            endPan()
+            runController(at: now, &out)
+            return .ok
         }
+    }
+
+    private mutating func startPan(_ pan: Pan, at now: Double, _ out: inout EngineOutput) throws(EngineError) {
+        guard linkState == .connected, motion != nil, let feedback = lastFeedback?.feedback else { throw .notConnected(stand: standID ?? fallbackName) }
+        if case .sweep = pan, capabilities?.axis(.yaw) == nil { throw .notSupported("a sweep turns the yaw axis, which this stand lacks") }
+        for target in pan.targets {
+            guard let limits = motion?.limits(of: target.axis), !limits.continuous else { continue }
+            guard target.angle >= limits.min - 1e-6, target.angle <= limits.max + 1e-6 else {
+                throw .invalidParameter("\(target.axis) \(target.angle) rad is outside its limits \(limits.min)…\(limits.max) rad: the stand could never get there")
+            }
+        }
+        panPlanner = PanPlanner(pan)
+        let yaw = feedback.axis(.yaw).map { Double($0.position) } ?? 0
+        let pitch = feedback.axis(.pitch).map { Double($0.position) } ?? 0
+        steerByPan(yaw: yaw, pitch: pitch, at: now, &out)
+        runController(at: now, &out)
     }
 
     private mutating func withController<T>(at now: Double, _ out: inout EngineOutput,
@@ -657,7 +790,7 @@ public struct StandEngine: Sendable {
         // whether or not tracking drives the motors now (a stop, a client's motion).
         if now - lastTrackingPublished >= 0.1 {
             lastTrackingPublished = now
-            out.notifications.append(.trackingState(tracking.report(time: now)))
+            out.notifications.append(.trackingState(trackingReport(at: now)))
         }
         if let feedback = lastFeedback {
             let yaw = feedback.feedback.axis(.yaw).map { Double($0.position) } ?? 0
@@ -672,6 +805,7 @@ public struct StandEngine: Sendable {
     /// The reply waits for the stand to acknowledge the STOP (bounded).
     private mutating func stop(by client: ClientRef, token: Int?, at now: Double, _ out: inout EngineOutput) {
         lease.hold(stopBy: client)
+        endPan()
         out.notifications.append(.stopChanged(stopped: true, by: client))
         out.log(.notice, "client \(client.id) stopped the stand")
         guard linkState == .connected, var controller = motion else {
@@ -735,6 +869,8 @@ public struct StandEngine: Sendable {
     /// reverts — motion stops, the stand's own limits return, system tracking resumes.
     private mutating func release(_ client: Int, reason: String, at now: Double, _ out: inout EngineOutput) {
         guard lease.release(client) else { return }
+        lostWatch = nil
+        endPan()
         if var controller = motion {
             controller.stop(at: now)
             controller.resetLimits()  // queues a LIMITS with the stand's own values per narrowed axis
@@ -771,7 +907,11 @@ public struct StandEngine: Sendable {
 
     public var motionSnapshot: MotionReport? { lastFeedback.map { motionReport($0.feedback, at: $0.time) } }
 
-    public func trackingReport(at now: Double) -> TrackingReport { tracking.report(time: now) }
+    public func trackingReport(at now: Double) -> TrackingReport {
+        var report = tracking.report(time: now)
+        report.phase = phase(at: now)
+        return report
+    }
 
     /// The controller's state (running motion, measured positions), nil while not connected.
     public var motionState: MotionState? { motion?.state }

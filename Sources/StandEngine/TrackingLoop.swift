@@ -14,7 +14,10 @@ public struct TrackingLoop: Sendable {
     private var baseCamera: CameraModel
     /// The configuration's camera, in force whenever no client set one.
     private var configuredCamera: CameraModel
+    /// The stand's zoom button (a digital zoom of the phone): a factor on top of the optical zoom.
     private(set) var zoom = 1.0
+    /// The shot framing keeps with an optical zoom, and its dead band's state.
+    private var shotZoom = ShotZoom()
     private let frameRates: ClosedRange<Double>
 
     /// Motor angles over the last 2 s: the aim at any capture time.
@@ -24,6 +27,8 @@ public struct TrackingLoop: Sendable {
     public private(set) var lastStep: TrackingStep?
     private var lastStepAim = Aim(x: 0, y: 0)
     public private(set) var target: TrackingTarget?
+    /// The target when a subject was last seen: where a lost-subject policy searches, and since when.
+    public private(set) var lastSeen: TrackingTarget?
     private var lastObservation = -Double.infinity
 
     public init(camera: CameraModel, seed: UInt64, settings: TrackingSettings) {
@@ -45,8 +50,10 @@ public struct TrackingLoop: Sendable {
     /// True while a stream of observations is alive: tracking then owns the motors.
     public func isActive(at now: Double) -> Bool { now - lastObservation < 1.0 }
 
-    public mutating func recordFeedback(time: Double, yaw: Double, pitch: Double) {
-        history.record(time: time, yaw: yaw, pitch: pitch)
+    /// `zoom`: the optical magnification the stand reports (1 without a zoom axis); the camera
+    /// model of each frame follows it, so that angles stay right while zooming.
+    public mutating func recordFeedback(time: Double, yaw: Double, pitch: Double, zoom: Double = 1) {
+        history.record(time: time, yaw: yaw, pitch: pitch, zoom: zoom)
     }
 
     public mutating func recordImu(_ sample: ImuSample, time: Double) {
@@ -71,14 +78,14 @@ public struct TrackingLoop: Sendable {
 
     public mutating func setCamera(_ camera: CameraModel) {
         baseCamera = camera  // a later zoom scales this one, not the configuration's
-        pipeline.camera = camera.zoomed(by: zoom)
+        pipeline.camera = camera.zoomed(by: zoom * history.latestZoom)
     }
 
     /// A zoom event: a factor of 2 doubles the subject's size, i.e. halves tan(fov/2).
     public mutating func applyZoom(_ factor: Double) {
         guard factor.isFinite, factor > 0 else { return }
         zoom = min(20, max(0.05, zoom * factor))
-        pipeline.camera = baseCamera.zoomed(by: zoom)
+        pipeline.camera = baseCamera.zoomed(by: zoom * history.latestZoom)
     }
 
     // MARK: - Observations
@@ -95,6 +102,7 @@ public struct TrackingLoop: Sendable {
     /// One frame's detections, boxes normalized with an upper-left origin in the upright image.
     public mutating func observe(_ detections: [Detection], captureTime: Double, now: Double) {
         let aim = aim(at: captureTime)
+        pipeline.camera = baseCamera.zoomed(by: zoom * history.zoom(at: captureTime))
         let observations = detections.map { d in
             var observation = Observation(kind: d.kind, box: pipeline.camera.angularBox(of: d.rect, aim: aim), confidence: d.confidence,
                                           speakingConfidence: d.speaking, lookingAtCameraConfidence: d.lookingAtCamera, faceYaw: d.faceYaw)
@@ -109,6 +117,7 @@ public struct TrackingLoop: Sendable {
         // controller's lost behaviour starts once the tracker lets the subjects go).
         if !pipeline.framesOnlyLostSubjects(step) {
             target = Self.target(step, tracks: pipeline.tracker.tracks, time: captureTime)
+            if let target { lastSeen = target }
         }
     }
 
@@ -124,11 +133,27 @@ public struct TrackingLoop: Sendable {
     }
 
     /// Rates for the motors while tracking is active, nil when it is not; `roundTrip` is the link's
-    /// (a slow link gets a gentler loop).
-    public mutating func command(positions: [Axis: Double], roundTrip: Double, at now: Double) -> [Axis: Double]? {
+    /// (a slow link gets a gentler loop). `zoom`, on a stand with a zoom axis: its limits in force;
+    /// with a shot chosen, the shot's zoom rate comes with the others (without one, none: the zoom
+    /// holds, as VELOCITY holds every axis it is not given a rate for).
+    public mutating func command(positions: [Axis: Double], zoom zoomLimits: EffectiveAxisLimits? = nil,
+                                 roundTrip: Double, at now: Double) -> [Axis: Double]? {
         guard isActive(at: now) else { return nil }
         controller.roundTrip = roundTrip
-        return controller.command(target: target, positions: positions, base: base.current, at: now)
+        var rates = controller.command(target: target, positions: positions, base: base.current, at: now)
+        if let zoomLimits, shotZoom.shot != nil { rates[.zoom] = zoomRate(limits: zoomLimits) }
+        return rates
+    }
+
+    /// The shot's zoom rate, judged on the latest frame with the camera at the zoom in force now.
+    private mutating func zoomRate(limits: EffectiveAxisLimits) -> Double {
+        let magnification = history.latestZoom
+        guard let step = lastStep else { return 0 }
+        let framed = step.framing.framed.compactMap { id in pipeline.tracker.tracks.first { $0.id == id } }
+        let lost = framed.isEmpty || pipeline.framesOnlyLostSubjects(step)
+        let target = shotZoom.target(subjects: framed, lost: lost, camera: baseCamera.zoomed(by: zoom * magnification), aim: lastStepAim,
+                                     magnification: magnification, range: limits.min...limits.max)
+        return shotZoom.rate(toward: target, magnification: magnification, maxSpeed: limits.maxSpeed)
     }
 
     // MARK: - Selection and framing
@@ -156,13 +181,20 @@ public struct TrackingLoop: Sendable {
     }
 
     public mutating func setFraming(_ mode: FramingMode) { pipeline.framer.mode = mode }
+    /// nil: the zoom is left where it is.
+    public mutating func setShot(_ shot: ShotSize?) {
+        shotZoom.shot = shot
+        pipeline.framer.bodiesCentered = shot == .fullBody || shot == .group
+    }
+    public var shot: ShotSize? { shotZoom.shot }
     public mutating func setRegionOfInterest(_ rect: NormalizedRect) { pipeline.framer.regionOfInterest = rect }
 
     /// Back to the stand's defaults: their framing and region of interest, automatic selection,
-    /// the configuration's camera.
+    /// the configuration's camera, no shot (the zoom stays where the client left it).
     public mutating func resetClientSettings(to defaults: StandDefaults) {
         setCamera(configuredCamera)
         pipeline.framer.mode = defaults.framing
+        setShot(nil)
         pipeline.framer.regionOfInterest = defaults.regionOfInterest
         pipeline.selector.select(ids: [])
     }
@@ -172,6 +204,7 @@ public struct TrackingLoop: Sendable {
     public mutating func startAfresh(at time: Double) {
         pipeline.selector.startAfresh(at: time)
         target = nil
+        lastSeen = nil
         controller.reset()
     }
 
@@ -180,6 +213,7 @@ public struct TrackingLoop: Sendable {
     public mutating func forgetSubjects() {
         pipeline.tracker.forgetAll()
         target = nil
+        lastSeen = nil
         lastStep = nil
         controller.reset()
     }
@@ -198,15 +232,26 @@ public struct TrackingLoop: Sendable {
     }
 }
 
-/// Motor angles with the host time they were measured, over the last couple of seconds: where the
-/// camera pointed when a frame was captured, interpolated between FEEDBACK samples.
+/// Motor angles (and the optical zoom) with the host time they were measured, over the last couple
+/// of seconds: where the camera pointed when a frame was captured, interpolated between FEEDBACK
+/// samples.
 struct AngleHistory: Sendable {
-    private var samples: [(time: Double, yaw: Double, pitch: Double)] = []
+    private var samples: [(time: Double, yaw: Double, pitch: Double, zoom: Double)] = []
     private let span = 2.0
 
-    mutating func record(time: Double, yaw: Double, pitch: Double) {
-        samples.append((time, yaw, pitch))
+    mutating func record(time: Double, yaw: Double, pitch: Double, zoom: Double) {
+        samples.append((time, yaw, pitch, zoom))
         if let first = samples.first, time - first.time > span { samples.removeFirst(samples.count / 4) }
+    }
+
+    var latestZoom: Double { samples.last?.zoom ?? 1 }
+
+    func zoom(at time: Double) -> Double {
+        guard let after = samples.firstIndex(where: { $0.time >= time }) else { return latestZoom }
+        guard after > 0 else { return samples[0].zoom }
+        let a = samples[after - 1], b = samples[after]
+        let f = b.time > a.time ? (time - a.time) / (b.time - a.time) : 1
+        return a.zoom + f * (b.zoom - a.zoom)
     }
 
     func angles(at time: Double) -> (yaw: Double, pitch: Double) {

@@ -28,6 +28,8 @@ struct LiveRecord {
     var path = StandPath()
     /// Each `tracking.state` by arrival (our clock): its primary, nil when there is none.
     var primaries: [(arrival: Double, primary: Primary?)] = []
+    /// Each `tracking.phase` by arrival (our clock).
+    var phases: [(arrival: Double, phase: TrackingPhase)] = []
     var framesSent = 0
     /// Frames not captured because the loop woke more than a frame period late.
     var framesSkipped = 0
@@ -87,14 +89,35 @@ final class LiveScene {
         // The first motion.state (the subscription's snapshot, or the first report) may come before the reply.
         var reported = false
         func note(_ message: JSONValue) { reported = reported || message["method"]?.string == "motion.state" }
-        _ = try client.call(.subscribe, ["topics": ["motion", "tracking"], "motion_rate": 1000], onNotification: note)
+        _ = try client.call(.subscribe, ["topics": ["motion", "tracking", "events"], "motion_rate": 1000], onNotification: note)
         while !reported, let message = try client.receive(within: deadline - monotonicSeconds()) { note(message) }
         guard reported else { throw LiveFailure(description: "the stand sent no feedback within 10 s") }
-        try goHome()
+        if let policy = scenario.lostPolicy { try setLostPolicy(policy) }
+        try go(yaw: 0, pitch: 0)
+        // A pause of a second starts a new observation stream: a previous client's frames (a soak's
+        // last run) must not count in this one's rate check.
+        let pause = monotonicSeconds() + 1.1
+        while try client.receive(within: pause - monotonicSeconds()) != nil {}
     }
 
-    /// Turns the stand to (0, 0), where the scenario's world frame has it start, and waits for it.
-    private func goHome() throws {
+    /// The scenario's lost-subject policy through the API: its preset, given as a pose, saved by
+    /// turning the stand there (`home` when it is the home pose).
+    private func setLostPolicy(_ policy: SceneLostPolicy) throws {
+        var params: [String: JSONValue] = ["policy": .string(policy.policy), "after": JSONValue(policy.after), "search_seconds": JSONValue(policy.searchSeconds)]
+        if let pose = policy.preset {
+            if pose.yaw == 0 && pose.pitch == 0 {
+                params["preset"] = "home"
+            } else {
+                try go(yaw: pose.yaw, pitch: pose.pitch)
+                _ = try client.call(.presetSave, ["name": "bench-lost"])
+                params["preset"] = "bench-lost"
+            }
+        }
+        _ = try client.call(.trackingLostPolicy, params, onNotification: handle)
+    }
+
+    /// Turns the stand to (yaw, pitch) and waits for it: (0, 0) is where the scenario's world frame has it start.
+    private func go(yaw: Double, pitch: Double) throws {
         // The motion's last progress may come before the call's reply: notifications are kept from the start.
         var ended: [Double: String] = [:]
         func note(_ message: JSONValue) {
@@ -102,16 +125,12 @@ final class LiveScene {
                   let id = p["id"]?.double, let state = p["state"]?.string, state != "running" else { return }
             ended[id] = state
         }
-        let reply = try client.call(.motionOrient, ["yaw": 0.0, "pitch": 0.0], onNotification: note)
+        let reply = try client.call(.motionOrient, ["yaw": JSONValue(yaw), "pitch": JSONValue(pitch)], onNotification: note)
         guard let id = reply["id"]?.double else { throw LiveFailure(description: "motion.orient answered without an id") }
         let deadline = monotonicSeconds() + 10
         while ended[id] == nil, let message = try client.receive(within: deadline - monotonicSeconds()) { note(message) }
-        guard let state = ended[id] else { throw LiveFailure(description: "the stand did not reach home within 10 s") }
-        guard state == "completed" else { throw LiveFailure(description: "the stand did not go home: motion \(state)") }
-        // A pause of a second starts a new observation stream: a previous client's frames (a soak's
-        // last run) must not count in this one's rate check.
-        let pause = monotonicSeconds() + 1.1
-        while try client.receive(within: pause - monotonicSeconds()) != nil {}
+        guard let state = ended[id] else { throw LiveFailure(description: "the stand did not reach (\(yaw), \(pitch)) within 10 s") }
+        guard state == "completed" else { throw LiveFailure(description: "the stand did not go to (\(yaw), \(pitch)): motion \(state)") }
     }
 
     /// Runs the scenario for its duration in real time.
@@ -121,6 +140,7 @@ final class LiveScene {
         var nextCapture = 0.0
         var pending: [SceneFrame] = []
         var turns = scenario.turns.sorted { $0.t < $1.t }
+        var sweeps = scenario.sweeps.sorted { $0.t < $1.t }
         while true {
             let now = monotonicSeconds() - start
             guard now < scenario.duration else { break }
@@ -130,6 +150,11 @@ final class LiveScene {
                 var target: [String: JSONValue] = ["yaw": JSONValue(turn.yaw)]
                 if let pitch = turn.pitch { target["pitch"] = JSONValue(pitch) }
                 _ = try? client.call(.motionOrient, target, onNotification: handle)
+            }
+            if let sweep = sweeps.first, sweep.t <= now {
+                sweeps.removeFirst()
+                _ = try? client.call(.sweepStart, ["from": JSONValue(sweep.from), "to": JSONValue(sweep.to), "rate": JSONValue(sweep.rate),
+                                                   "repeat": .bool(sweep.repeat)], onNotification: handle)
             }
             if nextCapture <= now {
                 // Rendered at its capture time from the stand's path, even when the loop wakes late.
@@ -182,6 +207,8 @@ final class LiveScene {
             record.path.record(params, arrival: arrival)
         case "tracking.state":
             record.primaries.append((arrival, Self.primary(in: params)))
+        case "tracking.phase":
+            if let phase = params["phase"]?.string.flatMap(TrackingPhase.init(rawValue:)) { record.phases.append((arrival, phase)) }
         default:
             break
         }
@@ -216,6 +243,7 @@ final class LiveScene {
             samples.append(sample)
             if step % 2 == 0 { trace.time.append(t); trace.camera.append(aim); trace.desired.append(sample.desired) }
         }
+        trace.phases = record.phases.map { ($0.arrival, $0.phase) }
         let metrics = SceneMetrics.compute(samples, marks: scenario.marks, horizontalFieldOfView: scene.horizontalFieldOfView,
                                            verticalFieldOfView: scene.verticalFieldOfView,
                                            identityWindow: TrackingSettings.shipped.tracker.maximumLostDuration)  // dockd's tracker settings too

@@ -51,6 +51,12 @@ struct DockSimCommand: ParsableCommand {
     @Flag(help: "The base sways and bobs like a hand-held stand (seen by the IMU).")
     var handheld = false
 
+    @Option(help: ArgumentHelp("An optical zoom axis (protocol 1.1) up to this magnification (1 = widest).", valueName: "magnification"))
+    var zoom: Double?
+
+    @Option(help: "The zoom's speed, magnification per second (with --zoom).")
+    var zoomSpeed = 2.0
+
     @Option(help: "Heartbeat timeout used when the host's HELLO asks for 0, ms.")
     var heartbeatMs = StandConfiguration().defaultHeartbeatTimeoutMs
 
@@ -68,6 +74,8 @@ struct DockSimCommand: ParsableCommand {
         if let imuHz, imuHz > 1000 { throw ValidationError("--imu-hz must be within 0…1000") }
         if !(100...5000).contains(heartbeatMs) { throw ValidationError("--heartbeat-ms must be within 100…5000 (the protocol's clamp)") }
         if serial.isEmpty || serial.utf8.count > 32 { throw ValidationError("--serial must be 1 to 32 bytes") }
+        if let zoom, !(zoom > 1 && zoom <= 100) { throw ValidationError("--zoom must be above 1 and at most 100") }
+        if !(zoomSpeed > 0 && zoomSpeed <= 100) { throw ValidationError("--zoom-speed must be above 0 and at most 100") }
     }
 
     func run() throws {
@@ -105,6 +113,9 @@ struct DockSimCommand: ParsableCommand {
     private var standConfiguration: StandConfiguration {
         var configuration = StandConfiguration()
         configuration.serial = serial
+        if let zoom {
+            configuration.axes.append(AxisModel(axis: .zoom, continuous: false, min: 1, max: zoom, maxSpeed: zoomSpeed, maxAccel: 4 * zoomSpeed))
+        }
         // Rates not given are the defaults, lowered to what --baud carries (PROTOCOL.md §5.1).
         configuration.feedbackHz = feedbackHz ?? configuration.feedbackHz
         configuration.imuHz = imuHz ?? configuration.imuHz

@@ -32,7 +32,8 @@ struct Dockctl: ParsableCommand {
         version: DockVersion.string,
         subcommands: [Status.self, List.self, Diag.self, Watch.self, Track.self, Move.self, Orient.self, Limits.self,
                       Animate.self, Stop.self, Resume.self, Battery.self, Events.self, Attach.self, Detach.self, Discover.self,
-                      Framing.self, ROI.self, Select.self, Subjects.self, Defaults.self, PresetCommand.self, Call.self])
+                      Framing.self, ROI.self, Select.self, Subjects.self, Defaults.self, PresetCommand.self, LostPolicy.self, SweepCommand.self,
+                      TourCommand.self, Call.self])
 }
 
 /// Options every subcommand shares.

@@ -25,9 +25,11 @@ enum StandText {
         switch method {
         case "motion.state":
             let (pos, vel) = (p["positions"] ?? [:], p["velocities"] ?? [:])
-            return "motion  " + ["yaw", "pitch", "roll"].compactMap { axis in
+            let angles = ["yaw", "pitch", "roll"].compactMap { axis in
                 pos[axis].map { "\(axis) \(fmt($0)) rad (\(fmt(vel[axis])) rad/s)" }
-            }.joined(separator: "  ")
+            }
+            let zoom = pos["zoom"].map { "zoom \(fmt($0))x (\(fmt(vel["zoom"]))x/s)" }
+            return "motion  " + (angles + [zoom].compactMap { $0 }).joined(separator: "  ")
         case "motion.progress":
             return "motion \(p["id"]?.text ?? "?") \(p["state"]?.text ?? "?") \(Int((p["fraction"]?.double ?? 0) * 100)) %"
         case "stand.state", "stand.connected":
@@ -45,6 +47,9 @@ enum StandText {
         case "tracking.state":
             let subjects = p["subjects"]?.array ?? []
             return "tracking \(subjects.count) subject(s), in frame: \((p["in_frame"]?.bool ?? false) ? "yes" : "no")"
+                + (p["phase"]?.string.map { $0 == "tracking" ? "" : ", \($0)" } ?? "")
+        case "tracking.phase":
+            return "phase   \(p["phase"]?.text ?? "?")"
         case "stand.fault":
             return "fault   \(p["text"]?.text ?? "")"
         default:

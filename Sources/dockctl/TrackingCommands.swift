@@ -6,17 +6,27 @@ import DockJSON
 
 struct Framing: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Framing mode: automatic, center, left, right (reverts as dockctl exits; --hold keeps it).")
+        abstract: "Framing mode (automatic, center, left, right) and shot (--shot; the zoom keeps it on a stand with one) (reverts as dockctl exits; --hold keeps it).")
     @OptionGroup var connection: Connection
     @OptionGroup var hold: HoldOption
-    @Argument(help: "automatic, center, left or right") var mode: String
+    @Argument(help: "automatic, center, left or right (omitted: unchanged)") var mode: String?
+    @Option(help: "head, upper_body, full_body, group or wide") var shot: String?
+
+    static let modes = ["automatic", "center", "left", "right"]
+    static let shots = ["head", "upper_body", "full_body", "group", "wide"]
 
     func validate() throws {
-        guard ["automatic", "center", "left", "right"].contains(mode) else { throw ValidationError("say automatic, center, left or right") }
+        if let mode, !Self.modes.contains(mode) { throw ValidationError("say automatic, center, left or right") }
+        if let shot, !Self.shots.contains(shot) { throw ValidationError("--shot is head, upper_body, full_body, group or wide") }
+        guard mode != nil || shot != nil else { throw ValidationError("give a mode, --shot or both") }
     }
 
     func run() throws {
-        try dockctl.run { try connection.leased(.trackingFraming, ["mode": .string(mode)], hold: hold.hold) { _ in "framing \(mode)" } }
+        var params: [String: JSONValue] = [:]
+        if let mode { params["mode"] = .string(mode) }
+        if let shot { params["shot"] = .string(shot) }
+        let said = [mode.map { "framing \($0)" }, shot.map { "shot \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        try dockctl.run { try connection.leased(.trackingFraming, params, hold: hold.hold) { _ in said } }
     }
 }
 

@@ -10,7 +10,7 @@ import dock_driver_probe
 import dock_sim
 import dockctl
 
-let calledAs = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
+let calledAs = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? ""
 switch calledAs {
 case "dockctl": runDockctl()
 case "dock-sim": runDockSim()

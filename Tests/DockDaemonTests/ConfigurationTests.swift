@@ -34,7 +34,7 @@ struct ConfigurationTests {
     }
 
     @Test func aTopLevelKeyADottedKeyAndAnInlineTableArePlaced() {
-        #expect(refusal("debug = true\n") == ["t.conf:1:1: unknown key debug (known: camera, daemon, device, hotplug, tracking)"])
+        #expect(refusal("debug = true\n") == ["t.conf:1:1: unknown key debug (known: camera, daemon, device, hotplug, sweep, tracking)"])
         #expect(refusal("[camera]\n  tracking.lost_hold_s = 2\n").first?.hasPrefix("t.conf:2:3: unknown section camera.tracking") == true)
         #expect(refusal("daemon = { socket = \"/x\", sockett = 1 }\n").first?.hasPrefix("t.conf:1:1: unknown key daemon.sockett") == true)
         #expect(refusal("[[device]]\npath = \"/a\"\n[[device]]\npath = \"/b\"\nbogus = 1\n")
@@ -70,6 +70,18 @@ struct ConfigurationTests {
         #expect(c.tracking.lostHold == 2 && c.hotplug.baud == 9600)
         #expect(c.devices.first?.options == ["poll_hz": .number(20), "address": .integer(2)])
         #expect(refusal("[daemon]\nheartbeat_timeout_ms = 600.5\n") == ["t.conf:2:1: daemon.heartbeat_timeout_ms: must be a whole number, not 600.5"])
+    }
+
+    @Test func aSweepSectionNamesItsButtonAndEndsInDegrees() throws {
+        let c = try Configuration.parse("[sweep]\nbutton = 2\nfrom_deg = -90\nto_deg = 90\nrate_deg_s = 10\n", source: "t.conf")
+        let sweep = try #require(c.engineSettings.buttonSweep)
+        #expect(sweep.button == 2 && abs(sweep.sweep.from + .pi / 2) < 1e-12 && abs(sweep.sweep.rate - .pi / 18) < 1e-12 && sweep.sweep.repeats)
+        #expect(refusal("[sweep]\nbutton = 1\nfrom_deg = 10\n") == ["t.conf:1:1: sweep: a [sweep] names its button, from_deg and to_deg"])
+        #expect(refusal("[sweep]\nbutton = 1\nfrom_deg = 10\nto_deg = 10\n") == ["t.conf:4:1: sweep.to_deg: must differ from from_deg"])
+        #expect(refusal("[sweep]\nbutton = 1\nfrom_deg = 0\nto_deg = 10\nrate_deg_s = 0\n") == ["t.conf:5:1: sweep.rate_deg_s: must be in [0.1, 500], not 0"])
+        // Each engine takes its button's sweep when it is made: a reload names the change as needing a restart.
+        let changes = Configuration().changes(to: c)
+        #expect(changes.map(\.key) == ["sweep"] && changes[0].needsRestart && changes[0].after == "button 2: -90.0° → 90.0° at 10.0°/s, repeating")
     }
 
     @Test func oneRuleForTheLogLevel() {

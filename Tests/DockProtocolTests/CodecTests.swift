@@ -139,3 +139,22 @@ func cobsRoundTripsAnyLength(length: Int) {
         #expect(decoder.counters.errors[.malformed, default: 0] >= 1, "\(name) is refused as malformed")
     }
 }
+
+@Test func aZoomAxisTravelsAsAxis3AfterRollAndAFifthAxisIsMalformed() throws {
+    let zoom = AxisCapability(axis: .zoom, continuous: false, min: 1, max: 20, maxSpeed: 4, maxAccel: 16, countsPerRev: 0)
+    let angles = [Axis.yaw, .pitch, .roll].map { AxisCapability(axis: $0, continuous: false, min: -1, max: 1, maxSpeed: 2, maxAccel: 8, countsPerRev: 4096) }
+    let capabilities = Frame(seq: 1, message: .capabilities(Capabilities(feedbackHz: 100, imuHz: 0, features: [], buttons: [], customButtons: 0,
+                                                                          axes: angles + [zoom], batteries: [])))
+    var decoder = FrameDecoder()
+    #expect(try decoder.feed(FrameEncoder.encode(capabilities)).map { try $0.get() } == [capabilities])
+
+    let velocity = FrameEncoder.encode(Frame(seq: 2, message: .velocity([AxisValue(.zoom, 0.5), AxisValue(.yaw, 1)])))
+    guard case .velocity(let values) = try decoder.feed(velocity).first?.get().message else { Issue.record("no velocity"); return }
+    #expect(values.map(\.axis) == [.yaw, .zoom])
+    #expect(AxisMask(rawValue: 0b1111_1000).axes == [.zoom], "bits above zoom are ignored")
+
+    let five = Frame(seq: 3, message: .capabilities(Capabilities(feedbackHz: 100, imuHz: 0, features: [], buttons: [], customButtons: 0,
+                                                                  axes: angles + [zoom, zoom], batteries: [])))
+    let results = decoder.feed(FrameEncoder.encode(five))
+    #expect(results.count == 1 && (try? results[0].get()) == nil, "five axes are malformed")
+}

@@ -20,6 +20,15 @@ import Testing
         }
     }
 
+    @Test func aWholeBodyShotCentresTheBodyInsteadOfPuttingTheFaceOnTheFaceLine() {
+        let tracks = Fixture.tracker([Person(x: 0.1, y: 0.1, height: 0.3)]).subjects
+        var framer = Framer()
+        framer.bodiesCentered = true
+        let result = framer.frame(selected: [tracks[0].id], tracks: tracks, camera: Fixture.camera, aim: Fixture.aim)
+        let body = Fixture.camera.normalizedRect(of: tracks[0].box, aim: result.desiredAim)
+        #expect(abs(body.y + body.height / 2 - 0.5) < 1e-6)
+    }
+
     @Test func regionOfInterestContainsTheSubject() {
         // A wide group on the left third of the right half of the image: placed by the third alone
         // its left edge would stick out of the region, so containment must shift it in.

@@ -87,4 +87,41 @@ struct ScenarioSuiteTests {
         let run = try runScene(try Self.scenario("occlusion-2s"), seed: 1, kind: .ours, record: false)
         #expect((run.metrics.reacquireTime ?? 0) <= 0.5)
     }
+
+    /// Issue 25: each lost-subject policy with a subject that leaves for good and one that comes
+    /// back from the other side, outside the camera's view until it walks in.
+    static func phases(_ run: SceneRunResult) -> [TrackingPhase] { run.trace.phases.map(\.phase) }
+    static func finalYaw(_ run: SceneRunResult) -> Double { -(run.trace.camera.last?.x ?? 0) }
+
+    @Test func aSubjectGoneForGoodIsGivenUpForThePresetAfterItsTime() throws {
+        let preset = try runScene(try Self.scenario("lost-preset-gone"), seed: 1, kind: .ours, record: true)
+        #expect(Self.phases(preset) == [.lostHolding, .returning, .atPreset])
+        let lost = try #require(preset.trace.phases.first?.time), returning = try #require(preset.trace.phases.dropFirst().first?.time)
+        #expect(abs(returning - (lost - LostSubjectPolicy.unseen) - 2) < 0.1, "returns 2 s after the last sight")
+        #expect(abs(Self.finalYaw(preset) - 0.3) < 0.02)
+        let search = try runScene(try Self.scenario("lost-search-gone"), seed: 1, kind: .ours, record: true)
+        #expect(Self.phases(search) == [.lostHolding, .lostSearching, .returning, .atPreset])
+        #expect(abs(Self.finalYaw(search)) < 0.02)
+        let hold = try runScene(try Self.scenario("lost-hold-gone"), seed: 1, kind: .ours, record: true)
+        #expect(Self.phases(hold) == [.lostHolding])
+    }
+
+    @Test func aSubjectThatComesBackIsReacquiredByThePresetAndTheSearchNotByHold() throws {
+        for name in ["lost-preset-back", "lost-search-back"] {
+            let run = try runScene(try Self.scenario(name), seed: 1, kind: .ours, record: true)
+            #expect(run.trace.phases.last?.phase == .tracking, "\(name): \(Self.phases(run))")
+            #expect((run.metrics.reacquireTime ?? 9) < 1.5, "\(name): reacquired in \(run.metrics.reacquireTime ?? -1) s")
+        }
+        // Held where it lost the subject (0.95 rad right), the camera never sees it come back on the left.
+        let hold = try runScene(try Self.scenario("lost-hold-back"), seed: 1, kind: .ours, record: true)
+        #expect(hold.metrics.reacquireTime == nil && Self.phases(hold) == [.lostHolding])
+    }
+
+    /// The demo's scenario: the search, the preset, then a sweep once, after which the stand stays
+    /// where the sweep ended (tracking starts afresh there) rather than going back to the preset.
+    @Test func aSweepAfterTheLostPolicyEndsWhereItTurnedTo() throws {
+        let run = try runScene(try Self.scenario("lost-and-sweep"), seed: 1, kind: .ours, record: true)
+        #expect(Self.phases(run) == [.lostHolding, .lostSearching, .returning, .atPreset, .sweeping, .tracking])
+        #expect(abs(Self.finalYaw(run) - 0.6) < 0.03, "at \(Self.finalYaw(run)) rad")
+    }
 }

@@ -27,6 +27,17 @@ struct ScenePlotTests {
         for label in ["ideal aim", "ours", "naive"] { #expect(svg.contains(">\(label)</text>")) }
     }
 
+    /// What dockd did about its subject is drawn over the pan panel: each phase of the lost-subject
+    /// policy, or the sweep, a labelled band where it held.
+    @Test func thePolicysPhasesAndASweepAreDrawn() throws {
+        for (name, labels) in [("lost-search-gone", ["lost-holding", "lost-searching", "returning", "at-preset"]), ("sweep-once", ["sweeping"])] {
+            let scenario = try ScenarioSuiteTests.scenario(name)
+            let ours = try runScene(scenario, seed: 1, kind: .ours, record: true)
+            let svg = scenePlot(scenario: scenario, series: [.init("ours", ours.trace, .blue)])
+            for label in labels { #expect(svg.contains(">\(label)</text>"), "\(name): \(label)") }
+        }
+    }
+
     private func matches(_ pattern: String, in text: String) -> [[String]] {
         let regex = try! NSRegularExpression(pattern: pattern)
         return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { m in

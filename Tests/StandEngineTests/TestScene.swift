@@ -25,9 +25,10 @@ struct TestScene {
     let camera = EngineSettings().camera
 
     /// Normalized detections of everyone in view, with the stand at its true angles now (a
-    /// continuous yaw's whole turns do not change the view).
+    /// continuous yaw's whole turns do not change the view) and its true zoom, if it has one.
     func detections(_ rig: VirtualStandRig) -> [Detection] {
         let aim = Aim(x: -remainder(rig.angle(.yaw), 2 * .pi), y: -rig.angle(.pitch))
+        let camera = rig.stand.truth(.zoom).map { self.camera.zoomed(by: $0.outputPosition) } ?? self.camera
         var result: [Detection] = []
         for p in people {
             let faceHeight = p.size / 5

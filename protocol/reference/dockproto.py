@@ -81,7 +81,7 @@ MESSAGE_TYPES = {
 }
 TYPE_NAMES = {code: name for name, code in MESSAGE_TYPES.items()}
 
-AXES = ("yaw", "pitch", "roll")  # index == axis number == bit in an axis mask
+AXES = ("yaw", "pitch", "roll", "zoom")  # index == axis number == bit in an axis mask; zoom since 1.1
 
 ERROR_KINDS = ("oversize", "cobs", "truncated", "crc", "unknown_type", "malformed")
 
@@ -288,7 +288,7 @@ def _mask_of(names):
 
 
 def _names_of(mask):
-    # Bits 3-7 name no axis in 1.0 and carry no fields, so they are dropped.
+    # Bits 4-7 name no axis in 1.1 and carry no fields, so they are dropped.
     return [name for index, name in enumerate(AXES) if mask & (1 << index)]
 
 
@@ -410,7 +410,7 @@ PAYLOADS = {
                     ("max_accel", F32),
                     ("counts_per_rev", U32),
                 ),
-                limit=3,
+                limit=4,
             ),
         ),
         ("batteries", _Counted(STR, limit=4)),

@@ -3,6 +3,7 @@
 import json
 import math
 import random
+import struct
 import sys
 from pathlib import Path
 
@@ -152,6 +153,42 @@ def test_axes_are_sent_in_axis_order():
     ordered = {"axes": [{"axis": "yaw", "velocity": 0.5}, {"axis": "pitch", "velocity": -1.25}]}
     assert dockproto.encode_payload("velocity", unordered) == dockproto.encode_payload(
         "velocity", ordered)
+
+
+def test_zoom_is_axis_3_and_its_fields_follow_roll():
+    payload = {"axes": [{"axis": "zoom", "velocity": 0.5}, {"axis": "yaw", "velocity": -1.25}]}
+    wire = dockproto.encode_payload("velocity", payload)
+    assert wire[0] == 0b1001
+    assert dockproto.decode_payload("velocity", wire) == {
+        "axes": [{"axis": "yaw", "velocity": -1.25}, {"axis": "zoom", "velocity": 0.5}]}
+
+
+def test_a_1_0_receiver_reads_a_zoom_frame_as_the_frame_without_zoom():
+    # 1.0 ignores mask bit 3, and zoom's fields are trailing bytes it ignores.
+    with_zoom = dockproto.encode_payload("velocity", {"axes": [{"axis": "yaw", "velocity": 0.5},
+                                                                {"axis": "zoom", "velocity": 2.0}]})
+    without = dockproto.encode_payload("velocity", {"axes": [{"axis": "yaw", "velocity": 0.5}]})
+    assert with_zoom[1:].startswith(without[1:])
+    assert with_zoom[0] & 0b0111 == without[0]
+
+
+def _capabilities_with(axis_ids):
+    axes = b"".join(bytes([axis, 0]) + struct.pack("<4fI", 1, 20, 2, 4, 0) for axis in axis_ids)
+    return struct.pack("<HHHBB", 100, 0, 0, 0, 0) + bytes([len(axis_ids)]) + axes + b"\x00"
+
+
+def test_capabilities_take_four_axes_with_zoom_and_refuse_a_fifth_or_axis_4():
+    decoded = dockproto.decode_payload("capabilities", _capabilities_with([0, 1, 2, 3]))
+    assert [a["axis"] for a in decoded["axes"]] == ["yaw", "pitch", "roll", "zoom"]
+    for bad in ([0, 1, 2, 3, 3], [4]):
+        with pytest.raises(dockproto.ProtocolError) as caught:
+            dockproto.decode_payload("capabilities", _capabilities_with(bad))
+        assert caught.value.kind == "malformed"
+
+
+def test_mask_bits_above_zoom_carry_no_fields():
+    wire = bytes([0b11110001]) + struct.pack("<f", 0.5)
+    assert dockproto.decode_payload("velocity", wire) == {"axes": [{"axis": "yaw", "velocity": 0.5}]}
 
 
 def test_sender_wraps_seq():

@@ -64,7 +64,14 @@ def check(tmp_path, text, *args):
                           capture_output=True, text=True, timeout=30)
 
 
+# A [sweep] names its button and both ends together: the others, beside the key under test.
+SWEEP_CONTEXT = {"button": "1", "from_deg": "-10", "to_deg": "10"}
+
+
 def document(section, key, value, driver=None):
+    if section == "sweep":
+        others = "".join(f"{k} = {v}\n" for k, v in SWEEP_CONTEXT.items() if k != key)
+        return f"[sweep]\n{others}{key} = {value}\n"
     if driver:
         return f"[[device]]\n{driver_context(drivers()[driver])}\n{key} = {value}\n"
     if section == "device":
@@ -83,7 +90,7 @@ def known_to_dockd(tmp_path, header):
 def test_the_manual_documents_exactly_what_dockd_takes(tmp_path):
     documented = documented_keys()
     assert known_to_dockd(tmp_path, "") == {s for s, _, _, _ in documented}
-    for section in ("daemon", "hotplug", "camera", "tracking"):
+    for section in ("daemon", "hotplug", "camera", "tracking", "sweep"):
         assert known_to_dockd(tmp_path, f"[{section}]") == {k for s, k, _, _ in documented if s == section}, section
     common = {k for s, k, _, d in documented if s == "device" and d is None}
     for name, driver in drivers().items():
@@ -126,7 +133,8 @@ def test_every_documented_key_is_taken(tmp_path, section, key, kind, driver):
 NUMERIC = [(s, k, t, d) for s, k, t, d in documented_keys() if t in ("integer", "number")]
 WHOLE = {("daemon", "heartbeat_timeout_ms"): 600, ("device", "baud"): 9600, ("device", "channel"): 3,
          ("hotplug", "baud"): 9600, ("camera", "horizontal_fov_deg"): 60, ("camera", "vertical_fov_deg"): 40,
-         ("tracking", "lost_hold_s"): 2}
+         ("tracking", "lost_hold_s"): 2, ("sweep", "button"): 1, ("sweep", "from_deg"): -20, ("sweep", "to_deg"): 20,
+         ("sweep", "rate_deg_s"): 5}
 
 
 def whole(section, key, driver):

@@ -84,6 +84,10 @@ def test_tracking_commands(rig):
     assert "no subjects tracked" in dockctl(rig, "subjects").stdout
     assert dockctl(rig, "framing", "left").stdout.strip() == "framing left (SIM-0001)"
     assert dockctl(rig, "framing", "sideways").returncode == 64
+    assert dockctl(rig, "framing", "--shot", "upper_body").stdout.strip() == "shot upper_body (SIM-0001)"
+    assert dockctl(rig, "framing", "center", "--shot", "wide").stdout.strip() == "framing center, shot wide (SIM-0001)"
+    assert dockctl(rig, "framing", "--shot", "tight").returncode == 64
+    assert dockctl(rig, "framing").returncode == 64
     assert dockctl(rig, "roi", "0.1", "0.1", "0.8", "0.8").returncode == 0
     bad = dockctl(rig, "roi", "0.5", "0.5", "0.8", "0.8")
     assert bad.returncode == 2 and "inside the frame" in bad.stderr  # refused

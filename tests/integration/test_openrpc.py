@@ -181,6 +181,14 @@ def test_every_method_and_notification_is_exercised_against_the_document(rig, do
     assert c.result("tracking.select", {"ids": [state["subjects"][0]["id"]]})["ids"] == [state["subjects"][0]["id"]]
     assert c.result("tracking.select", {"x": 0.5, "y": 0.5})["ids"]  # inside the body (upper-left origin)
     c.result("tracking.select", {"ids": []})
+    c.result("tracking.lost_policy", {"policy": "search", "after": 1, "search_seconds": 2, "preset": "home"})
+    c.result("sweep.start", {"from": -0.2, "to": 0.2, "rate": 0.5, "repeat": True})
+    expect("tracking.phase", lambda p: p["phase"] == "sweeping")
+    assert c.result("stand.get")["control"]["pan"]["kind"] == "sweep"
+    c.result("sweep.stop")
+    c.result("tour.start", {"stops": [{"preset": "home", "dwell": 0.5}]})
+    expect("tracking.phase", lambda p: p["phase"] == "touring")
+    c.result("tour.stop")
     assert c.result("dockd.stats")["clients"] >= 1
     other = rig.client()
     other.result("motion.velocity", {"yaw": 0.1, "force": True})

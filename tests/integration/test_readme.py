@@ -45,11 +45,15 @@ RUN = [
     "dockctl preset save stage",
     "dockctl preset go stage",
     "dockctl preset list",
+    "dockctl lost-policy search --after 2 --preset stage",
+    "dockctl sweep start --from=-1 --to=1 --rate=0.1 --repeat",
+    "dockctl tour start stage:10 home:5 --repeat",
     "dock-bench scenario --suite",
     "dock-bench live Benchmarks/Scenarios/slow-walk.json --plot /tmp/slow-walk.svg",
 ]
 # Commands that run until stopped: what they print first, after which they are interrupted.
-FOLLOWING = {"dockctl watch motion events --rate 10": "motion", "dockctl events": None}
+FOLLOWING = {"dockctl watch motion events --rate 10": "motion", "dockctl events": None,
+             "dockctl sweep start --from=-1 --to=1 --rate=0.1 --repeat": "sweeping", "dockctl tour start stage:10 home:5 --repeat": "touring"}
 
 
 def readme_commands():
@@ -108,7 +112,7 @@ def readme_rig(tmp_path):
 def test_the_simulator_section_and_the_using_dockd_commands(readme_rig):
     tmp_path, socket_path = readme_rig
     wait_for(lambda: "connected" in run_to_end("dockctl status", tmp_path, socket_path).stdout, 10, "the stand")
-    for command in RUN[3:16]:
+    for command in RUN[3:19]:
         if command in FOLLOWING:
             follow(command, tmp_path, socket_path, FOLLOWING[command])
         else:
@@ -154,8 +158,8 @@ def follow(command, tmp_path, socket_path, first_word):
 # every core (it timed out at 60 s under `make under-load`): generous deadlines.
 @pytest.mark.timeout(1200)
 def test_the_benchmark_commands(tmp_path):
-    suite = run_to_end(RUN[16], tmp_path, None, timeout=600)
+    suite = run_to_end(RUN[19], tmp_path, None, timeout=600)
     assert suite.returncode == 0 and "| met |" in suite.stdout, suite.stderr[-2000:]
-    live = run_to_end(RUN[17], tmp_path, None, timeout=300)
+    live = run_to_end(RUN[20], tmp_path, None, timeout=300)
     assert live.returncode == 0, live.stderr[-2000:]
     assert "<svg" in (tmp_path / "slow-walk.svg").read_text()

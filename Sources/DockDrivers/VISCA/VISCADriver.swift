@@ -190,7 +190,7 @@ public struct VISCADriver: StandDriver {
                 switch v.axis {
                 case .yaw: yaw = Double(v.value)
                 case .pitch: pitch = Double(v.value)
-                case .roll: if v.value != 0 { deferred.append(.refused(command: command.type.rawValue, reason: "no roll axis")) }
+                case .roll, .zoom: if v.value != 0 { deferred.append(.refused(command: command.type.rawValue, reason: "no \(v.axis) axis")) }
                 }
             }
             let payload = drive(yaw: yaw, pitch: pitch)
@@ -215,7 +215,7 @@ public struct VISCADriver: StandDriver {
                 switch a.axis {
                 case .yaw: limits.yaw = range
                 case .pitch: limits.pitch = range
-                case .roll: break
+                case .roll, .zoom: break
                 }
             }
             // Written into the camera where it takes them; enforced by the controller either way.
@@ -286,7 +286,7 @@ public struct VISCADriver: StandDriver {
             switch t.axis {
             case .yaw: panDeg = -Double(t.position) * deg
             case .pitch: tiltDeg = Double(t.position) * deg
-            case .roll: break
+            case .roll, .zoom: break
             }
         }
         let time = max(0.05, duration)

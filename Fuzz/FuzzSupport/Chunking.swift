@@ -2,9 +2,9 @@
 // same ways: a decoder must not care where one read ends and the next begins.
 
 /// A tiny deterministic generator for chunk sizes, seeded from the control byte.
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
+package struct SplitMix {
+    package var state: UInt64
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -14,7 +14,7 @@ struct SplitMix {
 }
 
 /// Splits `stream` into consecutive chunks as chosen by `control`, calling `body` for each.
-func forEachChunk(of stream: ArraySlice<UInt8>, control: UInt8, _ body: (ArraySlice<UInt8>) -> Void) {
+package func forEachChunk(of stream: ArraySlice<UInt8>, control: UInt8, _ body: (ArraySlice<UInt8>) -> Void) {
     var start = stream.startIndex
     var rng = SplitMix(state: UInt64(control) &* 0x1234_5678_9ABC_DEF1)
     while start < stream.endIndex {

@@ -1,10 +1,13 @@
+@testable import DockDrivers
+import FuzzDriverChecks
+import FuzzSupport
 import DockProtocol
 import Glibc
 
 // libFuzzer target for what decodes a VISCA camera's bytes (Sources/DockDrivers/VISCA): the serial
 // framing (VISCAStreamDecoder), reply classification, the VISCA-over-IP header, position nibbles,
-// and VISCADriver.receive on top of them. Built by Fuzz/run.sh from this file, Chunking.swift,
-// DriverChecks.swift and Sources/DockDrivers, against a DockProtocol module.
+// and VISCADriver.receive on top of them. Built by Fuzz/run.sh through SwiftPM
+// (Package.swift, DOCKD_FUZZ=1) against DockDrivers, FuzzSupport and FuzzDriverChecks.
 //
 // Input: byte 0 picks the chunking (Chunking.swift); byte 1 the driver's setup (bits 0-1 transport,
 // bit 2 the profile, bits 3-5 the camera address); bytes 2... are what the camera sends.

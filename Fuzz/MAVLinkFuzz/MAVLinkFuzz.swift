@@ -1,10 +1,13 @@
+@testable import DockDrivers
+import FuzzDriverChecks
+import FuzzSupport
 import DockProtocol
 import Glibc
 
 // libFuzzer target for what decodes a MAVLink gimbal's bytes (Sources/DockDrivers/MAVLink): the
 // v1/v2 frame parser with CRC_EXTRA (MAVLinkDecoder), the payload readers of the messages the
-// driver reads, and MAVLinkGimbalDriver.receive on top of them. Built by Fuzz/run.sh from this
-// file, Chunking.swift, DriverChecks.swift and Sources/DockDrivers, against a DockProtocol module.
+// driver reads, and MAVLinkGimbalDriver.receive on top of them. Built by Fuzz/run.sh through
+// SwiftPM (Package.swift, DOCKD_FUZZ=1) against DockDrivers, FuzzSupport and FuzzDriverChecks.
 //
 // Input: byte 0 picks the chunking (Chunking.swift); bytes 1... are what the gimbal sends.
 

@@ -1,3 +1,4 @@
+@testable import DockJSON
 #if canImport(Glibc)
 import Glibc
 #endif

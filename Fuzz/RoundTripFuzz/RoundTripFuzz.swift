@@ -1,5 +1,6 @@
+@testable import DockProtocol
 // libFuzzer target for the byte-level codecs: COBS and CRC-16 (PROTOCOL.md §1).
-// Built by Fuzz/run.sh with swiftc directly, together with Sources/DockProtocol/*.swift.
+// Built by Fuzz/run.sh through SwiftPM (Package.swift, DOCKD_FUZZ=1) against DockProtocol.
 
 func violation(_ what: String, _ file: StaticString = #file, _ line: UInt = #line) -> Never {
     fatalError("RoundTripFuzz invariant violated: \(what)", file: file, line: line)

@@ -1,19 +1,21 @@
+@testable import DockDrivers
 import DockProtocol
+import FuzzSupport
 
 // What every StandDriver owes the session that feeds it, checked the same way for each driver
 // target: counters that add up, one `.ready`, finite feedback, and only well-formed bytes out.
 
 /// What a driver said while being fed a stream, and how many bytes it was fed.
-struct DriverRun {
-    var reports: [DriverReport] = []
-    var fed = 0
+package struct DriverRun {
+    package var reports: [DriverReport] = []
+    package var fed = 0
 }
 
 /// Starts `driver`, then feeds `stream` one read per chunk (10 ms apart, a tick after each) and,
 /// once it is ready, sends a command chosen by each chunk's first byte. `frames` is how many
 /// frames the driver's decoder must have counted (worked out by the caller from the codec alone);
 /// `checkSent` checks each block of outgoing bytes.
-func exercise<D: StandDriver>(_ driver: inout D, stream: ArraySlice<UInt8>, control: UInt8, frames: Int,
+package func exercise<D: StandDriver>(_ driver: inout D, stream: ArraySlice<UInt8>, control: UInt8, frames: Int,
                               checkSent: ([UInt8]) -> Void) {
     var run = DriverRun()
     var time = 0.0
@@ -36,7 +38,7 @@ func exercise<D: StandDriver>(_ driver: inout D, stream: ArraySlice<UInt8>, cont
 }
 
 /// A velocity, a position, a stop or a motors command (which these drivers refuse), with values from `byte`.
-func command(_ byte: UInt8) -> Message {
+package func command(_ byte: UInt8) -> Message {
     let value = Float(Int8(bitPattern: byte)) / 32  // ±4 rad/s or rad: past every stand's range
     switch byte & 3 {
     case 0: return .velocity([AxisValue(.yaw, value), AxisValue(.pitch, -value / 2)])
@@ -47,7 +49,7 @@ func command(_ byte: UInt8) -> Message {
     }
 }
 
-func checkCounters(_ counters: DriverCounters, run: DriverRun, frames: Int) {
+package func checkCounters(_ counters: DriverCounters, run: DriverRun, frames: Int) {
     let decoder = counters.decoder
     if decoder.bytes != run.fed { violation("counters.decoder.bytes \(decoder.bytes) != \(run.fed) bytes received") }
     if decoder.frames != frames { violation("counters.decoder.frames \(decoder.frames) != \(frames) frames in the stream") }
@@ -59,7 +61,7 @@ func checkCounters(_ counters: DriverCounters, run: DriverRun, frames: Int) {
     if counters.retries < 0 || counters.commandsFailed < 0 || counters.refused < 0 { violation("negative counter: \(counters)") }
 }
 
-func checkReports(_ reports: [DriverReport]) {
+package func checkReports(_ reports: [DriverReport]) {
     var readies = 0
     for report in reports {
         switch report {
@@ -77,4 +79,8 @@ func checkReports(_ reports: [DriverReport]) {
         }
     }
     if readies > 1 { violation("\(readies) .ready reports") }
+}
+
+func violation(_ what: String) -> Never {
+    fatalError("driver check violated: \(what)")
 }

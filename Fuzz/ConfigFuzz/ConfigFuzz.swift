@@ -1,11 +1,11 @@
+@testable import DockDaemon
 import DockDrivers
 import DockIO
 
 // libFuzzer target for dockd's configuration parser (Sources/DockDaemon/Configuration.swift): TOML
 // through dockd's own parser (Sources/DockDaemon/TOML), then the checks of `resolved`. Built by
-// Fuzz/run.sh from this file, Configuration.swift, WholeFile.swift and the TOML folder, against
-// DockDrivers, DockCore and the pure part of DockIO (StandEndpoint.swift, SerialPort.swift), every
-// one of them instrumented.
+// Fuzz/run.sh through SwiftPM (Package.swift, DOCKD_FUZZ=1) against the DockDaemon library and what
+// it imports, every one of them instrumented.
 //
 // Input: the bytes of a dockd.conf. Any input is either refused with a message that names a line or
 // a key, or gives a configuration that keeps every rule the parser enforces.
@@ -85,6 +85,8 @@ func checkRules(_ c: Configuration) {
             if let channel, !(1...30).contains(channel) { violation("RFCOMM channel \(channel)") }
         case .udp(let host, let port), .tcp(let host, let port):
             if host.isEmpty || !(1...65535).contains(port) { violation("network endpoint \(device.endpoint)") }
+        case .onvif(let address):
+            if address.host.isEmpty || !(1...65535).contains(address.port) { violation("ONVIF endpoint \(device.endpoint)") }
         case .unix, .video:
             break
         }

@@ -1,8 +1,9 @@
+@testable import DockDrivers
 import DockProtocol
 
 // libFuzzer target for what reads an ONVIF camera's replies (Sources/DockDrivers/ONVIF): the strict
 // XML reader, the SOAP body/fault reader and ONVIFCameraDriver.receive through its setup and beyond.
-// Built by Fuzz/run.sh from this file and Sources/DockDrivers, against a DockProtocol module.
+// Built by Fuzz/run.sh through SwiftPM (Package.swift, DOCKD_FUZZ=1) against DockDrivers.
 //
 // Input: byte 0 bit 0 picks the mode. Even: bytes 1... are one document for XMLReader and
 // ONVIFSOAP.body. Odd: bytes 1... are the camera's replies, split at 0x00, each answered with

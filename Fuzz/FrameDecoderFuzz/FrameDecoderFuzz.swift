@@ -1,6 +1,7 @@
+@testable import DockProtocol
+import FuzzSupport
 // libFuzzer target for the streaming FrameDecoder (PROTOCOL.md §1).
-// Built by Fuzz/run.sh with swiftc directly, together with Fuzz/Chunking.swift and Sources/DockProtocol/*.swift:
-//   swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo Fuzz/FrameDecoderFuzz.swift Fuzz/Chunking.swift Sources/DockProtocol/*.swift
+// Built by Fuzz/run.sh through SwiftPM (Package.swift, DOCKD_FUZZ=1) against DockProtocol and FuzzSupport.
 //
 // Input layout: byte 0 chooses how the rest is chunked and which feed API is used; bytes 1... are
 // the wire stream. Every invariant violation calls `violation`, which traps (libFuzzer saves the input).

@@ -1,0 +1,123 @@
+import Testing
+@testable import DockTracking
+
+@Suite struct ShotZoomTests {
+    typealias Person = Fixture.Person
+    let range = 1.0...10.0
+
+    private func target(_ zoom: inout ShotZoom, _ people: [Person], magnification: Double, lost: Bool = false) -> Double? {
+        let tracks = Fixture.tracker(people).subjects
+        return zoom.target(subjects: tracks, lost: lost, camera: Fixture.camera.zoomed(by: magnification), aim: Fixture.aim,
+                           magnification: magnification, range: range)
+    }
+
+    private func heightInFrame(of box: (Track) -> Box, _ person: Person, magnification: Double) -> Double {
+        let track = Fixture.tracker([person]).subjects[0]
+        return Fixture.camera.zoomed(by: magnification).normalizedRect(of: box(track), aim: Fixture.aim).height
+    }
+
+    @Test func eachShotZoomsItsExtentToItsFractionOfTheFrame() throws {
+        // Centered (the body for the full shot, the face for the upper-body one), so that the
+        // step bound does not come into it.
+        let person = Person(x: 0, y: 0, height: 0.3)
+        var full = ShotZoom(shot: .fullBody)
+        let fullTarget = try #require(target(&full, [person], magnification: 1))
+        #expect(abs(heightInFrame(of: \.box, person, magnification: fullTarget) - ShotSettings().fullBody) < 0.01)
+
+        let faceCentered = Person(x: 0, y: 0.4 * 0.3, height: 0.3)
+        var upper = ShotZoom(shot: .upperBody)
+        let upperTarget = try #require(target(&upper, [faceCentered], magnification: 1))
+        #expect(abs(heightInFrame(of: { $0.face!.box }, faceCentered, magnification: upperTarget) - ShotSettings().upperBodyFace) < 0.01)
+        #expect(upperTarget > fullTarget)
+    }
+
+    @Test func aDeadBandWithHysteresisKeepsTheZoomFromPumping() throws {
+        let person = Person(x: 0, y: 0, height: 0.3)
+        var zoom = ShotZoom(shot: .fullBody)
+        let exact = try #require(target(&zoom, [person], magnification: 1))
+        var settled = ShotZoom(shot: .fullBody)
+        // 4 % off: inside the band that starts a zoom, so a settled zoom stays put…
+        #expect(target(&settled, [person], magnification: exact / 1.04) == nil)
+        // …but a zoom under way goes on until it is within 1.5 %.
+        var moving = ShotZoom(shot: .fullBody)
+        #expect(target(&moving, [person], magnification: exact / 1.3) != nil)
+        #expect(target(&moving, [person], magnification: exact / 1.04) != nil)
+        #expect(target(&moving, [person], magnification: exact / 1.01) == nil)
+        #expect(target(&moving, [person], magnification: exact / 1.04) == nil, "settled again")
+    }
+
+    @Test func oneStepNeverTakesTheSubjectOutOfTheFrame() throws {
+        // Far right in the frame, a head shot would zoom so far that the face left it: the step
+        // stops where the face is still `edgeMargin` inside.
+        let person = Person(x: 0.38, height: 0.3)
+        var zoom = ShotZoom(shot: .head)
+        let bounded = try #require(target(&zoom, [person], magnification: 1))
+        let track = Fixture.tracker([person]).subjects[0]
+        let face = Fixture.camera.zoomed(by: bounded).normalizedRect(of: track.face!.box, aim: Fixture.aim)
+        #expect(face.maxX <= 1 - ShotSettings().edgeMargin + 1e-6)
+        #expect(face.height < ShotSettings().headFace, "short of the head shot until pan re-centers it")
+        #expect(bounded > 1)
+    }
+
+    @Test func aLostSubjectOrAWideShotZoomsOutFully() {
+        let person = Person(x: 0, height: 0.3)
+        var zoom = ShotZoom(shot: .head)
+        #expect(target(&zoom, [person], magnification: 4, lost: true) == range.lowerBound)
+        #expect(target(&zoom, [], magnification: 4) == range.lowerBound)
+        #expect(target(&zoom, [person], magnification: range.lowerBound, lost: true) == nil, "already wide")
+        var wide = ShotZoom(shot: .wide)
+        #expect(target(&wide, [person], magnification: 3) == range.lowerBound)
+    }
+
+    @Test func aZoomOutsideNarrowedLimitsComesBackInsideEvenWhenTheShotIsRight() throws {
+        let person = Person(x: 0, y: 0, height: 0.3)
+        var zoom = ShotZoom(shot: .fullBody)
+        let exact = try #require(target(&zoom, [person], magnification: 1))
+        var settled = ShotZoom(shot: .fullBody)
+        #expect(target(&settled, [person], magnification: exact) == nil)
+        let tracks = Fixture.tracker([person]).subjects
+        let narrowed = settled.target(subjects: tracks, lost: false, camera: Fixture.camera.zoomed(by: exact), aim: Fixture.aim,
+                                      magnification: exact, range: 1...(exact / 1.5))
+        #expect(narrowed == exact / 1.5)
+    }
+
+    @Test func noShotLeavesTheZoomAlone() {
+        var zoom = ShotZoom()
+        #expect(target(&zoom, [Person(x: 0, height: 0.1)], magnification: 1) == nil)
+        #expect(target(&zoom, [], magnification: 5, lost: true) == nil)
+    }
+
+    @Test func aBodyCutOffByTheFrameZoomsOut() throws {
+        // Taller than the frame at this zoom: its box is clipped top and bottom, which would read
+        // as too small; the shot widens instead.
+        var zoom = ShotZoom(shot: .fullBody)
+        let tall = Person(x: 0, y: 0, height: 0.3)
+        var observations = tall.observations
+        observations[0].clippedEdges = [.top, .bottom]
+        var tracker = MultiSubjectTracker(seed: 1)
+        for frame in 0..<5 { tracker.update(observations: observations, time: Double(frame) * Fixture.frameInterval) }
+        let zoomed = zoom.target(subjects: tracker.subjects, lost: false, camera: Fixture.camera.zoomed(by: 3), aim: Fixture.aim,
+                                 magnification: 3, range: range)
+        let result = try #require(zoomed)
+        #expect(result < 3)
+    }
+
+    @Test func aBodyTouchingTheFramesEdgeIsNeverZoomedInOnNorWidenedWhenItIsNotTooBig() throws {
+        // Small in the frame but touching its bottom edge (the framer put it there): its true
+        // height is unknown, at least what it measures; zooming in could cut it off, widening
+        // would pump. Hold.
+        var zoom = ShotZoom(shot: .fullBody)
+        var observations = Person(x: 0, y: 0, height: 0.15).observations
+        observations[0].clippedEdges = [.bottom]
+        var tracker = MultiSubjectTracker(seed: 1)
+        for frame in 0..<5 { tracker.update(observations: observations, time: Double(frame) * Fixture.frameInterval) }
+        #expect(zoom.target(subjects: tracker.subjects, lost: false, camera: Fixture.camera, aim: Fixture.aim, magnification: 1, range: range) == nil)
+    }
+
+    @Test func theRateClosesTheGapWithinTheSpeedLimit() {
+        let zoom = ShotZoom(shot: .fullBody)
+        #expect(zoom.rate(toward: nil, magnification: 2, maxSpeed: 1) == 0)
+        #expect(zoom.rate(toward: 8, magnification: 2, maxSpeed: 1) == 1)
+        #expect(zoom.rate(toward: 1, magnification: 2, maxSpeed: 5) < 0)
+    }
+}
