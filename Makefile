@@ -21,10 +21,10 @@ build: deps
 build-release: deps
 	$(SWIFT) build -c release
 
-# What is installed and packaged: release binaries with the Swift runtime linked in (no RUNPATH
-# into the toolchain; they need only the system's C libraries).
+# What is installed and packaged: the release dockd, which is also every tool (scripts/install.sh),
+# with the Swift runtime linked in (no RUNPATH into the toolchain; it needs only the system's C libraries).
 build-static: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib --product dockd
 
 # dockd(8), dockctl(1), dock-sim(1)… from swift-argument-parser's manual plugin, into .build/man.
 man: build
@@ -53,7 +53,8 @@ box-test: deb
 demo: build
 	bash scripts/demo.sh
 
-bench: build-release
+# The package first (its sizes are figures), then the release build the daemon's figures are of.
+bench: deb build-release
 	bash scripts/bench.sh
 
 # Live tracking through the real dockd for SOAK_SECONDS (an hour by default; not in `make test` or CI):

@@ -6,9 +6,10 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "dockd", targets: ["dockd"]),
-        .executable(name: "dockctl", targets: ["dockctl"]),
-        .executable(name: "dock-sim", targets: ["dock-sim"]),
-        .executable(name: "dock-bench", targets: ["dock-bench"]),
+        .executable(name: "dockctl", targets: ["dockctl-main"]),
+        .executable(name: "dock-sim", targets: ["dock-sim-main"]),
+        .executable(name: "dock-bench", targets: ["dock-bench-main"]),
+        .executable(name: "dock-driver-probe", targets: ["dock-driver-probe-main"]),
         .executable(name: "dock-mot", targets: ["dock-mot"]),
         .library(name: "DockProtocol", targets: ["DockProtocol"]),
     ],
@@ -66,40 +67,54 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // dockd itself: its command line, and the daemon run in a ServiceGroup.
-        .executableTarget(name: "dockd", dependencies: [
-            "DockDaemon", "DockVersion", "DockIO",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
-        .executableTarget(name: "dockctl", dependencies: [
+        // Each tool's command line as a library, run by its own executable (Sources/Executables, the
+        // product of the tool's name) and by dockd's, which is every tool: the package installs that
+        // one binary under each name.
+        .target(name: "dockctl", dependencies: [
             "DockVersion", "DockAPI", "DockClient", "DockJSON", "DockDrivers",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "dock-sim", dependencies: [
+        .target(name: "dock-sim", dependencies: [
             "DockVersion", "DockProtocol", "DockSim", "DockIO",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "dock-bench", dependencies: [
+        .target(name: "dock-bench", dependencies: [
             "DockVersion", "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockAPI", "DockClient", "DockJSON", "StandEngine", "EngineSimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-
-        .executableTarget(name: "dock-mot", dependencies: [
-            "DockVersion", "DockTracking",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-
-        .executableTarget(name: "dock-driver-probe", dependencies: [
+        .target(name: "dock-driver-probe", dependencies: [
             "DockVersion", "DockDrivers", "DockIO", "DockJSON", "DockProtocol", "DockCore", "StandEngine",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // dockd: its command line, the daemon run in a ServiceGroup, and under a tool's name that tool.
+        .executableTarget(name: "dockd", dependencies: [
+            "DockDaemon", "DockVersion", "DockIO", "dockctl", "dock-sim", "dock-bench", "dock-driver-probe",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], linkerSettings: [
+            // Less to map and touch at every start (BENCHMARKS.md, issue 26: each about 1 MiB resident):
+            // the relative relocations packed (DT_RELR, glibc ≥ 2.36; lld writes them, gold cannot), and
+            // no dynamic symbol table of our own functions (nothing looks them up; the stripped binary's
+            // crash traces lose their names).
+            .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                         .when(platforms: [.linux])),
+        ]),
+        .executableTarget(name: "dockctl-main", dependencies: ["dockctl"], path: "Sources/Executables/dockctl"),
+        .executableTarget(name: "dock-sim-main", dependencies: ["dock-sim"], path: "Sources/Executables/dock-sim"),
+        .executableTarget(name: "dock-bench-main", dependencies: ["dock-bench"], path: "Sources/Executables/dock-bench"),
+        .executableTarget(name: "dock-driver-probe-main", dependencies: ["dock-driver-probe"], path: "Sources/Executables/dock-driver-probe"),
+
+        .executableTarget(name: "dock-mot", dependencies: [
+            "DockVersion", "DockTracking",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

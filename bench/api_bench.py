@@ -13,6 +13,8 @@ harness's language is what limits a request figure. The stand is played on a pty
   * RSS with one stand; context switches per second of an idle dockd without a stand;
   * observation → the VELOCITY frame that answers it (tracking on, the subject off-centre);
   * time to READY;
+  * with --deb (`make deb`'s package): its size and its installed size; with --before-deb too, the
+    other build's package beside it;
   * with --before DIR (another release build, e.g. main's): idle, one stand and the camera client
     measured for both builds alternately, `--before-rounds` times each, in a before/after table.
 
@@ -310,9 +312,18 @@ class APIBench:
         if self.args.before:
             print(f"api bench: before ({self.args.before}) and after, alternately ...", file=sys.stderr)
             self.before_and_after()
+        if self.args.deb:
+            self.r["package"] = package_figures(self.args.deb)
 
     def cleanup(self):
         self.base.cleanup()
+
+
+def package_figures(deb):
+    """The .deb's size and its Installed-Size (dpkg's KiB, the sum of its files' `du -k`), in MB
+    (10^6 bytes; installed: 1000 KiB)."""
+    installed = subprocess.run(["dpkg-deb", "--field", str(deb), "Installed-Size"], capture_output=True, text=True, check=True)
+    return {"deb": Path(deb).stat().st_size / 1e6, "installed": int(installed.stdout) / 1000}
 
 
 def med(rows, key):
@@ -372,6 +383,10 @@ def report(r, m, args):
     y = r["ready"]
     w(f"| time to READY (`--no-hotplug`, {y['ok']}/{y['runs']} runs) | | ≤ 50 ms | median {db.fmt(y['median'], 1)} ms "
       f"(min {db.fmt(y['min'], 1)}, max {db.fmt(y['max'], 1)}) | | {'yes' if y['median'] is not None and y['median'] <= 50 else '**no**'} |")
+    if "package" in r:
+        p = r["package"]
+        w(f"| the Debian package (`make deb`; {Path(args.deb).name}) | | ≤ 10 MB | {p['deb']:.1f} MB | | {'yes' if p['deb'] <= 10 else '**no**'} |")
+        w(f"| installed (its Installed-Size) | | ≤ 40 MB | {p['installed']:.1f} MB | | {'yes' if p['installed'] <= 40 else '**no**'} |")
     w("")
     w("Raw request runs (req/s, floor / dockd, per round): round trips "
       + ", ".join(f"{a['per_second']:,.0f} / {b['per_second']:,.0f}" for a, b in zip(q["rt"]["floor"], q["rt"]["dockd"]))
@@ -399,6 +414,10 @@ def before_after_table(rows, args):
             ("RSS MiB, one stand", "≤ 16", "stand", "rss", 1),
             ("wake-ups/s, idle (no stand)", "≤ 1", "idle", "switches", 2)):
         out.append(f"| {label} | {goal} | {cells('before', part, key, digits)} | {cells('after', part, key, digits)} |")
+    if args.deb and args.before_deb:
+        before, after = package_figures(args.before_deb), package_figures(args.deb)
+        out.append(f"| the Debian package, MB (`{args.before_deb}`, `{args.deb}`) | ≤ 10 | {before['deb']:.1f} | {after['deb']:.1f} |")
+        out.append(f"| installed, MB (Installed-Size) | ≤ 40 | {before['installed']:.1f} | {after['installed']:.1f} |")
     return out
 
 
@@ -414,6 +433,8 @@ def main():
     ap.add_argument("--ready-runs", type=int, default=10)
     ap.add_argument("--before", metavar="DIR", help="another build's release directory to measure beside this one")
     ap.add_argument("--before-rounds", type=int, default=2)
+    ap.add_argument("--deb", metavar="FILE", help="the package make deb built, for its sizes")
+    ap.add_argument("--before-deb", metavar="FILE", help="another build's package, beside --deb's in the before/after table")
     ap.add_argument("--write", metavar="FILE")
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--reproduce", default="make bench", help=argparse.SUPPRESS)

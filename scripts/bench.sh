@@ -18,11 +18,15 @@ mkdir -p "$tools"
 cc -O2 -Wall -o "$tools/floor_server" bench/floor_server.c
 cc -O2 -Wall -pthread -o "$tools/loadgen" bench/loadgen.c
 
-echo "== dockd beside the floor: requests, CPU per stand/client/subscriber, RSS, wake-ups, observation -> VELOCITY" >&2
-# BENCH_BEFORE=DIR (another build's release directory, e.g. main's) adds a before/after table.
+echo "== dockd beside the floor: requests, CPU per stand/client/subscriber, RSS, wake-ups, observation -> VELOCITY, the package" >&2
+# BENCH_BEFORE=DIR (another build's release directory, e.g. main's) adds a before/after table;
+# BENCH_BEFORE_DEB=FILE (that build's package) adds its sizes to it. The package's: make deb's.
+version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/DockVersion/DockVersion.swift)
+deb=out/dockd_${version}_$(dpkg --print-architecture).deb
+[ -f "$deb" ] || deb=
 timeout --kill-after=10 $((300 + ${BENCH_BEFORE:+240})) "$py" bench/api_bench.py --bin "$bin" --tools "$tools" --write BENCHMARKS.md \
-    ${BENCH_BEFORE:+--before "$BENCH_BEFORE"} \
-    --reproduce "${BENCH_BEFORE:+BENCH_BEFORE=$BENCH_BEFORE }make bench   # or: python3 bench/api_bench.py --bin .build/release --tools .build/bench-tools${BENCH_BEFORE:+ --before $BENCH_BEFORE}"
+    ${BENCH_BEFORE:+--before "$BENCH_BEFORE"} ${deb:+--deb "$deb"} ${BENCH_BEFORE_DEB:+--before-deb "$BENCH_BEFORE_DEB"} \
+    --reproduce "${BENCH_BEFORE:+BENCH_BEFORE=$BENCH_BEFORE }${BENCH_BEFORE_DEB:+BENCH_BEFORE_DEB=$BENCH_BEFORE_DEB }make bench   # or: python3 bench/api_bench.py --bin .build/release --tools .build/bench-tools${BENCH_BEFORE:+ --before $BENCH_BEFORE}${deb:+ --deb $deb}${BENCH_BEFORE_DEB:+ --before-deb $BENCH_BEFORE_DEB}"
 
 echo "== dockd: time to READY, CPU/RSS, command -> frame latency, requests/s, fan-out" >&2
 timeout --kill-after=10 300 "$py" bench/daemon_bench.py --bin "$bin" --write BENCHMARKS.md \

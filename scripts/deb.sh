@@ -21,6 +21,11 @@ printf 'Source: dockd\n\nPackage: dockd\nArchitecture: any\n' > "$work/debian/co
 binaries=$(for f in "$stage"/usr/bin/*; do file -b "$f" | grep -q '^ELF' && echo "${PWD}/$f"; done)
 depends=$(cd "$work" && dpkg-shlibdeps -O $binaries 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "deb.sh: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+# dockd's packed relocations (DT_RELR: Package.swift's linker settings) need glibc 2.36, a version
+# the binary requires with no symbol of it, which dpkg-shlibdeps does not count.
+if readelf -V "$stage/usr/bin/dockd" | grep -q GLIBC_ABI_DT_RELR; then
+    depends=$(sed -E 's/libc6 \(>= 2\.([0-9]|[12][0-9]|3[0-5])(\.[0-9]+)?\)/libc6 (>= 2.36)/' <<<"$depends")
+fi
 
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends/" \

@@ -3,8 +3,10 @@
 # sysusers, the default configuration, the VISCA and V4L2 camera profiles, the API description, man pages, shell
 # completions and the documentation, under DESTDIR.
 #   scripts/install.sh DESTDIR PREFIX
-# Binaries come from the release build with the Swift runtime linked in (make build-static) or
-# $BIN_DIR; man pages from make man (.build/man) or $MAN_DIR. Units, the udev rule and sysusers go
+# One binary, dockd, from the release build with the Swift runtime linked in (make build-static) or
+# $BIN_DIR: it is also every tool, installed as its other names (symlinks; Sources/dockd/main.swift),
+# so the runtime and the libraries are in the package once. Man pages from make man (.build/man) or
+# $MAN_DIR. Units, the udev rule and sysusers go
 # to /usr/lib whatever PREFIX is (udev and systemd-sysusers look nowhere under /usr/local); the unit
 # starts PREFIX/bin/dockd. /etc/dockd/dockd.conf is installed only where none exists.
 set -euo pipefail
@@ -13,20 +15,19 @@ destdir=${1:-}
 prefix=${2:-/usr/local}
 bin=${BIN_DIR:-$(swift build -c release --static-swift-stdlib --show-bin-path)}
 man=${MAN_DIR:-.build/man}
-tools=(dockd dockctl dock-sim dock-bench dock-driver-probe)
+tools=(dockctl dock-sim dock-bench dock-driver-probe)  # dockd's other names
 root=$destdir$prefix
 lib=$destdir/usr/lib
 
-for t in "${tools[@]}"; do
-    [ -x "$bin/$t" ] || { echo "install.sh: $bin/$t is missing (make build-static)" >&2; exit 1; }
-done
+[ -x "$bin/dockd" ] || { echo "install.sh: $bin/dockd is missing (make build-static)" >&2; exit 1; }
 [ -f "$man/dockd.8" ] || { echo "install.sh: no man pages in $man (make man)" >&2; exit 1; }
 
 install -d "$root/bin" "$lib/systemd/system" "$lib/udev/rules.d" "$lib/sysusers.d" "$destdir/etc/dockd" \
     "$root/share/dockd/profiles/visca" "$root/share/dockd/profiles/v4l2" "$root/share/doc/dockd/examples" \
     "$root/share/man/man1" "$root/share/man/man5" "$root/share/man/man8" \
     "$root/share/bash-completion/completions" "$root/share/zsh/vendor-completions" "$root/share/fish/vendor_completions.d"
-for t in "${tools[@]}"; do install -m 0755 --strip "$bin/$t" "$root/bin/$t"; done
+install -m 0755 --strip "$bin/dockd" "$root/bin/dockd"
+for t in "${tools[@]}"; do ln -sfn dockd "$root/bin/$t"; done
 # dock-camera: a Python sidecar (camera/README.md); the launcher finds its package in ../lib/dockd/camera.
 install -d "$root/lib/dockd/camera/dock_camera"
 install -m 0644 camera/dock_camera/*.py "$root/lib/dockd/camera/dock_camera/"
@@ -53,10 +54,10 @@ for page in "$man"/*.[158] docs/man/*.[158]; do
 done
 
 for t in dockd dockctl dock-sim; do
-    # bash-completion sources these: no #! line.
-    "$bin/$t" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/share/bash-completion/completions/$t"
-    "$bin/$t" --generate-completion-script zsh > "$root/share/zsh/vendor-completions/_$t"
-    "$bin/$t" --generate-completion-script fish > "$root/share/fish/vendor_completions.d/$t.fish"
+    # From the installed names, as people run them. bash-completion sources these: no #! line.
+    "$root/bin/$t" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/share/bash-completion/completions/$t"
+    "$root/bin/$t" --generate-completion-script zsh > "$root/share/zsh/vendor-completions/_$t"
+    "$root/bin/$t" --generate-completion-script fish > "$root/share/fish/vendor_completions.d/$t.fish"
 done
 
 install -m 0644 README.md LICENSE protocol/PROTOCOL.md protocol/API.md docs/HARDWARE.md "$root/share/doc/dockd/"

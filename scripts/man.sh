@@ -18,7 +18,8 @@ mkdir -p "$out"
 generate 8
 cp "$plugin/dockd/dockd.8" "$out/dockd.8"
 generate 1
-for t in dockctl dock-sim dock-bench dock-driver-probe; do cp "$plugin/$t/$t.1" "$out/$t.1"; done
+# Each tool's executable target is TOOL-main (its code is the library TOOL, which dockd runs too).
+for t in dockctl dock-sim dock-bench dock-driver-probe; do cp "$plugin/$t-main/$t.1" "$out/$t.1"; done
 # A blank line in a command's discussion is a paragraph break for people; for groff it is an "empty
 # input line" (lintian warns): make it mdoc's .Pp.
 sed -i 's/^$/.Pp/' "$out"/*.[18]

@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import DockSim
-import Foundation
 import StandEngine
 
 /// One run's camera aim in a plot.
@@ -54,17 +58,17 @@ public func scenePlot(scenario: SceneScenario, series: [PlotSeries]) -> String {
         let tMax = max(scenario.duration, 1)
         func px(_ t: Double) -> Double { left + min(max(t / tMax, 0), 1) * (width - left) }
         func py(_ v: Double) -> Double { y0 + panel - (min(max(v, lo), hi) - lo) / (hi - lo) * panel }
-        func point(_ t: Double, _ v: Double) -> String { String(format: "%.1f,%.1f", px(t), py(v)) }
+        func point(_ t: Double, _ v: Double) -> String { String(cFormat: "%.1f,%.1f", px(t), py(v)) }
         svg += "<rect x=\"\(left)\" y=\"\(y0)\" width=\"\(width - left)\" height=\"\(panel)\" fill=\"none\" stroke=\"#888\"/>\n"
         svg += "<text x=\"\(left + 5)\" y=\"\(y0 - 6)\">\(axis)</text>\n"
         for k in 0...4 {
             let v = lo + (hi - lo) * Double(k) / 4
-            svg += String(format: "<text x=\"5\" y=\"%.1f\">%.1f</text>\n", py(v) + 4, v)
+            svg += String(cFormat: "<text x=\"5\" y=\"%.1f\">%.1f</text>\n", py(v) + 4, v)
         }
         let step = tMax > 40 ? 10.0 : 5.0
         for k in 0...Int(tMax / step) {
             let t = Double(k) * step
-            svg += String(format: "<text x=\"%.1f\" y=\"%.1f\">%.0f s</text>\n", px(t) - 8, y0 + panel + 15, t)
+            svg += String(cFormat: "<text x=\"%.1f\" y=\"%.1f\">%.0f s</text>\n", px(t) - 8, y0 + panel + 15, t)
         }
         // The band and the ideal aim, per run of samples that have one.
         var runs: [[(Double, Double)]] = [[]]
@@ -95,8 +99,8 @@ private func phaseStrip(_ phases: [(time: Double, phase: TrackingPhase)], y: Dou
     for (i, entry) in phases.enumerated() where entry.phase != .tracking {
         let until = i + 1 < phases.count ? phases[i + 1].time : end
         let (x0, x1) = (x(entry.time), x(until))
-        svg += String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\" fill=\"%@\" opacity=\"0.8\"/>\n", x0, y, max(1, x1 - x0), phaseColor(entry.phase))
-        svg += String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%@</text>\n", x0 + 2, y + 12, entry.phase.rawValue)
+        svg += String(cFormat: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\" fill=\"%@\" opacity=\"0.8\"/>\n", x0, y, max(1, x1 - x0), phaseColor(entry.phase))
+        svg += String(cFormat: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%@</text>\n", x0 + 2, y + 12, entry.phase.rawValue)
     }
     return svg
 }
@@ -115,5 +119,5 @@ private func phaseColor(_ phase: TrackingPhase) -> String {
 }
 
 private func escaped(_ text: String) -> String {
-    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
 }

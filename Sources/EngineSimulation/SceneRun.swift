@@ -1,8 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
 import DockCore
 import DockProtocol
 import DockSim
 import DockTracking
-import Foundation
 import StandEngine
 
 /// Who decides where the stand points in a scenario run. All three steer through dockd's engine,
@@ -24,7 +29,7 @@ public enum SceneControllerKind: Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .ours: "ours"
-        case .naive(let g, let d): String(format: "naive(k=%.1f, dz=%.0f%%)", g, d * 100)
+        case .naive(let g, let d): String(cFormat: "naive(k=%.1f, dz=%.0f%%)", g, d * 100)
         case .oracle: "delayed oracle"
         }
     }

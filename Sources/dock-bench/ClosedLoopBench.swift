@@ -1,8 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
+import Dispatch
 import DockCore
 import DockProtocol
 import DockSim
-import Foundation
 
 /// The motion controller closing the loop on the simulated stand, in virtual time: how much faster
 /// than real time it runs, what one control tick costs, and how well random orientation moves land.
@@ -31,7 +36,7 @@ struct ClosedLoopBench: ParsableCommand {
         var completed = 0, failed = 0
         var current: (id: MotionID, yaw: Double, pitch: Double)?
         var nextMoveAt = 0.5
-        let wallStart = Date(), cpuStart = cpuSeconds()
+        let wallStart = monotonicSeconds(), cpuStart = cpuSeconds()
 
         while Double(micros) / 1e6 < seconds {
             micros += 10_000
@@ -68,16 +73,16 @@ struct ClosedLoopBench: ParsableCommand {
                 _ = decoder.feed(stand.receive(FrameEncoder.encode(sequencer.frame(message)), atMicros: micros))
             }
         }
-        let wall = Date().timeIntervalSince(wallStart), cpu = cpuSeconds() - cpuStart
+        let wall = monotonicSeconds() - wallStart, cpu = cpuSeconds() - cpuStart
         let costs = tickCosts.sorted(), errors = landingErrors.sorted()
         print("| closed loop (seed \(seed)) | value |")
         print("|---|---|")
-        print(String(format: "| virtual time | %.0f s |", seconds))
-        print(String(format: "| wall time | %.2f s (%.0f× real time) |", wall, seconds / wall))
-        print(String(format: "| CPU | %.2f s |", cpu))
-        print(String(format: "| controller tick p50 / p99 / max | %.1f / %.1f / %.1f µs |", percentile(costs, 0.5), percentile(costs, 0.99), costs.last ?? .nan))
+        print(String(cFormat: "| virtual time | %.0f s |", seconds))
+        print(String(cFormat: "| wall time | %.2f s (%.0f× real time) |", wall, seconds / wall))
+        print(String(cFormat: "| CPU | %.2f s |", cpu))
+        print(String(cFormat: "| controller tick p50 / p99 / max | %.1f / %.1f / %.1f µs |", percentile(costs, 0.5), percentile(costs, 0.99), costs.last ?? .nan))
         print("| orientation moves completed / failed | \(completed) / \(failed) |")
-        print(String(format: "| landing error p50 / p99 / max (true motor angle) | %.2f / %.2f / %.2f mrad |",
+        print(String(cFormat: "| landing error p50 / p99 / max (true motor angle) | %.2f / %.2f / %.2f mrad |",
                      percentile(errors, 0.5) * 1000, percentile(errors, 0.99) * 1000, (errors.last ?? .nan) * 1000))
     }
 }

@@ -1,6 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import DockProtocol
-import Foundation
 
 /// Encode and decode throughput of the wire codec on a realistic mix (mostly FEEDBACK and IMU).
 struct CodecBench: ParsableCommand {
@@ -18,28 +22,28 @@ struct CodecBench: ParsableCommand {
         let velocity = Message.velocity([AxisValue(.yaw, 0.3), AxisValue(.pitch, -0.1)])
         let mix = [feedback, imu, feedback, velocity]
 
-        let encodeStart = Date(), encodeCPU = cpuSeconds()
+        let encodeStart = monotonicSeconds(), encodeCPU = cpuSeconds()
         var wire: [UInt8] = []
         wire.reserveCapacity(frames * 45)
         for i in 0..<frames { wire += FrameEncoder.encode(sequencer.frame(mix[i & 3])) }
-        let encodeTime = Date().timeIntervalSince(encodeStart), encodeCost = cpuSeconds() - encodeCPU
+        let encodeTime = monotonicSeconds() - encodeStart, encodeCost = cpuSeconds() - encodeCPU
 
         var decoder = FrameDecoder()
         var decoded = 0
-        let decodeStart = Date(), decodeCPU = cpuSeconds()
+        let decodeStart = monotonicSeconds(), decodeCPU = cpuSeconds()
         var offset = 0
         while offset < wire.count {
             let end = min(wire.count, offset + 4096)  // serial-sized reads
             decoder.feed(wire[offset..<end]) { if case .success = $0 { decoded += 1 } }
             offset = end
         }
-        let decodeTime = Date().timeIntervalSince(decodeStart), decodeCost = cpuSeconds() - decodeCPU
+        let decodeTime = monotonicSeconds() - decodeStart, decodeCost = cpuSeconds() - decodeCPU
         precondition(decoded == frames, "decoded \(decoded) of \(frames)")
 
         print("| codec | frames | MB | wall s | frames/s | ns/frame (CPU) |")
         print("|---|---|---|---|---|---|")
         let mb = Double(wire.count) / 1e6
-        print(String(format: "| encode | %d | %.1f | %.2f | %.0f | %.0f |", frames, mb, encodeTime, Double(frames) / encodeTime, encodeCost / Double(frames) * 1e9))
-        print(String(format: "| decode | %d | %.1f | %.2f | %.0f | %.0f |", frames, mb, decodeTime, Double(frames) / decodeTime, decodeCost / Double(frames) * 1e9))
+        print(String(cFormat: "| encode | %d | %.1f | %.2f | %.0f | %.0f |", frames, mb, encodeTime, Double(frames) / encodeTime, encodeCost / Double(frames) * 1e9))
+        print(String(cFormat: "| decode | %d | %.1f | %.2f | %.0f | %.0f |", frames, mb, decodeTime, Double(frames) / decodeTime, decodeCost / Double(frames) * 1e9))
     }
 }

@@ -1,11 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import DockCore
 import DockProtocol
 import DockSim
 import DockVersion
-import Foundation
 
-@main
 struct DockBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dock-bench",

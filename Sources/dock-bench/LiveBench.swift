@@ -1,9 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+// FoundationEssentials (files, JSONDecoder), not Foundation: no ICU in the package's one binary (issue 26).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ArgumentParser
 import DockAPI
 import DockClient
+import DockJSON
 import DockSim
 import EngineSimulation
-import Foundation
 
 /// `dock-bench live`: a scenario in real time through the real daemon. dock-sim plays the stand on
 /// a pty, dockd owns it, and the scene simulator plays the camera app: it renders the detector's
@@ -57,12 +68,12 @@ struct LiveBench: ParsableCommand {
 
         let r = live.record
         let wall = scenario.duration
-        print("Live run of \(scenario.name), seed \(seed): \(String(format: "%.0f", wall)) s of wall time through dockd "
+        print("Live run of \(scenario.name), seed \(seed): \(String(cFormat: "%.0f", wall)) s of wall time through dockd "
               + (rig.map { "(pid \($0.dockdProcessID)) and dock-sim on a pty" } ?? "at \(socketPath)") + ".")
         let refused = r.refused.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")
-        print("Observations: \(r.framesSent) frames sent (\(String(format: "%.1f", Double(r.framesSent) / wall)) Hz), "
+        print("Observations: \(r.framesSent) frames sent (\(String(cFormat: "%.1f", Double(r.framesSent) / wall)) Hz), "
               + "refused: \(refused.isEmpty ? "none" : refused), skipped (loop late): \(r.framesSkipped); "
-              + "motion.state: \(r.motionReports) (\(String(format: "%.0f", Double(r.motionReports) / wall)) Hz); dockd "
+              + "motion.state: \(r.motionReports) (\(String(cFormat: "%.0f", Double(r.motionReports) / wall)) Hz); dockd "
               + (serving ? "still serving." : "**not serving**."))
         print("")
         print(SceneTable.header(first: "run"))
@@ -74,13 +85,16 @@ struct LiveBench: ParsableCommand {
         print("encoder angles (noise, quantization), virtual ones from the true shaft angles.")
 
         if let json {
-            let figures: [String: Any] = [
-                "scenario": scenario.name, "seed": seed, "duration": wall, "dockd_serving": serving,
-                "frames_sent": r.framesSent, "frames_skipped": r.framesSkipped, "motion_reports": r.motionReports,
-                "refused": Dictionary(uniqueKeysWithValues: r.refused.map { (String($0.key), $0.value) }),
-                "live": SceneTable.dictionary(live.metrics), "virtual": SceneTable.dictionary(virtual.metrics),
+            let figures: JSONValue = [
+                "scenario": .string(scenario.name), "seed": JSONValue(Double(seed)), "duration": JSONValue(wall),
+                "dockd_serving": .bool(serving), "frames_sent": JSONValue(Double(r.framesSent)),
+                "frames_skipped": JSONValue(Double(r.framesSkipped)), "motion_reports": JSONValue(Double(r.motionReports)),
+                "refused": .object(Dictionary(uniqueKeysWithValues: r.refused.map { (String($0.key), JSONValue(Double($0.value))) })),
+                "live": SceneTable.json(live.metrics), "virtual": SceneTable.json(virtual.metrics),
             ]
-            try JSONSerialization.data(withJSONObject: figures, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: json))
+            var text = JSONBytes()
+            text.writeJSON(figures)
+            try Data(text.bytes).write(to: URL(fileURLWithPath: json))
         }
         if let plot {
             try scenePlot(scenario: scenario, series: [.init("live", live.trace, .blue), .init("virtual time", virtual.trace, .green)])
@@ -91,7 +105,8 @@ struct LiveBench: ParsableCommand {
 
     /// The folder this executable is in: where `swift build` and `make install` put its siblings.
     private static var ownDirectory: String {
-        Bundle.main.executableURL?.deletingLastPathComponent().path ?? "."
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return "." }
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().path
     }
 }
 

@@ -1,15 +1,25 @@
-import DockClient
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+// FoundationEssentials (files, JSONDecoder), not Foundation: no ICU in the package's one binary (issue 26).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import DockClient
 
 /// dock-sim on a pty and the real dockd attached to it through a temporary configuration, the way
 /// an installed system runs them: what `dock-bench live` drives when it is not given a socket.
 final class LiveRig {
     let socketPath: String
     private let directory: String
-    private let sim = Process()
-    private let dockd = Process()
+    private var sim: ChildProcess?
+    private var dockd: ChildProcess?
     /// dock-sim reads commands from stdin and keeps running at its end; held open all the same.
-    private let simInput = Pipe()
+    private let simInput: (read: Int32, write: Int32)
 
     /// Starts both programs from `binaries` and waits until dockd accepts connections.
     init(binaries: String, seed: UInt64, handheld: Bool) throws {
@@ -18,14 +28,14 @@ final class LiveRig {
         socketPath = directory + "/dockd.sock"
         let link = directory + "/stand"
 
-        sim.executableURL = URL(fileURLWithPath: binaries + "/dock-sim")
-        sim.arguments = ["--pty", "--link", link, "--seed", String(seed)] + (handheld ? ["--handheld"] : [])
-        let simOutput = Pipe()
-        sim.standardInput = simInput
-        sim.standardOutput = simOutput
-        sim.standardError = try Self.logFile(directory + "/dock-sim.log")
-        try run(sim, "dock-sim")
-        let first = Self.firstLine(of: simOutput.fileHandleForReading)
+        guard let simInput = closeOnExecPipe(), let simOutput = closeOnExecPipe() else { throw LiveFailure(description: "cannot make a pipe") }
+        self.simInput = simInput
+        let simLog = try Self.logFile(directory + "/dock-sim.log")
+        sim = try start(binaries + "/dock-sim", ["--pty", "--link", link, "--seed", String(seed)] + (handheld ? ["--handheld"] : []),
+                        input: simInput.read, output: simOutput.write, error: simLog)
+        [simInput.read, simOutput.write, simLog].forEach { _ = close($0) }
+        let first = Self.firstLine(of: simOutput.read)
+        close(simOutput.read)
         guard first.hasPrefix("pty ") else { stop(); throw LiveFailure(description: "dock-sim did not offer a pty (it said \(first.debugDescription))") }
         try waitFor("dock-sim's link", seconds: 5, watching: [sim]) { FileManager.default.fileExists(atPath: link) }
 
@@ -42,23 +52,25 @@ final class LiveRig {
             path = "\(link)"
 
             """.write(toFile: configuration, atomically: true, encoding: .utf8)
-        dockd.executableURL = URL(fileURLWithPath: binaries + "/dockd")
-        dockd.arguments = ["--config", configuration]
-        dockd.standardError = try Self.logFile(directory + "/dockd.log")
-        try run(dockd, "dockd")
+        // dockd's stdin and stdout: dock-bench's own, as a Process left unset gives them.
+        let dockdLog = try Self.logFile(directory + "/dockd.log")
+        dockd = try start(binaries + "/dockd", ["--config", configuration], input: STDIN_FILENO, output: STDOUT_FILENO, error: dockdLog)
+        close(dockdLog)
         try waitFor("dockd's socket", seconds: 10, watching: [sim, dockd]) { (try? APIClient(socketPath: self.socketPath)) != nil }
     }
 
-    var dockdIsRunning: Bool { dockd.isRunning }
-    var dockdProcessID: Int32 { dockd.processIdentifier }
+    deinit { close(simInput.write) }
+
+    var dockdIsRunning: Bool { dockd?.isRunning ?? false }
+    var dockdProcessID: Int32 { dockd?.processIdentifier ?? 0 }
 
     /// SIGTERM to both (dockd first: it stops the motors), SIGKILL for whoever lingers past 5 s.
     func stop() {
-        for process in [dockd, sim] where process.isRunning {
-            process.terminate()
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning, Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        for process in [dockd, sim].compactMap({ $0 }) where process.isRunning {
+            process.signal(SIGTERM)
+            let deadline = monotonicSeconds() + 5
+            while process.isRunning, monotonicSeconds() < deadline { usleep(20_000) }
+            if process.isRunning { process.signal(SIGKILL); process.waitUntilExit() }
         }
     }
 
@@ -67,21 +79,22 @@ final class LiveRig {
 
     /// Says where the logs are: after a run that did not go well.
     func pointToLogs() {
-        FileHandle.standardError.write(Data("dock-bench: dockd's and dock-sim's logs are in \(directory)\n".utf8))
+        var text = "dock-bench: dockd's and dock-sim's logs are in \(directory)\n"
+        _ = text.withUTF8 { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
-    private func run(_ process: Process, _ name: String) throws {
-        do { try process.run() } catch {
+    private func start(_ path: String, _ arguments: [String], input: Int32, output: Int32, error: Int32) throws -> ChildProcess {
+        do { return try ChildProcess(path: path, arguments: arguments, input: input, output: output, error: error) } catch {
             stop()
-            throw LiveFailure(description: "cannot start \(name) at \(process.executableURL?.path ?? "?"): \(error.localizedDescription) (see --binaries)")
+            throw LiveFailure(description: "\(error) (see --binaries)")
         }
     }
 
     /// Polls `done` until it holds; gives up when time runs out or a watched process has exited.
-    private func waitFor(_ what: String, seconds: Double, watching processes: [Process], _ done: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
+    private func waitFor(_ what: String, seconds: Double, watching processes: [ChildProcess?], _ done: () -> Bool) throws {
+        let deadline = monotonicSeconds() + seconds
         while !done() {
-            guard Date() < deadline, processes.allSatisfy(\.isRunning) else {
+            guard monotonicSeconds() < deadline, processes.allSatisfy({ $0?.isRunning ?? false }) else {
                 stop()
                 throw LiveFailure(description: "gave up waiting for \(what) after \(seconds) s or an exit (logs in \(directory))")
             }
@@ -89,17 +102,17 @@ final class LiveRig {
         }
     }
 
-    private static func logFile(_ path: String) throws -> FileHandle {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw LiveFailure(description: "cannot create \(path)")
-        }
-        return handle
+    private static func logFile(_ path: String) throws -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw LiveFailure(description: "cannot create \(path)") }
+        return descriptor
     }
 
     /// Bytes up to the first newline (or the end of the stream).
-    private static func firstLine(of handle: FileHandle) -> String {
-        var line = Data()
-        while let byte = try? handle.read(upToCount: 1), let b = byte.first, b != UInt8(ascii: "\n") { line.append(b) }
+    private static func firstLine(of descriptor: Int32) -> String {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(descriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
         return String(decoding: line, as: UTF8.self)
     }
 }

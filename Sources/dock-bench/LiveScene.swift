@@ -1,9 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import DockAPI
 import DockClient
 import DockJSON
 import DockSim
 import EngineSimulation
-import Foundation
 import StandEngine
 
 /// What a live run saw: the stand's path, the primary subject dockd reported, and how its

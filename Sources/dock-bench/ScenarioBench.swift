@@ -1,7 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+// FoundationEssentials (files, JSONDecoder), not Foundation: no ICU in the package's one binary (issue 26).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ArgumentParser
 import DockSim
 import EngineSimulation
-import Foundation
 import StandEngine
 
 /// The tracking benchmark: scenario files through the scene simulator and dockd's engine (the code
@@ -37,7 +47,7 @@ struct ScenarioBench: ParsableCommand {
                 throw ValidationError("\(path): \(error)")
             }
         }
-        let wallStart = Date(), cpuStart = cpuSeconds()
+        let wallStart = monotonicSeconds(), cpuStart = cpuSeconds()
         var virtualSeconds = 0.0
 
         // The naive baseline's grid: the combination with the lowest geometric mean of RMS errors wins.
@@ -48,7 +58,7 @@ struct ScenarioBench: ParsableCommand {
             let runs = try loaded.map { try runScene($0, seed: seed, kind: .naive(gain: k, deadZone: dz), record: true) }
             virtualSeconds += loaded.reduce(0) { $0 + $1.duration }
             naiveRuns.append(runs)
-            gridLines.append(String(format: "k=%.1f/s dz=%.0f%%: %.2f %%", k, dz * 100, geometricMean(runs.map(\.metrics.rmsError)) * 100))
+            gridLines.append(String(cFormat: "k=%.1f/s dz=%.0f%%: %.2f %%", k, dz * 100, geometricMean(runs.map(\.metrics.rmsError)) * 100))
         }
         let bestIndex = naiveRuns.indices.min {
             geometricMean(naiveRuns[$0].map(\.metrics.rmsError)) < geometricMean(naiveRuns[$1].map(\.metrics.rmsError))
@@ -57,15 +67,15 @@ struct ScenarioBench: ParsableCommand {
         let ours = try loaded.map { try runScene($0, seed: seed, kind: .ours, record: true) }
         let oracle = try loaded.map { try runScene($0, seed: seed, kind: .oracle, record: true) }
         virtualSeconds += 2 * loaded.reduce(0) { $0 + $1.duration }
-        let wall = Date().timeIntervalSince(wallStart), cpu = cpuSeconds() - cpuStart
+        let wall = monotonicSeconds() - wallStart, cpu = cpuSeconds() - cpuStart
 
         var out: [String] = []
         func line(_ s: String) { out.append(s); print(s) }
-        line("Scenario suite, seed \(seed): \(loaded.count) scenarios, \(String(format: "%.0f", virtualSeconds)) virtual s in "
-             + String(format: "%.1f s wall / %.1f s CPU (%.0f× real time).", wall, cpu, virtualSeconds / wall))
+        line("Scenario suite, seed \(seed): \(loaded.count) scenarios, \(String(cFormat: "%.0f", virtualSeconds)) virtual s in "
+             + String(cFormat: "%.1f s wall / %.1f s CPU (%.0f× real time).", wall, cpu, virtualSeconds / wall))
         line("Every run goes through dockd's engine (StandEngine, TrackingSettings.shipped, NativeDriver) and the simulated stand, over the wire protocol.")
         line("ours: system tracking fed the detector's frames (tracking.observe). naive: the app centres the biggest face with motion.velocity,")
-        line(String(format: "best of a %d-point grid: k = %.1f /s, dead zone %.0f %% of the FOV (grid, geometric mean RMS: %@).",
+        line(String(cFormat: "best of a %d-point grid: k = %.1f /s, dead zone %.0f %% of the FOV (grid, geometric mean RMS: %@).",
                     grid.count, grid[bestIndex].0, grid[bestIndex].1 * 100, gridLines.joined(separator: "; ")))
         line("delayed oracle: the true framing aim and its rate, as late as the detector (its latency and frame rate), followed with dockd's control law")
         line("without dead band, smoothing or trailing, through motion.velocity.")
@@ -77,11 +87,11 @@ struct ScenarioBench: ParsableCommand {
         for (i, s) in loaded.enumerated() {
             let (o, n, r) = (ours[i].metrics, naive[i].metrics, oracle[i].metrics)
             func cell(_ f: (SceneMetrics) -> Double, _ format: String) -> String {
-                [o, n, r].map { String(format: format, f($0)) }.joined(separator: " / ")
+                [o, n, r].map { String(cFormat: format, f($0)) }.joined(separator: " / ")
             }
-            func reacquire(_ m: SceneMetrics) -> String { m.reacquireTime.map { String(format: "%.2f", $0) } ?? "–" }
+            func reacquire(_ m: SceneMetrics) -> String { m.reacquireTime.map { String(cFormat: "%.2f", $0) } ?? "–" }
             line("| \(s.name)\(s.withinLimits ? "" : " †") | \(cell({ $0.inFrame * 100 }, "%.1f")) | \(cell({ $0.inRegion * 100 }, "%.1f")) | "
-                 + "\(cell({ $0.rmsError * 100 }, "%.2f")) | " + String(format: "%.2f | %.2f", o.rmsError / r.rmsError, o.rmsError / n.rmsError)
+                 + "\(cell({ $0.rmsError * 100 }, "%.2f")) | " + String(cFormat: "%.2f | %.2f", o.rmsError / r.rmsError, o.rmsError / n.rmsError)
                  + " | \(cell({ $0.p95Error * 100 }, "%.2f")) | \(cell({ $0.settleTime }, "%.2f")) | "
                  + "\(cell({ $0.overshoot * 100 }, "%.1f")) | \(cell({ $0.rmsJerk }, "%.0f")) | \(cell({ $0.pathRatio }, "%.2f")) | "
                  + "\(cell({ $0.idleJitter * 1000 }, "%.1f")) | \(reacquire(o)) / \(reacquire(n)) / \(reacquire(r)) | "
@@ -99,9 +109,9 @@ struct ScenarioBench: ParsableCommand {
         for (i, s) in loaded.enumerated() where ours[i].metrics.stillTime > 0 {
             let runs = [ours[i], naive[i], oracle[i]]
             func cell(_ f: (SceneRunResult) -> String) -> String { runs.map(f).joined(separator: " / ") }
-            line(String(format: "| %@ | %.1f | ", s.name, ours[i].metrics.stillTime) + cell { "\($0.commandsWhileStill)" } + " | "
-                 + cell { String(format: "%.1f", $0.metrics.stillMotion * 100) } + " | " + cell { String(format: "%.2f", $0.metrics.stillJitter * 100) }
-                 + " | " + cell { $0.stillError.map { String(format: "%.2f", $0 * 100) } ?? "–" } + " |")
+            line(String(cFormat: "| %@ | %.1f | ", s.name, ours[i].metrics.stillTime) + cell { "\($0.commandsWhileStill)" } + " | "
+                 + cell { String(cFormat: "%.1f", $0.metrics.stillMotion * 100) } + " | " + cell { String(cFormat: "%.2f", $0.metrics.stillJitter * 100) }
+                 + " | " + cell { $0.stillError.map { String(cFormat: "%.2f", $0 * 100) } ?? "–" } + " |")
         }
         line("")
         let acting = loaded.indices.filter { loaded[$0].lostPolicy != nil || !loaded[$0].sweeps.isEmpty }
@@ -117,12 +127,12 @@ struct ScenarioBench: ParsableCommand {
                 let atPreset = phases.first { $0.phase == .atPreset }?.time
                 // The engine says lost `unseen` after the last sight.
                 var toPreset = "–"
-                if let lost, let atPreset { toPreset = String(format: "%.1f", atPreset - (lost - LostSubjectPolicy.unseen)) }
+                if let lost, let atPreset { toPreset = String(cFormat: "%.1f", atPreset - (lost - LostSubjectPolicy.unseen)) }
                 let policy = loaded[i].lostPolicy.map { p in
-                    p.policy + (p.policy == "hold" ? "" : String(format: ", after %.0f s", p.after)) + (p.policy == "search" ? String(format: ", %.0f s", p.searchSeconds) : "")
+                    p.policy + (p.policy == "hold" ? "" : String(cFormat: ", after %.0f s", p.after)) + (p.policy == "search" ? String(cFormat: ", %.0f s", p.searchSeconds) : "")
                 } ?? "–"
-                line("| \(loaded[i].name) | \(policy) | " + phases.map { String(format: "%.1f ", $0.time) + $0.phase.rawValue }.joined(separator: " → ")
-                     + " | \(toPreset) | \(ours[i].metrics.reacquireTime.map { String(format: "%.2f", $0) } ?? "–") |")
+                line("| \(loaded[i].name) | \(policy) | " + phases.map { String(cFormat: "%.1f ", $0.time) + $0.phase.rawValue }.joined(separator: " → ")
+                     + " | \(toPreset) | \(ours[i].metrics.reacquireTime.map { String(cFormat: "%.2f", $0) } ?? "–") |")
             }
             line("")
         }
@@ -135,8 +145,8 @@ struct ScenarioBench: ParsableCommand {
             line("|---|---|---|---|---|---|")
             for i in zoomed {
                 let shot = ours[i].shotFigures, m = ours[i].metrics
-                line("| \(loaded[i].name) | \(loaded[i].zoom!.shot) | " + (shot.fraction.map { String(format: "%.1f %% of %d samples", $0 * 100, shot.samples) } ?? "–")
-                     + " | \(shot.reversals)" + String(format: " | %.1f | ", m.inFrame * 100) + (m.reacquireTime.map { String(format: "%.2f", $0) } ?? "–") + " |")
+                line("| \(loaded[i].name) | \(loaded[i].zoom!.shot) | " + (shot.fraction.map { String(cFormat: "%.1f %% of %d samples", $0 * 100, shot.samples) } ?? "–")
+                     + " | \(shot.reversals)" + String(cFormat: " | %.1f | ", m.inFrame * 100) + (m.reacquireTime.map { String(cFormat: "%.2f", $0) } ?? "–") + " |")
             }
             line("")
         }
@@ -159,21 +169,21 @@ struct ScenarioBench: ParsableCommand {
         func verdict(_ ok: Bool) -> String { ok ? "met" : "**missed**" }
         line("| target (issue #10) | measured | |")
         line("|---|---|---|")
-        line(String(format: "| framing error ≤ 1.5× the delayed oracle (geometric mean over the %d scenarios within limits) | %.2f× (all %d scenarios: %.2f×) | %@ |",
+        line(String(cFormat: "| framing error ≤ 1.5× the delayed oracle (geometric mean over the %d scenarios within limits) | %.2f× (all %d scenarios: %.2f×) | %@ |",
                     within.count, oracleRatio, loaded.count, allOracleRatio, verdict(oracleRatio <= 1.5)))
         let oracleNaiveRatio = geometricMean(within.map { oracle[$0].metrics.rmsError / naive[$0].metrics.rmsError })
-        line(String(format: "| framing error ≤ 0.4× the naive client (geometric mean, same scenarios) | %.2f× (the delayed oracle itself: %.2f×) | %@ |",
+        line(String(cFormat: "| framing error ≤ 0.4× the naive client (geometric mean, same scenarios) | %.2f× (the delayed oracle itself: %.2f×) | %@ |",
                     naiveRatio, oracleNaiveRatio, verdict(naiveRatio <= 0.4)))
-        line(String(format: "| 100 %% in frame within the motor limits | worst %.2f %% (%@) | %@ |", inFrameWithin * 100, worstInFrame, verdict(inFrameWithin >= 0.99995)))
-        line(String(format: "| a still subject: no motion command after settling, error ≤ 2 %% | %d commands, error %@ | %@ |", stillCommands,
-                    stillError.map { String(format: "%.2f %%", $0 * 100) } ?? "–", verdict(stillCommands == 0 && (stillError ?? 0) <= 0.02)))
+        line(String(cFormat: "| 100 %% in frame within the motor limits | worst %.2f %% (%@) | %@ |", inFrameWithin * 100, worstInFrame, verdict(inFrameWithin >= 0.99995)))
+        line(String(cFormat: "| a still subject: no motion command after settling, error ≤ 2 %% | %d commands, error %@ | %@ |", stillCommands,
+                    stillError.map { String(cFormat: "%.2f %%", $0 * 100) } ?? "–", verdict(stillCommands == 0 && (stillError ?? 0) <= 0.02)))
         line("| 0 primary switches while a selection is held | \(heldSwitches) (\(held.map { loaded[$0].name }.joined(separator: ", "))) | \(verdict(heldSwitches == 0)) |")
-        line(String(format: "| reacquire ≤ 0.5 s after a 2 s occlusion | %@ | %@ |", occlusionReacquire.map { String(format: "%.2f s", $0) } ?? "not hidden",
+        line(String(cFormat: "| reacquire ≤ 0.5 s after a 2 s occlusion | %@ | %@ |", occlusionReacquire.map { String(cFormat: "%.2f s", $0) } ?? "not hidden",
                     verdict((occlusionReacquire ?? 0) <= 0.5)))
         line("| a camera's ordinary jitter never refused (frame rate) | \(refusedFrames) frames refused | \(verdict(refusedFrames == 0)) |")
-        line(String(format: "| dockd's work per frame ≤ 20 µs with 10 subjects | %@ (%d subjects): p50 %.1f µs, p99 %.1f µs | %@ |",
+        line(String(cFormat: "| dockd's work per frame ≤ 20 µs with 10 subjects | %@ (%d subjects): p50 %.1f µs, p99 %.1f µs | %@ |",
                     loaded[crowd].name, ours[crowd].maxSubjects, percentile(costs, 0.5), percentile(costs, 0.99), verdict(percentile(costs, 0.5) <= 20)))
-        line(String(format: "| (all scenarios) work per frame | p50 %.1f µs, p99 %.1f µs | |", percentile(allCosts, 0.5), percentile(allCosts, 0.99)))
+        line(String(cFormat: "| (all scenarios) work per frame | p50 %.1f µs, p99 %.1f µs | |", percentile(allCosts, 0.5), percentile(allCosts, 0.99)))
 
         if let plots {
             try FileManager.default.createDirectory(atPath: plots, withIntermediateDirectories: true)

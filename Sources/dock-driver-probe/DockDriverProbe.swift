@@ -22,7 +22,6 @@ import StandEngine
 /// what the driver reports as JSON lines. For peer tests (an emulated VISCA camera, a pymavlink
 /// gimbal), for trying hardware before configuring dockd, and (`--calibrate`) for measuring a
 /// VISCA camera into a profile.
-@main
 struct DockDriverProbe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dock-driver-probe",

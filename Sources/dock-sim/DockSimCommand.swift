@@ -11,7 +11,6 @@ import NIOCore
 import NIOPosix
 
 /// `dock-sim`: a simulated stand as a real process that speaks protocol v1 like hardware.
-@main
 struct DockSimCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dock-sim",

@@ -5,7 +5,6 @@ import ArgumentParser
 import DockClient
 import DockVersion
 
-@main
 struct Dockctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dockctl",

@@ -7,7 +7,6 @@ import NIOPosix
 import ServiceLifecycle
 import UnixSignals
 
-@main
 struct DockdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dockd",

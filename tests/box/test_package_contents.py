@@ -1,5 +1,6 @@
-"""The package as built (make deb), on this host: `make install` gives the same files, the binaries
-need no Swift toolchain, and the maintainer scripts run sysusers before the udev trigger."""
+"""The package as built (make deb), on this host: `make install` gives the same files, one binary is
+every tool and needs no Swift toolchain, and the maintainer scripts run sysusers before the udev
+trigger."""
 import os
 import subprocess
 from pathlib import Path
@@ -49,6 +50,19 @@ def test_the_binaries_need_no_swift_toolchain(deb, tmp_path):
         assert "/opt/swift" not in dynamic and "swift" not in dynamic.lower(), (tool, dynamic)
         ldd = subprocess.run(["ldd", str(binary)], capture_output=True, text=True).stdout
         assert "swift" not in ldd and "not found" not in ldd, (tool, ldd)
+
+
+def test_one_binary_is_every_tool(deb, tmp_path):
+    """The Swift runtime and the libraries once in the package (issue 26): dockd is the only
+    executable file; the tools are its other names, each running as the tool."""
+    subprocess.run(["dpkg-deb", "-x", deb, str(tmp_path)], check=True)
+    bin_dir = tmp_path / "usr" / "bin"
+    elf = sorted(p.name for p in bin_dir.iterdir() if not p.is_symlink() and p.read_bytes()[:4] == b"\x7fELF")
+    assert elf == ["dockd"]
+    for tool in ("dockctl", "dock-sim", "dock-bench", "dock-driver-probe"):
+        assert os.readlink(bin_dir / tool) == "dockd", tool
+        help_text = subprocess.run([str(bin_dir / tool), "--help"], capture_output=True, text=True, check=True).stdout
+        assert f"USAGE: {tool}" in help_text, (tool, help_text)
 
 
 def test_postinst_runs_sysusers_before_the_udev_trigger():

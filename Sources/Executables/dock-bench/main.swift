@@ -1,0 +1,3 @@
+import dock_bench
+
+runDockBench()

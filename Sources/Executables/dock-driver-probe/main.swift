@@ -1,0 +1,3 @@
+import dock_driver_probe
+
+await runDockDriverProbe()

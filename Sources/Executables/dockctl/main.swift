@@ -1,0 +1,3 @@
+import dockctl
+
+runDockctl()

@@ -1,0 +1,3 @@
+/// dock-bench's entry point: run by its own executable, and by dockd's when called by the name
+/// dock-bench (the package installs one binary under every tool's name: Sources/dockd/main.swift).
+public func runDockBench() { DockBench.main() }

@@ -1,0 +1,3 @@
+/// dock-sim's entry point: run by its own executable, and by dockd's when called by the name dock-sim
+/// (the package installs one binary under every tool's name: Sources/dockd/main.swift).
+public func runDockSim() { DockSimCommand.main() }
