@@ -128,6 +128,31 @@ import Testing
         #expect(polled >= 3, "\(polled) zoom polls in 0.2 s while zooming")
     }
 
+    /// The engine's every pan/tilt VELOCITY also names the zoom, at 0 while no shot zooms: on a
+    /// still lens that is nothing to send, and the zoom is still read once a second, not after
+    /// every pan/tilt poll (a Stop queued behind the drives kept the zoom "moving": each poll then
+    /// waited a zoom read's round trip, and tracking at 200 ms replies lost its subject).
+    @Test func aZeroZoomRateOnAStillLensSendsNothingAndKeepsTheOnceASecondRead() {
+        var (d, _, t) = running()
+        var zoomPolls = 0, zoomCommands = 0
+        let start = t
+        while t < start + 3 {
+            t += 0.01
+            var out = d.tick(at: t).bytes
+            if Int((t - start) * 100) % 5 == 0 { out += d.send(.velocity([AxisValue(.yaw, 0.3), AxisValue(.pitch, 0), AxisValue(.zoom, 0)]), at: t) }
+            for m in out.split(separator: 0xFF).map({ Array($0) + [0xFF] }) {
+                if m == VISCA.zoomInquiry(address: 1) { zoomPolls += 1; _ = d.receive([0x90, 0x50, 0, 0, 0, 0, 0xFF], at: t + 0.005) }
+                else if m == VISCA.positionInquiry(address: 1) { _ = d.receive(Self.panTiltAnswer, at: t + 0.005) }
+                else {
+                    if m.count > 3 && m[1...3] == [0x01, 0x04, 0x07] { zoomCommands += 1 }
+                    _ = d.receive(Self.ack + Self.completion, at: t + 0.005)
+                }
+            }
+        }
+        #expect(zoomCommands == 0)
+        #expect(zoomPolls >= 2 && zoomPolls <= 4, "\(zoomPolls) zoom reads in 3 s")
+    }
+
     @Test func aZoomRateIsTeleOrWideAtTheNearestVariableSpeedWhereTheLensIs() {
         var (d, _, t) = running()
         // At the wide end 1×/s is 6612 units/s: speed 7 (6500).

@@ -325,6 +325,9 @@ public struct VISCADriver: StandDriver {
         guard let zoom = profile.zoom, phase == .running else { return }
         let slope = zoom.slope(position: zoomSample?.position ?? zoom.widePosition)
         let speed = zoom.nearestSpeed(rate / slope)
+        // Every pan/tilt velocity names the zoom, at 0 while no shot zooms: a still lens needs no
+        // Stop (queued behind the drives, one would keep the zoom "moving" and read after every poll).
+        if speed == nil && !zoomMoving { return }
         let payload = VISCA.zoomDrive(address: address, direction: speed == nil ? 0 : (rate > 0 ? 1 : -1), speed: speed ?? 0)
         if payload == zoomDriveInForce && queuedZoom == nil { return }
         queuedZoom = VISCAMessage(kind: .zoomDrive, payload: payload, command: MessageType.velocity.rawValue)
