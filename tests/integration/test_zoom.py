@@ -65,11 +65,14 @@ def test_a_zoom_stand_declares_and_reports_its_zoom(tmp_path):
         wait_for(lambda: abs(c.latest("motion.state")["params"]["positions"]["zoom"] - 3.0) < 0.02, 10, "zoom at 3x")
         assert c.call("motion.orient", {"zoom": 9.0})["error"]["code"] == -32003  # beyond the tele end
 
-        assert abs(c.result("preset.save", {"name": "tele"})["zoom"] - 3.0) < 0.02
+        # The preset keeps the zoom measured when it was saved (within 0.02 of the 3× asked for, as
+        # waited above); the recall comes back to that saved zoom, not to 3× exactly.
+        saved = c.result("preset.save", {"name": "tele"})["zoom"]
+        assert abs(saved - 3.0) < 0.02
         c.result("motion.orient", {"zoom": 1.5})
         wait_for(lambda: abs(c.latest("motion.state")["params"]["positions"]["zoom"] - 1.5) < 0.02, 10, "zoom at 1.5x")
         c.result("preset.recall", {"name": "tele"})
-        wait_for(lambda: abs(c.latest("motion.state")["params"]["positions"]["zoom"] - 3.0) < 0.01, 10, "the preset's zoom")
+        wait_for(lambda: abs(c.latest("motion.state")["params"]["positions"]["zoom"] - saved) < 0.01, 10, "the preset's zoom")
     finally:
         rig.stop()
 
