@@ -26,13 +26,18 @@ enum ONVIFProbe {
         let messageIDs = Set(probes.map(\.id))
         let channel = try DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_broadcast), value: 1)
+            // A camera with many scopes answers in more than the 2 KB NIO reads a datagram into by
+            // default; SOAP-over-UDP allows up to the UDP maximum, and a cut answer is not XML.
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_507))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(messageIDs: messageIDs, done: done)) }
             }
             .bind(host: target.protocol == .inet6 ? "::" : "0.0.0.0", port: 0).wait()
-        // One hop: a Probe is for this network only (what the specification's TTL of 1 says).
+        // One hop: a Probe is for this network only (what the specification's TTL of 1 says). An IP
+        // option: at the socket level the same number is SO_RCVBUFFORCE, and a receive buffer of one
+        // byte drops all but the first answers of a burst.
         if target.protocol == .inet {
-            try channel.setOption(.socketOption(.ip_multicast_ttl), value: 1).wait()
+            try channel.setOption(.ipOption(.ip_multicast_ttl), value: 1).wait()
         }
         for repeatAt in [TimeAmount.zero, .milliseconds(100)] {
             channel.eventLoop.scheduleTask(in: repeatAt) {

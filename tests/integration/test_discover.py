@@ -75,6 +75,22 @@ def test_bad_options_exit_64(args):
     assert p.returncode == 64, p
 
 
+def answer_first_probe(sock, responder, variants):
+    """Reads dockctl's first Probe on `sock`, has the camera answer it, and sends every variant of
+    that answer (a function of the answer's bytes) back to back."""
+    while True:
+        data, source = sock.recvfrom(65536)
+        if b"Probe>" in data and b"MessageID" in data:
+            break
+    relay = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    relay.bind(("127.0.0.1", 0))
+    relay.settimeout(30)
+    relay.sendto(data, ("127.0.0.1", responder.port))
+    reply, _ = relay.recvfrom(65536)
+    for variant in variants(reply):
+        sock.sendto(variant, source)
+
+
 def test_garbage_and_foreign_answers_are_told_and_skipped(camera):
     """A LAN carries other datagrams: a reply that is not XML is reported on stderr; a ProbeMatch
     answering someone else's Probe and a Hello are not devices; the camera is still listed."""
@@ -87,25 +103,63 @@ def test_garbage_and_foreign_answers_are_told_and_skipped(camera):
                f'<d:ProbeMatch><a:EndpointReference><a:Address>urn:uuid:not-this</a:Address></a:EndpointReference>'
                f'<d:XAddrs>http://10.9.9.9/onvif/device_service</d:XAddrs></d:ProbeMatch></d:ProbeMatches></s:Body></s:Envelope>')
 
-    def answer():
-        data, source = sock.recvfrom(65536)
-        sock.sendto(b"\x00garbage, not XML", source)
-        sock.sendto(foreign.encode(), source)
-        # and pass the Probe on to the camera, as if it had heard it too
-        relay = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        relay.bind(("127.0.0.1", 0))
-        relay.sendto(data, ("127.0.0.1", responder.port))
-        reply, _ = relay.recvfrom(65536)
-        sock.sendto(reply, source)
-    t = threading.Thread(target=answer, daemon=True)
+    def garbage_foreign_and_the_answer(reply):
+        return [b"\x00garbage, not XML", foreign.encode(), reply]
+    t = threading.Thread(target=answer_first_probe, args=(sock, responder, garbage_foreign_and_the_answer), daemon=True)
     t.start()
     p = discover("--address", f"127.0.0.1:{sock.getsockname()[1]}", "--timeout", "5", "--json")
     t.join(30)
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 0, (p.stderr, responder.probes)
     (found,) = [json.loads(line) for line in p.stdout.splitlines()]
     assert found["addresses"] == [server.xaddr]
     assert p.stderr.count("ignored a datagram that is not WS-Discovery") == 1, p.stderr
     assert "not XML" in p.stderr
+
+
+def test_a_burst_of_answers_from_many_cameras_is_all_listed(camera):
+    """Sixteen cameras answering one multicast Probe answer within the same millisecond: every
+    answer waits in dockctl's receive buffer until it reads them, and none may be dropped (a receive
+    buffer shrunk to its minimum kept only the first)."""
+    cam, server, responder = camera
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.settimeout(30)
+
+    def sixteen(reply):
+        return [reply.replace(str(cam.uuid).encode(), f"{n:08d}-0000-4000-8000-000000000000".encode())
+                     .replace(server.xaddr.encode(), f"http://10.0.0.{n}/onvif/device_service".encode())
+                for n in range(1, 17)]
+    t = threading.Thread(target=answer_first_probe, args=(sock, responder, sixteen), daemon=True)
+    t.start()
+    p = discover("--address", f"127.0.0.1:{sock.getsockname()[1]}", "--timeout", "5", "--json")
+    t.join(30)
+    assert p.returncode == 0, p.stderr
+    found = [json.loads(line) for line in p.stdout.splitlines()]
+    assert sorted(f["addresses"][0] for f in found) == sorted(f"http://10.0.0.{n}/onvif/device_service" for n in range(1, 17))
+
+
+def test_an_answer_larger_than_two_kilobytes_is_read_whole(camera):
+    """A camera with many scopes answers in a datagram of several kilobytes (SOAP-over-UDP allows up
+    to the UDP maximum): it is read whole, not cut at a default buffer's size and called not XML."""
+    cam, server, responder = camera
+    responder.scopes += [f"onvif://www.onvif.org/location/building/wing-{n:03d}-of-the-east-campus" for n in range(80)]
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.settimeout(30)
+    sizes = []
+
+    def as_is(reply):
+        sizes.append(len(reply))
+        return [reply]
+    t = threading.Thread(target=answer_first_probe, args=(sock, responder, as_is), daemon=True)
+    t.start()
+    p = discover("--address", f"127.0.0.1:{sock.getsockname()[1]}", "--timeout", "5", "--json")
+    t.join(30)
+    assert sizes and sizes[0] > 4096, sizes
+    assert p.returncode == 0, p.stderr
+    (found,) = [json.loads(line) for line in p.stdout.splitlines()]
+    assert found["addresses"] == [server.xaddr] and found["name"] == "desk cam"
+    assert p.stderr == ""
 
 
 NAMESPACE_SCRIPT = textwrap.dedent("""
