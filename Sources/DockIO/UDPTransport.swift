@@ -24,7 +24,9 @@ public enum NetworkTransport {
     static func connectTCP<Output: Sendable>(host: String, port: Int, group: any EventLoopGroup,
                                              initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Output>) async throws -> Output {
         try await ClientBootstrap(group: group)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            // A TCP option: at the socket level the same number is SO_DEBUG, which only
+            // CAP_NET_ADMIN may set, and the unprivileged daemon's connect failed with EACCES.
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: port, channelInitializer: initializer)
     }
 }

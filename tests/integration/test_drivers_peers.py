@@ -25,8 +25,10 @@ SONY = ROOT / "profiles" / "visca" / "sony-brc-h700.json"  # 5 pan nibbles, raw 
 EMULATOR_HOST = "127.0.0.2"  # visca-over-ip binds 0.0.0.0:52381
 
 
-def probe(driver, endpoint, options, *args, seconds=2.5):
-    cmd = [str(BIN / "dock-driver-probe"), "--driver", driver, "--endpoint", endpoint, "--seconds", str(seconds)]
+def probe(driver, endpoint, options, *args, seconds=2.5, user=None):
+    # As `user` (a uid): dockd runs unprivileged, where a socket option only root may set fails.
+    prefix = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"] if user is not None else []
+    cmd = [*prefix, str(BIN / "dock-driver-probe"), "--driver", driver, "--endpoint", endpoint, "--seconds", str(seconds)]
     for k, v in options.items():
         cmd += ["--option", f"{k}={v}"]
     p = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=30 + seconds)
@@ -226,11 +228,12 @@ def test_visca_raw_udp_position_on_a_five_nibble_sony_profile(camera):
     assert abs(summary["final_yaw"] + 0.3) < 0.002 and abs(summary["final_pitch"] - 0.2) < 0.002
 
 
-def test_visca_raw_tcp_stream_without_address_set(camera):
+@pytest.mark.parametrize("user", [None, 65534], ids=["root", "unprivileged"])
+def test_visca_raw_tcp_stream_without_address_set(camera, user):
     cam, link = camera(link="tcp")
     host, port = link.address
     code, lines, err = probe("visca", f"tcp:{host}:{port}", {"profile": GENERIC, "transport": "raw-tcp"},
-                             "--target", "yaw=-0.3,pitch=0.1", seconds=2.0)
+                             "--target", "yaw=-0.3,pitch=0.1", seconds=2.0, user=user)
     assert code == 0, err
     assert cam.received[0][1] == bytes.fromhex("81 01 00 01 ff"), "IF_Clear first, no AddressSet on TCP"
     summary = of(lines, "summary")[0]
