@@ -84,8 +84,38 @@ import Testing
         #expect(rig.action(driver.tick(at: 1.45).bytes) == "/onvif/ptz_service tptz:GetStatus")
         let reports = driver.receive(status(zoom: "0.000000"), at: 1.46)
         guard case .feedback(let f)? = reports.first else { Issue.record("\(reports)"); return }
-        // The read at 1.11 was too soon to doubt; from it, 0.35 s at a third of the space a
-        // second: 2.05×, not the 1× the camera repeats.
-        #expect(abs(Double(try #require(f.axis(.zoom)).position) - (1 + 9 * 0.35 / 3)) < 0.01)
+        // From the ContinuousMove's reply at 1.02 (the repeated reads are no news, the first one
+        // too), 0.44 s at a third of the space a second: 2.32×, not the 1× the camera repeats.
+        #expect(abs(Double(try #require(f.axis(.zoom)).position) - (1 + 9 * 0.44 / 3)) < 0.01)
+    }
+
+    /// The emulator's options with only its relative spaces (and speeds): a relative-only camera.
+    static let relativeOnlyOptions = ["AbsolutePanTiltPositionSpace", "AbsoluteZoomPositionSpace", "ContinuousPanTiltVelocitySpace",
+                                      "ContinuousZoomVelocitySpace"].reduce(ONVIFEmulatorReplies.configurationOptions) { options, space in
+        guard let start = options.firstRange(of: "<tt:\(space)>"), let end = options.firstRange(of: "</tt:\(space)>") else { return options }
+        var cut = options
+        cut.removeSubrange(start.lowerBound..<end.upperBound)
+        return cut
+    }
+
+    @Test func onARelativeOnlyCameraAZoomTargetIsATranslationFromTheZoomItHas() throws {
+        #expect(!Self.relativeOnlyOptions.contains("Absolute") && !Self.relativeOnlyOptions.contains("Continuous")
+                && Self.relativeOnlyOptions.contains("RelativeZoomTranslationSpace"))
+        var (driver, reports) = rig.ready(options: Self.relativeOnlyOptions, settings: settings)
+        guard case .ready(_, let caps)? = reports.first else { Issue.record("\(reports)"); return }
+        #expect(try #require(caps.axis(.zoom)).max == 10)
+        _ = driver.receive(status(zoom: "0.200000"), at: 1)
+        let move = rig.body(driver.send(.position(duration: 1, targets: [PositionTarget(axis: .zoom, position: 4)]), at: 1.01))
+        // 4× is a third of the space; the zoom is at 0.2 of it: 0.133333 more, the pan/tilt where they are.
+        #expect(move.contains(#"<tptz:Translation><tt:PanTilt x="0.000000" y="0.000000"/><tt:Zoom x="0.133333"/></tptz:Translation>"#), "\(move)")
+    }
+
+    @Test func onARelativeOnlyCameraAZoomRateIsATranslationAheadOfIt() {
+        var (driver, _) = rig.ready(options: Self.relativeOnlyOptions, settings: settings)
+        _ = driver.receive(status(zoom: "0.200000"), at: 1)
+        let move = rig.body(driver.send(.velocity([AxisValue(.zoom, 1.5)]), at: 1.01))
+        // 1.5×/s is half the top speed, a third of the space a second, 0.3 s ahead (two command
+        // intervals and a poll, as for the pan/tilt's rates).
+        #expect(move.contains("RelativeMove") && move.contains(#"<tt:Zoom x="0.050000"/>"#), "\(move)")
     }
 }

@@ -151,6 +151,37 @@ def test_with_max_zoom_the_cameras_zoom_is_an_axis_reported_in_magnification(rig
     wait_for(r.cam.still, 10, "the zoom stopped once the rates ended")
 
 
+def test_a_relative_only_camera_zooms_by_translations(rig):
+    """A camera with a zoom translation space and no zoom position or velocity space: a zoom
+    target goes as the RelativeMove's Translation/Zoom from the zoom read, a rate as translations
+    a little ahead of it, as for its pan/tilt."""
+    r = rig(motion=("relative",), options="max_zoom = 10\nzoom_seconds = 2\n")
+    stand = r.connected()
+    axes = {a["axis"]: a for a in stand["capabilities"]["axes"]}
+    assert axes.get("zoom", {}).get("max") == 10, axes
+    pan, tilt, _ = r.cam.generic()
+    r.cam.set_generic(pan, tilt, 0.2)
+    r.client.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    r.client.wait_notification(lambda m: m.get("method") == "motion.state"
+                               and abs(m["params"]["positions"].get("zoom", 0) - 2.8) < 0.01, timeout=10)
+    since = time.monotonic()
+    motion = r.client.result("motion.orient", {"zoom": 8.2, "duration": 1})
+    done = r.client.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
+                                      and m["params"]["state"] != "running", timeout=20)
+    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
+    wait_for(lambda: abs(r.cam.generic()[2] - 0.8) < 0.01, 5, "the zoom at 8.2x (0.8 of its space)")
+    assert any(m[1] == "RelativeMove" and m[2]["zoom"] for m in r.moves(since)), r.moves(since)
+    since = time.monotonic()
+    end = since + 1.0
+    while time.monotonic() < end:
+        r.client.result("motion.velocity", {"zoom": -1.5})
+        time.sleep(0.1)
+    assert r.cam.generic()[2] < 0.7, r.cam.generic()
+    relative = [m for m in r.moves(since) if m[1] == "RelativeMove"]
+    assert relative and all(m[2]["zoom"] and m[2]["zoom"][0] < 0 for m in relative), relative
+    wait_for(r.cam.still, 10, "the zoom still once the rates ended")
+
+
 @pytest.mark.parametrize("reversed_pan", [False, True])
 def test_rates_move_the_camera_by_continuous_moves_with_whole_second_timeouts_then_a_stop(rig, reversed_pan):
     """Also on a camera whose pan velocity runs against its pan position (the Tapo C220's quirk),

@@ -9,9 +9,11 @@ import DockProtocol
 ///
 /// Zoom, where the settings give its `maxZoom` and the camera offers a zoom space: the stand's
 /// zoom axis in magnification (`ONVIFZoomScale`), sent with the pan/tilt in the same AbsoluteMove
-/// (Position/Zoom) or ContinuousMove (Velocity/Zoom) — a new move replaces the whole motion in
-/// force on ONVIF cameras, so each one carries the zoom's as well — and read back from GetStatus's
-/// Position/Zoom (estimated, like the pan/tilt, while a camera's reads stand still).
+/// (Position/Zoom) or ContinuousMove (Velocity/Zoom), or on a relative-only camera as the
+/// RelativeMove's Translation/Zoom from the zoom it has to the one asked for — a new move replaces
+/// the whole motion in force on ONVIF cameras, so each one carries the zoom's as well — and read
+/// back from GetStatus's Position/Zoom (estimated, like the pan/tilt, while a camera's reads stand
+/// still).
 ///
 /// Pure: it speaks `ONVIFWire` with DockIO's `ONVIFLink`, which does the HTTP and adds the
 /// WS-Security header. One request is in flight at a time; moves coalesce to the newest and go at
@@ -69,7 +71,7 @@ public struct ONVIFCameraDriver: StandDriver {
     /// `zoom`: the zoom's target or velocity sent with the pan/tilt's (nil: none).
     private enum Move: Equatable {
         case absolute(x: Double, y: Double, zoom: Double?)
-        case relative(x: Double, y: Double)
+        case relative(x: Double, y: Double, zoom: Double?)
         case continuous(x: Double, y: Double, zoom: Double?)
         case stop
     }
@@ -95,8 +97,9 @@ public struct ONVIFCameraDriver: StandDriver {
     private var lastRead: (x: Double, y: Double)?
     private var estimate: ONVIFPoseEstimate?
     private var stopPending = false
-    /// The zoom spaces the camera offers: its position space's range, and whether it takes a velocity.
-    private var zoomOffers: (position: ClosedRange<Double>?, continuous: Bool) = (nil, false)
+    /// The zoom spaces the camera offers: its position space's range, and whether it takes a
+    /// velocity and a translation.
+    private var zoomOffers: (position: ClosedRange<Double>?, continuous: Bool, relative: Bool) = (nil, false, false)
     /// The last pan/tilt rate asked for (generic), kept for a velocity that names only the zoom.
     private var panTiltRate: (x: Double, y: Double) = (0, 0)
     /// What the zoom was last asked for: a velocity (−1…1) or a target in its position space.
@@ -131,7 +134,7 @@ public struct ONVIFCameraDriver: StandDriver {
         estimate = nil
         stopPending = false
         queuedSetup = nil
-        zoomOffers = (nil, false)
+        zoomOffers = (nil, false, false)
         panTiltRate = (0, 0)
         zoomAsked = (0, nil)
         zoomPose = nil
@@ -180,6 +183,7 @@ public struct ONVIFCameraDriver: StandDriver {
         case .move(let move):
             if move == .stop, pending == nil { stopPending = false }
             if step == .connectStop { return becomeReady(at: time) }
+            estimateActed(on: move, at: time)
             return []
         }
     }
@@ -264,7 +268,8 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             let zoomPosition = spaces?.child("AbsoluteZoomPositionSpace")?.child("XRange")
             let low = zoomPosition?.value("Min").flatMap(Double.init), high = zoomPosition?.value("Max").flatMap(Double.init)
-            zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil)
+            zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil,
+                          spaces?.child("RelativeZoomTranslationSpace") != nil)
             // Every connect leaves the camera still.
             step = .connectStop
             stopPending = true
@@ -305,11 +310,13 @@ public struct ONVIFCameraDriver: StandDriver {
         let read = (x: x, y: y)
         var now = read
         if var estimate {
-            // The same position again while the camera should be moving, longer than a reply may
-            // lag its motion: the reads do not follow the head (some cameras report where a motion
-            // began until it ends), so the pose is the estimate until a read moves again.
-            let stale = lastRead.map { $0 == read } == true && estimate.moving(at: time) && time - estimate.motionBegan >= staleAfter
-            if stale {
+            // The same position again while the camera should be moving is no news: the camera
+            // has not moved yet, or its reads do not follow the head (some report where a motion
+            // began until it ends). The pose is the estimate until a read moves again; taking the
+            // repeat for the pose (as for the first two polls of a motion, before) set the
+            // estimate back by what the head had turned meanwhile, and the head overshot by it.
+            let repeated = lastRead.map { $0 == read } == true && estimate.moving(at: time)
+            if repeated {
                 now = estimate.pose(at: time)
             } else {
                 estimate.read(x: x, y: y, at: time)
@@ -338,7 +345,7 @@ public struct ONVIFCameraDriver: StandDriver {
         return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: axes))]
     }
 
-    /// The zoom's position now from a read: the read, or the estimate while reads stand still and
+    /// The zoom's position now from a read: the read, or the estimate while reads repeat and
     /// the zoom should be moving (the same rule as the pan/tilt's), or without a read (a GetStatus
     /// with no Position/Zoom) the estimate from the wide end: every FEEDBACK carries the zoom, since
     /// the controller moves no axis while one is unknown. Its rate is kept in `zoomRate`.
@@ -352,8 +359,7 @@ public struct ONVIFCameraDriver: StandDriver {
         }
         var now = read
         if var estimate = zoomEstimate {
-            let stale = lastZoomRead == read && estimate.moving(at: time) && time - estimate.motionBegan >= staleAfter
-            if stale {
+            if lastZoomRead == read && estimate.moving(at: time) {
                 now = clamped(estimate.pose(at: time).x)
             } else {
                 estimate.read(x: read, y: 0, at: time)
@@ -371,7 +377,7 @@ public struct ONVIFCameraDriver: StandDriver {
     /// The zoom as a stand axis: where the settings give its magnification and the camera offers
     /// a zoom position space (to read it back and steer it to) or a velocity.
     private var zoomScale: ONVIFZoomScale? {
-        guard let maxZoom = settings.maxZoom, maxZoom > 1, zoomOffers.position != nil || zoomOffers.continuous else { return nil }
+        guard let maxZoom = settings.maxZoom, maxZoom > 1, zoomOffers.position != nil || zoomOffers.continuous || zoomOffers.relative else { return nil }
         return ONVIFZoomScale(range: zoomOffers.position ?? 0...1, maxZoom: maxZoom, fullRangeSeconds: settings.zoomSeconds)
     }
 
@@ -390,12 +396,12 @@ public struct ONVIFCameraDriver: StandDriver {
             for target in targets {
                 if target.axis == .yaw { x = settings.pan.generic(-degrees(radians: Double(target.position))) }
                 if target.axis == .pitch { y = settings.tilt.generic(degrees(radians: Double(target.position))) }
-                if target.axis == .zoom, let zoom = zoomScale, zoomOffers.position != nil {
+                if target.axis == .zoom, let zoom = zoomScale, zoomOffers.position != nil || zoomOffers.relative {
                     zoomAsked.target = zoom.position(magnification: Double(target.position))
                 }
             }
-            if offers.absolute { pending = .absolute(x: x, y: y, zoom: zoomAsked.target) }
-            else if offers.relative { pending = .relative(x: x - now.0, y: y - now.1) }
+            if offers.absolute { pending = .absolute(x: x, y: y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil) }
+            else if offers.relative { pending = .relative(x: x - now.0, y: y - now.1, zoom: zoomTranslation(at: time)) }
         case .velocity(let rates):
             var x = 0.0, y = 0.0
             let namesPanTilt = rates.contains { $0.axis == .yaw || $0.axis == .pitch }
@@ -404,7 +410,7 @@ public struct ONVIFCameraDriver: StandDriver {
                 // A velocity of 1 is the top speed, the way the generic position grows.
                 if rate.axis == .yaw { x = clamp(-degrees(radians: Double(rate.value)) / settings.panSpeed * settings.pan.direction) }
                 if rate.axis == .pitch { y = clamp(degrees(radians: Double(rate.value)) / settings.tiltSpeed * settings.tilt.direction) }
-                if rate.axis == .zoom, let zoom = zoomScale, zoomOffers.continuous {
+                if rate.axis == .zoom, let zoom = zoomScale, zoomOffers.continuous || zoomOffers.relative {
                     zoomAsked = (zoom.velocity(Double(rate.value)), nil)
                 }
             }
@@ -414,7 +420,7 @@ public struct ONVIFCameraDriver: StandDriver {
                 stopPending = true
             } else {
                 stopPending = false
-                pending = velocityMove(x: x, y: y)
+                pending = velocityMove(x: x, y: y, at: time)
             }
         case .stop:
             pending = .stop
@@ -429,16 +435,28 @@ public struct ONVIFCameraDriver: StandDriver {
 
     /// A rate (`x`, `y`: the generic position's way) as the camera can take it: a ContinuousMove,
     /// else a target a little ahead of where it is (far enough to keep moving until the next renewal).
-    private func velocityMove(x: Double, y: Double) -> Move? {
+    private func velocityMove(x: Double, y: Double, at time: Double) -> Move? {
         if offers.continuous {
             return .continuous(x: x * settings.panVelocitySign, y: y * settings.tiltVelocitySign,
                                zoom: zoomScale != nil && zoomOffers.continuous ? zoomVelocity : nil)
         }
         let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
         let dx = x * settings.panSpeed * horizon / abs(settings.pan.perUnit), dy = y * settings.tiltSpeed * horizon / abs(settings.tilt.perUnit)
-        if offers.absolute, let pose { return .absolute(x: clamp(pose.x + dx), y: clamp(pose.y + dy), zoom: zoomAsked.target) }
-        if offers.relative { return .relative(x: dx, y: dy) }
+        if offers.absolute, let pose {
+            return .absolute(x: clamp(pose.x + dx), y: clamp(pose.y + dy), zoom: zoomOffers.position != nil ? zoomAsked.target : nil)
+        }
+        if offers.relative {
+            let zoomAhead = zoomScale.map { zoomAsked.velocity * $0.topSpeed * horizon }.flatMap { $0 == 0 ? nil : $0 }
+            return .relative(x: dx, y: dy, zoom: zoomOffers.relative ? zoomAhead ?? zoomTranslation(at: time) : nil)
+        }
         return nil
+    }
+
+    /// A RelativeMove's zoom: from where the zoom is by the estimate (the last read, and the moves
+    /// acted on since) to the target asked for; nil without a target or a zoom translation space.
+    private func zoomTranslation(at time: Double) -> Double? {
+        guard zoomOffers.relative, let target = zoomAsked.target, let now = zoomEstimate?.pose(at: time).x else { return nil }
+        return target - now
     }
 
     /// The zoom velocity a ContinuousMove carries: the one asked for, or, for a zoom target still
@@ -497,17 +515,30 @@ public struct ONVIFCameraDriver: StandDriver {
         return request(ptzPath, ONVIFRequests.getStatus(profile), authenticate: true, .status, at: time)
     }
 
-    /// How long a read may stay where a motion began before it is taken for stale: two polls
-    /// (a camera's reply lags its motion by up to about one).
-    private var staleAfter: Double { 2 / settings.pollHz }
-
     private mutating func sendMove(_ move: Move, at time: Double) -> [UInt8] {
         lastMove = (move, time)
+        let body = switch move {
+        case .absolute(let x, let y, let zoom): ONVIFRequests.absoluteMove(profile, x: x, y: y, zoom: zoom)
+        case .relative(let x, let y, let zoom): ONVIFRequests.relativeMove(profile, x: x, y: y, zoom: zoom)
+        case .continuous(let x, let y, let zoom): ONVIFRequests.continuousMove(profile, x: x, y: y, zoom: zoom, timeout: settings.moveTimeout)
+        case .stop: ONVIFRequests.stop(profile)
+        }
+        return request(ptzPath, body, authenticate: true, .move(move), at: time)
+    }
+
+    /// The estimates follow a move from its reply: the camera acts on a request somewhere between
+    /// its send and its reply, and a loaded camera's server queues it before acting and answers
+    /// right after, so the reply is the nearer bound; taking it for every move, the Stop and the
+    /// rate changes alike, also cancels a steady network delay. (At the send, a Stop or a slower
+    /// rate acted on late left the head past where the estimate said it had stopped: a
+    /// velocity-only orient on a loaded machine ended 0.02 rad beyond its target.) A move refused
+    /// changes nothing.
+    private mutating func estimateActed(on move: Move, at time: Double) {
         if var estimate {
             let now = estimate.pose(at: time)
             switch move {
             case .absolute(let x, let y, _): estimate.told(.toward(x: x, y: y), at: time)
-            case .relative(let dx, let dy): estimate.told(.toward(x: clamp(now.x + dx), y: clamp(now.y + dy)), at: time)
+            case .relative(let dx, let dy, _): estimate.told(.toward(x: clamp(now.x + dx), y: clamp(now.y + dy)), at: time)
             case .continuous(let x, let y, _):
                 // What was sent carries the velocity signs; the generic position moves the way they undo.
                 estimate.told(.rate(x: x * settings.panVelocitySign * estimate.topSpeed.x, y: y * settings.tiltVelocitySign * estimate.topSpeed.y,
@@ -520,19 +551,15 @@ public struct ONVIFCameraDriver: StandDriver {
             // Every move replaces the zoom's motion too: one that names no zoom stops it.
             switch move {
             case .absolute(_, _, let target?): zoomEstimate.told(.toward(x: target, y: 0), at: time)
+            case .relative(_, _, let translation?):
+                let now = zoomEstimate.pose(at: time).x
+                zoomEstimate.told(.toward(x: min(zoom.range.upperBound, max(zoom.range.lowerBound, now + translation)), y: 0), at: time)
             case .continuous(_, _, let velocity?) where velocity != 0:
                 zoomEstimate.told(.rate(x: velocity * zoom.topSpeed, y: 0, until: time + Double(settings.moveTimeout)), at: time)
             default: zoomEstimate.told(.still, at: time)
             }
             self.zoomEstimate = zoomEstimate
         }
-        let body = switch move {
-        case .absolute(let x, let y, let zoom): ONVIFRequests.absoluteMove(profile, x: x, y: y, zoom: zoom)
-        case .relative(let x, let y): ONVIFRequests.relativeMove(profile, x: x, y: y)
-        case .continuous(let x, let y, let zoom): ONVIFRequests.continuousMove(profile, x: x, y: y, zoom: zoom, timeout: settings.moveTimeout)
-        case .stop: ONVIFRequests.stop(profile)
-        }
-        return request(ptzPath, body, authenticate: true, .move(move), at: time)
     }
 
     /// The setup's next request, sent with the next tick (`nextDeadline` is now): a reply's

@@ -1,7 +1,7 @@
 /// Where an ONVIF camera is by what it was told, in the generic space: for cameras whose GetStatus
 /// does not follow the head while it moves (it says where the motion began until the head is
 /// still again, or nothing new at all). A rate runs until a Stop or its Timeout; a target is
-/// approached at the top speed. Pure and clock-free: times are the driver's.
+/// approached at the top speed. Pure and clock-free: times are the driver's (a move's reply).
 struct ONVIFPoseEstimate: Sendable {
     enum Motion: Sendable, Equatable {
         case still
@@ -14,14 +14,10 @@ struct ONVIFPoseEstimate: Sendable {
     let topSpeed: (x: Double, y: Double)
     private(set) var base: (x: Double, y: Double, time: Double)
     private(set) var motion = Motion.still
-    /// When the camera, still before, was told to move: reads that have not moved since are only
-    /// stale after a camera's usual latency.
-    private(set) var motionBegan: Double
 
     init(topSpeed: (x: Double, y: Double), at pose: (x: Double, y: Double), time: Double) {
         self.topSpeed = topSpeed
         base = (pose.x, pose.y, time)
-        motionBegan = time
     }
 
     func pose(at time: Double) -> (x: Double, y: Double) {
@@ -55,8 +51,6 @@ struct ONVIFPoseEstimate: Sendable {
     mutating func told(_ motion: Motion, at time: Double) {
         let now = pose(at: time)
         base = (now.x, now.y, time)
-        // A change of rate or target mid-motion is the same motion to the camera's reads.
-        if !moving(at: time) { motionBegan = time }
         self.motion = motion
     }
 

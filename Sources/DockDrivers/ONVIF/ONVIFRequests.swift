@@ -31,8 +31,9 @@ enum ONVIFRequests {
 
     private static func zoomVector(_ zoom: Double?) -> String { zoom.map { "<tt:Zoom x=\"\(number($0))\"/>" } ?? "" }
 
-    static func relativeMove(_ profile: String, x: Double, y: Double) -> String {
-        "<tptz:RelativeMove>\(token(profile))<tptz:Translation><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/></tptz:Translation></tptz:RelativeMove>"
+    /// A pan/tilt translation, and the zoom's where given (in its translation space).
+    static func relativeMove(_ profile: String, x: Double, y: Double, zoom: Double? = nil) -> String {
+        "<tptz:RelativeMove>\(token(profile))<tptz:Translation><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/>\(zoomVector(zoom))</tptz:Translation></tptz:RelativeMove>"
     }
 
     private static func token(_ profile: String) -> String { "<tptz:ProfileToken>\(ONVIFSOAP.escape(profile))</tptz:ProfileToken>" }
