@@ -312,9 +312,9 @@ public struct ONVIFCameraDriver: StandDriver {
         if var estimate {
             // The same position again while the camera should be moving is no news: the camera
             // has not moved yet, or its reads do not follow the head (some report where a motion
-            // began until it ends). The pose is the estimate until a read moves again; taking the
-            // repeat for the pose (as for the first two polls of a motion, before) set the
-            // estimate back by what the head had turned meanwhile, and the head overshot by it.
+            // began until it ends). The pose is the estimate until a read moves again: taking a
+            // repeat for the pose, however soon after the move, would set the estimate back by
+            // what the head had turned meanwhile, and the head would overshoot by it.
             let repeated = lastRead.map { $0 == read } == true && estimate.moving(at: time)
             if repeated {
                 now = estimate.pose(at: time)
@@ -375,7 +375,7 @@ public struct ONVIFCameraDriver: StandDriver {
     }
 
     /// The zoom as a stand axis: where the settings give its magnification and the camera offers
-    /// a zoom position space (to read it back and steer it to) or a velocity.
+    /// a zoom position space (to read it back and steer it to), a velocity or a translation.
     private var zoomScale: ONVIFZoomScale? {
         guard let maxZoom = settings.maxZoom, maxZoom > 1, zoomOffers.position != nil || zoomOffers.continuous || zoomOffers.relative else { return nil }
         return ONVIFZoomScale(range: zoomOffers.position ?? 0...1, maxZoom: maxZoom, fullRangeSeconds: settings.zoomSeconds)
@@ -529,10 +529,7 @@ public struct ONVIFCameraDriver: StandDriver {
     /// The estimates follow a move from its reply: the camera acts on a request somewhere between
     /// its send and its reply, and a loaded camera's server queues it before acting and answers
     /// right after, so the reply is the nearer bound; taking it for every move, the Stop and the
-    /// rate changes alike, also cancels a steady network delay. (At the send, a Stop or a slower
-    /// rate acted on late left the head past where the estimate said it had stopped: a
-    /// velocity-only orient on a loaded machine ended 0.02 rad beyond its target.) A move refused
-    /// changes nothing.
+    /// rate changes alike, also cancels a steady network delay. A move refused changes nothing.
     private mutating func estimateActed(on move: Move, at time: Double) {
         if var estimate {
             let now = estimate.pose(at: time)
