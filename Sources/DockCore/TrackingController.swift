@@ -148,11 +148,16 @@ public struct TrackingController: Sendable {
             var rates: [Axis: Double] = [:]
             if let yaw = positions[.yaw] {
                 rates[.yaw] = axisRate(target: target.yaw, rate: rate.yaw, lead: lead, trails: c.trailingAxes.contains(.yaw), position: yaw,
-                                       base: base.yaw, baseRate: base.yawRate, dt: dt, rest: &rest.yaw)
+                                       base: base.yaw, baseRate: base.yawRate, dt: dt, rest: &rest.yaw, partnerMoving: rest.pitch.moving)
             }
             if let pitch = positions[.pitch] {
                 rates[.pitch] = axisRate(target: target.pitch, rate: rate.pitch, lead: lead, trails: c.trailingAxes.contains(.pitch), position: pitch,
-                                         base: base.pitch, baseRate: base.pitchRate, dt: dt, rest: &rest.pitch)
+                                         base: base.pitch, baseRate: base.pitchRate, dt: dt, rest: &rest.pitch, partnerMoving: rest.yaw.moving)
+            }
+            // Both axes moving and both on target: the camera comes to rest as a whole.
+            if rest.yaw.moving && rest.pitch.moving && rest.yaw.onTarget && rest.pitch.onTarget {
+                rest.yaw.settle()
+                rest.pitch.settle()
             }
             // At rest on both axes with a still base: exactly zero, and the smoothing starts afresh
             // (its decay would otherwise trickle ever smaller commands).
@@ -184,7 +189,7 @@ public struct TrackingController: Sendable {
     /// latency); the base's rate is cancelled even inside the dead band, where the camera should
     /// stay still in the world, not on the swaying base.
     private func axisRate(target: Double, rate: Double, lead: Double, trails: Bool, position: Double,
-                          base: Double, baseRate: Double, dt: Double, rest: inout AxisDeadBand) -> Double {
+                          base: Double, baseRate: Double, dt: Double, rest: inout AxisDeadBand, partnerMoving: Bool) -> Double {
         let c = configuration
         let camera = position + base + baseRate * c.latency
         // A trailing axis predicts the target only while the camera is behind it as last
@@ -196,7 +201,7 @@ public struct TrackingController: Sendable {
             // Whether to move is judged on the error as measured, not as predicted: a rate from
             // jittery detections times the lead (0.1–0.4 s) is noise enough to restart the camera on
             // a still subject, and to keep it from settling. Once moving, the prediction steers.
-            rest.update(error: target - camera, rate: rate, dt: dt, configuration: c)
+            rest.update(error: target - camera, rate: rate, partnerMoving: partnerMoving, dt: dt, configuration: c)
             if !rest.moving { return -baseRate }
         }
         let gain = roundTrip > 0 ? min(c.gain, c.delayMargin / roundTrip) : c.gain
@@ -252,22 +257,32 @@ public struct TrackingController: Sendable {
 /// averaged error confirms it (at least half the dead band, the same way): a rate without a
 /// displacement is noise. Moving, it comes back to rest once the averaged error is under
 /// `settleBand` and the averaged rate under `deadBandRate`: the camera is on the target's mean,
-/// which a detector's noise seldom lets the instantaneous error show.
+/// which a detector's noise seldom lets the instantaneous error show. The camera moves or rests as
+/// a whole: while the other axis (`partnerMoving`) moves, this one follows any averaged error past
+/// `settleBand` and settles only with it, since a correction during a move shows no more than the move
+/// (a person walking across drifts in pitch as their distance changes: held in the dead band, the
+/// drift grew to the band's edge, and the pitch settled on a target still moving).
 struct AxisDeadBand: Sendable {
     private(set) var moving = false
+    /// On the target's mean as of the last update (where a moving axis may come to rest).
+    private(set) var onTarget = false
     private var averaged: (error: Double, rate: Double)?
 
-    mutating func update(error: Double, rate: Double, dt: Double, configuration c: TrackingControlConfiguration) {
+    mutating func update(error: Double, rate: Double, partnerMoving: Bool, dt: Double, configuration c: TrackingControlConfiguration) {
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
         let average: (error: Double, rate: Double) = averaged.map { ($0.error + (error - $0.error) * w, $0.rate + (rate - $0.rate) * w) } ?? (error, rate)
         averaged = average
+        // The error now within half the dead band too: an average still catching up with a
+        // camera that swept past the target is not the camera on it.
+        onTarget = abs(average.rate) <= c.deadBandRate && abs(average.error) < c.settleBand && abs(error) < c.deadBand / 2
         if moving {
-            // The error now within half the dead band too: an average still catching up with a
-            // camera that swept past the target is not the camera on it.
-            if abs(average.rate) <= c.deadBandRate && abs(average.error) < c.settleBand && abs(error) < c.deadBand / 2 { moving = false }
+            if onTarget && !partnerMoving { moving = false }
             return
         }
         let rateConfirmed = abs(average.rate) > c.deadBandRate && average.error * average.rate > 0 && abs(average.error) > c.deadBand / 2
-        if abs(average.error) > c.deadBand || abs(error) > 2 * c.deadBand || rateConfirmed { moving = true }
+        let followsPartner = partnerMoving && abs(average.error) > c.settleBand
+        if abs(average.error) > c.deadBand || abs(error) > 2 * c.deadBand || rateConfirmed || followsPartner { moving = true }
     }
+
+    mutating func settle() { moving = false }
 }

@@ -145,6 +145,7 @@ extension SubjectReport {
          "saliency_rank": JSONValue(saliencyRank),
          "speaking_confidence": speakingConfidence.map { JSONValue($0) } ?? .null,
          "looking_at_camera_confidence": lookingAtCameraConfidence.map { JSONValue($0) } ?? .null,
+         "facing": facing.map { JSONValue($0) } ?? .null,
          "selected": JSONValue(selected), "last_seen": JSONValue(lastSeen)]
     }
 }

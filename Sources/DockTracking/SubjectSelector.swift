@@ -128,10 +128,7 @@ public struct SubjectSelector: Sendable {
         let speed = (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot() / max(box.height, .leastNonzeroMagnitude)
         let motion = min(speed / settings.saturatingSpeed, 1)
         // Unknown attention is neutral, so a subject without a face is neither favoured nor punished.
-        let attention = track.lookingAtCameraConfidence
-            ?? track.faceYaw.map { max(0, 1 - abs($0) / (Double.pi / 2)) }
-            ?? track.facing
-            ?? 0.5
+        let attention = track.lookingAtCameraConfidence ?? track.facing ?? 0.5
         let speaking = track.speakingConfidence ?? 0
         return (weights.size * size + weights.centrality * centrality + weights.motion * motion
                 + weights.attention * attention + weights.speaking * speaking)

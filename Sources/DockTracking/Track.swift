@@ -29,7 +29,7 @@ public struct Track: Sendable {
     /// Smoothed face yaw, radians.
     public internal(set) var faceYaw: Double?
     /// Smoothed 0…1 facing the camera, from the body's keypoints (`Facing`).
-    public internal(set) var facing: Double?
+    public internal(set) var bodyFacing: Double?
     public let firstSeen: Double
     public internal(set) var lastSeen: Double
     /// The last time the track was seen or known to be hidden behind a nearer subject: a lost
@@ -41,6 +41,13 @@ public struct Track: Sendable {
     /// Seen often enough, for long enough, to be a subject worth framing (`TrackerSettings`): a
     /// few frames of a false detection never are.
     public internal(set) var isEstablished = false
+
+    /// How squarely the subject faces the camera, 0…1: from its face's yaw where the detector sent
+    /// one (the face says it more directly than the shoulders), else from its body's keypoints;
+    /// nil when neither was ever seen.
+    public var facing: Double? {
+        faceYaw.map { max(0, 1 - abs($0) / (Double.pi / 2)) } ?? bodyFacing
+    }
 
     init(id: SubjectIdentifier, observation: SubjectObservation, time: Double, settings: KalmanSettings) {
         self.id = id
@@ -118,7 +125,7 @@ public struct Track: Sendable {
             guard let old else { return new }
             return old + (new - old) * weight
         }
-        if let pose = observation.body?.pose { facing = blend(facing, Facing.score(of: pose)) }
+        if let pose = observation.body?.pose { bodyFacing = blend(bodyFacing, Facing.score(of: pose)) }
         guard let face = observation.face else { return }
         speakingConfidence = blend(speakingConfidence, face.speakingConfidence)
         lookingAtCameraConfidence = blend(lookingAtCameraConfidence, face.lookingAtCameraConfidence)

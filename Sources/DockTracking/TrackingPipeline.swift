@@ -9,6 +9,8 @@ public struct TrackedSubjectState: Sendable, Hashable {
     public let faceRect: NormalizedRect?
     public let speakingConfidence: Double?
     public let lookingAtCameraConfidence: Double?
+    /// 0…1, how squarely it faces the camera (`Track.facing`); nil when nothing said.
+    public let facing: Double?
     /// Capture time of the last frame that measured it; older than the step's time while it
     /// coasts (hidden or missed), when `rect` is a prediction.
     public let lastSeen: Double
@@ -73,6 +75,7 @@ public struct TrackingPipeline: Sendable {
                 faceRect: track.face.map { camera.normalizedRect(of: $0.box, aim: aim) },
                 speakingConfidence: track.speakingConfidence,
                 lookingAtCameraConfidence: track.lookingAtCameraConfidence,
+                facing: track.facing,
                 lastSeen: track.lastSeen))
         }
         return states

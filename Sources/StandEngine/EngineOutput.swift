@@ -113,6 +113,8 @@ public struct SubjectReport: Sendable, Equatable {
     public var saliencyRank: Int
     public var speakingConfidence: Double?
     public var lookingAtCameraConfidence: Double?
+    /// 0…1, how squarely the subject faces the camera (face yaw, else keypoints); nil when unknown.
+    public var facing: Double?
     public var selected: Bool
     /// Capture time of the frame that last measured the subject (the report's `captureTime` when
     /// this frame did; earlier while its box is predicted).

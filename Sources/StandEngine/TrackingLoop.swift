@@ -229,7 +229,7 @@ public struct TrackingLoop: Sendable {
         let subjects = pipeline.subjectStates(of: step, aim: lastStepAim).map { s in
             SubjectReport(id: s.id.description, isPerson: s.category == .person, rect: s.rect, faceRect: s.faceRect,
                           saliencyRank: s.saliencyRank, speakingConfidence: s.speakingConfidence,
-                          lookingAtCameraConfidence: s.lookingAtCameraConfidence, selected: step.selection.selected.contains(s.id),
+                          lookingAtCameraConfidence: s.lookingAtCameraConfidence, facing: s.facing, selected: step.selection.selected.contains(s.id),
                           lastSeen: s.lastSeen)
         }
         return TrackingReport(time: time, captureTime: step.time, subjects: subjects, inFrame: step.framing.inFrame)

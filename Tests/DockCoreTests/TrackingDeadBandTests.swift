@@ -109,3 +109,26 @@ struct TrackingPostureTests {
         #expect(abs(pitch + 0.25) < 0.0075, "at rest at pitch \(pitch)")
     }
 }
+
+@Suite("The camera moves or rests as a whole")
+struct TrackingAxesTogetherTests {
+    /// A person walking across: the yaw follows them, while their pitch stays 8 mrad off the
+    /// camera's (inside the dead band, as the drift of a person whose distance changes). In
+    /// virtual time, frames at 30 fps 0.1 s after capture, the controller every 10 ms.
+    @Test("while the yaw follows a walker, the pitch corrects an error inside the dead band")
+    func pitchFollowsDuringAYawMove() {
+        var controller = TrackingController(configuration: .tuned)
+        var camera = (yaw: 0.0, pitch: 0.0), target: TrackingTarget?
+        for step in 0..<200 {
+            let now = Double(step) / 100
+            if step % 3 == 0 {
+                let captured = now - 0.1
+                target = TrackingTarget(yaw: 0.15 * max(0, captured), pitch: 0.008, yawRate: captured > 0 ? 0.15 : 0, pitchRate: 0, time: captured)
+            }
+            let rates = controller.command(target: target, positions: [.yaw: camera.yaw, .pitch: camera.pitch], at: now)
+            camera.yaw += (rates[.yaw] ?? 0) * 0.01
+            camera.pitch += (rates[.pitch] ?? 0) * 0.01
+        }
+        #expect(abs(camera.pitch - 0.008) < 0.003, "pitch \(camera.pitch * 1000) mrad, the subject's 8")
+    }
+}

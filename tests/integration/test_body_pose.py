@@ -105,3 +105,41 @@ def test_keypoints_in_vision_coordinates_are_turned_upright(rig):
     body, face = subject["rect"], subject["face_rect"]
     # The stand may have begun to turn: where the head is, is measured from the body's top.
     assert face is not None and math.isclose(face["y"] + face["height"] / 2 - body["y"], 0.06, abs_tol=0.015), subject
+
+
+def side_keypoints(u, top, height):
+    """The same person turned sideways: one eye and ear, shoulders one behind the other."""
+    return {"nose": {"x": u, "y": top + 0.1 * height, "visibility": 0.95},
+            "left_eye": {"x": u - 0.005, "y": top + 0.085 * height, "visibility": 0.9},
+            "right_eye": {"x": u - 0.008, "y": top + 0.085 * height, "visibility": 0.1},
+            "left_shoulder": {"x": u - 0.01, "y": top + 0.2 * height},
+            "right_shoulder": {"x": u - 0.02, "y": top + 0.2 * height},
+            "left_hip": {"x": u - 0.01, "y": top + 0.5 * height}}
+
+
+def test_tracking_state_says_how_squarely_each_subject_faces_the_camera(rig):
+    """`facing` (api 1.7): from a body's keypoints, from a face's yaw, null when neither says."""
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("subscribe", {"topics": ["tracking"]})
+    frontal = {**keypoints(0.2, 0.2, 0.6), "left_hip": {"x": 0.23, "y": 0.2 + 0.5 * 0.6}, "right_hip": {"x": 0.17, "y": 0.2 + 0.5 * 0.6}}
+    people = [
+        {"kind": "body", "rect": {"x": 0.1, "y": 0.2, "width": 0.2, "height": 0.6}, "keypoints": frontal},
+        {"kind": "body", "rect": {"x": 0.4, "y": 0.2, "width": 0.2, "height": 0.6}, "keypoints": side_keypoints(0.5, 0.2, 0.6)},
+        {"kind": "face", "rect": {"x": 0.66, "y": 0.2, "width": 0.08, "height": 0.12}, "face_yaw": math.pi / 4},
+        {"kind": "body", "rect": {"x": 0.85, "y": 0.2, "width": 0.1, "height": 0.6}},
+    ]
+    deadline = time.monotonic() + 10
+    subjects = []
+    while time.monotonic() < deadline and len(subjects) < 4:
+        c.result("tracking.observe", {"observations": people, "origin": "upper_left", "timestamp": time.monotonic()})
+        time.sleep(0.05)
+        state = c.latest("tracking.state")
+        subjects = state["params"]["subjects"] if state else []
+    assert len(subjects) == 4, subjects
+    # The stand may turn toward a subject meanwhile: left to right is the order either way.
+    facing = [s["facing"] for s in sorted(subjects, key=lambda s: s["rect"]["x"])]
+    assert facing[0] > 0.8, facing
+    assert facing[1] < 0.3, facing
+    assert math.isclose(facing[2], 0.5, abs_tol=0.05), facing
+    assert facing[3] is None, facing

@@ -63,3 +63,23 @@ def test_bodies_are_sent_with_their_keypoints():
     assert body["keypoints"] == {"nose": {"x": 0.5, "y": 0.18, "visibility": 0.99},
                                  "left_ear": {"x": 210 / 400, "y": 0.17, "visibility": 0.4}}
     assert "keypoints" not in face
+
+
+def test_a_pose_is_sent_as_its_body_with_keypoints_and_no_head_box_of_its_own():
+    """dockd places the head from the keypoints where no face came (KeypointHead): dock-camera sends
+    the body and its keypoints only, so the head has one source and a face detector's face is the
+    only face dock-camera sends."""
+    script = ("import json\n"
+              "from types import SimpleNamespace as P\n"
+              "from dock_camera.detectors import pose_detections\n"
+              "hidden = P(x=0.5, y=0.5, visibility=0.1)\n"
+              "landmarks = [hidden] * 33\n"
+              "for i, (x, y) in {0: (0.5, 0.2), 2: (0.49, 0.19), 5: (0.51, 0.19), 7: (0.47, 0.2), 8: (0.53, 0.2),\n"
+              "                  11: (0.44, 0.3), 12: (0.56, 0.3), 23: (0.46, 0.55), 24: (0.54, 0.55)}.items():\n"
+              "    landmarks[i] = P(x=x, y=y, visibility=0.95)\n"
+              "print(json.dumps([[d.kind, sorted(n for n, p in (d.keypoints or {}).items() if p[2] > 0.5)]\n"
+              "                  for d in pose_detections(landmarks, 640, 480)]))\n")
+    done = subprocess.run([DEBIAN_PYTHON, "-c", script], cwd=ROOT / "camera", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [["body", ["left_ear", "left_eye", "left_hip", "left_shoulder", "nose",
+                                                 "right_ear", "right_eye", "right_hip", "right_shoulder"]]]
