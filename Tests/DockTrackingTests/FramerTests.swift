@@ -48,7 +48,7 @@ import Testing
 
     @Test func groupThatDoesNotFitFallsBackToTheFirst() {
         let tracks = Fixture.tracker([Person(x: -0.45), Person(x: 0.45)]).subjects
-        var framer = Framer()
+        let framer = Framer()
         let first = Fixture.id(nearX: 0.45, in: tracks)
         let other = Fixture.id(nearX: -0.45, in: tracks)
         let result = framer.frame(selected: [first, other], tracks: tracks, camera: Fixture.camera, aim: Fixture.aim)
@@ -61,7 +61,7 @@ import Testing
             let time = Double(frame) * Fixture.frameInterval
             tracker.update(observations: Person(x: 0.3 * time).observations, time: time)
         }
-        var framer = Framer()
+        let framer = Framer()
         let track = tracker.subjects[0]
         let result = framer.frame(selected: [track.id], tracks: tracker.subjects, camera: Fixture.camera, aim: Fixture.aim)
         // Moving right: placed left of center, with room ahead.
@@ -87,7 +87,7 @@ import Testing
 
     @Test func subjectOutsideTheImageIsNotInFrame() {
         let tracks = Fixture.tracker([Person(x: 0.7)]).subjects
-        var framer = Framer()
+        let framer = Framer()
         let result = framer.frame(selected: tracks.map(\.id), tracks: tracks, camera: Fixture.camera, aim: Fixture.aim)
         #expect(!result.inFrame)
         #expect(result.desiredAim.x - Fixture.aim.x > 0.5)
