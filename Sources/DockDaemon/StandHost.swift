@@ -32,9 +32,8 @@ final class StandHost: Sendable {
 
     struct Summary: Sendable { var id: String?; var state: LinkState }
 
-    /// Loop-confined state of the host. A class: every `state.value` read of a struct copied the
-    /// whole engine (each of its arrays and dictionaries retained and released), several times for
-    /// every FEEDBACK.
+    /// Loop-confined state of the host. A class, so that reading `state.value` yields a reference:
+    /// of a struct it yielded a copy, the whole engine's with it, several times for every FEEDBACK.
     final class HostState {
         var engine: StandEngine
         var channel: (any Channel)?

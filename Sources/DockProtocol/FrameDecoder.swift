@@ -89,7 +89,7 @@ public struct FrameDecoder: Sendable {
 
     /// Every event, with the header of frames that could not be used, for receivers that answer them.
     /// An array, not any sequence: called from another module, a generic `decode` walked the bytes
-    /// through witness tables, a call per byte (a tenth of dockd's CPU with a stand streaming).
+    /// through witness tables, a call per byte (drivers call this at every FEEDBACK).
     public mutating func events(_ bytes: [UInt8]) -> [DecoderEvent] {
         var out: [DecoderEvent] = []
         decode(bytes) { out.append($0) }
