@@ -16,7 +16,8 @@ harness's language is what limits a request figure. The stand is played on a pty
   * with --deb (`make deb`'s package): its size and its installed size; with --before-deb too, the
     other build's package beside it;
   * with --before DIR (another release build, e.g. main's): idle, one stand and the camera client
-    measured for both builds alternately, `--before-rounds` times each, in a before/after table.
+    measured for both builds alternately, `--before-rounds` times each, in a before/after table
+    (with --before-only, that table alone, printed: about 50 s a round).
 
 CPU is CPU time: dockd's utime + stime from /proc over the window's wall time (100 % = one core),
 so other processes on a loaded machine add nothing to it (though they may slow dockd's own work).
@@ -433,15 +434,26 @@ def main():
     ap.add_argument("--ready-runs", type=int, default=10)
     ap.add_argument("--before", metavar="DIR", help="another build's release directory to measure beside this one")
     ap.add_argument("--before-rounds", type=int, default=2)
+    ap.add_argument("--before-only", action="store_true",
+                    help="measure only the --before build beside this one (idle, one stand, the camera client) and print that table")
     ap.add_argument("--deb", metavar="FILE", help="the package make deb built, for its sizes")
     ap.add_argument("--before-deb", metavar="FILE", help="another build's package, beside --deb's in the before/after table")
     ap.add_argument("--write", metavar="FILE")
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--reproduce", default="make bench", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.before_only and not args.before:
+        ap.error("--before-only needs --before DIR")
     sys.setswitchinterval(0.0005)
     m = db.machine()
     bench = APIBench(args)
+    if args.before_only:
+        try:
+            bench.before_and_after()
+        finally:
+            bench.cleanup()
+        print("\n".join(before_after_table(bench.r["before_after"], args)))
+        return
     try:
         bench.run()
     finally:

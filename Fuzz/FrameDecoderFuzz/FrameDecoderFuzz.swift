@@ -203,7 +203,7 @@ public func fuzzFrameDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     // 5. The events API (what a receiver NACKs from) yields the same outputs, and keeps a header
     //    exactly for frames whose CRC checked: an unknown type, or a known type with a bad payload.
     var detailed = FrameDecoder()
-    let events = detailed.events(stream)
+    let events = detailed.events(Array(stream))
     if events.count != outputs.count || !zip(events.map(\.result), outputs).allSatisfy(same) {
         violation("events() and feed() disagree")
     }

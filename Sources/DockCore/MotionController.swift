@@ -112,17 +112,22 @@ public struct MotionController: Sendable {
     // MARK: - State
 
     public var state: MotionState {
-        let activity: MotionState.Activity = switch mode {
-        case .idle: .idle
-        case .velocity: .velocity
-        case .plan(let plan): plan.activity
-        }
         var positions: [Axis: Double] = [:], velocities: [Axis: Double] = [:]
         for (i, axis) in axes.enumerated() where measured[i] {
             positions[axis] = measuredPosition[i]
             velocities[axis] = measuredVelocity[i]
         }
         return MotionState(activity: activity, positions: positions, velocities: velocities, feedbackTime: lastFeedbackTime)
+    }
+
+    /// What the controller is doing (what `state.activity` says, without building the state's
+    /// dictionaries: tracking asks at every FEEDBACK).
+    public var activity: MotionState.Activity {
+        switch mode {
+        case .idle: .idle
+        case .velocity: .velocity
+        case .plan(let plan): plan.activity
+        }
     }
 
     /// Nothing to carry on: no motion and no velocity (what `state.activity` says, without building

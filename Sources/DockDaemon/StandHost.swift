@@ -32,8 +32,9 @@ final class StandHost: Sendable {
 
     struct Summary: Sendable { var id: String?; var state: LinkState }
 
-    /// Loop-confined state of the host.
-    struct HostState {
+    /// Loop-confined state of the host. A class, so that reading `state.value` yields a reference:
+    /// of a struct it yielded a copy, the whole engine's with it, several times for every FEEDBACK.
+    final class HostState {
         var engine: StandEngine
         var channel: (any Channel)?
         /// The one timer, armed for the engine's next tick (or sooner: see `armTimer`).
@@ -42,6 +43,8 @@ final class StandHost: Sendable {
         var closeReason: String?
         var nextToken = 0
         var waiting: [Int: EventLoopPromise<CommandResult>] = [:]
+
+        init(engine: StandEngine) { self.engine = engine }
     }
 
     init(endpoint: StandEndpoint, driver: any StandDriver, settings: EngineSettings, loop: any EventLoop, hub: EventHub,
@@ -111,7 +114,9 @@ final class StandHost: Sendable {
     }
 
     fileprivate func received(_ buffer: ByteBuffer) {
-        apply(state.value.engine.handle(.received(Array(buffer.readableBytesView)), at: clock.now()))
+        // `getBytes` copies with memcpy; `Array(readableBytesView)` went byte by byte.
+        let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
+        apply(state.value.engine.handle(.received(bytes), at: clock.now()))
     }
 
     fileprivate func failed(_ reason: String) {
@@ -136,7 +141,7 @@ final class StandHost: Sendable {
             for bytes in out.writes { channel.write(ByteBuffer(bytes: bytes), promise: nil) }
             channel.flush()
         }
-        let (id, linkState) = (state.value.engine.standID, state.value.engine.linkState)
+        let (id, linkState) = inspectEngine { ($0.standID, $0.linkState) }
         let changed = summary.withLock { summary in
             guard summary.id != id || summary.state != linkState else { return false }
             summary = Summary(id: id, state: linkState)
@@ -164,13 +169,20 @@ final class StandHost: Sendable {
         armTimer()
     }
 
+    /// Reads the engine where it is. Calling a computed property on `state.value.engine` copies the
+    /// whole engine first (the class's field might change during the call), retaining and releasing
+    /// each of its arrays and dictionaries: several times for every FEEDBACK.
+    private func inspectEngine<T>(_ body: (inout StandEngine) -> T) -> T {
+        body(&state.value.engine)
+    }
+
     /// Arms the timer for the engine's next tick. A timer armed for that time or sooner stays: the
     /// due time moves later with every FEEDBACK (the link's silence limit, the control step a
     /// stalled stream would leave undone), and moving the timer each time would not save its
     /// wake-up (NIO keeps its timerfd armed for a cancelled deadline); an early one only re-arms.
     private func armTimer() {
         // A link being closed is due nothing more (its silence, past, would be judged again and again).
-        guard state.value.closeReason == nil, let due = state.value.engine.nextTick else {
+        guard state.value.closeReason == nil, let due = inspectEngine({ $0.nextTick }) else {
             state.value.timer?.task.cancel()
             state.value.timer = nil
             return
@@ -188,7 +200,7 @@ final class StandHost: Sendable {
         state.value.timer = nil
         let now = clock.now()
         liveness.beat(livenessName, at: now)
-        if let due = state.value.engine.nextTick, due <= now {
+        if let due = inspectEngine({ $0.nextTick }), due <= now {
             apply(state.value.engine.handle(.tick, at: now))
         } else {
             armTimer()

@@ -88,7 +88,9 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Every event, with the header of frames that could not be used, for receivers that answer them.
-    public mutating func events<C: Sequence>(_ bytes: C) -> [DecoderEvent] where C.Element == UInt8 {
+    /// An array, not any sequence: called from another module, a generic `decode` walked the bytes
+    /// through witness tables, a call per byte (drivers call this at every FEEDBACK).
+    public mutating func events(_ bytes: [UInt8]) -> [DecoderEvent] {
         var out: [DecoderEvent] = []
         decode(bytes) { out.append($0) }
         return out

@@ -471,7 +471,7 @@ public struct StandEngine: Sendable {
     private mutating func steerByTracking(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
         guard systemTracking || lease.holder != nil, var controller = motion, now >= clientMotionUntil,
               lease.stop == nil, !refusals.holding(at: now) else { return }
-        switch controller.state.activity {
+        switch controller.activity {
         case .orientation, .animation: return
         case .idle, .velocity: break
         }
@@ -520,7 +520,7 @@ public struct StandEngine: Sendable {
     /// where it points.
     private mutating func steerByPan(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
         guard var planner = panPlanner, var controller = motion, lease.stop == nil, !refusals.holding(at: now) else { return }
-        switch controller.state.activity {
+        switch controller.activity {
         case .orientation, .animation: return
         case .idle, .velocity: break
         }

@@ -256,15 +256,18 @@ public struct NativeDriver: StandDriver {
         identity != nil ? lastSent + Self.heartbeatAim * silenceLimit : nil
     }
 
+    /// Asked after every event the host handles (100 a second on a streaming stand): no array.
     public var nextDeadline: Double? {
         guard !failed else { return answersDue }
-        var due: [Double] = []
-        if let answersDue { due.append(answersDue) }
-        if !isReady { due.append(nextHelloDue ?? handshakeDeadline) }
-        let timeout = resendTimeout
-        due += awaitingAck.map { $0.sentAt + timeout }
-        if let heartbeatDue { due.append(heartbeatDue) }
-        return due.min()
+        var due = answersDue
+        func include(_ time: Double) { due = min(due ?? time, time) }
+        if !isReady { include(nextHelloDue ?? handshakeDeadline) }
+        if !awaitingAck.isEmpty {
+            let timeout = resendTimeout
+            for pending in awaitingAck { include(pending.sentAt + timeout) }
+        }
+        if let heartbeatDue { include(heartbeatDue) }
+        return due
     }
 
     public mutating func tick(at time: Double) -> DriverOutput {
