@@ -123,7 +123,7 @@ struct vptz_buffer {
 struct vptz {
 	struct platform_device *pdev;
 	struct v4l2_device v4l2_dev;
-	struct video_device vdev;
+	struct video_device *vdev;	/* the plugged-in /dev/videoN; NULL while unplugged */
 	struct v4l2_ctrl_handler hdl;
 	struct v4l2_ctrl *pan_abs, *tilt_abs, *zoom;
 	struct vb2_queue queue;
@@ -660,6 +660,86 @@ static const struct v4l2_file_operations vptz_fops = {
 	.unlocked_ioctl = video_ioctl2,
 };
 
+/* ---- plug and unplug ---- */
+
+/*
+ * Each plug-in registers a new video device, as a USB camera's does: an unplug unregisters it
+ * while programs may still hold it open (their ioctls then fail with ENODEV, as uvcvideo's do
+ * after a disconnect), and the old device is freed when the last of them closes it.
+ */
+static int vptz_plug(struct vptz *dev)
+{
+	struct video_device *vdev = video_device_alloc();
+	int ret;
+
+	if (!vdev)
+		return -ENOMEM;
+	strscpy(vdev->name, "vptz", sizeof(vdev->name));
+	vdev->fops = &vptz_fops;
+	vdev->ioctl_ops = &vptz_ioctl_ops;
+	vdev->release = video_device_release;
+	vdev->v4l2_dev = &dev->v4l2_dev;
+	vdev->queue = &dev->queue;
+	vdev->lock = &dev->lock;
+	vdev->device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING | V4L2_CAP_READWRITE;
+	video_set_drvdata(vdev, dev);
+	ret = video_register_device(vdev, VFL_TYPE_VIDEO, -1);
+	if (ret) {
+		video_device_release(vdev);
+		return ret;
+	}
+	dev->vdev = vdev;
+	return 0;
+}
+
+static DEFINE_MUTEX(vptz_plug_lock);
+
+/*
+ * /sys/module/vptz/parameters/plugged: write 0 to unplug the camera, 1 to plug it in again. The
+ * pose and the controls' values survive (a camera that was turning at a speed goes on turning), so
+ * a test sees whether a program stops the camera when it reattaches. Refused (EBUSY) while a
+ * capture holds buffers: the queue belongs to the device that is going.
+ */
+static int vptz_plugged_set(const char *val, const struct kernel_param *kp)
+{
+	struct vptz *dev = vptz_dev;
+	bool plug;
+	int ret = kstrtobool(val, &plug);
+
+	if (ret)
+		return ret;
+	if (!dev) {
+		pr_err("vptz: plugged is set once the module is loaded, not as a load parameter\n");
+		return -EINVAL;
+	}
+	mutex_lock(&vptz_plug_lock);
+	if (plug && !dev->vdev) {
+		ret = vptz_plug(dev);
+	} else if (!plug && dev->vdev) {
+		mutex_lock(&dev->lock);
+		ret = vb2_is_busy(&dev->queue) ? -EBUSY : 0;
+		mutex_unlock(&dev->lock);
+		if (!ret) {
+			video_unregister_device(dev->vdev);
+			dev->vdev = NULL;
+		}
+	}
+	mutex_unlock(&vptz_plug_lock);
+	return ret;
+}
+
+static int vptz_plugged_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", vptz_dev && vptz_dev->vdev ? 1 : 0);
+}
+
+static const struct kernel_param_ops vptz_plugged_ops = {
+	.set = vptz_plugged_set,
+	.get = vptz_plugged_get,
+};
+module_param_cb(plugged, &vptz_plugged_ops, NULL, 0644);
+MODULE_PARM_DESC(plugged, "1 while the camera is plugged in (the default); write 0 to unplug it, 1 to plug it in again as a new device");
+
 /* ---- module ---- */
 
 static int __init vptz_init(void)
@@ -721,21 +801,12 @@ static int __init vptz_init(void)
 	if (ret)
 		goto free_hdl;
 
-	strscpy(dev->vdev.name, "vptz", sizeof(dev->vdev.name));
-	dev->vdev.fops = &vptz_fops;
-	dev->vdev.ioctl_ops = &vptz_ioctl_ops;
-	dev->vdev.release = video_device_release_empty;
-	dev->vdev.v4l2_dev = &dev->v4l2_dev;
-	dev->vdev.queue = &dev->queue;
-	dev->vdev.lock = &dev->lock;
-	dev->vdev.device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING | V4L2_CAP_READWRITE;
-	video_set_drvdata(&dev->vdev, dev);
-	ret = video_register_device(&dev->vdev, VFL_TYPE_VIDEO, -1);
+	ret = vptz_plug(dev);
 	if (ret)
 		goto free_hdl;
 	vptz_dev = dev;
 	v4l2_info(&dev->v4l2_dev, "%s as %s (volatile_pose=%d speed_dps=%u busy_ms=%u)\n",
-		  prof->name, video_device_node_name(&dev->vdev), volatile_pose, speed_dps, busy_ms);
+		  prof->name, video_device_node_name(dev->vdev), volatile_pose, speed_dps, busy_ms);
 	return 0;
 
 free_hdl:
@@ -752,7 +823,8 @@ static void __exit vptz_exit(void)
 {
 	struct vptz *dev = vptz_dev;
 
-	video_unregister_device(&dev->vdev);
+	if (dev->vdev)
+		video_unregister_device(dev->vdev);
 	v4l2_ctrl_handler_free(&dev->hdl);
 	v4l2_device_unregister(&dev->v4l2_dev);
 	platform_device_unregister(dev->pdev);
