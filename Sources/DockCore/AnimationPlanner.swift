@@ -55,7 +55,7 @@ struct AnimationPlanner {
                 return positioning == .relative ? start[i] + v : v
             }
             for (k, v) in values.enumerated() where !limits[i].contains(v) {
-                throw .invalidParameter("keyframe \(k) (t = \(keyframes[k].time.formatted3) s) puts \(axis) at \(v.formatted3) rad, outside the limits \(limits[i].rangeText)")
+                throw .invalidParameter("keyframe \(k) (t = \(keyframes[k].time.formatted3) s) puts \(axis) at \(v.formatted3)\(axis.unitSuffix), outside the limits \(limits[i].rangeText(of: axis))")
             }
             let spline = MonotoneCubicSpline(times: times, values: [start[i]] + values)
             try checkFeasible(spline, axis: axis, limits: limits[i])
@@ -91,7 +91,7 @@ struct AnimationPlanner {
     private func planBuiltIn(_ kind: Animation.BuiltIn) throws(MotionError) -> [MonotoneCubicSpline] {
         guard axes.contains(kind.primaryAxis) else { throw .notSupported(kind.primaryAxis) }
         for (i, axis) in axes.enumerated() where !limits[i].contains(start[i]) {
-            throw .outOfRange("\(axis) is at \(start[i].formatted3) rad, outside the limits \(limits[i].rangeText)")
+            throw .outOfRange("\(axis) is at \(start[i].formatted3)\(axis.unitSuffix), outside the limits \(limits[i].rangeText(of: axis))")
         }
         var times: [Double], values: [[Double]]
         (times, values) = kind == .wakeup ? wakeupTrack() : relativeTrack(kind)

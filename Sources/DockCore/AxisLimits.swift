@@ -41,7 +41,8 @@ public struct EffectiveAxisLimits: Equatable, Sendable {
         position >= min - 1e-6 && position <= max + 1e-6
     }
 
-    var rangeText: String { "\(min.formatted3)…\(max.formatted3) rad" }
+    /// The range in the axis's own unit: radians, or magnification for the zoom.
+    func rangeText(of axis: Axis) -> String { "\(min.formatted3)…\(max.formatted3)\(axis.unitSuffix)" }
 }
 
 /// The limits of every axis of a stand, with DockKit's validation rules for changing them.
@@ -86,7 +87,7 @@ struct LimitsTable: Sendable {
             throw .invalidParameter("\(axis) minimum \(result.min.formatted3) must be below maximum \(result.max.formatted3)")
         }
         guard result.min >= own.min - 1e-6, result.max <= own.max + 1e-6 else {
-            throw .invalidParameter("\(axis) range \(result.rangeText) is outside the stand's own \(own.rangeText)")
+            throw .invalidParameter("\(axis) range \(result.rangeText(of: axis)) is outside the stand's own \(own.rangeText(of: axis))")
         }
         // DockKit refuses a negative speed; the stand (PROTOCOL.md LIMITS) also refuses zero.
         guard result.maxSpeed > 0, Float(result.maxSpeed) > 0 else {

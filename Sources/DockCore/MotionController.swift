@@ -242,7 +242,7 @@ public struct MotionController: Sendable {
             guard value.isFinite else { throw .invalidParameter("\(axis) target must be finite") }
             goal[i] = relative ? measuredPosition[i] + value : value
             guard limits[i].contains(goal[i]) else {
-                throw .outOfRange("\(axis) target \(goal[i].formatted3) rad is outside the limits \(limits[i].rangeText)")
+                throw .outOfRange("\(axis) target \(goal[i].formatted3)\(axis.unitSuffix) is outside the limits \(limits[i].rangeText(of: axis))")
             }
         }
         try takeRateSlot(at: time)

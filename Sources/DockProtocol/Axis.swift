@@ -16,6 +16,9 @@ public enum Axis: UInt8, CaseIterable, Sendable, Codable, Comparable, CustomStri
         }
     }
 
+    /// What follows a position of this axis in a message: " rad", or "×" for the zoom's magnification.
+    public var unitSuffix: String { self == .zoom ? "×" : " rad" }
+
     public init?(name: String) {
         guard let axis = Axis.allCases.first(where: { $0.description == name }) else { return nil }
         self = axis

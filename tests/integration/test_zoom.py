@@ -63,7 +63,10 @@ def test_a_zoom_stand_declares_and_reports_its_zoom(tmp_path):
         c.result("tracking.set", {"enabled": False})
         c.result("motion.orient", {"zoom": 3.0})
         wait_for(lambda: abs(c.latest("motion.state")["params"]["positions"]["zoom"] - 3.0) < 0.02, 10, "zoom at 3x")
-        assert c.call("motion.orient", {"zoom": 9.0})["error"]["code"] == -32003  # beyond the tele end
+        beyond = c.call("motion.orient", {"zoom": 9.0})["error"]  # beyond the tele end
+        assert beyond["code"] == -32003
+        # A magnification, not an angle.
+        assert "zoom target 9.000× is outside the limits 1.000…8.000×" in beyond["message"], beyond
 
         # The preset keeps the zoom measured when it was saved (within 0.02 of the 3× asked for, as
         # waited above); the recall comes back to that saved zoom, not to 3× exactly.
