@@ -213,7 +213,8 @@ def number(value, what):
 
 class Axis:
     """One axis of the head, in degrees (zoom: in its generic units). `lo`..`hi` is the generic
-    space's -1..1 (zoom 0..1) mapped to degrees."""
+    space's -1..1 (zoom 0..1) mapped to degrees; `low`..`high` where the head stops, narrower where
+    the camera advertises a narrower range (`travel`, generic)."""
 
     def __init__(self, lo, hi, speed, generic=(-1.0, 1.0), travel=None):
         self.lo, self.hi, self.speed, self.generic = float(lo), float(hi), float(speed), generic

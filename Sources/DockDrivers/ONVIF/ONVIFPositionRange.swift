@@ -9,8 +9,6 @@ struct ONVIFPositionRange: Sendable, Equatable {
     /// The space the driver's moves are in: they name none, so the camera's default, the generic one.
     static let genericSpace = "http://www.onvif.org/ver10/tptz/PanTiltSpaces/PositionGenericSpace"
 
-    init() {}
-
     /// Narrowed by the XRange and YRange of the first of `spaces` (Space2DDescriptions, or
     /// PanTiltLimits Ranges) in the generic space or naming none; a range that does not parse or
     /// leaves nothing is ignored.
