@@ -218,7 +218,6 @@ class Axis:
 
     def __init__(self, lo, hi, speed, generic=(-1.0, 1.0), travel=None):
         self.lo, self.hi, self.speed, self.generic = float(lo), float(hi), float(speed), generic
-        # The head's stops, in units: the advertised generic range (`travel`) where it is narrower.
         ends = sorted(self.to_units(g) for g in (travel or generic))
         self.low, self.high = max(min(self.lo, self.hi), ends[0]), min(max(self.lo, self.hi), ends[1])
         self.pos = min(self.high, max(self.low, self.to_units(0.0) if generic[0] < 0 else self.lo))
@@ -266,7 +265,8 @@ class Camera:
     or raises Fault. Thread-safe (one lock)."""
 
     def __init__(self, motion=("continuous", "absolute", "relative"), fov_translation=False, zoom=True,
-                 presets=16, home_supported=True, pan_range=(-1.0, 1.0), tilt_range=(-1.0, 1.0), pan_degrees=(-170.0, 170.0), tilt_degrees=(-30.0, 90.0),
+                 presets=16, home_supported=True, pan_range=(-1.0, 1.0), tilt_range=(-1.0, 1.0),
+                 pan_degrees=(-170.0, 170.0), tilt_degrees=(-30.0, 90.0),
                  pan_speed=100.0, tilt_speed=60.0, zoom_speed=0.5, hfov=60.0, vfov=34.0, zoom_ratio=10.0,
                  velocity_sign=(1, 1), default_timeout=180.0, max_timeout=None, whole_second_timeouts=False,
                  fraction_kills_for=0.0, move_status_unknown=False, position_static=False, latency=0.0,
