@@ -28,7 +28,7 @@ import Testing
     }
 
     /// A driver through its setup on the emulator's replies, up to its first GetStatus sent.
-    func ready(options: String = ONVIFEmulatorReplies.configurationOptions,
+    func ready(options: String = ONVIFEmulatorReplies.configurationOptions, profiles: String = ONVIFEmulatorReplies.profiles,
                settings: ONVIFCameraDriver.Settings = .init()) -> (ONVIFCameraDriver, [DriverReport]) {
         var driver = ONVIFCameraDriver(settings: settings)
         var t = 0.0
@@ -40,7 +40,7 @@ import Testing
             (ONVIFEmulatorReplies.dateAndTime, "/onvif/device_service tds:GetCapabilities"),
             (ONVIFEmulatorReplies.capabilities, "/onvif/device_service tds:GetDeviceInformation"),
             (ONVIFEmulatorReplies.deviceInformation, "/onvif/media_service trt:GetProfiles"),
-            (ONVIFEmulatorReplies.profiles, "/onvif/ptz_service tptz:GetConfigurationOptions"),
+            (profiles, "/onvif/ptz_service tptz:GetConfigurationOptions"),
             (options, "/onvif/ptz_service tptz:Stop"),
             (ONVIFEmulatorReplies.stop, "/onvif/ptz_service tptz:GetStatus"),
         ]
@@ -66,6 +66,26 @@ import Testing
         let yaw = try #require(caps.axis(.yaw))
         #expect(abs(Double(yaw.max) - 170 * .pi / 180) < 1e-5)
         #expect(driver.closesPositionLoop && driver.stopConfirmed)
+    }
+
+    @Test func theAdvertisedPositionRangeAndTheProfilesLimitsAreTheStandsLimitsAndTargetsAreClampedToThem() throws {
+        // A ceiling dome: its absolute space's tilt −1…0.2 (of −30…90°: up to 42°), and its
+        // profile's PanTiltLimits a pan of −0.5…1 (of −170…170°: yaw at most 85° left).
+        let options = ONVIFEmulatorReplies.configurationOptions.replacing(
+            "<tt:YRange><tt:Min>-1</tt:Min><tt:Max>1</tt:Max></tt:YRange></tt:AbsolutePanTiltPositionSpace>",
+            with: "<tt:YRange><tt:Min>-1</tt:Min><tt:Max>0.2</tt:Max></tt:YRange></tt:AbsolutePanTiltPositionSpace>")
+        let profiles = ONVIFEmulatorReplies.profiles.replacing(
+            "<tt:PanTiltLimits><tt:Range><tt:URI>http://www.onvif.org/ver10/tptz/PanTiltSpaces/PositionGenericSpace</tt:URI><tt:XRange><tt:Min>-1</tt:Min>",
+            with: "<tt:PanTiltLimits><tt:Range><tt:URI>http://www.onvif.org/ver10/tptz/PanTiltSpaces/PositionGenericSpace</tt:URI><tt:XRange><tt:Min>-0.5</tt:Min>")
+        #expect(options != ONVIFEmulatorReplies.configurationOptions && profiles != ONVIFEmulatorReplies.profiles)
+        var (driver, reports) = ready(options: options, profiles: profiles)
+        guard case .ready(_, let caps)? = reports.first else { Issue.record("\(reports)"); return }
+        let pitch = try #require(caps.axis(.pitch)), yaw = try #require(caps.axis(.yaw))
+        #expect(abs(Double(pitch.max) - 42 * .pi / 180) < 1e-5 && abs(Double(pitch.min) + 30 * .pi / 180) < 1e-5)
+        #expect(abs(Double(yaw.max) - 85 * .pi / 180) < 1e-5 && abs(Double(yaw.min) + 170 * .pi / 180) < 1e-5)
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
+        let beyond = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 2), PositionTarget(axis: .pitch, position: 1.2)]), at: 1.01)
+        #expect(body(beyond).contains("<tt:PanTilt x=\"-0.500000\" y=\"0.200000\"/>"), "\(body(beyond))")
     }
 
     @Test func whileARequestIsInFlightOnlyItsAnswersTimeoutIsDue() {

@@ -440,3 +440,37 @@ def test_requests_share_a_kept_connection_and_a_camera_closing_it_costs_nothing(
         assert r.server.accepted >= requests // per_connection, (r.server.accepted, requests)
     else:
         assert r.server.accepted <= 2, (r.server.accepted, requests)  # the connect's and the stand's
+
+
+@pytest.mark.parametrize("motion", [("absolute",), ("continuous", "absolute")])
+def test_a_narrower_advertised_tilt_range_is_the_pitch_limit_and_rates_stop_there_without_a_fault(rig, motion):
+    """A ceiling dome advertising a tilt position range of -1..0.2 (of the generic -1..1, here
+    -30..90°: up to 42°) refuses an AbsoluteMove beyond it with a SOAP fault: dockd reports that
+    limit, and a rate up ends there — on an absolute-only camera through position targets ahead
+    of the head, which must not pass it."""
+    r = rig(motion=motion, tilt_range=(-1.0, 0.2))
+    stand = r.connected()
+    axes = {a["axis"]: a for a in stand["capabilities"]["axes"]}
+    top = math.radians(42.0)
+    began = time.monotonic()
+    # Up until the head has rested at its limit a while (the dead man's switch wants a call every few hundred ms).
+    at_limit_since = None
+    while time.monotonic() - began < 20 and (at_limit_since is None or time.monotonic() - at_limit_since < 1.0):
+        r.client.result("motion.velocity", {"pitch": 0.5})
+        if at_limit_since is None and abs(pose(r.cam)[1] - top) < 0.01:
+            at_limit_since = time.monotonic()
+        time.sleep(0.1)
+    r.client.result("motion.stop")
+    wait_for(r.cam.still, 10, "the head at rest")
+    pitch = pose(r.cam)[1]
+    refused = [e for e in r.cam.log if e[4] != 200]
+    print(f"\ntilt range -1..0.2 ({'+'.join(motion)}): pitch limits {axes['pitch']['min']:.4f}..{axes['pitch']['max']:.4f} rad, "
+          f"rates up ended at {pitch:.4f} rad; {len(refused)} requests refused")
+    assert abs(axes["pitch"]["max"] - top) < 1e-3 and abs(axes["pitch"]["min"] - math.radians(-30)) < 1e-3, axes["pitch"]
+    assert abs(axes["yaw"]["min"] + math.radians(170)) < 1e-3 and abs(axes["yaw"]["max"] - math.radians(170)) < 1e-3, axes["yaw"]
+    assert not refused and r.cam.counts["faults"] == 0, refused
+    assert abs(pitch - top) < 0.01, pitch
+    # A target beyond the limit is the caller's error, said before anything moves.
+    beyond = r.client.call("motion.orient", {"pitch": math.radians(60), "duration": 1})
+    assert "error" in beyond and "outside the limits" in beyond["error"]["message"], beyond
+    assert r.stand()["state"] == "connected"

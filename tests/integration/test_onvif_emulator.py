@@ -245,6 +245,30 @@ def test_absolute_move_arrives_at_its_speed(camera):
     assert "InvalidPosition" in subcodes(f)
 
 
+
+def test_a_narrower_advertised_range_is_in_the_spaces_and_limits_and_a_move_beyond_is_refused(camera):
+    """A ceiling dome's tilt of -1..0.2: GetNodes, GetConfigurationOptions and the configuration's
+    PanTiltLimits all say it; an AbsoluteMove beyond draws InvalidPosition and moves nothing; a
+    velocity up stops the head at the range's end."""
+    cam, server = camera(auth="wsse", tilt_range=(-1.0, 0.2))
+    p = Ptz(server)
+    node_space = p.ptz.GetNodes()[0].SupportedPTZSpaces.AbsolutePanTiltPositionSpace[0]
+    options_space = p.ptz.GetConfigurationOptions({"ConfigurationToken": oc.PTZ_CONFIG}).Spaces.AbsolutePanTiltPositionSpace[0]
+    limits = p.ptz.GetConfigurations()[0].PanTiltLimits.Range
+    for space in (node_space, options_space, limits):
+        assert (space.XRange.Min, space.XRange.Max, space.YRange.Min, space.YRange.Max) == (-1, 1, -1, 0.2), space
+    f = fault_of(p.absolute, 0, 0.5)
+    assert subcodes(f) == ["InvalidArgVal", "InvalidPosition"], subcodes(f)
+    assert cam.still() and p.pose()[:2] == (0, 0)
+    p.absolute(0, 0.2)
+    wait_for(lambda: p.idle() and abs(p.pose()[1] - 0.2) < 1e-6, 5, "arrival at the range's end")
+    p.continuous(0, 1, timeout="PT3S")
+    wait_for(lambda: p.idle(), 5, "a velocity up held at the range's end")
+    assert abs(p.pose()[1] - 0.2) < 1e-6, p.pose()
+    with pytest.raises(ValueError):
+        oc.Camera(tilt_range=(0.5, 0.2))
+
+
 def test_relative_move_in_generic_and_fov_space(camera):
     cam, server = camera(fov_translation=True, hfov=60.0, vfov=34.0)
     p = Ptz(server)

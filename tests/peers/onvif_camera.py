@@ -44,6 +44,11 @@ Options (Camera(...) keyword arguments; the command line has the same names):
   ter:ActionNotSupported. `fov_translation`: RelativeMove also in TranslationSpaceFov (a
   translation of 1 moves by half the field of view, `hfov` / `vfov` degrees at zoom 0, narrowing
   `zoom_ratio` times at zoom 1).
+- `pan_range`, `tilt_range`: the generic position range the camera advertises for its absolute
+  pan/tilt position space (in GetNodes' SupportedPTZSpaces, GetConfigurationOptions' Spaces and the
+  configuration's PanTiltLimits), default -1..1; narrower (a ceiling dome's tilt of -1..0.2): the
+  head travels no further, and an AbsoluteMove beyond is answered with the fault a camera sends,
+  env:Sender / ter:InvalidArgVal / ter:InvalidPosition.
 - `zoom` (False: no zoom spaces, no zoom in the status), `presets` (MaximumNumberOfPresets, 0 = none),
   `home_supported`.
 - `whole_second_timeouts`: a ContinuousMove Timeout with a fraction of a second is not executed: the
@@ -208,11 +213,14 @@ def number(value, what):
 
 class Axis:
     """One axis of the head, in degrees (zoom: in its generic units). `lo`..`hi` is the generic
-    space's -1..1 (zoom 0..1) mapped to degrees."""
+    space's -1..1 (zoom 0..1) mapped to degrees; `low`..`high` where the head stops, narrower where
+    the camera advertises a narrower range (`travel`, generic)."""
 
-    def __init__(self, lo, hi, speed, generic=(-1.0, 1.0)):
+    def __init__(self, lo, hi, speed, generic=(-1.0, 1.0), travel=None):
         self.lo, self.hi, self.speed, self.generic = float(lo), float(hi), float(speed), generic
-        self.pos = self.to_units(0.0) if generic[0] < 0 else lo
+        ends = sorted(self.to_units(g) for g in (travel or generic))
+        self.low, self.high = max(min(self.lo, self.hi), ends[0]), min(max(self.lo, self.hi), ends[1])
+        self.pos = min(self.high, max(self.low, self.to_units(0.0) if generic[0] < 0 else self.lo))
         self.vel = 0.0  # units/s while a velocity move runs
         self.target = None  # (units, units/s)
 
@@ -229,9 +237,9 @@ class Axis:
         if self.target is not None:
             return True
         if self.vel > 0:
-            return self.pos < self.hi - EPS
+            return self.pos < self.high - EPS
         if self.vel < 0:
-            return self.pos > self.lo + EPS
+            return self.pos > self.low + EPS
         return False
 
     def advance(self, dt):
@@ -246,7 +254,7 @@ class Axis:
                 self.pos, self.target = goal, None
         else:
             self.pos += self.vel * dt
-        self.pos = min(self.hi, max(self.lo, self.pos))
+        self.pos = min(self.high, max(self.low, self.pos))
 
     def stop(self):
         self.vel, self.target = 0.0, None
@@ -257,7 +265,8 @@ class Camera:
     or raises Fault. Thread-safe (one lock)."""
 
     def __init__(self, motion=("continuous", "absolute", "relative"), fov_translation=False, zoom=True,
-                 presets=16, home_supported=True, pan_degrees=(-170.0, 170.0), tilt_degrees=(-30.0, 90.0),
+                 presets=16, home_supported=True, pan_range=(-1.0, 1.0), tilt_range=(-1.0, 1.0),
+                 pan_degrees=(-170.0, 170.0), tilt_degrees=(-30.0, 90.0),
                  pan_speed=100.0, tilt_speed=60.0, zoom_speed=0.5, hfov=60.0, vfov=34.0, zoom_ratio=10.0,
                  velocity_sign=(1, 1), default_timeout=180.0, max_timeout=None, whole_second_timeouts=False,
                  fraction_kills_for=0.0, move_status_unknown=False, position_static=False, latency=0.0,
@@ -272,8 +281,12 @@ class Camera:
         self.has_zoom = zoom
         self.max_presets = presets
         self.home_supported = home_supported
-        self.pan = Axis(*pan_degrees, pan_speed)
-        self.tilt = Axis(*tilt_degrees, tilt_speed)
+        for what, (lo, hi) in (("pan_range", pan_range), ("tilt_range", tilt_range)):
+            if not -1 <= lo < hi <= 1:
+                raise ValueError(f"{what} {lo}..{hi}: within -1..1, its minimum below its maximum")
+        self.position_range = (tuple(map(float, pan_range)), tuple(map(float, tilt_range)))
+        self.pan = Axis(*pan_degrees, pan_speed, travel=pan_range)
+        self.tilt = Axis(*tilt_degrees, tilt_speed, travel=tilt_range)
         self.zoom = Axis(0.0, 1.0, zoom_speed, generic=(0.0, 1.0))
         self.hfov, self.vfov, self.zoom_ratio = hfov, vfov, zoom_ratio
         self.velocity_sign = tuple(velocity_sign)
@@ -504,7 +517,7 @@ class Camera:
         z = self.has_zoom
         out = []
         if "absolute" in self.motion:
-            out.append(s2("AbsolutePanTiltPositionSpace", PT_POSITION))
+            out.append(s2("AbsolutePanTiltPositionSpace", PT_POSITION, *self.position_range))
             if z:
                 out.append(s1("AbsoluteZoomPositionSpace", Z_POSITION))
         if "relative" in self.motion:
@@ -547,8 +560,9 @@ class Camera:
                      + (f'<tt:Zoom x="1" space="{Z_SPEED}"/>' if z else "") + "</tt:DefaultPTZSpeed>")
         if "continuous" in self.motion:
             parts.append(f"<tt:DefaultPTZTimeout>{duration(self.default_timeout)}</tt:DefaultPTZTimeout>")
-        parts.append(f"<tt:PanTiltLimits><tt:Range><tt:URI>{PT_POSITION}</tt:URI><tt:XRange><tt:Min>-1</tt:Min><tt:Max>1</tt:Max></tt:XRange>"
-                     "<tt:YRange><tt:Min>-1</tt:Min><tt:Max>1</tt:Max></tt:YRange></tt:Range></tt:PanTiltLimits>")
+        (x0, x1), (y0, y1) = self.position_range
+        parts.append(f"<tt:PanTiltLimits><tt:Range><tt:URI>{PT_POSITION}</tt:URI><tt:XRange><tt:Min>{x0}</tt:Min><tt:Max>{x1}</tt:Max></tt:XRange>"
+                     f"<tt:YRange><tt:Min>{y0}</tt:Min><tt:Max>{y1}</tt:Max></tt:YRange></tt:Range></tt:PanTiltLimits>")
         if z:
             parts.append(f"<tt:ZoomLimits><tt:Range><tt:URI>{Z_POSITION}</tt:URI><tt:XRange><tt:Min>0</tt:Min><tt:Max>1</tt:Max></tt:XRange>"
                          "</tt:Range></tt:ZoomLimits>")
@@ -636,7 +650,7 @@ class Camera:
         for axis, goal, frac in ((self.pan, pan, sp), (self.tilt, tilt, st), (self.zoom, zoom, sz)):
             if goal is None:
                 continue
-            goal = min(axis.hi, max(axis.lo, goal))
+            goal = min(axis.high, max(axis.low, goal))
             if frac <= 0:
                 frac = 1.0  # a speed of 0 means the default (full) speed here
             targets.append((axis, goal, axis.speed * frac))
@@ -691,6 +705,9 @@ class Camera:
         if pos is None:
             raise Fault("Sender", ["InvalidArgVal", "InvalidPosition"], "no Position")
         pt, _ = self.vector(pos, "PanTilt", [PT_POSITION], "InvalidPosition", lambda s: (-1, 1))
+        for (lo, hi), v, a in zip(self.position_range, pt or (), "xy"):
+            if not lo - EPS <= v <= hi + EPS:
+                raise Fault("Sender", ["InvalidArgVal", "InvalidPosition"], f"InvalidPosition: {a}={v} outside {lo}..{hi}")
         z = None
         if self.has_zoom:
             z, _ = self.vector(pos, "Zoom", [Z_POSITION], "InvalidPosition", lambda s: (0, 1), axes=("x",))
@@ -1319,6 +1336,8 @@ def main():
     ap.add_argument("--no-zoom", action="store_true")
     ap.add_argument("--presets", type=int, default=16)
     ap.add_argument("--no-home", action="store_true")
+    ap.add_argument("--pan-range", type=float, nargs=2, default=(-1.0, 1.0), help="the advertised absolute pan position range (generic)")
+    ap.add_argument("--tilt-range", type=float, nargs=2, default=(-1.0, 1.0))
     ap.add_argument("--pan-degrees", type=float, nargs=2, default=(-170.0, 170.0))
     ap.add_argument("--tilt-degrees", type=float, nargs=2, default=(-30.0, 90.0))
     ap.add_argument("--pan-speed", type=float, default=100.0, help="degrees/s at velocity 1")
@@ -1341,7 +1360,7 @@ def main():
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
     cam = Camera(motion=a.motion, fov_translation=a.fov_translation, zoom=not a.no_zoom, presets=a.presets,
-                 home_supported=not a.no_home, pan_degrees=a.pan_degrees, tilt_degrees=a.tilt_degrees,
+                 home_supported=not a.no_home, pan_range=a.pan_range, tilt_range=a.tilt_range, pan_degrees=a.pan_degrees, tilt_degrees=a.tilt_degrees,
                  pan_speed=a.pan_speed, tilt_speed=a.tilt_speed, zoom_speed=a.zoom_speed,
                  velocity_sign=a.velocity_sign, default_timeout=a.default_timeout,
                  whole_second_timeouts=a.whole_second_timeouts, fraction_kills_for=a.fraction_kills_for,

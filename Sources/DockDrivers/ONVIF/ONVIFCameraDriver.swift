@@ -2,8 +2,10 @@ import DockProtocol
 
 /// An ONVIF PTZ camera (Profile S/T) as a stand: pan and tilt in the PTZ service's generic spaces
 /// (−1…1, mapped linearly to the degrees the settings give), yaw = −pan (ONVIF's positive pan
-/// turns right) and pitch = tilt. Orientations go as AbsoluteMove where the camera offers it (the
-/// camera closes the position loop) or RelativeMove; rates as ContinuousMove with a whole-second
+/// turns right) and pitch = tilt, within the position range the camera advertises
+/// (`ONVIFPositionRange`): the stand's limits, and every position target clamped to it.
+/// Orientations go as AbsoluteMove where the camera offers it (the camera closes the position
+/// loop) or RelativeMove; rates as ContinuousMove with a whole-second
 /// Timeout, renewed while they last, and a Stop when they end. Where it points comes from
 /// GetStatus at `pollHz`.
 ///
@@ -60,7 +62,11 @@ public struct ONVIFCameraDriver: StandDriver {
         func degrees(_ g: Double) -> Double { atMinusOne + (g + 1) * perUnit }
         /// Degrees → generic, within −1…1.
         func generic(_ degrees: Double) -> Double { min(1, max(-1, (degrees - atMinusOne) / perUnit - 1)) }
-        var range: (low: Double, high: Double) { (min(atMinusOne, atOne), max(atMinusOne, atOne)) }
+        /// The degrees a generic range spans, lowest first.
+        func degrees(over generic: ClosedRange<Double>) -> (low: Double, high: Double) {
+            let ends = (degrees(generic.lowerBound), degrees(generic.upperBound))
+            return (min(ends.0, ends.1), max(ends.0, ends.1))
+        }
     }
 
     public let name = "onvif"
@@ -85,6 +91,8 @@ public struct ONVIFCameraDriver: StandDriver {
     private var identity = StandIdentity(model: "ONVIF camera", firmware: "", hardware: "", serial: "", protocolVersion: "onvif")
     private var profile = ""
     private var offers: (absolute: Bool, relative: Bool, continuous: Bool) = (false, false, false)
+    /// The generic positions the camera takes: its profile's PanTiltLimits, then its absolute space's ranges.
+    private var positionRange = ONVIFPositionRange()
     private var inFlight: (what: Flight, sentAt: Double)?
     private var pending: Move?
     private var lastMove: (move: Move, time: Double)?
@@ -134,6 +142,7 @@ public struct ONVIFCameraDriver: StandDriver {
         estimate = nil
         stopPending = false
         queuedSetup = nil
+        positionRange = ONVIFPositionRange()
         zoomOffers = (nil, false, false)
         panTiltRate = (0, 0)
         zoomAsked = (0, nil)
@@ -257,6 +266,7 @@ public struct ONVIFCameraDriver: StandDriver {
                 return [.fatal("profile \(token) has no PTZ configuration")]
             }
             profile = token
+            positionRange = ONVIFPositionRange().narrowed(by: chosen.child("PTZConfiguration")?.child("PanTiltLimits")?.children("Range") ?? [])
             step = .options
             return next(ptzPath, ONVIFRequests.getConfigurationOptions(configurationToken), at: time)
         case .options:
@@ -266,6 +276,7 @@ public struct ONVIFCameraDriver: StandDriver {
             guard offers.absolute || offers.relative || offers.continuous else {
                 return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
             }
+            positionRange = positionRange.narrowed(by: spaces?.children("AbsolutePanTiltPositionSpace") ?? [])
             let zoomPosition = spaces?.child("AbsoluteZoomPositionSpace")?.child("XRange")
             let low = zoomPosition?.value("Min").flatMap(Double.init), high = zoomPosition?.value("Max").flatMap(Double.init)
             zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil,
@@ -282,7 +293,7 @@ public struct ONVIFCameraDriver: StandDriver {
     private mutating func becomeReady(at time: Double) -> [DriverReport] {
         step = .ready
         nextPoll = time
-        let pan = settings.pan.range, tilt = settings.tilt.range
+        let pan = settings.pan.degrees(over: positionRange.x), tilt = settings.tilt.degrees(over: positionRange.y)
         let axes = [
             AxisCapability(axis: .yaw, continuous: false, min: Float(-radians(pan.high)), max: Float(-radians(pan.low)),
                            maxSpeed: Float(radians(settings.panSpeed)), maxAccel: Float(4 * radians(settings.panSpeed)), countsPerRev: 360 * 3600),
@@ -400,6 +411,8 @@ public struct ONVIFCameraDriver: StandDriver {
                     zoomAsked.target = zoom.position(magnification: Double(target.position))
                 }
             }
+            // An axis not named stays where it is read, which may be a hair past the range's end.
+            (x, y) = positionRange.clamped(x: x, y: y)
             if offers.absolute { pending = .absolute(x: x, y: y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil) }
             else if offers.relative { pending = .relative(x: x - now.0, y: y - now.1, zoom: zoomTranslation(at: time)) }
         case .velocity(let rates):
@@ -443,7 +456,8 @@ public struct ONVIFCameraDriver: StandDriver {
         let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
         let dx = x * settings.panSpeed * horizon / abs(settings.pan.perUnit), dy = y * settings.tiltSpeed * horizon / abs(settings.tilt.perUnit)
         if offers.absolute, let pose {
-            return .absolute(x: clamp(pose.x + dx), y: clamp(pose.y + dy), zoom: zoomOffers.position != nil ? zoomAsked.target : nil)
+            let target = positionRange.clamped(x: pose.x + dx, y: pose.y + dy)
+            return .absolute(x: target.x, y: target.y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil)
         }
         if offers.relative {
             let zoomAhead = zoomScale.map { zoomAsked.velocity * $0.topSpeed * horizon }.flatMap { $0 == 0 ? nil : $0 }
@@ -535,7 +549,9 @@ public struct ONVIFCameraDriver: StandDriver {
             let now = estimate.pose(at: time)
             switch move {
             case .absolute(let x, let y, _): estimate.told(.toward(x: x, y: y), at: time)
-            case .relative(let dx, let dy, _): estimate.told(.toward(x: clamp(now.x + dx), y: clamp(now.y + dy)), at: time)
+            case .relative(let dx, let dy, _):
+                let target = positionRange.clamped(x: now.x + dx, y: now.y + dy)
+                estimate.told(.toward(x: target.x, y: target.y), at: time)
             case .continuous(let x, let y, _):
                 // What was sent carries the velocity signs; the generic position moves the way they undo.
                 estimate.told(.rate(x: x * settings.panVelocitySign * estimate.topSpeed.x, y: y * settings.tiltVelocitySign * estimate.topSpeed.y,
