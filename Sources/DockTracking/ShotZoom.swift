@@ -45,8 +45,10 @@ public struct ShotSettings: Sendable, Hashable {
 public struct ShotZoom: Sendable {
     public var shot: ShotSize?
     public var settings: ShotSettings
-    /// Inside the dead band until the error leaves it (hysteresis).
-    private var zooming = false
+    /// The way the zoom is going (+1 in, -1 out), nil inside the dead band until the error leaves
+    /// it (hysteresis). A zoom move goes one way: it ends on reaching the goal, and only an error
+    /// beyond the dead band turns it around, so a measure's noise about the goal cannot pump it.
+    private var direction: Double?
 
     public init(shot: ShotSize? = nil, settings: ShotSettings = .init()) {
         self.shot = shot
@@ -60,8 +62,8 @@ public struct ShotZoom: Sendable {
                                 magnification: Double, range: ClosedRange<Double>) -> Double? {
         guard let shot else { return nil }
         if shot == .wide || lost || subjects.isEmpty {
-            zooming = magnification > range.lowerBound
-            return zooming ? range.lowerBound : nil
+            direction = magnification > range.lowerBound ? -1 : nil
+            return direction == nil ? nil : range.lowerBound
         }
         guard let (extent, fraction, clipped) = measure(shot, subjects: subjects) else { return nil }
         let rect = camera.normalizedRect(of: extent, aim: aim)
@@ -70,14 +72,21 @@ public struct ShotZoom: Sendable {
         // An extent the frame's top or bottom cuts off (or touches) is at least as tall as measured:
         // enough to zoom out on, never to zoom in on.
         if clipped, wanted >= magnification, range.contains(magnification) {
-            zooming = false
+            direction = nil
             return nil
         }
-        let error = abs(log(wanted / magnification))
+        // The goal is the size's, unless the edge margin stops it short: both are judged alike.
+        let goal = min(max(wanted, range.lowerBound), bound(rect, magnification: magnification), range.upperBound)
+        let error = log(goal / magnification)
         // Limits narrowed past the present zoom (a client's) bring it back inside, dead band or not.
-        zooming = !range.contains(magnification) || error > (zooming ? settings.settleError : settings.startError)
-        guard zooming else { return nil }
-        return min(max(wanted, range.lowerBound), bound(rect, magnification: magnification), range.upperBound)
+        if !range.contains(magnification) {
+            direction = error > 0 ? 1 : -1
+        } else if let way = direction {
+            if error * way <= 0 || abs(error) < settings.settleError { direction = nil }
+        } else if abs(error) > settings.startError {
+            direction = error > 0 ? 1 : -1
+        }
+        return direction == nil ? nil : goal
     }
 
     /// The zoom rate toward `target` (magnification per second), within `maxSpeed`.

@@ -46,6 +46,33 @@ import Testing
         #expect(target(&moving, [person], magnification: exact / 1.04) == nil, "settled again")
     }
 
+    @Test func aZoomThatReachesItsGoalStopsInsteadOfTurningAround() throws {
+        // A body box's noise carries the measure a few per cent past the goal: a zoom under way
+        // ends there; only an error beyond the band that starts a zoom turns it around.
+        let person = Person(x: 0, y: 0, height: 0.3)
+        var zoom = ShotZoom(shot: .fullBody)
+        let exact = try #require(target(&zoom, [person], magnification: 1))
+        var moving = ShotZoom(shot: .fullBody)
+        #expect(try #require(target(&moving, [person], magnification: exact / 1.3)) > exact / 1.3)
+        #expect(target(&moving, [person], magnification: exact * 1.03) == nil, "3 % past the goal: no zooming back")
+        #expect(try #require(target(&moving, [person], magnification: exact * 1.1)) < exact * 1.1, "10 % past: back out")
+    }
+
+    @Test func aGoalTheEdgeMarginSetsHasTheSameDeadBand() throws {
+        // A body off the frame's center vertically: the edge margin, not the body's size, stops
+        // the zoom. The measure's noise about that bound must not pump the zoom either (full_body
+        // turned around up to 44 times on the walk toward and away).
+        let centered = Person(x: 0, y: 0, height: 0.3), low = Person(x: 0, y: 0.06, height: 0.3)
+        var fresh = ShotZoom(shot: .fullBody), freshLow = ShotZoom(shot: .fullBody)
+        let sized = try #require(target(&fresh, [centered], magnification: 1))
+        let bounded = try #require(target(&freshLow, [low], magnification: 1))
+        try #require(bounded < sized / 1.1, "the edge margin sets the goal")
+        var settled = ShotZoom(shot: .fullBody)
+        #expect(target(&settled, [low], magnification: bounded * 1.02) == nil)
+        #expect(target(&settled, [low], magnification: bounded / 1.02) == nil)
+        #expect(target(&settled, [low], magnification: bounded * 1.02) == nil)
+    }
+
     @Test func oneStepNeverTakesTheSubjectOutOfTheFrame() throws {
         // Far right in the frame, a head shot would zoom so far that the face left it: the step
         // stops where the face is still `edgeMargin` inside.
