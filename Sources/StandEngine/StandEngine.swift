@@ -486,7 +486,10 @@ public struct StandEngine: Sendable {
         guard var rates = tracking.command(positions: positions, zoom: zoomLimits, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now)
         else { return }
         if var watch = lostWatch {
-            if let policyRates = watch.rates(lastSeen: tracking.lastSeen, positions: positions, continuousAxes: continuousAxes, at: now) {
+            let limits = Dictionary(uniqueKeysWithValues: positions.keys.compactMap { axis in
+                controller.limits(of: axis).map { (axis, $0.min...$0.max) }
+            })
+            if let policyRates = watch.rates(lastSeen: tracking.lastSeen, positions: positions, limits: limits, continuousAxes: continuousAxes, at: now) {
                 // The policy steers pan and tilt; the shot's zoom (wide while the subject is lost) stays.
                 rates.merge(policyRates) { _, policy in policy }
             }
