@@ -38,6 +38,9 @@ public enum TrackingPhase: String, Sendable, CaseIterable {
     /// The policy's preset lies outside the limits in force (a client narrowed them): the stand
     /// holds where it is instead of pressing against the limit, until the limits let it go there.
     case blocked
+    /// A stop holds, or the stand refuses drives: neither tracking nor a policy moves the stand,
+    /// and the policy is not stepped (its own phase would be the one from before the stop).
+    case stopped
     /// The subject is gone and no client set a policy: the configuration's `lost_behaviour` acts.
     case lostConfigured = "lost-configured"
     case sweeping

@@ -572,6 +572,8 @@ public struct StandEngine: Sendable {
         if let planner = panPlanner { return planner.pan.phase }
         // A client's turn or a sweep ended: tracking starts afresh (at its next step) where the stand points.
         guard tracking.isActive(at: now), !clientTurned else { return .tracking }
+        // Neither tracking nor a policy steers then (`steerByTracking`): the policy's phase would be stale.
+        if lease.stop != nil || refusals.holding(at: now) { return .stopped }
         if let watch = lostWatch { return watch.phase }
         if let seen = tracking.lastSeen, now - seen.time > LostSubjectPolicy.unseen { return .lostConfigured }
         return .tracking

@@ -88,6 +88,20 @@ struct LostPolicyTests {
         #expect(rig.engine.phase(at: rig.now) == .atPreset)
     }
 
+    @Test func aStopShowsAsStoppedNotAsThePolicysPhaseFromBeforeIt() throws {
+        // The policy is not stepped while a stop holds: its phase stayed the one from before the
+        // stop ("at-preset" here) for a stand that neither tracks nor follows the policy.
+        var rig = try Self.framing(with: LostSubjectPolicy(kind: .preset, after: 1, preset: Self.stage, searchSeconds: 0))
+        #expect(Self.streamEmpty(&rig, until: .atPreset, limit: 4) != nil)
+        _ = rig.command(.stop, from: .other)
+        rig.stream(Self.empty, for: 2)
+        #expect(rig.engine.stoppedBy == .other)
+        #expect(rig.engine.phase(at: rig.now) == .stopped)
+        _ = rig.command(.resume, from: .other)
+        rig.stream(Self.empty, for: 4)
+        #expect(rig.engine.phase(at: rig.now) == .atPreset, "the policy goes on once the stop ends")
+    }
+
     @Test func aSubjectThatComesBackDuringTheReturnIsTrackedAgain() throws {
         var rig = try Self.framing(with: LostSubjectPolicy(kind: .preset, after: 1, preset: Self.stage, searchSeconds: 0))
         #expect(Self.streamEmpty(&rig, until: .returning, limit: 4) != nil)
