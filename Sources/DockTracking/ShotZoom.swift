@@ -69,6 +69,7 @@ public struct ShotZoom: Sendable {
                                 magnification: Double, range: ClosedRange<Double>) -> Double? {
         guard let shot else { return nil }
         if shot == .wide || lost || subjects.isEmpty {
+            growth = 0
             direction = magnification > range.lowerBound ? -1 : nil
             return direction == nil ? nil : range.lowerBound
         }
