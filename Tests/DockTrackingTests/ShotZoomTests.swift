@@ -101,6 +101,18 @@ import Testing
         #expect(walking.rate < gainOnly - 0.2, "the growth undone on top of the gap closed")
     }
 
+    @Test func widenedForALostSubjectWithoutTheGrowthLastMeasured() {
+        var tracker = MultiSubjectTracker(seed: 1)
+        for frame in 0..<30 {
+            tracker.update(observations: Person(x: 0, y: 0, height: 0.2 * (1 + 0.3 * Double(frame) / 30)).observations,
+                           time: Double(frame) * Fixture.frameInterval)
+        }
+        var zoom = ShotZoom(shot: .fullBody)
+        _ = zoom.target(subjects: tracker.subjects, lost: false, camera: Fixture.camera.zoomed(by: 2), aim: Fixture.aim, magnification: 2, range: range)
+        let wide = zoom.target(subjects: tracker.subjects, lost: true, camera: Fixture.camera.zoomed(by: 2), aim: Fixture.aim, magnification: 2, range: range)
+        #expect(zoom.rate(toward: wide, magnification: 2, maxSpeed: 100) == ShotSettings().gain * 2 * log(1.0 / 2))
+    }
+
     @Test func oneStepNeverTakesTheSubjectOutOfTheFrame() throws {
         // Far right in the frame, a head shot would zoom so far that the face left it: the step
         // stops where the face is still `edgeMargin` inside.
