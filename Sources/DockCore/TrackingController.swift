@@ -113,6 +113,11 @@ public struct TrackingController: Sendable {
     public var continuousAxes: Set<Axis> = []
     /// The link's measured round trip, s: above `delayMargin / gain` it lowers the gain.
     public var roundTrip = 0.0
+    /// The camera's zoom (1: the field of view the dead band is set for). The dead band judges
+    /// errors and rates magnified by it, so that it stays the same part of the frame: at 10× a
+    /// fixed 0.015 rad band is a fifth of the frame's height, and a tight shot lost its subject
+    /// inside it.
+    public var magnification = 1.0
     private var lastTarget: TrackingTarget?
     private var searchDirection = 1.0
     private var smoothedRate: (yaw: Double, pitch: Double)?
@@ -201,7 +206,7 @@ public struct TrackingController: Sendable {
             // Whether to move is judged on the error as measured, not as predicted: a rate from
             // jittery detections times the lead (0.1–0.4 s) is noise enough to restart the camera on
             // a still subject, and to keep it from settling. Once moving, the prediction steers.
-            rest.update(error: target - camera, rate: rate, partnerMoving: partnerMoving, dt: dt, configuration: c)
+            rest.update(error: (target - camera) * magnification, rate: rate * magnification, partnerMoving: partnerMoving, dt: dt, configuration: c)
             if !rest.moving { return -baseRate }
         }
         let gain = roundTrip > 0 ? min(c.gain, c.delayMargin / roundTrip) : c.gain

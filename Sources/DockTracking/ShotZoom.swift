@@ -34,6 +34,9 @@ public struct ShotSettings: Sendable, Hashable {
     public var edgeMargin = 0.06
     /// The gap to the target, in log-magnification, is closed at this rate (1/s).
     public var gain = 5.0
+    /// The size a shot zooms to is the extent's predicted this far ahead, s: the frame's age and
+    /// the zoom's response.
+    public var lead = 0.15
     /// A face is this fraction of its person's height: a body box stands in for a missing face.
     public var faceOfBody = 0.13
 
@@ -45,8 +48,14 @@ public struct ShotSettings: Sendable, Hashable {
 public struct ShotZoom: Sendable {
     public var shot: ShotSize?
     public var settings: ShotSettings
-    /// Inside the dead band until the error leaves it (hysteresis).
-    private var zooming = false
+    /// The way the zoom is going (+1 in, -1 out), nil inside the dead band until the error leaves
+    /// it (hysteresis). A zoom move goes one way: it ends on reaching the goal, and only an error
+    /// beyond the dead band turns it around, so a measure's noise about the goal cannot pump it.
+    private var direction: Double?
+    /// How fast the measured extent grows in the image (1/s, relative; from its tracked box's
+    /// filtered height): a subject walking at the camera needs the zoom to move by as much with no
+    /// error at all, which the gain alone would only follow with a lag (`rate`).
+    private var growth = 0.0
 
     public init(shot: ShotSize? = nil, settings: ShotSettings = .init()) {
         self.shot = shot
@@ -60,30 +69,43 @@ public struct ShotZoom: Sendable {
                                 magnification: Double, range: ClosedRange<Double>) -> Double? {
         guard let shot else { return nil }
         if shot == .wide || lost || subjects.isEmpty {
-            zooming = magnification > range.lowerBound
-            return zooming ? range.lowerBound : nil
+            growth = 0
+            direction = magnification > range.lowerBound ? -1 : nil
+            return direction == nil ? nil : range.lowerBound
         }
-        guard let (extent, fraction, clipped) = measure(shot, subjects: subjects) else { return nil }
+        guard let (extent, fraction, clipped, growth) = measure(shot, subjects: subjects) else { return nil }
+        self.growth = growth
         let rect = camera.normalizedRect(of: extent, aim: aim)
         var wanted = magnification * fraction / max(rect.height, 1e-3)
         if shot == .group { wanted = min(wanted, magnification * settings.groupWidth / max(rect.width, 1e-3)) }
+        wanted *= exp(-growth * settings.lead)
         // An extent the frame's top or bottom cuts off (or touches) is at least as tall as measured:
         // enough to zoom out on, never to zoom in on.
         if clipped, wanted >= magnification, range.contains(magnification) {
-            zooming = false
+            direction = nil
             return nil
         }
-        let error = abs(log(wanted / magnification))
+        // The goal is the size's, unless the edge margin stops it short: both are judged alike.
+        let goal = min(max(wanted, range.lowerBound), bound(rect, magnification: magnification), range.upperBound)
+        let error = log(goal / magnification)
         // Limits narrowed past the present zoom (a client's) bring it back inside, dead band or not.
-        zooming = !range.contains(magnification) || error > (zooming ? settings.settleError : settings.startError)
-        guard zooming else { return nil }
-        return min(max(wanted, range.lowerBound), bound(rect, magnification: magnification), range.upperBound)
+        if !range.contains(magnification) {
+            direction = error > 0 ? 1 : -1
+        } else if let way = direction {
+            if error * way <= 0 || abs(error) < settings.settleError { direction = nil }
+        } else if abs(error) > settings.startError {
+            direction = error > 0 ? 1 : -1
+        }
+        return direction == nil ? nil : goal
     }
 
-    /// The zoom rate toward `target` (magnification per second), within `maxSpeed`.
+    /// The zoom rate toward `target` (magnification per second), within `maxSpeed`: the gap closed
+    /// at `gain`, plus the extent's growth undone (never so much that the zoom goes the other way).
     public func rate(toward target: Double?, magnification: Double, maxSpeed: Double) -> Double {
         guard let target, target > 0, magnification > 0 else { return 0 }
-        let rate = settings.gain * magnification * log(target / magnification)
+        let gap = log(target / magnification)
+        let rate = magnification * (settings.gain * gap - growth)
+        guard rate * gap > 0 else { return 0 }
         return min(max(rate, -maxSpeed), maxSpeed)
     }
 
@@ -95,28 +117,35 @@ public struct ShotZoom: Sendable {
         return magnification * (0.5 - settings.edgeMargin) / reach
     }
 
-    /// The extent a shot measures, its target fraction of the frame's height, and whether the
-    /// frame cuts it off.
-    private func measure(_ shot: ShotSize, subjects: [Track]) -> (Box, Double, Bool)? {
+    /// The extent a shot measures, its target fraction of the frame's height, whether the frame
+    /// cuts it off, and how fast it grows (1/s, relative).
+    private func measure(_ shot: ShotSize, subjects: [Track]) -> (Box, Double, Bool, Double)? {
         let primary = subjects[0]
+        let bodyGrowth = primary.body.map(Self.growth) ?? 0
         switch shot {
         case .head, .upperBody:
             let fraction = shot == .head ? settings.headFace : settings.upperBodyFace
-            if let face = primary.face { return (face.box, fraction, !face.clippedEdges.isDisjoint(with: [.top, .bottom])) }
+            if let face = primary.face { return (face.box, fraction, !face.clippedEdges.isDisjoint(with: [.top, .bottom]), Self.growth(of: face)) }
             // A body the frame cuts off says nothing of its face's size: hold.
             guard primary.clippedEdges.isDisjoint(with: [.top, .bottom]) else { return nil }
             let body = primary.box
             let face = Box(centerX: body.centerX, centerY: body.top + body.height * settings.faceOfBody / 2,
                            width: body.width, height: body.height * settings.faceOfBody)
-            return (face, fraction, false)
+            return (face, fraction, false, bodyGrowth)
         case .fullBody:
-            return (primary.box, settings.fullBody, !primary.clippedEdges.isDisjoint(with: [.top, .bottom]))
+            return (primary.box, settings.fullBody, !primary.clippedEdges.isDisjoint(with: [.top, .bottom]), bodyGrowth)
         case .group:
+            // A group's extent grows with its members' spread too: no feedforward.
             let extent = subjects.dropFirst().reduce(primary.box) { $0.union($1.box) }
             let clipped = subjects.contains { !$0.clippedEdges.isDisjoint(with: [.top, .bottom]) }
-            return (extent, settings.group, clipped)
+            return (extent, settings.group, clipped, 0)
         case .wide:
             return nil
         }
+    }
+
+    private static func growth(of box: TrackedBox) -> Double {
+        let height = box.filter.height
+        return height.position > 1e-6 ? height.velocity / height.position : 0
     }
 }

@@ -112,6 +112,8 @@ private func phaseColor(_ phase: TrackingPhase) -> String {
     case .lostSearching: "#f0a35e"
     case .returning: "#9ad0f5"
     case .atPreset: "#b5e3a1"
+    case .blocked: "#e89a9a"
+    case .stopped: "#bbbbbb"
     case .lostConfigured: "#dddddd"
     case .sweeping: "#d7b5f0"
     case .touring: "#f5b5d7"

@@ -127,7 +127,7 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
         return shot
     }
     if case .ours = kind, let shot { try setup(.framing(nil, shot: shot)) }
-    var shotFigures = ShotFigures(shot: shot)
+    var shotFigures = ShotFigures(shot: shot, maxZoom: scenario.zoom?.max ?? 1)
 
     let faceLine = TrackingSettings.shipped.framing.faceLine
     let start = rig.now
@@ -251,7 +251,7 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
         }
         let sample = scene.sample(at: t, aim: aim, faceLine: faceLine, trackedID: tracked?.id, trackedPerson: tracked?.person)
         samples.append(sample)
-        shotFigures.add(scene.truth(at: t, aim: aim), intended: scenario.intended(at: t))
+        shotFigures.add(scene.truth(at: t, aim: aim), intended: scenario.intended(at: t), zoom: aim.zoom)
         shotFigures.addZoom(velocity: rig.stand.truth(.zoom)?.velocity ?? 0)
         // The still-subject rule: once the ideal aim has not moved for a second and the camera is
         // on it, nothing more should be sent but keep-alives.

@@ -35,6 +35,12 @@ public enum TrackingPhase: String, Sendable, CaseIterable {
     case returning
     /// At the policy's preset, waiting for a subject.
     case atPreset = "at-preset"
+    /// The policy's preset lies outside the limits in force (a client narrowed them): the stand
+    /// holds where it is instead of pressing against the limit, until the limits let it go there.
+    case blocked
+    /// A stop holds, or the stand refuses drives: neither tracking nor a policy moves the stand,
+    /// and the policy is not stepped (its own phase would be the one from before the stop).
+    case stopped
     /// The subject is gone and no client set a policy: the configuration's `lost_behaviour` acts.
     case lostConfigured = "lost-configured"
     case sweeping
@@ -52,8 +58,10 @@ struct LostSubjectWatch: Sendable {
     init(policy: LostSubjectPolicy) { self.policy = policy }
 
     /// The rates while the subject is lost (nil: tracking's own command). `lastSeen`: the target
-    /// when the subject was last seen (nil: nothing was seen since tracking started afresh).
-    mutating func rates(lastSeen: TrackingTarget?, positions: [Axis: Double], continuousAxes: Set<Axis>, at now: Double) -> [Axis: Double]? {
+    /// when the subject was last seen (nil: nothing was seen since tracking started afresh);
+    /// `limits`: the limits in force (unbounded on a continuous axis no client narrowed).
+    mutating func rates(lastSeen: TrackingTarget?, positions: [Axis: Double], limits: [Axis: ClosedRange<Double>],
+                        continuousAxes: Set<Axis>, at now: Double) -> [Axis: Double]? {
         guard let lastSeen, now - lastSeen.time > LostSubjectPolicy.unseen else {
             phase = .tracking
             return nil
@@ -75,10 +83,22 @@ struct LostSubjectWatch: Sendable {
                 phase = .lostHolding
                 return still
             }
+            guard !Self.pose(pose, liesOutside: limits) else {
+                phase = .blocked
+                return still
+            }
             let approach = PoseApproach.rates(toward: pose, positions: positions, continuousAxes: continuousAxes)
             // Once there, it stays "at-preset" (and keeps holding the pose) until a subject comes.
             if approach.arrived || phase == .atPreset { phase = .atPreset } else { phase = .returning }
             return approach.rates
+        }
+    }
+
+    /// Whether `pose` names an angle beyond the limits (the motion controller's tolerance allowed).
+    private static func pose(_ pose: NamedPose, liesOutside limits: [Axis: ClosedRange<Double>]) -> Bool {
+        [(Axis.yaw, pose.yaw), (.pitch, pose.pitch)].contains { axis, goal in
+            guard let goal, let range = limits[axis] else { return false }
+            return goal < range.lowerBound - 1e-6 || goal > range.upperBound + 1e-6
         }
     }
 

@@ -486,7 +486,10 @@ public struct StandEngine: Sendable {
         guard var rates = tracking.command(positions: positions, zoom: zoomLimits, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now)
         else { return }
         if var watch = lostWatch {
-            if let policyRates = watch.rates(lastSeen: tracking.lastSeen, positions: positions, continuousAxes: continuousAxes, at: now) {
+            let limits = Dictionary(uniqueKeysWithValues: positions.keys.compactMap { axis in
+                controller.limits(of: axis).map { (axis, $0.min...$0.max) }
+            })
+            if let policyRates = watch.rates(lastSeen: tracking.lastSeen, positions: positions, limits: limits, continuousAxes: continuousAxes, at: now) {
                 // The policy steers pan and tilt; the shot's zoom (wide while the subject is lost) stays.
                 rates.merge(policyRates) { _, policy in policy }
             }
@@ -569,6 +572,8 @@ public struct StandEngine: Sendable {
         if let planner = panPlanner { return planner.pan.phase }
         // A client's turn or a sweep ended: tracking starts afresh (at its next step) where the stand points.
         guard tracking.isActive(at: now), !clientTurned else { return .tracking }
+        // Neither tracking nor a policy steers then (`steerByTracking`): the policy's phase would be stale.
+        if lease.stop != nil || refusals.holding(at: now) { return .stopped }
         if let watch = lostWatch { return watch.phase }
         if let seen = tracking.lastSeen, now - seen.time > LostSubjectPolicy.unseen { return .lostConfigured }
         return .tracking

@@ -144,6 +144,7 @@ public struct TrackingLoop: Sendable {
                                  roundTrip: Double, at now: Double) -> [Axis: Double]? {
         guard isActive(at: now) else { return nil }
         controller.roundTrip = roundTrip
+        controller.magnification = zoom * history.latestZoom
         var rates = controller.command(target: target, positions: positions, base: base.current, at: now)
         if let zoomLimits, shotZoom.shot != nil { rates[.zoom] = zoomRate(limits: zoomLimits) }
         return rates

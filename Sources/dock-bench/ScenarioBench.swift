@@ -141,11 +141,12 @@ struct ScenarioBench: ParsableCommand {
             line("With an optical zoom (issue 25; ours only: the others leave the zoom wide). Target: the subject's height in the frame (the shot's")
             line("measure: the face for head and upper_body, the body for full_body) within ±10 % of the shot's target 90 % of the time; no loss caused by zooming.")
             line("")
-            line("| scenario | shot | height within ±10 % of the shot's | zoom reversals | in frame % | reacquire s |")
-            line("|---|---|---|---|---|---|")
+            line("| scenario | shot | height within ±10 % of the shot's | the same where the lens reaches the shot | zoom reversals | in frame % | reacquire s |")
+            line("|---|---|---|---|---|---|---|")
             for i in zoomed {
                 let shot = ours[i].shotFigures, m = ours[i].metrics
                 line("| \(loaded[i].name) | \(loaded[i].zoom!.shot) | " + (shot.fraction.map { String(cFormat: "%.1f %% of %d samples", $0 * 100, shot.samples) } ?? "–")
+                     + " | " + (shot.reachableFraction.map { String(cFormat: "%.1f %% of %d", $0 * 100, shot.reachable) } ?? "–")
                      + " | \(shot.reversals)" + String(cFormat: " | %.1f | ", m.inFrame * 100) + (m.reacquireTime.map { String(cFormat: "%.2f", $0) } ?? "–") + " |")
             }
             line("")

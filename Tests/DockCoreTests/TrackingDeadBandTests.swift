@@ -29,6 +29,25 @@ struct TrackingDeadBandTests {
                                        positions: [.yaw: 0, .pitch: 0], at: 1.05)
         #expect((rates[.yaw] ?? 0) > 0.3)
     }
+
+    /// At 10× a fixed 0.015 rad band is about a fifth of the frame: a head shot's face drifted
+    /// out of the frame inside it (the zoomed walk lost its subject 4 % of the time).
+    @Test("the dead band is the same part of the frame at any zoom")
+    func deadBandFollowsTheZoom() {
+        func moves(magnification: Double) -> Bool {
+            var controller = TrackingController(configuration: .tuned)
+            controller.magnification = magnification
+            var moved = false
+            for frame in 0..<30 {
+                let time = 1 + Double(frame) / 30
+                let rates = controller.command(target: TrackingTarget(yaw: 0.006, pitch: 0, time: time), positions: [.yaw: 0, .pitch: 0], at: time)
+                if rates.values.contains(where: { $0 != 0 }) { moved = true }
+            }
+            return moved
+        }
+        #expect(!moves(magnification: 1), "6 mrad is inside the band unzoomed")
+        #expect(moves(magnification: 10), "and 6 % of the frame's height at 10×")
+    }
 }
 
 /// What a real detector's jitter on a still person becomes after the tracker (measured on

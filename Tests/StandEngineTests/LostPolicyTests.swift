@@ -71,6 +71,37 @@ struct LostPolicyTests {
         #expect(rig.engine.phase(at: rig.now) == .atPreset)
     }
 
+    @Test func aPresetOutsideTheLimitsInForceIsBlockedNotReturnedToForever() throws {
+        // The app narrowed yaw to -0.3…0.8 after choosing a preset at -0.5: the return could only
+        // press against the limit, "returning" for ever. The stand holds where it is instead.
+        var rig = try Self.framing(with: LostSubjectPolicy(kind: .preset, after: 1, preset: Self.stage, searchSeconds: 0))
+        _ = try rig.send(.limits([.yaw: LimitRequest(min: -0.3, max: 0.8)]), from: .app)
+        let framed = rig.angle(.yaw)
+        #expect(Self.streamEmpty(&rig, until: .blocked, limit: 6) != nil)
+        rig.stream(Self.empty, for: 2)
+        #expect(rig.engine.phase(at: rig.now) == .blocked)
+        #expect(abs(rig.angle(.yaw) - framed) < 0.02, "held, not pressed against the limit")
+        // Wider limits again: the return goes on to the preset.
+        _ = try rig.send(.limits([.yaw: LimitRequest(min: -1, max: 1)]), from: .app)
+        rig.stream(Self.empty, for: 4)
+        #expect(abs(rig.angle(.yaw) + 0.5) < 0.015)
+        #expect(rig.engine.phase(at: rig.now) == .atPreset)
+    }
+
+    @Test func aStopShowsAsStoppedNotAsThePolicysPhaseFromBeforeIt() throws {
+        // The policy is not stepped while a stop holds: its phase stayed the one from before the
+        // stop ("at-preset" here) for a stand that neither tracks nor follows the policy.
+        var rig = try Self.framing(with: LostSubjectPolicy(kind: .preset, after: 1, preset: Self.stage, searchSeconds: 0))
+        #expect(Self.streamEmpty(&rig, until: .atPreset, limit: 4) != nil)
+        _ = rig.command(.stop, from: .other)
+        rig.stream(Self.empty, for: 2)
+        #expect(rig.engine.stoppedBy == .other)
+        #expect(rig.engine.phase(at: rig.now) == .stopped)
+        _ = rig.command(.resume, from: .other)
+        rig.stream(Self.empty, for: 4)
+        #expect(rig.engine.phase(at: rig.now) == .atPreset, "the policy goes on once the stop ends")
+    }
+
     @Test func aSubjectThatComesBackDuringTheReturnIsTrackedAgain() throws {
         var rig = try Self.framing(with: LostSubjectPolicy(kind: .preset, after: 1, preset: Self.stage, searchSeconds: 0))
         #expect(Self.streamEmpty(&rig, until: .returning, limit: 4) != nil)
