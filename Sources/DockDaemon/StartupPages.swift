@@ -16,17 +16,14 @@ enum StartupPages {
         let end: UInt
     }
 
-    /// Unmaps the executable's file-only mappings; the bytes unmapped (0 when /proc is not there).
-    @discardableResult
-    static func release() -> Int {
+    /// Unmaps the executable's file-only mappings. Without /proc, or where madvise is refused,
+    /// nothing changes: the pages just stay mapped.
+    static func release() {
         guard let executable = executablePath(),
-              let smaps = try? WholeFile.read("/proc/self/smaps", atMost: 64 << 20) else { return 0 }
-        var released = 0
+              let smaps = try? WholeFile.read("/proc/self/smaps", atMost: 64 << 20) else { return }
         for mapping in droppable(smaps: String(decoding: smaps, as: UTF8.self), executable: executable) {
-            let length = Int(mapping.end - mapping.start)
-            if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), length, MADV_DONTNEED) == 0 { released += length }
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start), MADV_DONTNEED)
         }
-        return released
     }
 
     /// The mappings of `executable` in `smaps` (the text of /proc/PID/smaps) that are not writable
