@@ -7,7 +7,7 @@ PYTEST := $(VENV)/bin/python -m pytest
 BIN := .build/debug
 VERSION := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/DockVersion/DockVersion.swift)
 
-.PHONY: all deps build build-release build-static man test unit-test integration-test box-test demo bench soak mot faults fuzz under-load api-fuzz install deb clean \
+.PHONY: all deps build build-release build-static man test unit-test integration-test box-test demo bench symbol-order soak mot faults fuzz under-load api-fuzz install deb clean \
 	camera-venv bench-camera
 
 all: build
@@ -56,6 +56,12 @@ demo: build
 # The package first (its sizes are figures), then the release build the daemon's figures are of.
 bench: deb build-release
 	bash scripts/bench.sh
+
+# bench/profiles/dockd.order: the functions dockd runs (idle, one stand, a camera client, under
+# valgrind's callgrind), which the link packs together (Package.swift). Regenerate when much has changed.
+symbol-order: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product dockd
+	$(VENV)/bin/python bench/symbol_order.py --bin $(CURDIR)/.build/release
 
 # Live tracking through the real dockd for SOAK_SECONDS (an hour by default; not in `make test` or CI):
 # RSS, fds and CPU sampled from /proc, the figures written into BENCHMARKS.md.

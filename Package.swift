@@ -104,8 +104,11 @@ let package = Package(
             // Less to map and touch at every start (BENCHMARKS.md, issue 26: each about 1 MiB resident):
             // the relative relocations packed (DT_RELR, glibc ≥ 2.36; lld writes them, gold cannot), and
             // no dynamic symbol table of our own functions (nothing looks them up; the stripped binary's
-            // crash traces lose their names).
-            .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+            // crash traces lose their names). The functions dockd runs placed together, so that they fill
+            // fewer pages (bench/profiles/dockd.order, from `make symbol-order`; names gone since are ignored).
+            .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/bench/profiles/dockd.order",
+                          "-Xlinker", "--no-warn-symbol-ordering"],
                          .when(platforms: [.linux])),
         ]),
         .executableTarget(name: "dockctl-main", dependencies: ["dockctl"], path: "Sources/Executables/dockctl"),

@@ -74,6 +74,7 @@ package struct Daemon: Service {
                         // What the stands are now: one may have connected before the socket was bound (on a
                         // busy machine it did, and this READY's STATUS then hid it until the next change).
                         Systemd.ready(status: connectionStatus(stands))
+                        StartupPages.release()
                     }
                 }
                 tasks.addTask { await reportStatus(stands: stands, changes: linkChanges.stream) }
