@@ -7,10 +7,11 @@ cd "$(dirname "$0")/.."
 
 # mmdebstrap and systemd-container: the box test's Debian container (shared/tools/sdbox); dpkg-dev:
 # dpkg-shlibdeps for make deb; stress-ng: the CPU hog make under-load runs the demo and tests beside;
-# netcat-openbsd: API.md's nc -NU example; gcc: make bench's C floor server and load generator.
+# netcat-openbsd: API.md's nc -NU example; gcc: make bench's C floor server and load generator;
+# valgrind: make symbol-order's profile of what dockd runs (callgrind).
 apt_packages=(libbluetooth-dev libudev-dev libsystemd-dev pkg-config python3-venv socat netcat-openbsd
               umockdev gir1.2-umockdev-1.0 python3-gi libfaketime
-              mmdebstrap systemd-container dpkg-dev file stress-ng gcc
+              mmdebstrap systemd-container dpkg-dev file stress-ng gcc valgrind
               python3-opencv opencv-data opencv-doc)  # dock-camera: OpenCV, its cascades, vtest.avi
 missing=()
 for p in "${apt_packages[@]}"; do
