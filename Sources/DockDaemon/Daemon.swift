@@ -170,13 +170,14 @@ package struct Daemon: Service {
             let definition = try DriverTable.definition(event.driver ?? "")
             let driver = try definition.make([:], heartbeatTimeoutMs: heartbeat)
             let endpoint: StandEndpoint = definition.links.contains(.video) ? .video(path: event.devnode) : .serial(path: event.devnode, baud: baud)
-            stands.add(endpoint: endpoint, driver: driver)
+            stands.add(endpoint: endpoint, driver: driver, releasedOnUnplug: true)
         } catch {
             logger.error("hotplugged \(event.devnode) not attached: \(error)")
         }
     }
 
-    /// udev add → attach, remove → stop and release: stands come and go with their cables. The
+    /// udev add → attach, remove → stop and release: hotplugged stands come and go with their cables
+    /// (configured and client-attached ones stay, and reconnect at once when their device is back). The
     /// settings are read at each event (a reload may change them); the monitor runs from the first
     /// time hotplug is enabled.
     private func followHotplug(_ settings: Shared<Configuration.HotplugSettings>, enabled: AsyncStream<Void>, stands: StandRegistry,
@@ -194,10 +195,20 @@ package struct Daemon: Service {
         for await event in Hotplug.changes(Hotplug.Matcher(serialPattern: settings.current.serialPattern)) {
             let now = settings.current
             guard now.enabled || event.action == .remove else { continue }
-            logger.info("hotplug \(event.action.rawValue)", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
             switch event.action {
-            case .add: attach(event, baud: now.baud, to: stands, heartbeat: heartbeat)
-            case .remove: _ = await stands.remove(deviceNode: event.devnode)
+            case .add:
+                // A stand kept on this node (configured, or attached by a client) reconnects now;
+                // another device is attached if some driver's hotplug match takes it.
+                if stands.deviceReturned(event.devnode) {
+                    logger.info("hotplug add: a kept stand's device is back", metadata: ["device": "\(event.devnode)"])
+                } else if event.driver != nil {
+                    logger.info("hotplug add", metadata: ["device": "\(event.devnode)", "serial": "\(event.serial ?? "?")"])
+                    attach(event, baud: now.baud, to: stands, heartbeat: heartbeat)
+                }
+            case .remove:
+                if await stands.unplugged(deviceNode: event.devnode) {
+                    logger.info("hotplug remove: released", metadata: ["device": "\(event.devnode)"])
+                }
             }
         }
     }

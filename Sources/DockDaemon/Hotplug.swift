@@ -15,7 +15,8 @@ enum Hotplug {
         var action: Action
         var devnode: String
         var serial: String?
-        /// The driver whose device it is (an add's; nil for a remove, released by node).
+        /// The driver whose device it is (an add's, nil when no driver's match takes it: then it
+        /// only matters to a stand kept on that node; nil for a remove, released by node).
         var driver: String?
     }
 
@@ -49,7 +50,7 @@ enum Hotplug {
         var entry = udev_enumerate_get_list_entry(enumerate)
         while let e = entry {
             if let path = udev_list_entry_get_name(e), let device = udev_device_new_from_syspath(udev, path) {
-                if let event = event(.add, device, matcher) { events.append(event) }
+                if let event = event(.add, device, matcher), event.driver != nil { events.append(event) }
                 udev_device_unref(device)
             }
             entry = udev_list_entry_get_next(e)
@@ -100,7 +101,6 @@ enum Hotplug {
         // A removed device no longer has its properties everywhere: match on add, release by node.
         guard let node = udev_device_get_devnode(device).map({ String(cString: $0) }) else { return nil }
         let driver = action == .add ? matcher.driver(property, uvcControls: { videoCaptureControls(device) }) : nil
-        guard action == .remove || driver != nil else { return nil }
         return Event(action: action, devnode: node, serial: property("ID_SERIAL"), driver: driver?.name)
     }
 }

@@ -31,6 +31,10 @@ final class StandHost: Sendable {
     private let linkStateChanged: @Sendable () -> Void
 
     struct Summary: Sendable { var id: String?; var state: LinkState }
+    /// The wait before the next reconnection, and whether the device came back before it began: udev
+    /// saying so cuts the wait short (a stand back after 2 s would otherwise wait for the 3.75 s try).
+    private struct ReconnectWait: Sendable { var deviceReturned = false; var sleeper: Task<Void, any Error>? }
+    private let reconnectWait = Mutex(ReconnectWait())
 
     /// Loop-confined state of the host. A class, so that reading `state.value` yields a reference:
     /// of a struct it yielded a copy, the whole engine's with it, several times for every FEEDBACK.
@@ -78,6 +82,8 @@ final class StandHost: Sendable {
     func run() async {
         var backoff = ProtocolTiming.reconnectBackoff.lowerBound
         while !Task.isCancelled {
+            // This attempt sees the device as it is now: an earlier "it came back" is spent.
+            reconnectWait.withLock { $0.deviceReturned = false }
             do {
                 let channel = try await StandTransport.open(endpoint, group: loop) { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -101,9 +107,30 @@ final class StandHost: Sendable {
             if let id = standID { metadata["stand"] = .string(id) }
             let delay = await read({ $0.incompatible }) ? ProtocolTiming.incompatibleRetry : backoff
             logger.info("reconnecting in \(delay) s", metadata: metadata)
-            try? await Task.sleep(for: .seconds(delay))
+            await waitBeforeReconnecting(seconds: delay)
             backoff = min(ProtocolTiming.reconnectBackoff.upperBound, backoff * 2)
         }
+    }
+
+    /// Sleeps `seconds`, or less when `deviceReturned()` comes meanwhile (or came since the last attempt).
+    private func waitBeforeReconnecting(seconds: Double) async {
+        let sleeper = Task { try await Task.sleep(for: .seconds(seconds)) }
+        let returned = reconnectWait.withLock { wait -> Bool in
+            if wait.deviceReturned { return true }
+            wait.sleeper = sleeper
+            return false
+        }
+        if returned { sleeper.cancel() }
+        _ = try? await withTaskCancellationHandler { try await sleeper.value } onCancel: { sleeper.cancel() }
+        reconnectWait.withLock { $0.sleeper = nil }
+    }
+
+    /// udev announced this stand's device node again: reconnect now rather than at the backoff's next try.
+    func deviceReturned() {
+        reconnectWait.withLock { wait in
+            if let sleeper = wait.sleeper { sleeper.cancel() } else { wait.deviceReturned = true }
+        }
+        logger.info("device is back: reconnecting now")
     }
 
     /// The link is open (on the loop).

@@ -10,6 +10,10 @@ final class StandRegistry: Sendable {
     private struct Entry: Sendable {
         let host: StandHost
         let task: Task<Void, Never>
+        /// Attached because udev announced its device: released when udev says it is gone. A stand
+        /// of dockd.conf or `stands.attach` is kept through an unplug (with its driver's options)
+        /// and reconnects when its device is back.
+        let releasedOnUnplug: Bool
     }
     private let entries = Mutex<[Entry]>([])
     private let makeHost: @Sendable (StandEndpoint, any StandDriver) -> StandHost
@@ -18,31 +22,41 @@ final class StandRegistry: Sendable {
         self.makeHost = makeHost
     }
 
-    /// Starts owning the stand at `endpoint`; false if it is owned already.
+    /// Starts owning the stand at `endpoint`; false if it, or another link on its device node, is
+    /// owned already.
     @discardableResult
-    func add(endpoint: StandEndpoint, driver: any StandDriver) -> Bool {
+    func add(endpoint: StandEndpoint, driver: any StandDriver, releasedOnUnplug: Bool = false) -> Bool {
         entries.withLock { entries in
-            guard !entries.contains(where: { $0.host.endpoint == endpoint }) else { return false }
+            guard !entries.contains(where: { $0.host.endpoint == endpoint || ($0.host.endpoint.deviceNode != nil && $0.host.endpoint.deviceNode == endpoint.deviceNode) })
+            else { return false }
             let host = makeHost(endpoint, driver)
-            entries.append(Entry(host: host, task: Task { await host.run() }))
+            entries.append(Entry(host: host, task: Task { await host.run() }, releasedOnUnplug: releasedOnUnplug))
             return true
         }
     }
 
-    /// Stops the stand at `endpoint` and lets it go (a detach, or the device was unplugged).
+    /// udev announced `deviceNode`: the stand kept on it reconnects now. False when none is kept there.
+    func deviceReturned(_ deviceNode: String) -> Bool {
+        let host = entries.withLock { $0.first(where: { $0.host.endpoint.deviceNode == deviceNode })?.host }
+        host?.deviceReturned()
+        return host != nil
+    }
+
+    /// Stops the stand at `endpoint` and lets it go (a detach, or a reload that dropped it).
     @discardableResult
     func remove(endpoint: StandEndpoint) async -> Bool {
-        await remove { $0 == endpoint }
+        await remove { $0.host.endpoint == endpoint }
     }
 
-    /// The stand on a device node udev says is gone, whatever its link (a tty at any baud, a video device).
-    func remove(deviceNode: String) async -> Bool {
-        await remove { $0.deviceNode == deviceNode }
+    /// The hotplugged stand on a device node udev says is gone, whatever its link (a tty at any baud,
+    /// a video device). A kept stand stays: its link has failed and retries.
+    func unplugged(deviceNode: String) async -> Bool {
+        await remove { $0.releasedOnUnplug && $0.host.endpoint.deviceNode == deviceNode }
     }
 
-    private func remove(where matches: (StandEndpoint) -> Bool) async -> Bool {
+    private func remove(where matches: (Entry) -> Bool) async -> Bool {
         let entry = entries.withLock { entries -> Entry? in
-            guard let index = entries.firstIndex(where: { matches($0.host.endpoint) }) else { return nil }
+            guard let index = entries.firstIndex(where: matches) else { return nil }
             return entries.remove(at: index)
         }
         guard let entry else { return false }

@@ -31,3 +31,18 @@ def test_a_ptz_webcam_attaches_by_its_usb_descriptors():
     assert seen["after_remove"] == [["video:/dev/video4", "v4l2"]], seen
     assert seen["udev"]["video0"] == "DOCKD_V4L2_PTZ=1\nDOCKD_UVC_CONTROLS=pantilt-absolute zoom-absolute\n", seen
     assert seen["udev"]["video2"] == "", seen
+
+
+@pytest.mark.skipif(shutil.which("umockdev-wrapper") is None, reason="needs umockdev (make deps installs it)")
+def test_a_configured_stand_is_kept_through_an_unplug():
+    out = subprocess.run(["umockdev-wrapper", "/usr/bin/python3", str(ROOT / "tests" / "integration" / "umockdev_configured_unplug.py"),
+                          str(BIN / "dockd")], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    configured = [["serial:/dev/ttyUSB0@9600", "visca"]]
+    assert seen["at_start"] == configured, seen
+    # Its own link reconnects it (with its address and profile): a release would lose them until a
+    # restart, and a replug would not bring it back (hotplug does not know a USB-serial adapter).
+    assert seen["after_remove"] == configured, seen
+    assert seen["after_add"] == configured, seen
+    assert any("/dev/ttyUSB0" in line for line in seen["told_back"]), seen
