@@ -8,8 +8,9 @@ import DockIO
 /// the 15 MiB of code stayed in dockd's RSS though serving a stand runs a small part of it (issue
 /// 26, BENCHMARKS.md). MADV_DONTNEED on the executable's read-only mappings unmaps them; the pages
 /// stay in the page cache, and what runs again is mapped back at its next access. Only mappings
-/// that hold nothing but the file's bytes are dropped: not writable, no private copy of a page
-/// (smaps' `Anonymous: 0 kB`; the relocated RELRO data has one and is kept).
+/// that hold nothing but the file's bytes are dropped: not writable, and smaps says it holds no
+/// private copy of a page, in memory or swapped out (`Anonymous: 0 kB` and `Swap: 0 kB`; the
+/// relocated RELRO data has copies and is kept — dropped, it would read back unrelocated).
 enum StartupPages {
     struct Mapping: Equatable {
         let start: UInt
@@ -27,12 +28,13 @@ enum StartupPages {
     }
 
     /// The mappings of `executable` in `smaps` (the text of /proc/PID/smaps) that are not writable
-    /// and have no anonymous (copied-on-write) pages.
+    /// and are shown to have no anonymous (copied-on-write) page, resident or swapped: a mapping
+    /// whose record lacks either line is kept.
     static func droppable(smaps: String, executable: String) -> [Mapping] {
         var found: [Mapping] = []
-        var current: (mapping: Mapping, readOnlyFile: Bool)?
+        var current: (mapping: Mapping, readOnlyFile: Bool, noAnonymous: Bool, noSwap: Bool)?
         func close() {
-            if let current, current.readOnlyFile { found.append(current.mapping) }
+            if let current, current.readOnlyFile, current.noAnonymous, current.noSwap { found.append(current.mapping) }
             current = nil
         }
         for line in smaps.split(separator: "\n") {
@@ -42,9 +44,11 @@ enum StartupPages {
                let start = UInt(first[..<dash], radix: 16), let end = UInt(first[first.index(after: dash)...], radix: 16) {
                 close()
                 let path = fields.count == 6 ? String(fields[5].drop(while: { $0 == " " })) : ""
-                current = (Mapping(start: start, end: end), path == executable && !fields[1].contains("w"))
-            } else if first == "Anonymous:", fields.count >= 2, fields[1] != "0" {
-                current?.readOnlyFile = false
+                current = (Mapping(start: start, end: end), path == executable && !fields[1].contains("w"), false, false)
+            } else if first == "Anonymous:", fields.count >= 2 {
+                current?.noAnonymous = fields[1] == "0"
+            } else if first == "Swap:", fields.count >= 2 {
+                current?.noSwap = fields[1] == "0"
             }
         }
         close()
