@@ -174,7 +174,9 @@ struct APIMethods: Sendable {
             } catch {
                 throw .invalidParameter("\(error)", field: "driver")
             }
-            guard stands.add(endpoint: endpoint, driver: driver) else { throw .invalidParameter("\(endpoint) is already attached", field: "device") }
+            guard stands.add(endpoint: endpoint, driver: driver) else {
+                throw .invalidParameter("\(endpoint) is already attached (or another link on its device is)", field: "device")
+            }
             return .value(["endpoint": JSONValue("\(endpoint)")])
         case .defaultsGet:
             return .value(DefaultsStore.json(engineSettings.current.defaults))

@@ -158,7 +158,9 @@ package struct Daemon: Service {
     private func attach(_ device: Configuration.Device, to stands: StandRegistry, heartbeat: UInt16) {
         do {
             let driver = try DriverTable.definition(device.driver).make(device.options, heartbeatTimeoutMs: heartbeat)
-            stands.add(endpoint: device.endpoint, driver: driver)
+            if !stands.add(endpoint: device.endpoint, driver: driver) {
+                logger.error("device \(device.endpoint) not attached: a stand on its device is attached already")
+            }
         } catch {
             logger.error("device \(device.endpoint) not attached: \(error)")
         }
@@ -170,7 +172,9 @@ package struct Daemon: Service {
             let definition = try DriverTable.definition(event.driver ?? "")
             let driver = try definition.make([:], heartbeatTimeoutMs: heartbeat)
             let endpoint: StandEndpoint = definition.links.contains(.video) ? .video(path: event.devnode) : .serial(path: event.devnode, baud: baud)
-            stands.add(endpoint: endpoint, driver: driver, releasedOnUnplug: true)
+            if !stands.add(endpoint: endpoint, driver: driver, releasedOnUnplug: true) {
+                logger.info("hotplugged \(event.devnode) left to the stand attached on it already")
+            }
         } catch {
             logger.error("hotplugged \(event.devnode) not attached: \(error)")
         }

@@ -82,8 +82,6 @@ final class StandHost: Sendable {
     func run() async {
         var backoff = ProtocolTiming.reconnectBackoff.lowerBound
         while !Task.isCancelled {
-            // This attempt sees the device as it is now: an earlier "it came back" is spent.
-            reconnectWait.withLock { $0.deviceReturned = false }
             do {
                 let channel = try await StandTransport.open(endpoint, group: loop) { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -114,6 +112,7 @@ final class StandHost: Sendable {
 
     /// Sleeps `seconds`, or less when `deviceReturned()` comes meanwhile (or came since the last attempt).
     private func waitBeforeReconnecting(seconds: Double) async {
+        guard reconnectWait.withLock({ !$0.deviceReturned }) else { return }
         let sleeper = Task { try await Task.sleep(for: .seconds(seconds)) }
         let returned = reconnectWait.withLock { wait -> Bool in
             if wait.deviceReturned { return true }
@@ -125,16 +124,18 @@ final class StandHost: Sendable {
         reconnectWait.withLock { $0.sleeper = nil }
     }
 
-    /// udev announced this stand's device node again: reconnect now rather than at the backoff's next try.
+    /// udev announced this stand's device node again: reconnect now rather than at the backoff's next
+    /// try. Also kept when it comes before the old link has noticed its end (a quick replug); an open
+    /// link clears it, so a replayed add (`udevadm trigger`) never cuts a later wait short.
     func deviceReturned() {
         reconnectWait.withLock { wait in
             if let sleeper = wait.sleeper { sleeper.cancel() } else { wait.deviceReturned = true }
         }
-        logger.info("device is back: reconnecting now")
     }
 
     /// The link is open (on the loop).
     fileprivate func opened(_ channel: any Channel) {
+        reconnectWait.withLock { $0.deviceReturned = false }
         state.value.channel = channel
         liveness.beat(livenessName, at: clock.now())
         apply(state.value.engine.handle(.linkOpened, at: clock.now()))

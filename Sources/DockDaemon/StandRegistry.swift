@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import DockDrivers
 import DockIO
 import Logging
@@ -26,8 +29,9 @@ final class StandRegistry: Sendable {
     /// owned already.
     @discardableResult
     func add(endpoint: StandEndpoint, driver: any StandDriver, releasedOnUnplug: Bool = false) -> Bool {
-        entries.withLock { entries in
-            guard !entries.contains(where: { $0.host.endpoint == endpoint || ($0.host.endpoint.deviceNode != nil && $0.host.endpoint.deviceNode == endpoint.deviceNode) })
+        let node = endpoint.deviceNode.map(Self.resolved)
+        return entries.withLock { entries in
+            guard !entries.contains(where: { $0.host.endpoint == endpoint || (node != nil && $0.host.endpoint.deviceNode.map(Self.resolved) == node) })
             else { return false }
             let host = makeHost(endpoint, driver)
             entries.append(Entry(host: host, task: Task { await host.run() }, releasedOnUnplug: releasedOnUnplug))
@@ -35,11 +39,20 @@ final class StandRegistry: Sendable {
         }
     }
 
-    /// udev announced `deviceNode`: the stand kept on it reconnects now. False when none is kept there.
+    /// udev announced `deviceNode` (the kernel's name): the stand kept on it — configured by that name
+    /// or by a udev link to it (/dev/serial/by-id/…, /dev/v4l/by-id/…) — reconnects now. False when
+    /// none is kept there.
     func deviceReturned(_ deviceNode: String) -> Bool {
-        let host = entries.withLock { $0.first(where: { $0.host.endpoint.deviceNode == deviceNode })?.host }
+        let host = entries.withLock { $0.first(where: { $0.host.endpoint.deviceNode.map(Self.resolved) == deviceNode })?.host }
         host?.deviceReturned()
         return host != nil
+    }
+
+    /// The device node a path names, through udev's symlinks; the path itself while nothing is there.
+    private static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// Stops the stand at `endpoint` and lets it go (a detach, or a reload that dropped it).

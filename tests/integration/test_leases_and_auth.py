@@ -57,6 +57,18 @@ def test_admin_methods_are_for_root_and_the_daemon_user(rig):
     assert c.call("stands.detach", {"device": f"unix:{extra}"})["error"]["code"] == -32003
 
 
+def test_a_stand_attached_by_a_link_is_not_attached_again_by_its_device_node(rig):
+    """dockd runs the stand by a symlink to its pty (as /dev/serial/by-id/… names a tty): the pty's
+    own name is the same device, and a second link on it would fight the first for its bytes."""
+    c = rig.client()
+    node = os.path.realpath(rig.link)
+    assert node != str(rig.link) and node.startswith("/dev/pts/"), node
+    reply = c.call("stands.attach", {"device": node})
+    assert reply.get("error", {}).get("data", {}).get("field") == "device", reply
+    assert "already attached" in reply["error"]["message"], reply
+    assert [s["endpoint"] for s in c.result("stands.list")] == [f"serial:{rig.link}@115200"]
+
+
 NOBODY_CLIENT = r"""
 import json, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
