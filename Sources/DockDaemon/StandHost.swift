@@ -33,11 +33,11 @@ final class StandHost: Sendable {
     struct Summary: Sendable { var id: String?; var state: LinkState }
     /// The wait before the next reconnection, and whether the device came back before it began: udev
     /// saying so cuts the wait short (a stand back after 2 s would otherwise wait for the 3.75 s try).
-    private struct ReconnectWait: Sendable { var deviceReturned = false; var sleeper: Task<Void, any Error>? }
+    private struct ReconnectWait: Sendable { var cutShort = false; var sleeper: Task<Void, any Error>? }
     private let reconnectWait = Mutex(ReconnectWait())
 
-    /// Loop-confined state of the host. A class, so that reading `state.value` yields a reference:
-    /// of a struct it yielded a copy, the whole engine's with it, several times for every FEEDBACK.
+    /// Loop-confined state of the host. A class, so that reading `state.value` yields a reference: a
+    /// struct would be copied at each read, the whole engine with it, several times per FEEDBACK.
     final class HostState {
         var engine: StandEngine
         var channel: (any Channel)?
@@ -110,12 +110,15 @@ final class StandHost: Sendable {
         }
     }
 
-    /// Sleeps `seconds`, or less when `deviceReturned()` comes meanwhile (or came since the last attempt).
+    /// Sleeps `seconds`, or less when `deviceReturned()` comes meanwhile; not at all when it came
+    /// since the last attempt (once: the next wait is whole again).
     private func waitBeforeReconnecting(seconds: Double) async {
-        guard reconnectWait.withLock({ !$0.deviceReturned }) else { return }
         let sleeper = Task { try await Task.sleep(for: .seconds(seconds)) }
         let returned = reconnectWait.withLock { wait -> Bool in
-            if wait.deviceReturned { return true }
+            if wait.cutShort {
+                wait.cutShort = false
+                return true
+            }
             wait.sleeper = sleeper
             return false
         }
@@ -129,20 +132,20 @@ final class StandHost: Sendable {
     /// link clears it, so a replayed add (`udevadm trigger`) never cuts a later wait short.
     func deviceReturned() {
         reconnectWait.withLock { wait in
-            if let sleeper = wait.sleeper { sleeper.cancel() } else { wait.deviceReturned = true }
+            if let sleeper = wait.sleeper { sleeper.cancel() } else { wait.cutShort = true }
         }
     }
 
     /// The link is open (on the loop).
     fileprivate func opened(_ channel: any Channel) {
-        reconnectWait.withLock { $0.deviceReturned = false }
+        reconnectWait.withLock { $0.cutShort = false }
         state.value.channel = channel
         liveness.beat(livenessName, at: clock.now())
         apply(state.value.engine.handle(.linkOpened, at: clock.now()))
     }
 
     fileprivate func received(_ buffer: ByteBuffer) {
-        // `getBytes` copies with memcpy; `Array(readableBytesView)` went byte by byte.
+        // `getBytes` copies with one memcpy (a walk of `readableBytesView` goes byte by byte).
         let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
         apply(state.value.engine.handle(.received(bytes), at: clock.now()))
     }
