@@ -133,21 +133,28 @@ def test_with_max_zoom_the_cameras_zoom_is_an_axis_reported_in_magnification(rig
     assert done["params"]["state"] == "completed", done
     assert r.cam.generic()[2] == 0.5
     # A client's zoom: a target goes in an AbsoluteMove, a rate in ContinuousMoves, then a Stop.
+    zoom_to_and_back(r, target_request="AbsoluteMove", rate_request="ContinuousMove")
+
+
+def zoom_to_and_back(r, target_request, rate_request):
+    """A client's zoom to 8.2× (0.8 of the camera's space) goes out in `target_request`s; then
+    1 s of a widening rate goes out in `rate_request`s, each with a negative zoom, and the lens
+    stops once the rates end."""
     since = time.monotonic()
     motion = r.client.result("motion.orient", {"zoom": 8.2, "duration": 1})
     done = r.client.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
                                       and m["params"]["state"] != "running", timeout=20)
     assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
     wait_for(lambda: abs(r.cam.generic()[2] - 0.8) < 0.01, 5, "the zoom at 8.2x (0.8 of its space)")
-    assert any(m[1] == "AbsoluteMove" and m[2]["zoom"] for m in r.moves(since)), r.moves(since)
+    assert any(m[1] == target_request and m[2]["zoom"] for m in r.moves(since)), r.moves(since)
     since = time.monotonic()
     end = since + 1.0
-    while time.monotonic() < end:
+    while time.monotonic() < end:  # a client renewing its rate, as a joystick does
         r.client.result("motion.velocity", {"zoom": -1.5})
         time.sleep(0.1)
     assert r.cam.generic()[2] < 0.7, r.cam.generic()
-    continuous = [m for m in r.moves(since) if m[1] == "ContinuousMove"]
-    assert continuous and all(m[2]["zoom"] and m[2]["zoom"][0] < 0 for m in continuous), continuous
+    rates = [m for m in r.moves(since) if m[1] == rate_request]
+    assert rates and all(m[2]["zoom"] and m[2]["zoom"][0] < 0 for m in rates), rates
     wait_for(r.cam.still, 10, "the zoom stopped once the rates ended")
 
 
@@ -164,22 +171,7 @@ def test_a_relative_only_camera_zooms_by_translations(rig):
     r.client.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
     r.client.wait_notification(lambda m: m.get("method") == "motion.state"
                                and abs(m["params"]["positions"].get("zoom", 0) - 2.8) < 0.01, timeout=10)
-    since = time.monotonic()
-    motion = r.client.result("motion.orient", {"zoom": 8.2, "duration": 1})
-    done = r.client.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion["id"]
-                                      and m["params"]["state"] != "running", timeout=20)
-    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
-    wait_for(lambda: abs(r.cam.generic()[2] - 0.8) < 0.01, 5, "the zoom at 8.2x (0.8 of its space)")
-    assert any(m[1] == "RelativeMove" and m[2]["zoom"] for m in r.moves(since)), r.moves(since)
-    since = time.monotonic()
-    end = since + 1.0
-    while time.monotonic() < end:
-        r.client.result("motion.velocity", {"zoom": -1.5})
-        time.sleep(0.1)
-    assert r.cam.generic()[2] < 0.7, r.cam.generic()
-    relative = [m for m in r.moves(since) if m[1] == "RelativeMove"]
-    assert relative and all(m[2]["zoom"] and m[2]["zoom"][0] < 0 for m in relative), relative
-    wait_for(r.cam.still, 10, "the zoom still once the rates ended")
+    zoom_to_and_back(r, target_request="RelativeMove", rate_request="RelativeMove")
 
 
 @pytest.mark.parametrize("reversed_pan", [False, True])
