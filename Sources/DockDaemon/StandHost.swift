@@ -81,20 +81,30 @@ final class StandHost: Sendable {
     /// and reopen after a backoff (a minute for a stand of another protocol version).
     func run() async {
         var backoff = ProtocolTiming.reconnectBackoff.lowerBound
+        // The USB device the stand last completed a handshake on, which a reopened node must hold.
+        var standDevice: String?
         while !Task.isCancelled {
             do {
+                if let node = endpoint.deviceNode, let expected = standDevice, let found = USBIdentity.of(node: node), found != expected {
+                    throw USBIdentity.Changed(node: node, expected: expected, found: found)
+                }
+                let handshakesBefore = await read { $0.counters.handshakes }
                 let channel = try await StandTransport.open(endpoint, group: loop) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(StandLinkHandler(host: self))
                         return channel
                     }
                 }
+                // Read while the device is there; it becomes the stand's once it has answered as one.
+                let openedDevice = endpoint.deviceNode.flatMap(USBIdentity.of(node:))
                 try? await withTaskCancellationHandler {
                     try await channel.closeFuture.get()
                 } onCancel: {
                     channel.close(promise: nil)
                 }
-                if await read({ $0.counters.handshakes }) > 0 { backoff = ProtocolTiming.reconnectBackoff.lowerBound }
+                let handshakes = await read { $0.counters.handshakes }
+                if handshakes > 0 { backoff = ProtocolTiming.reconnectBackoff.lowerBound }
+                if handshakes > handshakesBefore, let openedDevice { standDevice = openedDevice }
             } catch {
                 let reason = "\(error)"
                 loop.execute { self.apply(self.state.value.engine.handle(.connectFailed(reason: reason), at: self.clock.now())) }

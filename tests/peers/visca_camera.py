@@ -492,13 +492,19 @@ class Link:
 
 
 class PtyLink(Link):
-    """Serial VISCA on a pty: `path` is the device the controller opens."""
+    """Serial VISCA on a pty: `path` is the device the controller opens. With `device`, on that tty
+    instead (a USB gadget's /dev/ttyGS0, whose host side the controller opens)."""
 
-    def __init__(self, camera):
+    def __init__(self, camera, device=None):
         super().__init__(camera)
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)
-        self.path = os.ttyname(self.slave)
+        if device:
+            self.master = os.open(device, os.O_RDWR | os.O_NOCTTY)
+            tty.setraw(self.master)
+            self.slave, self.path = None, device
+        else:
+            self.master, self.slave = os.openpty()
+            tty.setraw(self.slave)
+            self.path = os.ttyname(self.slave)
         self.wlock = threading.Lock()
 
     def write(self, data):
@@ -527,7 +533,8 @@ class PtyLink(Link):
     def close(self):
         for fd in (self.master, self.slave):
             try:
-                os.close(fd)
+                if fd is not None:
+                    os.close(fd)
             except OSError:
                 pass
 
@@ -645,14 +652,15 @@ def main():
     ap.add_argument("--profile", required=True)
     ap.add_argument("--address", type=int, default=1)
     ap.add_argument("--pty", action="store_true")
+    ap.add_argument("--tty", help="serve this tty (a USB gadget's /dev/ttyGS0) rather than a pty of its own")
     ap.add_argument("--udp", help="HOST:PORT")
     ap.add_argument("--raw", action="store_true", help="raw VISCA in UDP datagrams (no VISCA-over-IP header)")
     ap.add_argument("--latency", type=float, default=0.0, help="every reply this many seconds late")
     ap.add_argument("--pan-sign", type=int, choices=(-1, 1), help="the head's pan units grow this way, whatever the profile says")
     a = ap.parse_args()
     cam = Camera(load_profile(a.profile), address=a.address, latency=a.latency, pan_sign=a.pan_sign)
-    if a.pty:
-        link = PtyLink(cam).start()
+    if a.pty or a.tty:
+        link = PtyLink(cam, device=a.tty).start()
         print(link.path, flush=True)
     else:
         host, port = a.udp.rsplit(":", 1)

@@ -3,10 +3,11 @@
 # virtual PTZ webcam loaded as /dev/video0, and v4l2loopback built for the same kernel (not loaded:
 # a command loads it with its own parameters, from $V4L2LOOPBACK_KO).
 #
-#   tests/vm/run.sh [--params 'profile=link busy_ms=300'] [--rw DIR]... [--timeout SEC]
+#   tests/vm/run.sh [--params 'profile=link busy_ms=300'] [--modules a,b] [--rw DIR]... [--timeout SEC]
 #                   [--console FILE] -- CMD [ARG...]
 #   tests/vm/run.sh --build-only          prepare and build; print the module's path
 #
+# --modules: more of the kernel's own modules to load (names as in lsmod; e.g. dummy_hcd for USB gadgets).
 # Installs what it needs when missing (apt: qemu-system-x86, busybox-static, cpio, the kernel's
 # linux-headers, v4l-utils, kmod, make, gcc), prepares vmbox's kernel into $DOCKD_VMBOX_DIR
 # (/var/tmp/dockd-vmbox-k) once, builds vptz.ko for that kernel into .build/vptz-KERNEL (a folder
@@ -27,10 +28,11 @@ for c in "${VMBOX:-}" "$root/../shared/tools/vmbox" /work/shared/tools/vmbox; do
 done
 [ -n "$vmbox" ] || { echo "run.sh: vmbox not found (\$VMBOX, $root/../shared/tools/vmbox, /work/shared/tools/vmbox)" >&2; exit 2; }
 
-params="" build_only=0 vmargs=()
+params="" build_only=0 vmargs=() modules=
 while [ $# -gt 0 ]; do
     case $1 in
         --params) params=$2; shift 2 ;;
+        --modules) modules=,$2; shift 2 ;;
         --rw|--timeout|--console) vmargs+=("$1" "$2"); shift 2 ;;
         --build-only) build_only=1; shift ;;
         --) shift; break ;;
@@ -87,5 +89,5 @@ case $root/ in /tmp/*|/run/*|/var/tmp/*|/dev/shm/*) vmargs+=(--rw "$root") ;; es
 
 # vmbox loads the module without parameters; vm-load.sh loads it again with --params. (Arguments go
 # through vmbox's quoting for the guest's shell: no '$' in them, so the wrapper is a file.)
-exec "$vmbox" run "$cache" --modules videodev,videobuf2-vmalloc,videobuf2-v4l2 --ko "$ko" "${vmargs[@]}" -- \
+exec "$vmbox" run "$cache" --modules "videodev,videobuf2-vmalloc,videobuf2-v4l2$modules" --ko "$ko" "${vmargs[@]}" -- \
     env "V4L2LOOPBACK_KO=$loopko" sh "$root/tests/vm/vm-load.sh" "$ko" "$params" "$@"

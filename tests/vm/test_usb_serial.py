@@ -1,0 +1,55 @@
+"""A stand configured by a kernel name (/dev/ttyACM0) under a real kernel: a USB gadget on
+dummy_hcd is the USB-serial adapter, cdc_acm its host side, the VISCA camera emulator answers on the
+gadget's tty (tests/vm/guest_usb_serial.sh). When another adapter gets the stand's name, dockd must
+not drive it as the stand; when the stand's own is back, it must take it again."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+BIN = Path(os.environ.get("DOCK_BIN", ROOT / ".build" / "debug"))
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def vm(tmp_path_factory):
+    out = tmp_path_factory.mktemp("usb-serial-vm")
+    run = subprocess.run(["bash", str(HERE / "run.sh"), "--modules", "dummy_hcd,cdc_acm,libcomposite,usb_f_acm",
+                          "--rw", str(out), "--timeout", "400", "--console", str(out / "console.txt"),
+                          "--", "sh", str(HERE / "guest_usb_serial.sh"), str(out), str(BIN)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=580)
+    if run.returncode != 0:
+        pytest.fail(f"run.sh exited {run.returncode}\nstdout: {run.stdout[-3000:]}\nstderr: {run.stderr[-3000:]}")
+    return out
+
+
+def text(vm, name):
+    path = vm / name
+    return path.read_text(errors="replace") if path.exists() else f"(no {name})"
+
+
+def states(vm, name):
+    """The link states `dockctl list --json` printed (a JSON object per stand, one per line)."""
+    try:
+        return [json.loads(line)["state"] for line in text(vm, name).splitlines() if line.strip()]
+    except (ValueError, KeyError):
+        return text(vm, name)
+
+
+def test_another_adapter_on_the_stands_node_is_not_driven_as_the_stand(vm):
+    seen = text(vm, "dockd.log")[-4000:] + text(vm, "errors.txt") + text(vm, "plugged.txt")
+    assert text(vm, "own-connected.rc").strip() == "0", seen
+    assert states(vm, "other.json") in (["disconnected"], ["handshaking"]), seen
+    refusals = [line for line in text(vm, "dockd.log").splitlines() if "is now another device" in line]
+    assert refusals, seen
+    assert "/dev/ttyACM0 is now another device (usb 0403:6001 serial B2), not this stand's (usb 0403:6001 serial A1)" in refusals[0], refusals
+
+
+def test_the_stands_own_adapter_is_taken_again(vm):
+    seen = text(vm, "dockd.log")[-4000:] + text(vm, "errors.txt")
+    assert text(vm, "own-again-connected.rc").strip() == "0", seen
+    assert states(vm, "own-again.json") == ["connected"], seen
