@@ -12,7 +12,7 @@ import time
 from . import detectors
 from .preview import Preview, status_line
 from .keypoints import normalized
-from .relay import FORMATS as RELAY_FORMATS, Framer, RelayError, RelayLoop, V4L2Relay, selected_rect
+from .relay import FORMATS as RELAY_FORMATS, Framer, RelayError, RelayLoop, V4L2Relay, selected_subject
 from .rpc import DockdLink, NotConnected
 from .stand_choice import stand_for_source
 from .sources import SourceError, open_source, parse_size
@@ -56,8 +56,9 @@ def parse_args(argv):
                    help="write every captured frame to this v4l2loopback device, for other apps to open as a camera")
     p.add_argument("--relay-format", default="YU12", choices=RELAY_FORMATS,
                    help="the relay's pixel format (default YU12, i.e. I420)")
-    p.add_argument("--relay-crop", action="store_true",
-                   help="relay a smoothed crop around the subject dockd selected (digital framing) instead of the whole frame")
+    p.add_argument("--relay-crop", nargs="?", const="subject", choices=("subject", *Framer.SHOTS), metavar="SHOT",
+                   help="relay a smoothed crop around the subject dockd selected (digital framing) instead of the whole "
+                        "frame; SHOT head, upper_body or full_body frames it as that shot (default: the subject's box)")
     p.add_argument("--relay-max-zoom", type=float, default=3.0,
                    help="--relay-crop: the smallest crop, as a zoom factor (default 3)")
     args = p.parse_args(argv)
@@ -196,8 +197,11 @@ def main(argv=None):
 
         def subject():
             with shared.lock:
-                return selected_rect(shared.tracking)
-        capture = RelayLoop(source, relay, Framer(max_zoom=args.relay_max_zoom) if args.relay_crop else None, subject)
+                return selected_subject(shared.tracking)
+        framer = None
+        if args.relay_crop:
+            framer = Framer(max_zoom=args.relay_max_zoom, shot=None if args.relay_crop == "subject" else args.relay_crop)
+        capture = RelayLoop(source, relay, framer, subject)
     log(f"dock-camera: {source.description}; detector {detector.name}; dockd at {args.socket}"
         + (f"; {capture.relay.description}{', framed' if args.relay_crop else ''}" if capture else ""))
 

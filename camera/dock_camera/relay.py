@@ -175,15 +175,25 @@ class V4L2Relay:
 
 class Framer:
     """Digital framing: a crop window of the output's aspect around the selected subject, which
-    follows it smoothly. The target window holds the subject's box with `margin` around it (its
-    height × 1/fill), at most `max_zoom` times smaller than the frame and never outside it; the
-    window moves toward the target with a critically damped first-order lag of `time_constant`
-    seconds, and ignores target changes within `deadband` (a fraction of the window) so a detector's
-    jitter of a few pixels does not shake the picture. Without a subject it eases back to the whole
-    frame. Rectangles are normalized (0…1, upper-left origin), like tracking.state's."""
+    follows it smoothly. Without a `shot` the target window holds the subject's box with `margin`
+    around it (its height × 1/fill); with one it holds the subject as dockd's shots do with a zoom
+    lens (API.md, "Shots and zoom"): `head` — the face 35 % of the window's height, its centre at
+    0.42 of the height; `upper_body` — the face 14 %, on the upper third; `full_body` — the body
+    75 %, centred. A subject with no face measured is framed whole in a face shot. The window is at
+    most `max_zoom` times smaller than the frame and never outside it; it moves toward the target
+    with a critically damped first-order lag of `time_constant` seconds, and ignores target changes
+    within `deadband` (a fraction of the window) so a detector's jitter of a few pixels does not
+    shake the picture. Without a subject it eases back to the whole frame. Rectangles are
+    normalized (0…1, upper-left origin), like tracking.state's."""
 
-    def __init__(self, fill=0.6, max_zoom=3.0, time_constant=0.6, deadband=0.04):
+    # shot → (which box, the share of the window's height it fills, where its centre sits down the window)
+    SHOTS = {"head": ("face_rect", 0.35, 0.42), "upper_body": ("face_rect", 0.14, 1 / 3), "full_body": ("rect", 0.75, 0.5)}
+
+    def __init__(self, fill=0.6, max_zoom=3.0, time_constant=0.6, deadband=0.04, shot=None):
+        if shot is not None and shot not in self.SHOTS:
+            raise ValueError(f"unknown shot {shot!r} (one of {', '.join(self.SHOTS)})")
         self.fill = fill
+        self.shot = shot
         self.max_zoom = max_zoom
         self.time_constant = time_constant
         self.deadband = deadband
@@ -191,27 +201,33 @@ class Framer:
         self.target = self.window
         self.last = None
 
-    def _target_for(self, rect):
-        if rect is None:
+    def _target_for(self, subject):
+        if subject is None or not subject.get("rect"):
             return (0.0, 0.0, 1.0, 1.0)
+        box, fill, down = self.SHOTS.get(self.shot, ("rect", self.fill, 0.5))
+        rect = subject.get(box)
+        if rect is None:  # a face shot of a subject whose face is not measured: framed whole
+            box, fill, down, rect = "rect", self.fill, 0.5, subject["rect"]
         # the window keeps the frame's aspect: a normalized window is as wide as it is high
-        size = min(1.0, max(1.0 / self.max_zoom, rect["height"] / self.fill, rect["width"] / self.fill))
+        wanted = rect["height"] / fill if self.shot else max(rect["height"], rect["width"]) / fill
+        size = min(1.0, max(1.0 / self.max_zoom, wanted))
         cx = rect["x"] + rect["width"] / 2
         cy = rect["y"] + rect["height"] / 2
-        return self._inside(cx - size / 2, cy - size / 2, size)
+        return self._inside(cx - size / 2, cy - size * down, size)
 
     @staticmethod
     def _inside(x, y, size):
         return (min(max(0.0, x), 1.0 - size), min(max(0.0, y), 1.0 - size), size, size)
 
-    def update(self, rect, now):
-        """The window for a frame at `now` (seconds) given the selected subject's rect (or None)."""
-        target = self._target_for(rect)
+    def update(self, subject, now):
+        """The window for a frame at `now` (seconds) given the selected subject (tracking.state's
+        entry: its `rect` and `face_rect`) or None."""
+        target = self._target_for(subject)
         tx, ty, ts, _ = target
         cx, cy, cs, _ = self.target
         # A new target only when it differs from the held one by more than the deadband
         if (abs(tx + ts / 2 - (cx + cs / 2)) > self.deadband * cs or abs(ty + ts / 2 - (cy + cs / 2)) > self.deadband * cs
-                or abs(ts - cs) > self.deadband * cs or rect is None):
+                or abs(ts - cs) > self.deadband * cs or subject is None):
             self.target = target
         dt = 0.0 if self.last is None else max(0.0, min(1.0, now - self.last))
         self.last = now
@@ -236,12 +252,12 @@ class Framer:
         return cv2.resize(image[y0:y1, x0:x1], (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def selected_rect(tracking):
-    """The rect of the subject tracking.state marks selected (the most salient one when several)."""
+def selected_subject(tracking):
+    """The subject tracking.state marks selected (the most salient one when several), with a rect."""
     chosen = [s for s in (tracking or {}).get("subjects", []) if s.get("selected") and s.get("rect")]
     if not chosen:
         return None
-    return min(chosen, key=lambda s: s.get("saliency_rank") or 99)["rect"]
+    return min(chosen, key=lambda s: s.get("saliency_rank") or 99)
 
 
 class RelayLoop(threading.Thread):

@@ -129,7 +129,7 @@ def test_camera_unit_is_valid_and_hardened(tmp_path):
 
 
 def test_relay_framing_follows_the_subject_smoothly_within_the_frame():
-    from dock_camera.relay import Framer, selected_rect
+    from dock_camera.relay import Framer, selected_subject
     framer = Framer(fill=0.6, max_zoom=3.0, time_constant=0.6, deadband=0.04)
     whole = framer.update(None, 0.0)
     assert whole == (0.0, 0.0, 1.0, 1.0)
@@ -138,7 +138,7 @@ def test_relay_framing_follows_the_subject_smoothly_within_the_frame():
     for i in range(150):  # 5 s at 30 fps, the box wandering by ±1.5 % of the frame once a second
         t += 1 / 30
         jitter = 0.015 * math.sin(2 * math.pi * t)
-        windows.append(framer.update(dict(person, x=person["x"] + jitter, y=person["y"] - jitter), t))
+        windows.append(framer.update({"rect": dict(person, x=person["x"] + jitter, y=person["y"] - jitter)}, t))
     for x, y, size, _ in windows:  # always inside the frame
         assert 0 <= x and 0 <= y and x + size <= 1 + 1e-9 and y + size <= 1 + 1e-9
     x, y, size, _ = windows[-1]
@@ -153,7 +153,7 @@ def test_relay_framing_follows_the_subject_smoothly_within_the_frame():
     # a subject at the edge: the window stops at the frame's edge instead of centring on it
     for i in range(90):
         t += 1 / 30
-        x, y, size, _ = framer.update({"x": 0.95, "y": 0.0, "width": 0.05, "height": 0.2}, t)
+        x, y, size, _ = framer.update({"rect": {"x": 0.95, "y": 0.0, "width": 0.05, "height": 0.2}}, t)
     assert size == pytest.approx(1 / 3, abs=0.01) and x + size == pytest.approx(1.0, abs=1e-3) and y < 0.01, (x, y, size)
     # the subject gone: back to the whole frame
     for i in range(150):
@@ -162,7 +162,42 @@ def test_relay_framing_follows_the_subject_smoothly_within_the_frame():
     assert window[2] > 0.99
     state = {"subjects": [{"id": "a", "rect": person, "selected": False},
                           {"id": "b", "rect": dict(person, x=0.1), "selected": True, "saliency_rank": 1}]}
-    assert selected_rect(state)["x"] == 0.1 and selected_rect({"subjects": []}) is None
+    assert selected_subject(state)["id"] == "b" and selected_subject({"subjects": []}) is None
+
+
+def test_relay_framing_takes_a_shot_size_from_the_face_or_the_body():
+    from dock_camera.relay import Framer
+
+    def settled(framer, subject):
+        window = None
+        for i in range(300):  # 10 s at 30 fps: long past the 0.6 s lag
+            window = framer.update(subject, i / 30)
+        return window
+
+    face = {"x": 0.45, "y": 0.30, "width": 0.06, "height": 0.08}
+    person = {"rect": {"x": 0.40, "y": 0.25, "width": 0.16, "height": 0.60}, "face_rect": face}
+    # head: the face 35 % of the window's height, its centre 0.42 down the window
+    x, y, size, _ = settled(Framer(max_zoom=8, shot="head"), person)
+    assert face["height"] / size == pytest.approx(0.35, abs=0.005), size
+    assert (face["y"] + face["height"] / 2 - y) / size == pytest.approx(0.42, abs=0.01), (y, size)
+    assert (face["x"] + face["width"] / 2 - x) / size == pytest.approx(0.5, abs=0.01), (x, size)
+    # upper_body: the face 14 % of the height, on the upper third
+    x, y, size, _ = settled(Framer(max_zoom=8, shot="upper_body"), person)
+    assert face["height"] / size == pytest.approx(0.14, abs=0.005), size
+    assert (face["y"] + face["height"] / 2 - y) / size == pytest.approx(1 / 3, abs=0.01), (y, size)
+    # full_body: the body 75 %, centred
+    x, y, size, _ = settled(Framer(max_zoom=8, shot="full_body"), person)
+    body = person["rect"]
+    assert body["height"] / size == pytest.approx(0.75, abs=0.005), size
+    assert (body["y"] + body["height"] / 2 - y) / size == pytest.approx(0.5, abs=0.01), (y, size)
+    # a face shot without a measured face: the subject framed whole (its box at 60 %), not the frame
+    x, y, size, _ = settled(Framer(max_zoom=8, shot="head"), {"rect": body, "face_rect": None})
+    assert body["height"] / size == pytest.approx(0.6, abs=0.005), size
+    # never tighter than max_zoom: a head shot of a small face stops at a third of the frame
+    x, y, size, _ = settled(Framer(max_zoom=3, shot="head"), person)
+    assert size == pytest.approx(1 / 3, abs=0.005), size
+    with pytest.raises(ValueError):
+        Framer(shot="close_up")
 
 
 RELAY_PIXELS = """
@@ -198,6 +233,7 @@ def test_relay_pixels_are_i420_and_yuyv_of_the_same_picture():
     (["--source", VIDEO, "--relay", "/dev/video99"], 69, "/dev/video99: no such device — v4l2loopback is not loaded"),
     (["--source", VIDEO, "--relay", "/dev/null"], 69, "/dev/null: not a video4linux device"),
     (["--source", VIDEO, "--relay-crop"], 2, "--relay-crop needs --relay"),
+    (["--source", VIDEO, "--relay", "/dev/null", "--relay-crop", "close_up"], 2, "invalid choice: 'close_up'"),
 ])
 def test_bad_arguments_get_a_clear_error(tmp_path, args, status, message):
     done = subprocess.run([DEBIAN_PYTHON, str(DOCK_CAMERA), "--socket", str(tmp_path / "none.sock"), *args],
