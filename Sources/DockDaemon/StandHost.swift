@@ -120,9 +120,18 @@ final class StandHost: Sendable {
         }
     }
 
-    /// Sleeps `seconds`, or less when `deviceReturned()` comes meanwhile; not at all when it came
-    /// since the last attempt (once: the next wait is whole again).
+    /// Sleeps `seconds`, or less when `deviceReturned()` comes meanwhile (from udev, or from a watch
+    /// of the missing device node); not at all when it came since the last attempt (once: the next
+    /// wait is whole again).
     private func waitBeforeReconnecting(seconds: Double) async {
+        // A device node that is gone: its return (udev or not) cuts the wait short too.
+        let watch = endpoint.deviceNode.flatMap { node in
+            access(node, F_OK) == 0 ? nil : NodeWatch.start(path: node) { [weak self] in
+                self?.logger.info("the device node is back: reconnecting now", metadata: ["device": "\(node)"])
+                self?.deviceReturned()
+            }
+        }
+        defer { watch?.stop() }
         let sleeper = Task { try await Task.sleep(for: .seconds(seconds)) }
         let returned = reconnectWait.withLock { wait -> Bool in
             if wait.cutShort {

@@ -2,9 +2,10 @@
 import json
 import os
 import signal
+import subprocess
 import time
 
-from conftest import Client, wait_for
+from conftest import BIN, Client, wait_for
 
 
 def position(client, axis):
@@ -107,6 +108,26 @@ def test_unplug_mid_motion_reports_and_reconnects(rig):
     back = c.wait_notification(lambda m: m.get("method") == "stand.connected", timeout=15)
     assert back["params"]["id"] == "SIM-0001"
     assert c.result("dockd.version")["api"]["major"] == 1
+
+
+def test_a_stand_whose_node_comes_back_reconnects_without_waiting_out_its_backoff(rig):
+    """No udev here: the node's return is seen by watching its directory, not at the backoff's next
+    try (up to 8 s later)."""
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("subscribe", {"topics": ["stands"]})
+    rig.sim.terminate()
+    rig.sim.wait(5)
+    c.wait_notification(lambda m: m.get("method") == "stand.disconnected", timeout=10)
+    wait_for(lambda: "reconnecting in 8.0 s" in rig.log(), 30, "the backoff grown to 8 s")
+    if rig.link.exists():
+        rig.link.unlink()  # dock-sim removes its link as it exits; the watch sees only a new one
+    rig.sim = subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(rig.link), "--seed", "3"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(rig.tmp / "sim2.err", "wb"))
+    assert rig.sim.stdout.readline().decode().startswith("pty ")
+    back = c.wait_notification(lambda m: m.get("method") == "stand.connected", timeout=6)
+    assert back["params"]["id"] == "SIM-0001"
+    assert "the device node is back: reconnecting now" in rig.log()
 
 
 def test_bad_json_and_huge_lines_get_errors_and_the_daemon_keeps_serving(rig):

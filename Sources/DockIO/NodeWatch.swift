@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Tells when a device node appears at a path (its name created in its directory: devtmpfs creates
+/// the node as the kernel registers the device; udev's links follow), so a stand kept on a node
+/// reconnects when its device is back instead of at its backoff's next try where no udev announces
+/// it (hotplug off, a container without udev). One thread, asleep in poll(2) on inotify, for as
+/// long as the watch lasts: a reconnection wait, at most 8 s.
+public final class NodeWatch: Sendable {
+    /// The thread's wake-up, a pipe: written by `stop()`, closed by the thread when it ends; `ended`
+    /// (under the lock) keeps `stop()` from writing to a descriptor the thread has closed.
+    private let wake: Mutex<(read: Int32, write: Int32, ended: Bool)>
+
+    private init(wake: (read: Int32, write: Int32)) { self.wake = Mutex((wake.read, wake.write, false)) }
+
+    /// Watches for `path` to appear; `appeared` runs once, on the watch's thread, when it does. nil
+    /// when there is nothing to watch: the path is there already (then `appeared` has run, on the
+    /// caller's thread), or it cannot be watched (its directory is missing, no inotify: then the
+    /// caller's backoff is all there is).
+    public static func start(path: String, appeared: @escaping @Sendable () -> Void) -> NodeWatch? {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard inotify >= 0 else { return nil }
+        var pipe: [Int32] = [-1, -1]
+        guard Glibc.pipe(&pipe) == 0, inotify_add_watch(inotify, directory, UInt32(IN_CREATE | IN_MOVED_TO)) >= 0 else {
+            for fd in [inotify] + pipe where fd >= 0 { close(fd) }
+            return nil
+        }
+        for fd in pipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Created between the caller's look and the watch: no event will say so.
+        if access(path, F_OK) == 0 {
+            for fd in [inotify] + pipe { close(fd) }
+            appeared()
+            return nil
+        }
+        let watch = NodeWatch(wake: (pipe[0], pipe[1]))
+        guard DetachedThread.start({ watch.serve(inotify: inotify, path: path, name: name, appeared: appeared) }) else {
+            for fd in [inotify] + pipe { close(fd) }
+            return nil
+        }
+        return watch
+    }
+
+    /// Ends the watch (its thread wakes and exits); `appeared` does not run after the thread has seen this.
+    public func stop() {
+        wake.withLock { wake in
+            guard !wake.ended else { return }
+            var byte: UInt8 = 1
+            _ = write(wake.write, &byte, 1)
+        }
+    }
+
+    private func serve(inotify: Int32, path: String, name: String, appeared: @Sendable () -> Void) {
+        let wakeFD = wake.withLock { $0.read }
+        defer {
+            close(inotify)
+            wake.withLock { wake in
+                close(wake.read)
+                close(wake.write)
+                wake.ended = true
+            }
+        }
+        var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { return }
+            if fds[1].revents != 0 { return }
+            guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            guard count > 0 else { continue }
+            if Self.names(in: buffer[..<count]).contains(name) { return appeared() }
+        }
+    }
+
+    /// The file names of the inotify events in `bytes` (each a struct inotify_event: wd, mask,
+    /// cookie, len, then `len` bytes of NUL-padded name).
+    static func names(in bytes: ArraySlice<UInt8>) -> [String] {
+        let header = MemoryLayout<inotify_event>.size
+        return Array(bytes).withUnsafeBytes { raw in
+            var names: [String] = []
+            var offset = 0
+            while offset + header <= raw.count {
+                let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let name = raw[(offset + header)..<min(raw.count, offset + header + length)].prefix { $0 != 0 }
+                names.append(String(decoding: name, as: UTF8.self))
+                offset += header + length
+            }
+            return names
+        }
+    }
+}
