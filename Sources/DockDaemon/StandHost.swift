@@ -17,7 +17,16 @@ import Glibc
 /// (0.25 s doubling to 8 s, PROTOCOL.md §5), ticks the engine when it says a tick is due (one timer,
 /// not a periodic tick), and carries out what the engine asks — writes, notifications, log lines,
 /// replies.
+///
+/// At rest, with nobody subscribed to what each FEEDBACK tells (`motion`, `events`) and no reply
+/// awaited, the host reads a serial or Bluetooth link itself in batches instead of waking for every
+/// FEEDBACK: every `batchPeriod`, before each tick and before each request, so a reply or a
+/// subscription's first `motion.state` is as fresh as the bytes the stand has sent.
 final class StandHost: Sendable {
+    /// How long bytes may wait in a link read in batches, s: below the 50 ms in which a frame that
+    /// asks for an ACK must have it (PROTOCOL.md §3.1); the link's silence is judged at most this late.
+    static let batchPeriod = 0.03
+
     let endpoint: StandEndpoint
     let loop: any EventLoop
     private let state: NIOLoopBoundBox<HostState>
@@ -47,6 +56,11 @@ final class StandHost: Sendable {
         var closeReason: String?
         var nextToken = 0
         var waiting: [Int: EventLoopPromise<CommandResult>] = [:]
+        /// The link's descriptor while the host may read it itself (a byte stream of a device).
+        var byteStream: Int32?
+        /// NIO does not read the link (`autoRead` off): the host reads it in batches.
+        var batching = false
+        var lastBatchRead = -Double.infinity
 
         init(engine: StandEngine) { self.engine = engine }
     }
@@ -89,9 +103,9 @@ final class StandHost: Sendable {
                     throw USBIdentity.Changed(node: node, expected: expected, found: found)
                 }
                 let handshakesBefore = await read { $0.counters.handshakes }
-                let channel = try await StandTransport.open(endpoint, group: loop) { channel in
+                let channel = try await StandTransport.open(endpoint, group: loop) { channel, byteStream in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(StandLinkHandler(host: self))
+                        try channel.pipeline.syncOperations.addHandler(StandLinkHandler(host: self, byteStream: byteStream))
                         return channel
                     }
                 }
@@ -156,9 +170,10 @@ final class StandHost: Sendable {
     }
 
     /// The link is open (on the loop).
-    fileprivate func opened(_ channel: any Channel) {
+    fileprivate func opened(_ channel: any Channel, byteStream: Int32?) {
         reconnectWait.withLock { $0.cutShort = false }
         state.value.channel = channel
+        state.value.byteStream = byteStream
         liveness.beat(livenessName, at: clock.now())
         apply(state.value.engine.handle(.linkOpened, at: clock.now()))
     }
@@ -180,6 +195,8 @@ final class StandHost: Sendable {
         state.value.timer?.task.cancel()
         state.value.timer = nil
         state.value.channel = nil
+        state.value.byteStream = nil
+        state.value.batching = false
         liveness.forget(livenessName)
         apply(state.value.engine.handle(.linkClosed(reason: reason), at: clock.now()))
     }
@@ -216,7 +233,51 @@ final class StandHost: Sendable {
             }
         }
         if let reason = out.closeLink { failed(reason) }
+        chooseReading()
+        // What was written may be acknowledged (a probe timing the link, a command): the next bytes
+        // are read as they come, once, so the round trip is measured on them and not on the batch.
+        if state.value.batching && !out.writes.isEmpty { state.value.channel?.read() }
         armTimer()
+    }
+
+    /// Reads the link in batches while nothing needs each FEEDBACK as it comes; else NIO reads it.
+    private func chooseReading() {
+        guard let channel = state.value.channel else { return }
+        let batch = state.value.byteStream != nil && state.value.closeReason == nil && state.value.waiting.isEmpty
+            && !hub.wants(.motion) && !hub.wants(.events)
+            && inspectEngine { $0.linkState == .connected && $0.motionState?.activity == .idle }
+        guard batch != state.value.batching else { return }
+        state.value.batching = batch
+        if batch { state.value.lastBatchRead = clock.now() }
+        try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: !batch)
+    }
+
+    /// While batching: hands the engine, as one read, what the link holds now. An end of file or an
+    /// error is left to NIO to find and report: the host reads this link itself no more.
+    private func readBatch() {
+        guard state.value.batching, let fd = state.value.byteStream else { return }
+        state.value.lastBatchRead = clock.now()
+        var bytes: [UInt8] = []
+        var ended = false
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { chunk in
+            while true {
+                let n = Glibc.read(fd, chunk.baseAddress, chunk.count)
+                if n > 0 {
+                    bytes.append(contentsOf: chunk[..<n])
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    ended = !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                    return
+                }
+            }
+        }
+        if ended { state.value.byteStream = nil }
+        if !bytes.isEmpty {
+            apply(state.value.engine.handle(.received(bytes), at: clock.now()))
+        } else {
+            chooseReading()
+        }
     }
 
     /// Reads the engine where it is. Calling a computed property on `state.value.engine` copies the
@@ -226,17 +287,19 @@ final class StandHost: Sendable {
         body(&state.value.engine)
     }
 
-    /// Arms the timer for the engine's next tick. A timer armed for that time or sooner stays: the
-    /// due time moves later with every FEEDBACK (the link's silence limit, the control step a
-    /// stalled stream would leave undone), and moving the timer each time would not save its
-    /// wake-up (NIO keeps its timerfd armed for a cancelled deadline); an early one only re-arms.
+    /// Arms the timer for the engine's next tick (or the next batch read, if sooner). A timer armed
+    /// for that time or sooner stays: the due time moves later with every FEEDBACK (the link's
+    /// silence limit, the control step a stalled stream would leave undone), and moving the timer
+    /// each time would not save its wake-up (NIO keeps its timerfd armed for a cancelled
+    /// deadline); an early one only re-arms.
     private func armTimer() {
         // A link being closed is due nothing more (its silence, past, would be judged again and again).
-        guard state.value.closeReason == nil, let due = inspectEngine({ $0.nextTick }) else {
+        guard state.value.closeReason == nil, var due = inspectEngine({ $0.nextTick }) else {
             state.value.timer?.task.cancel()
             state.value.timer = nil
             return
         }
+        if state.value.batching { due = min(due, state.value.lastBatchRead + Self.batchPeriod) }
         if let armed = state.value.timer, armed.at <= due { return }
         state.value.timer?.task.cancel()
         let delay = Int64((max(0, due - clock.now()) * 1e9).rounded(.up))
@@ -248,8 +311,10 @@ final class StandHost: Sendable {
     /// the link's silence limit, whatever else comes.
     private func timerFired() {
         state.value.timer = nil
+        liveness.beat(livenessName, at: clock.now())
+        // What the stand sent meanwhile comes before the tick: its silence is judged on it.
+        readBatch()
         let now = clock.now()
-        liveness.beat(livenessName, at: now)
         if let due = inspectEngine({ $0.nextTick }), due <= now {
             apply(state.value.engine.handle(.tick, at: now))
         } else {
@@ -264,6 +329,7 @@ final class StandHost: Sendable {
     func submit(_ command: EngineCommand, from client: ClientRef, force: Bool = false) -> EventLoopFuture<CommandResult> {
         let promise = loop.makePromise(of: CommandResult.self)
         onLoop {
+            self.readBatch()
             let token = self.state.value.nextToken
             self.state.value.nextToken += 1
             self.state.value.waiting[token] = promise
@@ -299,10 +365,17 @@ final class StandHost: Sendable {
         loop.execute { self.apply(self.state.value.engine.handle(.clientGone(client), at: self.clock.now())) }
     }
 
-    /// Reads the engine's state on its loop (at once when called on it).
+    /// Reads the engine's state on its loop (at once when called on it), after the bytes the
+    /// stand has sent.
     func read<T: Sendable>(_ body: @escaping @Sendable (StandEngine) -> T) -> EventLoopFuture<T> {
-        if loop.inEventLoop { return loop.makeSucceededFuture(body(state.value.engine)) }
-        return loop.submit { body(self.state.value.engine) }
+        if loop.inEventLoop {
+            readBatch()
+            return loop.makeSucceededFuture(body(state.value.engine))
+        }
+        return loop.submit {
+            self.readBatch()
+            return body(self.state.value.engine)
+        }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (StandEngine) -> T) async -> T {
@@ -340,10 +413,14 @@ final class StandHost: Sendable {
 private final class StandLinkHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     private let host: StandHost
-    init(host: StandHost) { self.host = host }
+    private let byteStream: Int32?
+    init(host: StandHost, byteStream: Int32?) {
+        self.host = host
+        self.byteStream = byteStream
+    }
 
     func channelActive(context: ChannelHandlerContext) {
-        host.opened(context.channel)
+        host.opened(context.channel, byteStream: byteStream)
         context.fireChannelActive()
     }
 

@@ -6,32 +6,35 @@ public typealias StandChannel = NIOAsyncChannel<ByteBuffer, ByteBuffer>
 public enum StandTransport {
     /// Opens the link; the returned channel carries raw bytes both ways.
     public static func connect(_ endpoint: StandEndpoint, group: any EventLoopGroup) async throws -> StandChannel {
-        try await open(endpoint, group: group) { channel in
+        try await open(endpoint, group: group) { channel, _ in
             channel.eventLoop.makeCompletedFuture { try StandChannel(wrappingChannelSynchronously: channel) }
         }
     }
 
     /// Opens the link on `group` (an event loop to pin it to one thread); `initializer` sets the new
-    /// channel up (its handlers see raw bytes both ways) and makes what this returns.
+    /// channel up (its handlers see raw bytes both ways) and makes what this returns. It also gets the
+    /// descriptor of a link that is a byte stream of a device (a serial tty, an RFCOMM socket), which
+    /// the channel's loop may read itself while the channel does not (`autoRead` off); nil for the
+    /// others (network sockets, whose datagrams keep their bounds, and the camera links).
     public static func open<Output: Sendable>(_ endpoint: StandEndpoint, group: any EventLoopGroup,
-                                              initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Output>) async throws -> Output {
+                                              initializer: @escaping @Sendable (any Channel, _ byteStream: Int32?) -> EventLoopFuture<Output>) async throws -> Output {
         switch endpoint {
         case .serial(let path, let baud):
             let fd = try SerialPort.open(path: path, baud: baud)
-            return try await wrap(fd: fd, group: group, initializer: initializer)
+            return try await wrap(fd: fd, group: group) { initializer($0, fd) }
         case .bluetooth(let address, let channel):
             let fd = try await NIOThreadPool.singleton.runIfActive { try Bluetooth.connect(address: address, channel: channel) }
-            return try await wrap(fd: fd, group: group, initializer: initializer)
+            return try await wrap(fd: fd, group: group) { initializer($0, fd) }
         case .udp(let host, let port):
-            return try await NetworkTransport.connectUDP(host: host, port: port, group: group, initializer: initializer)
+            return try await NetworkTransport.connectUDP(host: host, port: port, group: group) { initializer($0, nil) }
         case .tcp(let host, let port):
-            return try await NetworkTransport.connectTCP(host: host, port: port, group: group, initializer: initializer)
+            return try await NetworkTransport.connectTCP(host: host, port: port, group: group) { initializer($0, nil) }
         case .unix(let path):
-            return try await ClientBootstrap(group: group).connect(unixDomainSocketPath: path, channelInitializer: initializer)
+            return try await ClientBootstrap(group: group).connect(unixDomainSocketPath: path) { initializer($0, nil) }
         case .video(let path):
-            return try await wrap(fd: try VideoDeviceLink.open(path: path), group: group, initializer: initializer)
+            return try await wrap(fd: try VideoDeviceLink.open(path: path), group: group) { initializer($0, nil) }
         case .onvif(let address):
-            return try await wrap(fd: try ONVIFLink.open(address), group: group, initializer: initializer)
+            return try await wrap(fd: try ONVIFLink.open(address), group: group) { initializer($0, nil) }
         }
     }
 

@@ -1,0 +1,109 @@
+"""A stand at rest with nobody subscribed to its FEEDBACK (issue 26, CPU): dockd reads the link in
+batches instead of waking for every FEEDBACK, and what a client asks or subscribes to is still as
+fresh as the bytes the stand has sent. The reference stand (protocol/reference/refstand.py) streams
+FEEDBACK at 100 Hz on a real pty to the real dockd. The link's silence while reading in batches:
+test_protocol_peer.py's test_a_silent_stand_is_lost_after_the_link_timeout (its client subscribes
+to `stands` alone).
+"""
+
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+from conftest import Client, wait_for
+from protocol_peer import Daemon, PtyStand
+
+
+@pytest.fixture
+def peer(tmp_path):
+    """(PtyStand, Daemon, Client) with the stand connected; all stopped at the end."""
+    stand = PtyStand()
+    daemon = Daemon(tmp_path, stand.path)
+    client = None
+    try:
+        wait_for(lambda: daemon.socket_path.exists() or daemon.process.poll() is not None, 10, "dockd's socket")
+        assert daemon.process.poll() is None, daemon.log()
+        client = Client(daemon.socket_path)
+        wait_for(lambda: any(s["state"] == "connected" for s in client.result("stands.list")), 10, "a connected stand")
+        yield stand, daemon, client
+    finally:
+        if client is not None:
+            client.close()
+        daemon.stop()
+        stand.close()
+
+
+def voluntary_switches(pid):
+    """Times dockd's threads went to sleep: each is a wake-up to come."""
+    total = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        try:
+            text = status.read_text()
+        except OSError:  # a thread that ended meanwhile
+            continue
+        total += int(next(line for line in text.splitlines() if line.startswith("voluntary_ctxt_switches")).split()[1])
+    return total
+
+
+def wakeups_per_second(pid, seconds):
+    start, before = time.monotonic(), voluntary_switches(pid)
+    time.sleep(seconds)
+    return (voluntary_switches(pid) - before) / (time.monotonic() - start)
+
+
+def until(predicate, timeout, what):
+    """wait_for with a 1 ms poll: the tests below must ask within a few ms of a FEEDBACK."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
+        time.sleep(0.001)
+
+
+def feedback_written_after(stand, t):
+    """Returns once the stand has written a FEEDBACK stamped after `t` (its clock, s): one is made
+    when its clock passes the next period, and written before its loop's next turn."""
+    until(lambda: stand.do(lambda s: s.now) >= t + 0.011, 5, "the stand's next FEEDBACK")
+    made = stand.do(lambda s: s.now)
+    until(lambda: stand.do(lambda s: s.now) > made, 5, "the stand's next turn")
+
+
+def test_a_stand_at_rest_with_no_subscriber_does_not_wake_dockd_for_every_feedback(peer):
+    stand, daemon, client = peer
+    rate = wakeups_per_second(daemon.process.pid, 3.0)
+    stand.check()
+    # Before: one wake-up per FEEDBACK (100/s) and the heartbeat's timer. Now a read every 30 ms,
+    # the heartbeat's timer and one read after each write: about 50/s.
+    assert rate < 70, f"{rate:.0f} wake-ups/s with the stand at rest and no subscriber"
+
+
+def test_a_subscription_starts_from_the_latest_feedback_the_stand_sent(peer):
+    stand, daemon, client = peer
+    for _ in range(10):
+        c = Client(daemon.socket_path)
+        try:
+            t = stand.do(lambda s: s.now)
+            feedback_written_after(stand, t)
+            c.result("subscribe", {"topics": ["motion"]})
+            state = c.wait_notification(lambda m: m.get("method") == "motion.state", timeout=5)
+        finally:
+            c.close()
+        assert state["params"]["stand_time_us"] >= int(t * 1e6), \
+            f"motion.state of {state['params']['stand_time_us']} µs, a FEEDBACK of {t * 1e6:.0f} µs was sent before the request"
+
+
+def test_a_subscriber_to_motion_gets_each_feedback_as_it_comes(peer):
+    stand, daemon, client = peer
+    client.result("subscribe", {"topics": ["motion"], "motion_rate": 100})
+    client.wait_notification(lambda m: m.get("method") == "motion.state", timeout=5)
+    ages = []
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        message = client.read_message()
+        if message.get("method") == "motion.state":
+            ages.append(stand.now() - message["params"]["stand_time_us"] / 1e6)
+    stand.check()
+    # Read in batches (every 30 ms), half of them would be 15 ms old or more.
+    assert len(ages) >= 100 and statistics.median(ages) < 0.010, \
+        f"{len(ages)} motion.state in 2 s, median age {statistics.median(ages) * 1000:.1f} ms"
+
