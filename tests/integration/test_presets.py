@@ -251,7 +251,7 @@ def test_a_visca_camera_returns_to_its_preset_to_a_tenth_of_a_degree_and_after_a
     after = miss(truth(cam), at_save)
     print(f"VISCA after a restart of dockd: miss {math.degrees(after):.4f}° in the camera's own position")
     assert after < TENTH_OF_A_DEGREE
-    assert json.loads((dockd.state / "presets.json").read_text())["stands"]["ptz-1"]["stage"] == {k: stage[k] for k in ("yaw", "pitch", "zoom")}
+    assert json.loads((dockd.state / "presets.json").read_text())["stands"]["ptz-1"]["stage"] == {k: stage[k] for k in ("yaw", "pitch", "zoom", "camera")}
     c.close()
 
 
