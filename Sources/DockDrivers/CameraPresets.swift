@@ -3,11 +3,20 @@
 /// camera's remote, its web page or another controller recall the same pose.
 
 /// Where the camera keeps one preset: a memory number dockd chose, or a token the camera gave.
-public enum CameraPresetSlot: Sendable, Hashable {
+public enum CameraPresetSlot: Sendable, Hashable, CustomStringConvertible {
     /// A VISCA memory number (CAM_Memory's `pp`).
     case memory(Int)
     /// An ONVIF PresetToken.
     case token(String)
+
+    public var token: String? { if case .token(let token) = self { token } else { nil } }
+
+    public var description: String {
+        switch self {
+        case .memory(let number): "memory \(number)"
+        case .token(let token): "token \(token)"
+        }
+    }
 }
 
 /// How a driver's camera keeps presets.
@@ -23,6 +32,8 @@ public enum CameraPresetRequest: Sendable, Equatable {
     /// Store where the camera points now, as `name`, in `slot` (nil: a new one the camera names).
     case store(name: String, slot: CameraPresetSlot?)
     case remove(CameraPresetSlot)
+
+    public var isStore: Bool { if case .store = self { true } else { false } }
 
     /// The slot the request names (nil: a new one the camera names).
     public var slot: CameraPresetSlot? {

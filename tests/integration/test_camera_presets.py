@@ -2,7 +2,8 @@
 (tests/peers/visca_camera.py, CAM_Memory): a save stores the preset in the memory dockd names in
 its reply, another controller (visca-over-ip, from PyPI) recalls it there, a delete resets it, a
 refusal reaches the caller while dockd's preset is still saved, and the memory numbers survive a
-restart of dockd in presets.json."""
+restart of dockd in presets.json; and through the ONVIF camera emulator (tests/peers/onvif_camera.py):
+SetPreset's token kept and reused, RemovePreset on delete, a camera without room heard by the caller."""
 import json
 import math
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Client, wait_for
-from test_presets import GENERIC, TENTH_OF_A_DEGREE, ViscaDockd, miss, move, settled, truth
+from test_presets import GENERIC, TENTH_OF_A_DEGREE, ViscaDockd, dockctl, miss, move, settled, truth
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "peers"))
@@ -109,8 +110,56 @@ def test_the_camera_memories_are_kept_in_presets_json_across_a_restart_of_dockd(
     assert stored["stage"]["camera"] == {"memory": 0} and stored["desk"]["camera"] == {"memory": 1}, stored
     listed = {p["name"]: p for p in c.result("preset.list")}
     assert listed["desk"]["camera"] == {"memory": 1}, listed
+    printed = dockctl(dockd.socket, "preset", "list")
+    assert printed.returncode == 0 and "camera memory 1" in printed.stdout.splitlines()[0], printed
     assert c.result("preset.delete", {"name": "desk"}) == {"ok": True}
     wait_for(lambda: 1 not in cam.memories, 5, "memory 1 reset after the restart")
     assert 0 in cam.memories
     assert c.result("preset.save", {"name": "desk"})["camera"] == {"memory": 1}
     c.close()
+
+
+# -- an ONVIF camera (tests/peers/onvif_camera.py): SetPreset answers the token, RemovePreset takes it
+
+@pytest.fixture
+def onvif(tmp_path):
+    from test_onvif_driver import Rig
+    rigs = []
+
+    def make(**camera):
+        state = tmp_path / "state"
+        state.mkdir()
+        r = Rig(tmp_path, options=f'\n[daemon]\nstate_directory = "{state}"\n', **camera)
+        rigs.append(r)
+        r.connected()
+        r.client.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+        return r
+    yield make
+    for r in rigs:
+        r.close()
+
+
+def test_an_onvif_camera_keeps_the_preset_under_the_token_dockd_reports_and_delete_removes_it(onvif):
+    r = onvif()
+    c = r.client
+    move(c, "motion.orient", {"yaw": 0.3, "pitch": 0.1, "duration": 1.5})
+    stage = c.result("preset.save", {"name": "stage"})
+    token = stage["camera"]["token"]
+    with r.cam.lock:
+        assert r.cam.presets[token][0] == "stage", r.cam.presets
+        assert r.cam.presets[token][1][:2] == r.cam.generic()[:2]
+    assert c.result("preset.save", {"name": "stage"})["camera"] == {"token": token}, "saved again in its own token"
+    with r.cam.lock:
+        assert len(r.cam.presets) == 1, r.cam.presets
+    assert c.result("preset.delete", {"name": "stage"}) == {"ok": True}
+    with r.cam.lock:
+        assert token not in r.cam.presets, r.cam.presets
+
+
+def test_an_onvif_camera_with_no_room_refuses_and_the_caller_hears_its_fault(onvif):
+    r = onvif(presets=1)
+    c = r.client
+    assert c.result("preset.save", {"name": "one"})["camera"] is not None
+    two = c.result("preset.save", {"name": "two"})
+    assert two["camera"] is None and "no room for another preset" in two["camera_error"], two
+    assert {p["name"] for p in c.result("preset.list")} == {"home", "one", "two"}
