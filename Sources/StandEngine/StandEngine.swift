@@ -294,7 +294,7 @@ public struct StandEngine: Sendable {
         case .refused(let command, let reason):
             refused(command: command, reason: reason, at: now, &out)
         case .cameraPreset(let request, let result):
-            if case .failure(let refusal) = result { out.log(.warning, "the camera did not keep a preset", ["request": "\(request)", "reason": refusal.description]) }
+            if case .failure(let refusal) = result { out.log(.warning, "the camera refused a preset request", ["request": "\(request)", "reason": refusal.description]) }
             cameraPresetReplies.answered(request, result, &out)
         case .rejected(let problem):
             counters.implausibleReports += 1
@@ -683,8 +683,8 @@ public struct StandEngine: Sendable {
             if case .cameraPreset(let request) = command {
                 guard linkState == .connected else { throw .notConnected(stand: name) }
                 guard driver.cameraPresets != nil else { throw .notSupported("the \(driver.name) driver keeps no presets in this camera") }
-                out.write(driver.cameraPreset(request, at: now))
                 cameraPresetReplies.expect(request, token: token, until: now + settings.cameraPresetTimeout)
+                out.write(driver.cameraPreset(request, at: now))
                 return
             }
             out.reply(token, .success(try execute(command, from: client, at: now, &out)))
