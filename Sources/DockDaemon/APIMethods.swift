@@ -17,7 +17,7 @@ import StandEngine
 /// once, or with a future when a stand must answer (a command, or a read of its state on its own
 /// event loop): no task per request.
 struct APIMethods: Sendable {
-    static let apiVersion = (major: 1, minor: 8)
+    static let apiVersion = (major: 1, minor: 9)
 
     let stands: StandRegistry
     let hub: EventHub

@@ -15,6 +15,7 @@ extension RPCError {
             self = RPCError(code: -32008, message: error.description,
                             data: ["stand": JSONValue(stand), "holder_client": JSONValue(holder.id), "holder_pid": holder.pid.map { JSONValue($0) } ?? .null])
         case .motionFailed: self = RPCError(code: -32009, message: error.description)
+        case .cameraRefused: self = RPCError(code: -32009, message: error.description)
         case .stopped(let by, let stand):
             self = RPCError(code: -32009, message: error.description,
                             data: ["stand": JSONValue(stand), "stopped_by_client": by.map { JSONValue($0.id) } ?? .null,

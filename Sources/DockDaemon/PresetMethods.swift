@@ -1,4 +1,5 @@
 import DockAPI
+import DockDrivers
 import DockJSON
 import DockProtocol
 import NIOCore
@@ -7,6 +8,9 @@ import StandEngine
 /// `preset.save`, `preset.recall`, `preset.list`, `preset.delete` (protocol/API.md): named poses per
 /// stand. Saving reads the stand's measured pose; recalling is a `motion.orient` to the stored one,
 /// so it is leased, refused and cancelled exactly as that is, and answers with its motion id.
+/// dockd's store is the truth: where the driver keeps presets in the camera, a save also stores
+/// the preset there and a delete removes it, and what the camera refuses is said in the reply
+/// (`camera_error`) without undoing dockd's own save or delete.
 struct PresetMethods: Sendable {
     let stands: StandRegistry
     let store: PresetStore
@@ -31,10 +35,11 @@ struct PresetMethods: Sendable {
             return .value(.array(presets.keys.sorted().map { entry($0, presets[$0]!, stand: stand) }))
         case .presetSave:
             let name = try Self.name(p)
-            return .later(host.read(Self.measuredPose).flatMapThrowing { pose in
-                guard let pose else { throw RPCError.notConnected(stand) }
-                try store.save(pose, as: name, for: stand)
-                return entry(name, pose, stand: stand)
+            let client = session.client
+            let read = host.read { engine in (pose: Self.measuredPose(engine), storage: engine.cameraPresets) }
+            return .later(read.flatMap { (pose: Preset?, storage: CameraPresetStorage?) -> EventLoopFuture<JSONValue> in
+                guard let pose else { return host.loop.makeFailedFuture(RPCError.notConnected(stand)) }
+                return save(pose, as: name, for: stand, in: storage, host: host, client: client)
             })
         case .presetRecall:
             let name = try Self.name(p)
@@ -55,10 +60,55 @@ struct PresetMethods: Sendable {
                 return ["id": JSONValue(id.rawValue)]
             })
         case .presetDelete:
-            try store.delete(try Self.name(p), for: stand)
-            return .value(["ok": true])
+            let deleted = try store.delete(try Self.name(p), for: stand)
+            guard let slot = deleted.camera else { return .value(["ok": true]) }
+            return .later(camera(.remove(slot), host: host, client: session.client).map { outcome in
+                if case .failure(let refusal) = outcome { ["ok": true, "camera_error": JSONValue(refusal.description)] } else { ["ok": true] }
+            })
         default:
             throw .methodNotFound(method.name)
+        }
+    }
+
+    /// Saves the pose, first in the camera where its driver keeps presets (`home` excepted): a VISCA
+    /// camera in the memory the name has or the lowest free one, an ONVIF camera in the token the
+    /// name has or a new one. The preset is saved whatever the camera answers.
+    private func save(_ pose: Preset, as name: String, for stand: String, in storage: CameraPresetStorage?,
+                      host: StandHost, client: ClientRef) -> EventLoopFuture<JSONValue> {
+        @Sendable func saved(_ camera: Result<CameraPresetSlot, CameraPresetRefusal>?) throws(RPCError) -> JSONValue {
+            var preset = pose
+            if case .success(let slot)? = camera { preset.camera = slot }
+            try store.save(preset, as: name, for: stand)
+            guard case .failure(let refusal)? = camera else { return entry(name, preset, stand: stand) }
+            var fields = entry(name, preset, stand: stand).object ?? [:]
+            fields["camera_error"] = JSONValue(refusal.description)
+            return .object(fields)
+        }
+        guard let storage, name != Preset.homeName else { return host.loop.makeCompletedFuture(withResultOf: { try saved(nil) }) }
+        switch storage {
+        case .memories(let range):
+            guard let number = store.reserveMemory(for: name, of: stand, in: range) else {
+                let full = CameraPresetRefusal("every camera memory dockd may use (\(range.lowerBound)…\(range.upperBound)) holds another preset")
+                return host.loop.makeCompletedFuture(withResultOf: { try saved(.failure(full)) })
+            }
+            return camera(.store(name: name, slot: .memory(number)), host: host, client: client).flatMapThrowing { outcome in
+                store.release(memory: number, of: stand)
+                return try saved(outcome)
+            }
+        case .tokens:
+            let existing = store.presets(of: stand)[name]?.camera
+            let slot = if case .token? = existing { existing } else { nil as CameraPresetSlot? }
+            return camera(.store(name: name, slot: slot), host: host, client: client).flatMapThrowing { try saved($0) }
+        }
+    }
+
+    /// The camera's answer to a request, or why there is none (the stand is not connected, …).
+    private func camera(_ request: CameraPresetRequest, host: StandHost, client: ClientRef) -> EventLoopFuture<Result<CameraPresetSlot, CameraPresetRefusal>> {
+        host.submit(.cameraPreset(request), from: client).map { result in
+            guard case .cameraPreset(let slot) = result else { return .failure(CameraPresetRefusal("no slot in the answer")) }
+            return .success(slot)
+        }.recover { error in
+            .failure(CameraPresetRefusal(error is EngineError ? "\(error)" : RPCError(any: error).message))
         }
     }
 

@@ -2,22 +2,46 @@
 import Glibc
 #endif
 import DockAPI
+import DockDrivers
 import DockJSON
 import Synchronization
 
 /// A pose a stand can be sent back to: the measured yaw, pitch and zoom when it was saved (nil for
-/// an axis the stand lacks).
+/// an axis the stand lacks), and where the camera keeps its own copy (nil: it keeps none).
 struct Preset: Sendable, Equatable {
     var yaw: Double?
     var pitch: Double?
     var zoom: Double?
+    var camera: CameraPresetSlot? = nil
 
-    /// `home` until a client saves its own: the pose every axis starts from.
+    /// `home` until a client saves its own: the pose every axis starts from. Never stored in the camera.
     static let homeName = "home"
     static let home = Preset(yaw: 0, pitch: 0, zoom: nil)
 
     var json: JSONValue {
-        ["yaw": yaw.map { JSONValue($0) } ?? .null, "pitch": pitch.map { JSONValue($0) } ?? .null, "zoom": zoom.map { JSONValue($0) } ?? .null]
+        ["yaw": yaw.map { JSONValue($0) } ?? .null, "pitch": pitch.map { JSONValue($0) } ?? .null, "zoom": zoom.map { JSONValue($0) } ?? .null,
+         "camera": camera.map(\.json) ?? .null]
+    }
+}
+
+extension CameraPresetSlot {
+    /// `{"memory": n}` (VISCA) or `{"token": "…"}` (ONVIF).
+    var json: JSONValue {
+        switch self {
+        case .memory(let number): ["memory": JSONValue(number)]
+        case .token(let token): ["token": JSONValue(token)]
+        }
+    }
+
+    init(json value: JSONValue, field: String) throws(RPCError) {
+        let p = Params(value.object ?? [:], path: field)
+        if value.object?.count == 1, let number = try p.optionalNumber("memory", in: 0...0xFF, unit: ""), number == number.rounded() {
+            self = .memory(Int(number))
+        } else if value.object?.count == 1, let token = try p.optionalString("token"), (1...64).contains(token.utf8.count) {
+            self = .token(token)
+        } else {
+            throw .invalidParams("\(field) must be {\"memory\": 0…255} or {\"token\": 1…64 bytes}", field: field)
+        }
     }
 }
 
@@ -30,6 +54,9 @@ final class PresetStore: Sendable {
     let path: String
     /// Stand id → preset name → pose.
     private let table: Mutex<[String: [String: Preset]]>
+    /// Stand id → camera memory → the preset whose save holds it until the camera answers (so two
+    /// saves at once never pick the same free memory).
+    private let reserved = Mutex<[String: [Int: String]]>([:])
 
     static let maxPerStand = 100
     /// 100 presets of ~70 bytes for each of many stands; a larger file is not dockd's.
@@ -70,14 +97,45 @@ final class PresetStore: Sendable {
         }
     }
 
-    /// Forgets a saved preset; `home` then is the built-in home pose again.
-    func delete(_ name: String, for stand: String) throws(RPCError) {
+    /// Forgets a saved preset (`home` then is the built-in home pose again); what it was.
+    @discardableResult
+    func delete(_ name: String, for stand: String) throws(RPCError) -> Preset {
+        var deleted: Preset?
         try change { table throws(RPCError) in
-            guard table[stand]?.removeValue(forKey: name) != nil else {
+            deleted = table[stand]?.removeValue(forKey: name)
+            guard deleted != nil else {
                 let why = name == Preset.homeName ? "home is the built-in home pose (nothing saved to delete)" : "no preset '\(name)'"
                 throw .invalidParameter("stand \(stand): \(why)", field: "name")
             }
             if table[stand]?.isEmpty == true { table[stand] = nil }
+        }
+        return deleted!
+    }
+
+    /// The camera memory a save of `name` stores into, held until `release`: the one it has if it
+    /// has one in `range`, else the lowest in `range` no other preset of the stand has or holds
+    /// (so a name keeps its number for good, and numbers are given in order); nil when none is free.
+    func reserveMemory(for name: String, of stand: String, in range: ClosedRange<Int>) -> Int? {
+        table.withLock { table in
+            reserved.withLock { reserved in
+                let presets = table[stand] ?? [:]
+                let held = reserved[stand] ?? [:]
+                let own = if case .memory(let n)? = presets[name]?.camera, range.contains(n), held[n] == nil { n } else { nil as Int? }
+                let taken = Set(presets.compactMap { entry -> Int? in
+                    guard entry.key != name, case .memory(let n)? = entry.value.camera else { return nil }
+                    return n
+                }).union(held.keys)
+                guard let number = own ?? range.first(where: { !taken.contains($0) }) else { return nil }
+                reserved[stand, default: [:]][number] = name
+                return number
+            }
+        }
+    }
+
+    func release(memory: Int, of stand: String) {
+        reserved.withLock { reserved in
+            reserved[stand]?[memory] = nil
+            if reserved[stand]?.isEmpty == true { reserved[stand] = nil }
         }
     }
 
@@ -90,7 +148,7 @@ final class PresetStore: Sendable {
         }
     }
 
-    /// `{"stands": {id: {name: {"yaw", "pitch", "zoom"}}}}`
+    /// `{"stands": {id: {name: {"yaw", "pitch", "zoom", "camera"}}}}`
     static func json(_ table: [String: [String: Preset]]) -> JSONValue {
         ["stands": .object(table.mapValues { .object($0.mapValues(\.json)) })]
     }
@@ -118,8 +176,11 @@ final class PresetStore: Sendable {
                 guard let fields = pose.object else { throw .invalidParams("stands.\(stand).\(name) must be an object", field: "stands.\(stand).\(name)") }
                 let p = Params(fields, path: "stands.\(stand).\(name)")
                 let angle = -APIParam.angleLimit...APIParam.angleLimit
+                let camera = try fields["camera"].flatMap { value throws(RPCError) in
+                    value == .null ? nil : try CameraPresetSlot(json: value, field: "stands.\(stand).\(name).camera")
+                }
                 presets[name] = Preset(yaw: try p.optionalNumber("yaw", in: angle, unit: "rad"), pitch: try p.optionalNumber("pitch", in: angle, unit: "rad"),
-                                       zoom: try p.optionalNumber("zoom", in: 0...APIParam.angleLimit, unit: ""))
+                                       zoom: try p.optionalNumber("zoom", in: 0...APIParam.angleLimit, unit: ""), camera: camera)
             }
             table[stand] = presets
         }

@@ -46,6 +46,15 @@ public protocol StandDriver: Sendable {
     /// A command of this type was sent and its acknowledgement is still awaited (drivers whose
     /// protocol acknowledges commands; the others never wait).
     func awaitsAcknowledgement(of type: MessageType) -> Bool
+
+    /// How the camera keeps presets of its own; nil: it keeps none (or none the driver uses), and
+    /// `cameraPreset` is never called.
+    var cameraPresets: CameraPresetStorage? { get }
+
+    /// Stores or removes a preset in the camera. Returns the bytes to send now; the outcome comes
+    /// later as one `.cameraPreset` report naming the request (whatever happens: the camera's
+    /// answer, its error, no answer).
+    mutating func cameraPreset(_ request: CameraPresetRequest, at time: Double) -> [UInt8]
 }
 
 extension StandDriver {
@@ -55,6 +64,9 @@ extension StandDriver {
     public var closesPositionLoop: Bool { false }
     public var nextDeadline: Double? { nil }
     public func awaitsAcknowledgement(of type: MessageType) -> Bool { false }
+    public var cameraPresets: CameraPresetStorage? { nil }
+    /// Never called: the engine asks only a driver whose `cameraPresets` names a storage.
+    public mutating func cameraPreset(_ request: CameraPresetRequest, at time: Double) -> [UInt8] { [] }
 }
 
 /// What a driver learned from the stand.
@@ -68,6 +80,8 @@ public enum DriverReport: Sendable, Equatable {
     case fault(Fault)
     /// The stand refused a command (or did not acknowledge it in time).
     case refused(command: UInt8, reason: String)
+    /// A `cameraPreset` request's outcome: the slot stored in or removed from, or why not.
+    case cameraPreset(CameraPresetRequest, Result<CameraPresetSlot, CameraPresetRefusal>)
     /// Bytes that did not decode (counted, otherwise ignored).
     case garbage(FrameError)
     /// A report that decoded but cannot be true (a battery level of NaN or 1.5, a battery the stand

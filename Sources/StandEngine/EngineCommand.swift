@@ -1,4 +1,5 @@
 import DockCore
+import DockDrivers
 import DockProtocol
 import DockTracking
 
@@ -39,13 +40,16 @@ public enum EngineCommand: Sendable {
     /// A sweep or a tour, until it ends, `endPan`, a client's motion or a stop.
     case pan(Pan)
     case endPan
+    /// Store a preset in the camera or remove one from it (drivers whose `cameraPresets` names a
+    /// storage). Not leased: it moves nothing, as `preset.save` reads and moves nothing.
+    case cameraPreset(CameraPresetRequest)
 
     /// Commands that change what the stand does take the client's lease (another client's only with force).
     var isLeased: Bool {
         switch self {
         case .setTracking, .velocity, .orient, .play, .limits, .cancel, .framing, .regionOfInterest, .select, .selectAt, .camera,
              .lostPolicy, .pan, .endPan: true
-        case .stop, .resume, .observe, .releaseLease: false
+        case .stop, .resume, .observe, .releaseLease, .cameraPreset: false
         }
     }
 
@@ -97,6 +101,8 @@ public enum CommandResult: Sendable, Equatable {
     /// `confirmed`: the stand acknowledged the STOP (false: it did not within the bound, or the
     /// link is down — then it stops on its own heartbeat timeout).
     case stopped(confirmed: Bool)
+    /// Where the camera stored the preset, or the one it removed.
+    case cameraPreset(CameraPresetSlot)
 }
 
 /// Why a command was refused; the API turns each into its DockKit-like JSON-RPC error.
@@ -112,6 +118,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     case motionFailed(String)
     /// A stop holds the stand: by whom.
     case stopped(by: ClientRef?, stand: String)
+    /// The camera did not store or remove a preset: its error, or no answer.
+    case cameraRefused(String)
 
     public var description: String {
         switch self {
@@ -124,6 +132,7 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case .busy(let holder, let stand):
             "busy: stand \(stand) is controlled by \(holder.pid.map { "process \($0)" } ?? "another client"); pass \"force\": true to take over"
         case .motionFailed(let detail): "motion failed: \(detail)"
+        case .cameraRefused(let detail): "the camera refused: \(detail)"
         case .stopped(let by, let stand):
             "motion failed: stand \(stand) was stopped by \(by.map { $0.pid.map { "process \($0)" } ?? "client \($0.id)" } ?? "the daemon"); "
                 + "motion.resume (by that client or the lease holder) lets it move again"

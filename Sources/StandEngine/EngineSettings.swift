@@ -27,6 +27,9 @@ public struct EngineSettings: Sendable {
     public var defaults = StandDefaults()
     /// How long a LIMITS may wait for its acknowledgement (the driver resends meanwhile), s.
     public var acknowledgementTimeout = 1.5
+    /// How long a camera preset request may wait for the driver's answer (VISCA gives up on its
+    /// own after about 2 s, an ONVIF request after its HTTP timeout), s.
+    public var cameraPresetTimeout = 10.0
     /// The sweep a custom button starts and stops (nil: the buttons are only reported).
     public var buttonSweep: ButtonSweep?
 

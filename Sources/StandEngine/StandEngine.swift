@@ -98,6 +98,7 @@ public struct StandEngine: Sendable {
     /// The lease's limits before the LIMITS the stand has not acknowledged yet: what the stand keeps
     /// if it refuses them (LIMITS is all or nothing). nil once none is awaited.
     private var limitsBeforeUnacknowledged: [Axis: LimitRequest]?
+    private var cameraPresetReplies = CameraPresetReplies()
 
     public init(driver: any StandDriver, settings: EngineSettings, fallbackName: String) {
         self.driver = driver
@@ -130,6 +131,7 @@ public struct StandEngine: Sendable {
         }
         for pending in pendingStops { due = min(due, pending.deadline) }
         for pending in pendingLimits { due = min(due, pending.deadline) }
+        if let deadline = cameraPresetReplies.nextDeadline { due = min(due, deadline) }
         return due
     }
 
@@ -168,6 +170,7 @@ public struct StandEngine: Sendable {
         }
         answerStops(at: now, &out)
         answerLimits(at: now, &out)
+        cameraPresetReplies.expire(at: now, &out)
         if !driver.awaitsAcknowledgement(of: .limits) { limitsBeforeUnacknowledged = nil }
         publishPhase(at: now, &out)
         return out
@@ -191,6 +194,7 @@ public struct StandEngine: Sendable {
         motion = nil
         limitsBeforeUnacknowledged = nil
         panPlanner = nil
+        cameraPresetReplies.linkClosed(stand: name, &out)
         if wasConnected {
             out.log(.warning, "stand disconnected", ["reason": lastError ?? reason])
             out.notifications.append(.disconnected(reason: lastError ?? reason))
@@ -289,6 +293,9 @@ public struct StandEngine: Sendable {
             publish(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text), at: now, &out)
         case .refused(let command, let reason):
             refused(command: command, reason: reason, at: now, &out)
+        case .cameraPreset(let request, let result):
+            if case .failure(let refusal) = result { out.log(.warning, "the camera refused a preset request", ["request": "\(request)", "reason": refusal.description]) }
+            cameraPresetReplies.answered(request, result, &out)
         case .rejected(let problem):
             counters.implausibleReports += 1
             reportImplausible("rejected an impossible report: \(problem)", at: now, &out)
@@ -673,6 +680,13 @@ public struct StandEngine: Sendable {
                 try setLimits(requests, token: token, at: now, &out)
                 return
             }
+            if case .cameraPreset(let request) = command {
+                guard linkState == .connected else { throw .notConnected(stand: name) }
+                guard driver.cameraPresets != nil else { throw .notSupported("the \(driver.name) driver keeps no presets in this camera") }
+                cameraPresetReplies.expect(request, token: token, until: now + settings.cameraPresetTimeout)
+                out.write(driver.cameraPreset(request, at: now))
+                return
+            }
             out.reply(token, .success(try execute(command, from: client, at: now, &out)))
         } catch {
             out.reply(token, .failure(error))
@@ -735,7 +749,7 @@ public struct StandEngine: Sendable {
         case .releaseLease:
             release(client.id, reason: "client \(client.id) released its lease", at: now, &out)
             return .ok
-        case .stop:
+        case .stop, .cameraPreset:
             return .ok  // handled by `run`
         case .lostPolicy(let policy):
             lostWatch = LostSubjectWatch(policy: policy)
@@ -907,6 +921,9 @@ public struct StandEngine: Sendable {
     }
 
     public var driverCounters: DriverCounters { driver.counters }
+
+    /// How the camera keeps presets of its own (nil: it keeps none dockd uses).
+    public var cameraPresets: CameraPresetStorage? { driver.cameraPresets }
 
     public var batteryReports: [BatteryReport] { batteries.keys.sorted().compactMap { batteries[$0].map(batteryReport) } }
 

@@ -355,7 +355,7 @@ actor ProbeState {
         case .fault(let f):
             count("fault")
             emit(["t": JSONValue(t), "report": "fault", "code": JSONValue(f.code), "text": JSONValue(f.text)])
-        case .imu, .event, .battery:
+        case .imu, .event, .battery, .cameraPreset:
             count("other")
         }
         return []

@@ -59,17 +59,21 @@ struct PresetCommand: ParsableCommand {
 
         func run() throws {
             try dockctl.run {
-                _ = try connection.call(.presetDelete, ["name": .string(name)], choice: .changes)
+                let result = try connection.call(.presetDelete, ["name": .string(name)], choice: .changes).result
+                if let why = result["camera_error"]?.string { note("the camera still holds its copy: \(why)") }
                 if connection.json { Output.json(["name": .string(name), "deleted": true]) } else { Output.line("deleted preset \(name)") }
             }
         }
     }
 
     static func print(_ preset: JSONValue, json: Bool) {
+        if let why = preset["camera_error"]?.string { note("saved in dockd, not in the camera: \(why)") }
         if json { Output.json(preset); return }
         func angle(_ key: String) -> String { preset[key].flatMap { $0.double == nil ? nil : "\(key) \(Output.number($0))" } ?? "\(key) -" }
         let zoom = preset["zoom"].flatMap { $0.double == nil ? nil : ", zoom \(Output.number($0))" } ?? ""
         let builtIn = preset["saved"]?.bool == false ? " (built in)" : ""
-        Output.line("\(preset["name"]?.string ?? "?"): \(angle("yaw")), \(angle("pitch")) rad\(zoom)\(builtIn)")
+        let camera = preset["camera"]?["memory"].map { ", camera memory \(Output.number($0))" }
+            ?? preset["camera"]?["token"]?.string.map { ", camera token \($0)" } ?? ""
+        Output.line("\(preset["name"]?.string ?? "?"): \(angle("yaw")), \(angle("pitch")) rad\(zoom)\(camera)\(builtIn)")
     }
 }

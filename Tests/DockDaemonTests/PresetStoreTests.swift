@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import DockDaemon
+import DockDrivers
 import DockJSON
 import Testing
 
@@ -27,6 +28,37 @@ struct PresetStoreTests {
         #expect(throws: RPCError.invalidParameter("stand ptz-1: home is the built-in home pose (nothing saved to delete)", field: "name")) {
             try next.delete("home", for: "ptz-1")
         }
+    }
+
+    @Test func cameraSlotsAreKeptInTheFileAndAFileWithABadOneIsNotUsed() throws {
+        let directory = temporaryDirectory()
+        let store = PresetStore(directory: directory)
+        try store.save(Preset(yaw: 0.1, pitch: 0, zoom: 2, camera: .memory(7)), as: "stage", for: "ptz-1")
+        try store.save(Preset(yaw: 0.2, pitch: 0, zoom: nil, camera: .token("Preset3")), as: "desk", for: "onvif-1")
+        let next = PresetStore(directory: directory)
+        #expect(next.presets(of: "ptz-1")["stage"]?.camera == .memory(7))
+        #expect(next.presets(of: "onvif-1")["desk"]?.camera == .token("Preset3"))
+        let bad: [JSONValue] = [["memory": JSONValue(256)], ["memory": JSONValue(1.5)], ["token": JSONValue("")],
+                                ["memory": JSONValue(1), "token": JSONValue("a")], JSONValue(3)]
+        for camera in bad {
+            let value: JSONValue = ["stands": ["s": ["p": ["yaw": JSONValue(0), "pitch": JSONValue(0), "camera": camera]]]]
+            #expect(throws: RPCError.self, "\(camera)") { try PresetStore.decode(value) }
+        }
+    }
+
+    @Test func aNameKeepsItsMemoryAndANewOneTakesTheLowestFreeOneNotHeldByASaveUnderWay() throws {
+        let store = PresetStore(directory: temporaryDirectory())
+        try store.save(Preset(yaw: 0, pitch: 0, zoom: nil, camera: .memory(0)), as: "a", for: "s")
+        try store.save(Preset(yaw: 0, pitch: 0, zoom: nil, camera: .memory(2)), as: "b", for: "s")
+        #expect(store.reserveMemory(for: "b", of: "s", in: 0...3) == 2, "its own")
+        store.release(memory: 2, of: "s")
+        #expect(store.reserveMemory(for: "c", of: "s", in: 0...3) == 1)
+        #expect(store.reserveMemory(for: "d", of: "s", in: 0...3) == 3, "1 is held by c's save")
+        #expect(store.reserveMemory(for: "e", of: "s", in: 0...3) == nil, "none free")
+        store.release(memory: 1, of: "s")
+        #expect(store.reserveMemory(for: "e", of: "s", in: 0...3) == 1)
+        #expect(store.reserveMemory(for: "a", of: "s", in: 1...3) == nil, "a's memory 0 is outside the range: a new one, none free")
+        #expect(store.reserveMemory(for: "a", of: "other", in: 0...3) == 0, "per stand")
     }
 
     @Test func aStandKeepsAtMostAHundredPresets() throws {

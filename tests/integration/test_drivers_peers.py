@@ -122,6 +122,28 @@ def test_emulator_zooms_for_a_visca_over_ip_controller(camera):
         controller.close_connection()
 
 
+def test_emulator_keeps_presets_for_a_visca_over_ip_controller(camera):
+    """CAM_Memory as visca-over-ip sends it: Set keeps where the head is, Recall goes back there,
+    Reset forgets it (a Recall of a forgotten memory leaves the head where it is)."""
+    from visca_over_ip import Camera
+    cam, link = camera(link="udp")
+    controller = Camera(EMULATOR_HOST)
+    try:
+        controller.pantilt(24, 20, 1000, -200)
+        wait_until(lambda: controller.get_pantilt_position() == (1000, -200), 3, "absolute move")
+        controller.save_preset(5)
+        controller.pantilt_home()
+        wait_until(lambda: controller.get_pantilt_position() == (0, 0), 3, "home")
+        controller.recall_preset(5)
+        wait_until(lambda: controller.get_pantilt_position() == (1000, -200), 3, "the preset recalled")
+        assert set(cam.memories) == {5}
+        controller._send_command("04 3F 00 05")  # Reset: visca-over-ip has no method for it
+        wait_until(lambda: not cam.memories, 3, "memory 5 reset")
+        assert cam.counts["errors"] == 0
+    finally:
+        controller.close_connection()
+
+
 def test_emulator_moves_from_when_each_drive_arrived_even_when_its_physics_thread_does_not_run():
     """On a busy machine the emulator's physics thread can miss its 5 ms ticks for a long while.
     A real camera still turns from the moment a drive arrives and answers where it is now: so must

@@ -128,7 +128,7 @@ def test_home_is_the_home_pose_until_a_client_saves_its_own(rig):
     c = rig.client()
     rig.connected_stand(c)
     c.result("subscribe", {"topics": ["motion"], "motion_rate": 50})
-    assert c.result("preset.list") == [{"name": "home", "yaw": 0, "pitch": 0, "zoom": None, "saved": False}]
+    assert c.result("preset.list") == [{"name": "home", "yaw": 0, "pitch": 0, "zoom": None, "camera": None, "saved": False}]
     move(c, "motion.orient", {"yaw": 0.6, "pitch": -0.25, "duration": 1})
     move(c, "preset.recall", {"name": "home", "duration": 1})
     assert miss(settled(c), {"yaw": 0, "pitch": 0}) < TENTH_OF_A_DEGREE
@@ -251,7 +251,7 @@ def test_a_visca_camera_returns_to_its_preset_to_a_tenth_of_a_degree_and_after_a
     after = miss(truth(cam), at_save)
     print(f"VISCA after a restart of dockd: miss {math.degrees(after):.4f}° in the camera's own position")
     assert after < TENTH_OF_A_DEGREE
-    assert json.loads((dockd.state / "presets.json").read_text())["stands"]["ptz-1"]["stage"] == {k: stage[k] for k in ("yaw", "pitch", "zoom")}
+    assert json.loads((dockd.state / "presets.json").read_text())["stands"]["ptz-1"]["stage"] == {k: stage[k] for k in ("yaw", "pitch", "zoom", "camera")}
     c.close()
 
 

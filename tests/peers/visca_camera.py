@@ -26,7 +26,12 @@ limits in force (mechanical range, or what Pan-tiltLimitSet set); a drive keeps 
 Tele/Wide variable `8x 01 04 07 2p/3p FF` at the profile's speed p (units/s) until Stop `… 07 00 FF`
 or an end, CAM_Zoom Direct `8x 01 04 47 0p 0q 0r 0s FF` at the fastest speed (completed when
 there), CAM_ZoomPosInq `8x 09 04 47 FF` answered `y0 50 0p 0q 0r 0s FF`; `zoom_scale` makes the
-lens faster or slower than its profile. Every message received and every reply sent is logged with its time.
+lens faster or slower than its profile. CAM_Memory Reset / Set / Recall `8x 01 04 3F 00/01/02 pp FF`
+(Sony's SRG-120DH list, p 0-F; PTZOptics-class lists, pp 00-FF): Set keeps where the head and the
+lens are in memory pp, Recall moves there at the fastest speeds, Reset forgets it; `memories` is
+how many the camera has (a higher number is a syntax error), `refuse_memory` refuses every Set as
+not executable (a camera that is full or locked). Every message received and every reply sent is
+logged with its time.
 
 Links: a pty (serial VISCA), UDP with Sony's VISCA-over-IP header, raw VISCA in UDP datagrams, or
 raw VISCA on a TCP stream. Run alone:
@@ -127,7 +132,7 @@ class Camera:
     """The camera's logic, independent of the link. `handle(msg, send)` answers through `send`."""
 
     def __init__(self, profile, address=1, ack_delay=0.002, completion_delay=0.004, inquiry_delay=0.002,
-                 pan_sign=None, tilt_sign=None, speed_scale=(1.0, 1.0), latency=0.0, zoom_scale=1.0):
+                 pan_sign=None, tilt_sign=None, speed_scale=(1.0, 1.0), latency=0.0, zoom_scale=1.0, memories=256):
         self.profile = profile
         self.address = address
         self.pan = Axis(profile["pan"], pan_sign, speed_scale[0])
@@ -145,6 +150,11 @@ class Camera:
         self.refuse_motion = None  # "syntax" | "not_executable"
         self.refuse_stop = False
         self.refuse_limits = False
+        # CAM_Memory: number -> (pan degrees, tilt degrees, zoom position or None); numbers from
+        # `memory_count` up are refused as a syntax error, and every Set while `refuse_memory`.
+        self.memory_count = memories
+        self.memories = {}
+        self.refuse_memory = False
         self.silent = False
         self.received = []  # every message received, with its payload type when over IP
         self.log = []  # (time, payload type, message) for every message received
@@ -354,6 +364,23 @@ class Camera:
             self.zoom.target = float(min(self.zoom.hi, max(self.zoom.lo, parsed[1])))
             self.sockets[s] = ("zoom_move", send)
             return self.later(self.ack_delay, send, bytes([self.reply_header, 0x40 | s, 0xFF]))
+        if kind == "memory":
+            _, function, number = parsed
+            if number >= self.memory_count:
+                return self.error(send, 0, 0x02)
+            if function == 1 and self.refuse_memory:
+                return self.error(send, s, 0x41)
+            if function == 0:
+                self.memories.pop(number, None)
+            elif function == 1:
+                self.memories[number] = (self.pan.pos, self.tilt.pos, self.zoom.pos if self.zoom else None)
+            elif number in self.memories:
+                pan_deg, tilt_deg, zoom = self.memories[number]
+                self.cancel_moves()
+                if self.zoom and zoom is not None:
+                    self.zoom.target = float(zoom)
+                return self.start_move(send, s, pan_deg, tilt_deg, self.pan.speeds[-1], self.tilt.speeds[-1])
+            return self.ack_then_complete(send, s, "memory")
         # Anything else (focus…): accepted and completed.
         return self.ack_then_complete(send, s, "other")
 
@@ -396,6 +423,8 @@ class Camera:
             if any(b > 0x0F for b in body[2:]):
                 return None
             return ("zoom_move", signed(b"\x00" + body[2:]))
+        if body[:2] == b"\x04\x3f" and len(body) == 4 and body[2] in (0, 1, 2):
+            return ("memory", body[2], body[3])
         if body[:2] == b"\x06\x01" or body[:2] in (b"\x06\x02", b"\x06\x03", b"\x06\x07"):
             return None  # a pan-tilt command of the wrong length
         return ("other",)

@@ -29,7 +29,7 @@ extension ONVIFCameraDriver {
             DriverOption("name", .text, default: nil, "the stand's id in the API (default onvif-SERIAL)"),
         ],
         hotplug: nil,
-        capabilities: [.angles, .rates, .measuredPosition],
+        capabilities: [.angles, .rates, .measuredPosition, .presets],
         make: { s in
             var settings = Settings()
             let pan = (s.number("pan_min"), s.number("pan_max")), tilt = (s.number("tilt_min"), s.number("tilt_max"))

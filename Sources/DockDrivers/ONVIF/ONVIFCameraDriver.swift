@@ -81,7 +81,7 @@ public struct ONVIFCameraDriver: StandDriver {
         case continuous(x: Double, y: Double, zoom: Double?)
         case stop
     }
-    private enum Flight { case setup, status, move(Move) }
+    private enum Flight { case setup, status, move(Move), preset(CameraPresetRequest) }
 
     private var step = Step.clock
     private var decoder = ONVIFWire.Decoder()
@@ -118,6 +118,10 @@ public struct ONVIFCameraDriver: StandDriver {
     private var lastZoomRead: Double?
     private var zoomEstimate: ONVIFPoseEstimate?
     private var queuedSetup: (path: String, body: String, flight: Flight)?
+    /// SetPreset / RemovePreset asked for and not sent yet, in the order asked.
+    private var queuedPresets: [CameraPresetRequest] = []
+    /// Outcomes known without asking the camera (a VISCA memory number asked of an ONVIF camera).
+    private var presetAnswers: [DriverReport] = []
 
     /// The longest a request may wait for its answer before the link is given up, s (the link's
     /// own timeout is shorter: this only catches an adapter that went quiet).
@@ -150,6 +154,8 @@ public struct ONVIFCameraDriver: StandDriver {
         zoomRate = 0
         lastZoomRead = nil
         zoomEstimate = nil
+        queuedPresets = []
+        presetAnswers = []
         return request(Self.devicePath, ONVIFRequests.getSystemDateAndTime, authenticate: false, .setup, at: time)
     }
 
@@ -194,6 +200,16 @@ public struct ONVIFCameraDriver: StandDriver {
             if step == .connectStop { return becomeReady(at: time) }
             estimateActed(on: move, at: time)
             return []
+        case .preset(let request):
+            switch request {
+            case .store:
+                guard let token = reply.value("PresetToken"), !token.isEmpty else {
+                    return [.cameraPreset(request, .failure(CameraPresetRefusal("SetPreset answered no PresetToken")))]
+                }
+                return [.cameraPreset(request, .success(.token(token)))]
+            case .remove(let slot):
+                return [.cameraPreset(request, .success(slot))]
+            }
         }
     }
 
@@ -214,6 +230,9 @@ public struct ONVIFCameraDriver: StandDriver {
             case .absolute, .relative: .position
             }
             return [.refused(command: type.rawValue, reason: reason)]
+        case .preset(let request):
+            counters.refused += 1
+            return [.cameraPreset(request, .failure(CameraPresetRefusal("\(request.isStore ? "SetPreset" : "RemovePreset"): \(reason)")))]
         }
     }
 
@@ -485,15 +504,32 @@ public struct ONVIFCameraDriver: StandDriver {
         if let flight = inFlight, time - flight.sentAt > Self.answerTimeout {
             return DriverOutput(reports: [.fatal("the camera did not answer in \(Self.answerTimeout) s")])
         }
-        return DriverOutput(bytes: pump(at: time))
+        defer { presetAnswers = [] }
+        return DriverOutput(bytes: pump(at: time), reports: presetAnswers)
+    }
+
+    // MARK: - Presets
+
+    /// ONVIF cameras name their presets: dockd keeps the PresetToken SetPreset answers. One
+    /// without presets (MaximumNumberOfPresets 0) answers with a Fault, reported as its refusal.
+    public var cameraPresets: CameraPresetStorage? { .tokens }
+
+    public mutating func cameraPreset(_ request: CameraPresetRequest, at time: Double) -> [UInt8] {
+        if let slot = request.slot, slot.token == nil {
+            presetAnswers.append(.cameraPreset(request, .failure(CameraPresetRefusal("an ONVIF camera keeps presets by token, not \(slot)"))))
+            return []
+        }
+        queuedPresets.append(request)
+        return pump(at: time)
     }
 
     public var nextDeadline: Double? {
         // A request in flight: nothing is due but its answer's timeout, judged with `>` (the
         // answer itself comes as bytes).
         if let flight = inFlight { return flight.sentAt + Self.answerTimeout + 1e-6 }
-        if queuedSetup != nil { return -.infinity }
+        if queuedSetup != nil || !presetAnswers.isEmpty { return -.infinity }
         guard step == .ready else { return nil }
+        if !queuedPresets.isEmpty { return -.infinity }
         var deadline = nextPoll
         if let move = pending { deadline = min(deadline, move == .stop ? -.infinity : (lastMove?.time ?? -.infinity) + settings.commandInterval) }
         if let renewal = renewalTime { deadline = min(deadline, renewal) }
@@ -522,6 +558,16 @@ public struct ONVIFCameraDriver: StandDriver {
                 return pump(at: time)
             }
             return sendMove(move, at: time)
+        }
+        if !queuedPresets.isEmpty {
+            let preset = queuedPresets.removeFirst()
+            let body = switch preset {
+            case .store(let name, let slot):
+                ONVIFRequests.setPreset(profile, name: name, token: slot?.token)
+            case .remove(let slot):
+                ONVIFRequests.removePreset(profile, token: slot.token ?? "")  // a memory number was answered when asked
+            }
+            return request(ptzPath, body, authenticate: true, .preset(preset), at: time)
         }
         if let renewal = renewalTime, time >= renewal, let last = lastMove { return sendMove(last.move, at: time) }
         guard time >= nextPoll else { return [] }

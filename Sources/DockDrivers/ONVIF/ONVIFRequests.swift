@@ -36,6 +36,17 @@ enum ONVIFRequests {
         "<tptz:RelativeMove>\(token(profile))<tptz:Translation><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/>\(zoomVector(zoom))</tptz:Translation></tptz:RelativeMove>"
     }
 
+    /// Stores where the camera points as a preset named `name`: in the camera's preset `token`
+    /// (overwritten), or a new one whose token the camera answers.
+    static func setPreset(_ profile: String, name: String, token presetToken: String?) -> String {
+        "<tptz:SetPreset>\(token(profile))<tptz:PresetName>\(ONVIFSOAP.escape(name))</tptz:PresetName>"
+            + (presetToken.map { "<tptz:PresetToken>\(ONVIFSOAP.escape($0))</tptz:PresetToken>" } ?? "") + "</tptz:SetPreset>"
+    }
+
+    static func removePreset(_ profile: String, token presetToken: String) -> String {
+        "<tptz:RemovePreset>\(token(profile))<tptz:PresetToken>\(ONVIFSOAP.escape(presetToken))</tptz:PresetToken></tptz:RemovePreset>"
+    }
+
     private static func token(_ profile: String) -> String { "<tptz:ProfileToken>\(ONVIFSOAP.escape(profile))</tptz:ProfileToken>" }
 
     /// A decimal with six places and no exponent (what every camera's parser takes).

@@ -14,7 +14,7 @@ extension VISCADriver {
             DriverOption("poll_hz", .number(1...100), default: .number(20), "position inquiries a second"),
             DriverOption("name", .text, default: nil, "the stand's id in the API (default visca-ADDRESS)"),
         ],
-        capabilities: [.angles, .rates, .measuredPosition],
+        capabilities: [.angles, .rates, .measuredPosition, .presets],
         make: { s in
             let transport = Transport.allCases.first { $0.configName == s.text("transport") } ?? .serial
             return VISCADriver(profile: try VISCAProfile.load(s.text("profile") ?? "generic-ptzoptics"), address: UInt8(s.integer("address")),

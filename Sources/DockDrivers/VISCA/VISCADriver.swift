@@ -17,6 +17,11 @@ import DockProtocol
 /// latest answer (measured).
 /// A velocity or position that names no zoom leaves the zoom as it is.
 ///
+/// Presets, where the profile names `presetMemories`: a `cameraPreset` request becomes CAM_Memory
+/// Set or Reset of the memory number dockd chose, in the command lane ahead of drives (a preset is
+/// rare and must not wait behind a tracking's stream of drives); its Completion or error is
+/// reported as `.cameraPreset`. One that meets a full buffer or an IF_Clear is sent again.
+///
 /// Safety first:
 /// - every connect clears the interface, stops the camera (a drive left running by a crash keeps
 ///   going otherwise: VISCA has no heartbeat), writes the limits, then reads the position; nothing
@@ -90,6 +95,8 @@ public struct VISCADriver: StandDriver {
     private var speedScale = VISCASpeedScale()
     /// The zoom command not sent yet (Tele/Wide, its Stop, or a Zoom Direct): the newest wins.
     private var queuedZoom: VISCAMessage?
+    /// CAM_Memory Set/Reset asked for and not sent yet, in the order asked.
+    private var queuedMemories: [VISCAMessage] = []
     /// The CAM_Zoom Tele/Wide/Stop in force on the camera, as sent (the same one is not sent again).
     private var zoomDriveInForce: [UInt8]?
     private var zoomStopWanted = false
@@ -175,6 +182,7 @@ public struct VISCADriver: StandDriver {
         reportedBadAnswer = false
         speedScale.reset()
         queuedZoom = nil
+        queuedMemories = []
         zoomDriveInForce = nil
         zoomStopWanted = false
         zoomPollDue = false
@@ -268,6 +276,24 @@ public struct VISCADriver: StandDriver {
         default:
             return []
         }
+    }
+
+    public var cameraPresets: CameraPresetStorage? { profile.presetMemories.map { .memories($0) } }
+
+    public mutating func cameraPreset(_ request: CameraPresetRequest, at time: Double) -> [UInt8] {
+        let function: VISCA.MemoryFunction = if case .store = request { .set } else { .reset }
+        let slot = request.slot
+        guard phase == .running else {
+            deferred.append(.cameraPreset(request, .failure(CameraPresetRefusal("the camera is not connected"))))
+            return []
+        }
+        guard case .memory(let number)? = slot, let range = profile.presetMemories, range.contains(number) else {
+            let range = profile.presetMemories.map { " \($0.lowerBound)…\($0.upperBound)" } ?? "s"
+            deferred.append(.cameraPreset(request, .failure(CameraPresetRefusal("the profile \(profile.name) stores presets in memory\(range) only, not \(slot.map { "\($0)" } ?? "a new slot")"))))
+            return []
+        }
+        queuedMemories.append(VISCAMessage(kind: .memory(request), payload: VISCA.memory(address: address, function, number: number), command: 0))
+        return pump(at: time)
     }
 
     public mutating func tick(at time: Double) -> DriverOutput {
@@ -437,6 +463,8 @@ public struct VISCADriver: StandDriver {
                 }
             } else if phase != .setup && !limitMessages.isEmpty {
                 out += transmit(limitMessages.removeFirst(), at: time)
+            } else if phase == .running && !queuedMemories.isEmpty {
+                out += transmit(queuedMemories.removeFirst(), at: time)
             } else if phase == .running, let next = queued, !refusals.active(at: time) {
                 queued = nil
                 out += transmit(next, at: time)
@@ -499,6 +527,7 @@ public struct VISCADriver: StandDriver {
         case .limit: limitMessages.insert(message, at: 0)
         case .zoomDrive, .zoomMove: if queuedZoom == nil && !zoomStopWanted { queuedZoom = message }
         case .zoomStop: zoomStopWanted = true
+        case .memory: queuedMemories.insert(message, at: 0)
         case .poll, .zoomPoll: break
         }
     }
@@ -557,6 +586,9 @@ public struct VISCADriver: StandDriver {
             }
             if kind == .drive { driveInForce = nil }
             if kind == .zoomDrive || kind == .zoomStop { zoomDriveInForce = nil }
+            if let request = flight.message.memoryRequest {
+                reports.append(.cameraPreset(request, .failure(CameraPresetRefusal("CAM_Memory: \(flight.acked ? "no completion" : "no answer")"))))
+            }
             if flight.message.command != 0 {
                 reports.append(.refused(command: flight.message.command, reason: flight.acked ? "no completion" : "no answer"))
             }
@@ -719,6 +751,7 @@ public struct VISCADriver: StandDriver {
         case .completion:
             exchange.commands.remove(at: index)
             completed(flight)
+            if let request = flight.message.memoryRequest, let slot = request.slot { reports.append(.cameraPreset(request, .success(slot))) }
         case .error(_, let code):
             exchange.commands.remove(at: index)
             failed(flight, code: code, at: time, into: &reports)
@@ -731,8 +764,8 @@ public struct VISCADriver: StandDriver {
         switch flight.message.kind {
         case .ifClear:
             // The camera's command buffers are empty: what was in them is gone (a drive must not be
-            // resent; limits are written again).
-            for other in exchange.commands where other.message.kind == .limit { requeue(other.message) }
+            // resent; limits and memories are written again).
+            for other in exchange.commands where other.message.kind == .limit || other.message.memoryRequest != nil { requeue(other.message) }
             exchange.commands.removeAll { !$0.message.isUrgent && !$0.message.isSetup }
             exchange.move = nil
             exchange.zoomMove = nil
@@ -749,7 +782,7 @@ public struct VISCADriver: StandDriver {
             busy.reset()
         case .limit:
             busy.reset()
-        case .addressSet, .resetSequence, .poll, .zoomPoll, .zoomMove:
+        case .addressSet, .resetSequence, .poll, .zoomPoll, .zoomMove, .memory:
             break
         }
     }
@@ -775,7 +808,13 @@ public struct VISCADriver: StandDriver {
             requeue(flight.message)
             return
         }
-        if code == 0x04 || code == 0x05 { return }  // cancelled (by our Stop or IF_Clear): bookkeeping only
+        if code == 0x04 && flight.message.memoryRequest != nil {
+            // A CAM_Memory cancelled by an IF_Clear it overtook: send it again.
+            requeue(flight.message)
+            return
+        }
+        // Cancelled (by our Stop or IF_Clear): bookkeeping only.
+        if (code == 0x04 || code == 0x05) && flight.message.memoryRequest == nil { return }
         switch flight.message.kind {
         case .addressSet, .resetSequence:
             _ = fatal("VISCA camera refused setup: \(reason)", into: &reports)
@@ -799,6 +838,9 @@ public struct VISCADriver: StandDriver {
         case .limit:
             counters.refused += 1
             reports.append(.refused(command: flight.message.command, reason: "Pan-tiltLimitSet: \(reason)"))
+        case .memory(let request):
+            counters.refused += 1
+            reports.append(.cameraPreset(request, .failure(CameraPresetRefusal("CAM_Memory: \(reason)"))))
         case .poll, .zoomPoll:
             break
         }

@@ -21,6 +21,8 @@ struct VISCAMessage: Equatable, Sendable {
         case zoomStop
         /// CAM_ZoomPosInq.
         case zoomPoll
+        /// CAM_Memory Set or Reset asked for by this `cameraPreset` request (its outcome is reported).
+        case memory(CameraPresetRequest)
     }
 
     var kind: Kind
@@ -45,6 +47,7 @@ struct VISCAMessage: Equatable, Sendable {
 
     var isStop: Bool { if case .stop = kind { true } else { false } }
     var isInquiry: Bool { kind == .poll || kind == .zoomPoll }
+    var memoryRequest: CameraPresetRequest? { if case .memory(let request) = kind { request } else { nil } }
 }
 
 /// A message on the wire, waiting for its answer.

@@ -88,6 +88,16 @@ public enum VISCA {
         return [0x80 | address, 0x01, 0x04, 0x07, code, 0xFF]
     }
 
+    /// CAM_Memory Reset / Set / Recall (`8x 01 04 3F 0f pp FF`, f 0 / 1 / 2) of memory `number`:
+    /// Sony's 0…F, the PTZOptics class's 00…FF.
+    public enum MemoryFunction: UInt8, Sendable {
+        case reset = 0, set = 1, recall = 2
+    }
+
+    public static func memory(address: UInt8, _ function: MemoryFunction, number: Int) -> [UInt8] {
+        [0x80 | address, 0x01, 0x04, 0x3F, function.rawValue, UInt8(clamping: number), 0xFF]
+    }
+
     /// The corner a Pan-tiltLimitSet / LimitClear names (VISCA's `W`).
     public enum LimitCorner: UInt8, Sendable {
         case downLeft = 0, upRight = 1

@@ -119,6 +119,9 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
     public var limitSet: Bool?
     /// The optical zoom, for a camera that has one: dockd then drives it as the stand's zoom axis.
     public var zoom: VISCAZoomProfile?
+    /// The CAM_Memory numbers dockd may store its presets in (`[first, last]` in the JSON): the
+    /// camera's range less the numbers it gives another meaning. nil: dockd stores none in the camera.
+    public var presetMemories: ClosedRange<Int>?
     /// Where the values come from, in a sentence.
     public var source: String?
     /// Where each figure comes from: `"pan.speeds": "cited: <document>"`, `"estimate: <why>"` or
@@ -127,9 +130,10 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
 
     public init(name: String, vendor: String, model: String, pan: AxisProfile, tilt: AxisProfile, replyTimeout: Double? = nil,
                 absoluteSpeed: AbsoluteSpeed? = nil, limitSet: Bool? = nil, zoom: VISCAZoomProfile? = nil,
-                source: String? = nil, provenance: [String: String]? = nil) {
+                presetMemories: ClosedRange<Int>? = nil, source: String? = nil, provenance: [String: String]? = nil) {
         self.name = name; self.vendor = vendor; self.model = model; self.pan = pan; self.tilt = tilt
         self.replyTimeout = replyTimeout; self.absoluteSpeed = absoluteSpeed; self.limitSet = limitSet; self.zoom = zoom
+        self.presetMemories = presetMemories
         self.source = source; self.provenance = provenance
     }
 
@@ -141,13 +145,18 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
     public static let zoomFigures = ["zoom.positions", "zoom.magnifications", "zoom.speeds", "zoom.maxAccel"]
 
     /// What this profile's `provenance` must account for.
-    public var figuresToAccountFor: [String] { Self.figures + (zoom == nil ? [] : Self.zoomFigures) }
+    public var figuresToAccountFor: [String] {
+        Self.figures + (zoom == nil ? [] : Self.zoomFigures) + (presetMemories == nil ? [] : ["presetMemories"])
+    }
 
     public func validate() throws(VISCAProfileError) {
         try pan.validate("pan")
         try tilt.validate("tilt")
         try zoom?.validate()
         if let t = replyTimeout, !(t > 0 && t <= 5) { throw .invalid("replyTimeout must be in (0, 5] s") }
+        if let m = presetMemories, m.lowerBound < 0 || m.upperBound > 0xFF {
+            throw .invalid("presetMemories must lie in [0, 255] (CAM_Memory's one byte)")
+        }
         for (figure, origin) in provenance ?? [:] {
             guard figuresToAccountFor.contains(figure) else { throw .invalid("provenance names an unknown figure \(figure)") }
             guard ["cited:", "estimate:", "measured:"].contains(where: origin.hasPrefix) else {

@@ -1,0 +1,165 @@
+"""Presets dockd also keeps in the camera, through the real dockd and the VISCA camera emulator
+(tests/peers/visca_camera.py, CAM_Memory): a save stores the preset in the memory dockd names in
+its reply, another controller (visca-over-ip, from PyPI) recalls it there, a delete resets it, a
+refusal reaches the caller while dockd's preset is still saved, and the memory numbers survive a
+restart of dockd in presets.json; and through the ONVIF camera emulator (tests/peers/onvif_camera.py):
+SetPreset's token kept and reused, RemovePreset on delete, a camera without room heard by the caller."""
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Client, wait_for
+from test_presets import GENERIC, TENTH_OF_A_DEGREE, ViscaDockd, dockctl, miss, move, settled, truth
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "peers"))
+import visca_camera as vc  # noqa: E402
+
+EMULATOR_HOST = "127.0.0.2"  # visca-over-ip binds 0.0.0.0:52381
+
+
+@pytest.fixture
+def visca(tmp_path):
+    made = []
+
+    def make(**camera_options):
+        cam = vc.Camera(vc.load_profile(GENERIC), **camera_options)
+        link = vc.PtyLink(cam).start()
+        dockd = ViscaDockd(tmp_path, link)
+        made.append((link, dockd))
+        c = Client(dockd.socket)
+        c.result("subscribe", {"topics": ["motion"], "motion_rate": 50})
+        return cam, dockd, c
+    yield make
+    for link, dockd in made:
+        dockd.stop()
+        link.stop()
+
+
+def in_memory(cam, number):
+    """Where memory `number` of the emulated camera points, in dockd's terms."""
+    pan, tilt, _ = cam.memories[number]
+    return {"yaw": -math.radians(pan), "pitch": math.radians(tilt)}
+
+
+def test_a_saved_preset_is_in_the_memory_dockd_names_another_controller_recalls_it_and_delete_resets_it(visca):
+    from visca_over_ip import Camera
+    cam, dockd, c = visca()
+    move(c, "motion.orient", {"yaw": 0.4, "pitch": 0.15, "duration": 1})
+    settled(c)
+    stage = c.result("preset.save", {"name": "stage"})
+    assert stage["camera"] == {"memory": 0} and "camera_error" not in stage, stage
+    assert miss(in_memory(cam, 0), stage) < TENTH_OF_A_DEGREE, (cam.memories, stage)
+    move(c, "motion.orient", {"yaw": -0.3, "pitch": -0.1, "duration": 1})
+    settled(c)
+    desk = c.result("preset.save", {"name": "desk"})
+    assert desk["camera"] == {"memory": 1}, desk
+    listed = {p["name"]: p for p in c.result("preset.list")}
+    assert listed["stage"]["camera"] == {"memory": 0} and listed["home"]["camera"] is None, listed
+
+    # Another controller, on the camera's VISCA-over-IP port, recalls dockd's preset by its number.
+    udp = vc.UdpLink(cam, EMULATOR_HOST, 52381).start()
+    controller = Camera(EMULATOR_HOST)
+    try:
+        controller.recall_preset(0)
+        wait_for(lambda: miss(truth(cam), stage) < TENTH_OF_A_DEGREE, 10, "the camera at the stage preset")
+    finally:
+        controller.close_connection()
+        udp.stop()
+
+    assert c.result("preset.save", {"name": "desk"})["camera"] == {"memory": 1}, "a name keeps its memory"
+    assert c.result("preset.delete", {"name": "stage"}) == {"ok": True}
+    wait_for(lambda: 0 not in cam.memories, 5, "memory 0 reset")
+    assert 1 in cam.memories
+    assert c.result("preset.save", {"name": "wide"})["camera"] == {"memory": 0}, "the lowest free memory"
+    assert c.result("preset.save", {"name": "home"})["camera"] is None, "home is not stored in the camera"
+    c.close()
+
+
+def test_a_camera_that_refuses_says_so_in_the_reply_and_the_preset_is_saved_all_the_same(visca):
+    cam, dockd, c = visca(memories=2)
+    for name in ("one", "two"):
+        assert c.result("preset.save", {"name": name})["camera"] is not None
+    full = c.result("preset.save", {"name": "three"})
+    assert full["camera"] is None and "syntax error" in full["camera_error"], full
+    assert full["saved"] is True
+    cam.refuse_memory = True
+    refused = c.result("preset.save", {"name": "one"})
+    assert refused["camera"] is None and "not executable" in refused["camera_error"], refused
+    listed = {p["name"]: p for p in c.result("preset.list")}
+    assert listed["three"]["saved"] and listed["three"]["camera"] is None and listed["one"]["camera"] is None, listed
+    stored = json.loads((dockd.state / "presets.json").read_text())["stands"]["ptz-1"]
+    assert stored["three"]["camera"] is None and stored["two"]["camera"] == {"memory": 1}, stored
+    c.close()
+
+
+def test_the_camera_memories_are_kept_in_presets_json_across_a_restart_of_dockd(visca):
+    cam, dockd, c = visca()
+    assert c.result("preset.save", {"name": "stage"})["camera"] == {"memory": 0}
+    move(c, "motion.orient", {"yaw": -0.3, "pitch": -0.1, "duration": 1})
+    settled(c)
+    assert c.result("preset.save", {"name": "desk"})["camera"] == {"memory": 1}
+    c.close()
+    dockd.stop()
+    c = dockd.start()
+    stored = json.loads((dockd.state / "presets.json").read_text())["stands"]["ptz-1"]
+    assert stored["stage"]["camera"] == {"memory": 0} and stored["desk"]["camera"] == {"memory": 1}, stored
+    listed = {p["name"]: p for p in c.result("preset.list")}
+    assert listed["desk"]["camera"] == {"memory": 1}, listed
+    printed = dockctl(dockd.socket, "preset", "list")
+    assert printed.returncode == 0 and "camera memory 1" in printed.stdout.splitlines()[0], printed
+    assert c.result("preset.delete", {"name": "desk"}) == {"ok": True}
+    wait_for(lambda: 1 not in cam.memories, 5, "memory 1 reset after the restart")
+    assert 0 in cam.memories
+    assert c.result("preset.save", {"name": "desk"})["camera"] == {"memory": 1}
+    c.close()
+
+
+# -- an ONVIF camera (tests/peers/onvif_camera.py): SetPreset answers the token, RemovePreset takes it
+
+@pytest.fixture
+def onvif(tmp_path):
+    from test_onvif_driver import Rig
+    rigs = []
+
+    def make(**camera):
+        state = tmp_path / "state"
+        state.mkdir()
+        r = Rig(tmp_path, options=f'\n[daemon]\nstate_directory = "{state}"\n', **camera)
+        rigs.append(r)
+        r.connected()
+        r.client.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+        return r
+    yield make
+    for r in rigs:
+        r.close()
+
+
+def test_an_onvif_camera_keeps_the_preset_under_the_token_dockd_reports_and_delete_removes_it(onvif):
+    r = onvif()
+    c = r.client
+    move(c, "motion.orient", {"yaw": 0.3, "pitch": 0.1, "duration": 1.5})
+    stage = c.result("preset.save", {"name": "stage"})
+    token = stage["camera"]["token"]
+    with r.cam.lock:
+        assert r.cam.presets[token][0] == "stage", r.cam.presets
+        assert r.cam.presets[token][1][:2] == r.cam.generic()[:2]
+    assert c.result("preset.save", {"name": "stage"})["camera"] == {"token": token}, "saved again in its own token"
+    with r.cam.lock:
+        assert len(r.cam.presets) == 1, r.cam.presets
+    assert c.result("preset.delete", {"name": "stage"}) == {"ok": True}
+    with r.cam.lock:
+        assert token not in r.cam.presets, r.cam.presets
+
+
+def test_an_onvif_camera_with_no_room_refuses_and_the_caller_hears_its_fault(onvif):
+    r = onvif(presets=1)
+    c = r.client
+    assert c.result("preset.save", {"name": "one"})["camera"] is not None
+    two = c.result("preset.save", {"name": "two"})
+    assert two["camera"] is None and "no room for another preset" in two["camera_error"], two
+    assert {p["name"] for p in c.result("preset.list")} == {"home", "one", "two"}
