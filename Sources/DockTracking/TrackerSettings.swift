@@ -31,7 +31,7 @@ public struct TrackerSettings: Sendable, Hashable {
     /// a nearer person (or a small false detection) passing its prediction is not it.
     public var reacquisitionSizeRatio: Double = 1.5
     /// A track is established — worth selecting and framing automatically — once it was measured
-    /// in at least `establishedHits` frames over at least `establishedAge` seconds: a false
+    /// in at least `establishedHits` frames in a row, over at least `establishedAge` seconds: a false
     /// detection lasting a few frames never is.
     public var establishedHits: Int = 5
     public var establishedAge: Double = 0.25

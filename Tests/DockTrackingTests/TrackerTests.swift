@@ -107,6 +107,34 @@ import Testing
         #expect(tracker.subjects.count == 1)
     }
 
+    /// `ghost-face` at seed 2: a poster seen for 4 frames, then a random false detection over its
+    /// coasting box 6 frames later made a fifth hit 0.33 s after the first: "established", selected
+    /// beside the real person, and the camera framed the two.
+    @Test func aFewFramesAndOneCoincidenceAreNotASubject() {
+        var tracker = MultiSubjectTracker(seed: 5)
+        tracker.update(observations: [], time: 0)  // the session is running before the poster shows
+        var time = 0.0
+        for _ in 0..<4 {
+            time += frameInterval
+            tracker.update(observations: [body(0.3)], time: time)
+        }
+        for _ in 0..<6 {
+            time += frameInterval
+            tracker.update(observations: [], time: time)
+        }
+        time += frameInterval
+        tracker.update(observations: [body(0.32)], time: time)
+        let poster = tracker.subjects.first { abs($0.box.centerX - 0.3) < 0.05 }
+        #expect(poster != nil, "the false detection continued the poster's track")
+        #expect(poster?.isEstablished == false)
+        // Seen frame after frame for long enough, the same detections are a subject.
+        for _ in 0..<7 {
+            time += frameInterval
+            tracker.update(observations: [body(0.32)], time: time)
+        }
+        #expect(tracker.subjects.first { abs($0.box.centerX - 0.32) < 0.05 }?.isEstablished == true)
+    }
+
     @Test func faceAttributesAreSmoothedOnTheTrack() {
         var tracker = MultiSubjectTracker(seed: 4)
         let bodyBox = Box(centerX: 0, centerY: 0, width: 0.1, height: 0.3)
