@@ -39,7 +39,8 @@ public struct TrackerSettings: Sendable, Hashable {
     /// re-acquisition like a real subject).
     public var unestablishedMemory: Double = 0.3
     /// How long a person's face (or body) may go unseen, while the other part is seen, before it is
-    /// dropped from the track.
+    /// dropped from the track; a face once measured on its body is not: it follows the body
+    /// (`FaceOnBody`).
     public var faceMemory: Double = 1.0
     /// Time constant of the speaking / looking / yaw smoothing.
     public var attributeTimeConstant: Double = 0.3
