@@ -35,6 +35,18 @@ public struct ConstantVelocityAxis: Sendable, Hashable {
         positionVariance + measurementVariance
     }
 
+    /// This axis's estimate moved to `position` and `velocity`, its uncertainty scaled by `scale`:
+    /// a point carried by what this axis tracks.
+    func carrying(position: Double, velocity: Double, scale: Double) -> ConstantVelocityAxis {
+        var axis = self
+        axis.position = position
+        axis.velocity = velocity
+        axis.positionVariance *= scale * scale
+        axis.covariance *= scale * scale
+        axis.velocityVariance *= scale * scale
+        return axis
+    }
+
     public mutating func update(measurement: Double, measurementVariance: Double) {
         let innovation = measurement - position
         let innovationVariance = positionVariance + measurementVariance
@@ -74,8 +86,8 @@ public struct BoxKalmanFilter: Sendable, Hashable {
 
     /// Smallest size the filter will report, as a fraction of the size at birth, so a shrinking
     /// extrapolation never yields a degenerate box.
-    private let minimumWidth: Double
-    private let minimumHeight: Double
+    private var minimumWidth: Double
+    private var minimumHeight: Double
 
     public init(box: Box, settings: KalmanSettings) {
         self.settings = settings
@@ -100,6 +112,22 @@ public struct BoxKalmanFilter: Sendable, Hashable {
 
     /// Center velocity, units per second.
     public var velocity: (x: Double, y: Double) { (centerX.velocity, centerY.velocity) }
+
+    /// The filter of a box carried by this one (a face on its body), placed in units of this box's
+    /// width from its top centre: its centre at (`x`, `y`), its size `width` × `height`. The
+    /// carried box moves as the points it sits on and is as uncertain as this box, in proportion.
+    func carried(x: Double, y: Double, width w: Double, height h: Double) -> BoxKalmanFilter {
+        var carried = self
+        let unit = width.position, unitRate = width.velocity
+        carried.centerX = centerX.carrying(position: centerX.position + x * unit, velocity: centerX.velocity + x * unitRate, scale: 1)
+        carried.centerY = centerY.carrying(position: centerY.position - height.position / 2 + y * unit,
+                                           velocity: centerY.velocity - height.velocity / 2 + y * unitRate, scale: 1)
+        carried.width = width.carrying(position: w * unit, velocity: w * unitRate, scale: w)
+        carried.height = width.carrying(position: h * unit, velocity: h * unitRate, scale: h)
+        carried.minimumWidth = minimumWidth * w
+        carried.minimumHeight = minimumWidth * h
+        return carried
+    }
 
     public mutating func predict(dt: Double) {
         guard dt > 0 else { return }

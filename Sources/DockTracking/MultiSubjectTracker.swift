@@ -77,8 +77,10 @@ public struct MultiSubjectTracker: Sendable {
         for index in tracks.indices where !matchedTrack[index] && frame.occluders[index] != nil {
             tracks[index].lastSeenOrHidden = time
         }
+        // Hits in a row: a false detection's few frames plus a later coincidence over its coasting
+        // box (a random false positive) are not a subject.
         for index in tracks.indices where !tracks[index].isEstablished && tracks[index].lifecycle == .confirmed {
-            tracks[index].isEstablished = tracks[index].hits >= settings.establishedHits
+            tracks[index].isEstablished = tracks[index].consecutiveHits >= settings.establishedHits
                 && tracks[index].lastSeen - tracks[index].firstSeen >= settings.establishedAge
         }
         // Tentative tracks die on their first miss; lost ones when their re-acquisition window

@@ -38,6 +38,8 @@ public struct Track: Sendable {
     public internal(set) var consecutiveHits: Int
     /// Frames the track was measured in, in all.
     public internal(set) var hits: Int
+    /// Where the face sat on the body when both were last measured together.
+    private var faceOnBody: FaceOnBody?
     /// Seen often enough, for long enough, to be a subject worth framing (`TrackerSettings`): a
     /// few frames of a false detection never are.
     public internal(set) var isEstablished = false
@@ -103,6 +105,11 @@ public struct Track: Sendable {
             } else {
                 face = TrackedBox(box: seenFace.box, confidence: seenFace.confidence, time: time, settings: settings.kalman)
             }
+            if observation.body != nil, let body { faceOnBody = FaceOnBody(face: face!.box, body: body.box) }
+        } else if let known = face, observation.body != nil, let body, let faceOnBody {
+            // The face missed, its body found: the face is where the body says, once that is the
+            // better guess.
+            if let carried = faceOnBody.face(known.filter, on: body.filter) { face!.follow(carried, time: time) }
         } else if let known = face, body != nil, time - known.lastUpdateTime > settings.faceMemory {
             // A face unseen for a while coasts away from the body it belongs to; forget it rather
             // than frame or select by a stale guess.

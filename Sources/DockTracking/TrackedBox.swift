@@ -57,6 +57,14 @@ public struct TrackedBox: Sendable, Hashable {
         filterAtLastUpdate = filter
     }
 
+    /// Measured by another filter instead of a detection (a face by its body, `FaceOnBody`).
+    mutating func follow(_ estimate: BoxKalmanFilter, time: Double) {
+        filter = estimate
+        lastMeasurement = estimate.box
+        lastUpdateTime = time
+        filterAtLastUpdate = filter
+    }
+
     private func interpolate(_ from: Box, _ to: Box, _ fraction: Double) -> Box {
         Box(centerX: from.centerX + (to.centerX - from.centerX) * fraction,
             centerY: from.centerY + (to.centerY - from.centerY) * fraction,

@@ -31,7 +31,7 @@ public struct TrackerSettings: Sendable, Hashable {
     /// a nearer person (or a small false detection) passing its prediction is not it.
     public var reacquisitionSizeRatio: Double = 1.5
     /// A track is established — worth selecting and framing automatically — once it was measured
-    /// in at least `establishedHits` frames over at least `establishedAge` seconds: a false
+    /// in at least `establishedHits` frames in a row, over at least `establishedAge` seconds: a false
     /// detection lasting a few frames never is.
     public var establishedHits: Int = 5
     public var establishedAge: Double = 0.25
@@ -39,7 +39,8 @@ public struct TrackerSettings: Sendable, Hashable {
     /// re-acquisition like a real subject).
     public var unestablishedMemory: Double = 0.3
     /// How long a person's face (or body) may go unseen, while the other part is seen, before it is
-    /// dropped from the track.
+    /// dropped from the track; a face once measured on its body is not: it follows the body
+    /// (`FaceOnBody`).
     public var faceMemory: Double = 1.0
     /// Time constant of the speaking / looking / yaw smoothing.
     public var attributeTimeConstant: Double = 0.3

@@ -107,6 +107,63 @@ import Testing
         #expect(tracker.subjects.count == 1)
     }
 
+    /// `ghost-face` at seed 2: a poster seen for 4 frames, then a random false detection over its
+    /// coasting box 6 frames later made a fifth hit 0.33 s after the first: "established", selected
+    /// beside the real person, and the camera framed the two.
+    @Test func aFewFramesAndOneCoincidenceAreNotASubject() {
+        var tracker = MultiSubjectTracker(seed: 5)
+        tracker.update(observations: [], time: 0)  // the session is running before the poster shows
+        var time = 0.0
+        for _ in 0..<4 {
+            time += frameInterval
+            tracker.update(observations: [body(0.3)], time: time)
+        }
+        for _ in 0..<6 {
+            time += frameInterval
+            tracker.update(observations: [], time: time)
+        }
+        time += frameInterval
+        tracker.update(observations: [body(0.32)], time: time)
+        let poster = tracker.subjects.first { abs($0.box.centerX - 0.3) < 0.05 }
+        #expect(poster != nil, "the false detection continued the poster's track")
+        #expect(poster?.isEstablished == false)
+        // Seen frame after frame for long enough, the same detections are a subject.
+        for _ in 0..<7 {
+            time += frameInterval
+            tracker.update(observations: [body(0.32)], time: time)
+        }
+        #expect(tracker.subjects.first { abs($0.box.centerX - 0.32) < 0.05 }?.isEstablished == true)
+    }
+
+    /// `face-missed-walk`: the face detector misses most frames while the body is found in every
+    /// one. Between face detections the face follows its body (where it last sat on it), instead
+    /// of coasting on at its own velocity or being dropped.
+    @Test func anUnseenFaceFollowsItsBody() {
+        var tracker = MultiSubjectTracker(seed: 6)
+        var time = 0.0, x = -0.3
+        func person(face: Bool) -> [Observation] {
+            let observations = Fixture.Person(x: x).observations
+            return face ? observations : observations.filter { $0.kind == .body }
+        }
+        // Walking at 0.3 rad/s, face and body seen; then standing still for 0.6 s, then another
+        // 1.2 s, with only the body found.
+        for _ in 0..<30 {
+            time += frameInterval
+            x += 0.3 * frameInterval
+            tracker.update(observations: person(face: true), time: time)
+        }
+        for frame in 0..<54 {
+            time += frameInterval
+            tracker.update(observations: person(face: false), time: time)
+            guard frame == 17 || frame == 53 else { continue }
+            let truth = Fixture.Person(x: x).observations.first { $0.kind == .face }!.box
+            let face = tracker.subjects.first?.face?.box
+            #expect(face != nil, "the face was dropped while its body was seen")
+            #expect(abs((face?.centerX ?? .infinity) - truth.centerX) < 0.01, "the face coasted away from its body")
+            #expect(abs((face?.centerY ?? .infinity) - truth.centerY) < 0.01)
+        }
+    }
+
     @Test func faceAttributesAreSmoothedOnTheTrack() {
         var tracker = MultiSubjectTracker(seed: 4)
         let bodyBox = Box(centerX: 0, centerY: 0, width: 0.1, height: 0.3)
