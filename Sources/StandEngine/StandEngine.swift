@@ -91,10 +91,8 @@ public struct StandEngine: Sendable {
     private var loggedSpeedScale: [Axis: Double] = [:]
     private var linkPace = LinkPace.onTime
     private var refusals = RefusalWatch()
-    /// STOP replies waiting for the stand's acknowledgement: token and deadline.
-    private var pendingStops: [(token: Int, deadline: Double)] = []
-    /// `motion.limits` replies waiting for the stand to acknowledge the LIMITS: token and deadline.
-    private var pendingLimits: [(token: Int, deadline: Double)] = []
+    /// STOP and `motion.limits` replies waiting for the stand's acknowledgement.
+    private var acknowledgements = AcknowledgementQueue()
     /// The lease's limits before the LIMITS the stand has not acknowledged yet: what the stand keeps
     /// if it refuses them (LIMITS is all or nothing). nil once none is awaited.
     private var limitsBeforeUnacknowledged: [Axis: LimitRequest]?
@@ -128,9 +126,7 @@ public struct StandEngine: Sendable {
             due = min(due, lastControlTick + Self.controlGap + Self.pastLimit)
             if let watchdog = pendingFeedbackWatchdog { due = min(due, watchdog) }
         }
-        for pending in pendingStops { due = min(due, pending.deadline) }
-        for pending in pendingLimits { due = min(due, pending.deadline) }
-        return due
+        return min(due, acknowledgements.nextDeadline ?? due)
     }
 
     /// The controller has a motion or velocity to carry on (at rest it sends nothing, and every
@@ -166,8 +162,9 @@ public struct StandEngine: Sendable {
             defaults = new
             if lease.holder == nil { applyDefaults(source: "defaults", at: now, &out) }
         }
-        answerStops(at: now, &out)
-        answerLimits(at: now, &out)
+        let standState = AcknowledgementQueue.Event.standState(stopConfirmed: driver.stopConfirmed, limitsAcknowledged: !driver.awaitsAcknowledgement(of: .limits),
+                                                               connected: linkState == .connected, stand: standID ?? fallbackName)
+        out.replies += acknowledgements.handle(standState, at: now)
         if !driver.awaitsAcknowledgement(of: .limits) { limitsBeforeUnacknowledged = nil }
         publishPhase(at: now, &out)
         return out
@@ -426,11 +423,9 @@ public struct StandEngine: Sendable {
                                                     text: "the stand refused \(label): \(reason)"), at: now, &out)
         switch type {
         case .stop:
-            for pending in pendingStops { out.reply(pending.token, .success(.stopped(confirmed: false))) }
-            pendingStops.removeAll()
+            out.replies += acknowledgements.handle(.refused(.stop, reason: reason), at: now)
         case .limits:
-            for pending in pendingLimits { out.reply(pending.token, .failure(.motionFailed("the stand refused LIMITS: \(reason)"))) }
-            pendingLimits.removeAll()
+            out.replies += acknowledgements.handle(.refused(.limits, reason: reason), at: now)
             refusedLimits(reason, &out)
         case .velocity, .position:
             guard let hold = refusals.refused("the stand refused \(label): \(reason)", at: now) else { return }
@@ -820,7 +815,7 @@ public struct StandEngine: Sendable {
         controller.stop(at: now)
         motion = controller
         runController(at: now, &out)
-        if let token { pendingStops.append((token, now + settings.stopConfirmationTimeout)) }
+        if let token { acknowledgements.wait(for: .stop, token: token, deadline: now + settings.stopConfirmationTimeout) }
     }
 
     /// New limits: the reply waits (bounded) for the stand's acknowledgement of the LIMITS, so a
@@ -830,43 +825,9 @@ public struct StandEngine: Sendable {
         if limitsBeforeUnacknowledged == nil { limitsBeforeUnacknowledged = lease.limits }
         lease.limits.merge(requests) { _, new in new }
         if let token, driver.awaitsAcknowledgement(of: .limits) {
-            pendingLimits.append((token, now + settings.acknowledgementTimeout))
+            acknowledgements.wait(for: .limits, token: token, deadline: now + settings.acknowledgementTimeout)
         } else {
             out.reply(token, .success(.ok))
-        }
-    }
-
-    private mutating func answerLimits(at now: Double, _ out: inout EngineOutput) {
-        guard !pendingLimits.isEmpty else { return }
-        let acknowledged = !driver.awaitsAcknowledgement(of: .limits), connected = linkState == .connected
-        let stand = standID ?? fallbackName
-        pendingLimits.removeAll { pending in
-            if acknowledged && connected {
-                out.reply(pending.token, .success(.ok))
-            } else if !connected {
-                out.reply(pending.token, .failure(.notConnected(stand: stand)))
-            } else if now >= pending.deadline {
-                out.reply(pending.token, .failure(.motionFailed("the stand did not acknowledge LIMITS")))
-            } else {
-                return false
-            }
-            return true
-        }
-    }
-
-    private mutating func answerStops(at now: Double, _ out: inout EngineOutput) {
-        guard !pendingStops.isEmpty else { return }
-        let confirmed = driver.stopConfirmed
-        pendingStops.removeAll { pending in
-            if confirmed || linkState != .connected {
-                out.reply(pending.token, .success(.stopped(confirmed: confirmed && linkState == .connected)))
-                return true
-            }
-            if now >= pending.deadline {
-                out.reply(pending.token, .success(.stopped(confirmed: false)))
-                return true
-            }
-            return false
         }
     }
 
