@@ -9,10 +9,12 @@ import DockTracking
 /// daemon's shell only moves bytes and time, and tests and benchmarks run this same engine in
 /// virtual time against the simulated stand.
 ///
-/// What lives here: the link's life (handshake, silence, loss), the motion controller and its
-/// control tick, system tracking and when it may drive, the control lease and what reverts, a stop
-/// that holds, the LED policy, the plausibility checks on what the stand reports, the link's pace,
-/// refusals from the stand, and what is re-sent after a reconnect.
+/// What lives here: the motion controller (held in the `StandConnection`) and its control tick,
+/// system tracking and when it may drive, the control lease and what reverts, a stop that holds,
+/// the LED policy, the plausibility checks on what the stand reports, refusals from the stand, and
+/// what is re-sent after a reconnect. Parts of their own, each a pure reducer: the link's life
+/// (`LinkSupervisor`: handshake, silence, pace) and the replies that wait for the stand's
+/// acknowledgement (`AcknowledgementQueue`).
 public struct StandEngine: Sendable {
     public enum Event: Sendable {
         /// The transport is open: the driver starts its handshake.
@@ -50,12 +52,12 @@ public struct StandEngine: Sendable {
     public let settings: EngineSettings
     /// The name used before the stand has said who it is (its endpoint).
     public let fallbackName: String
-    public private(set) var linkState: LinkState = .disconnected
+    public var linkState: LinkState { link.state }
     public private(set) var identity: StandIdentity?
     public private(set) var capabilities: Capabilities?
     public private(set) var lastFeedback: (feedback: Feedback, time: Double)?
     public private(set) var docked: Bool?
-    public private(set) var lastError: String?
+    public var lastError: String? { link.lastError }
     /// The stand last refused dockd's protocol version (or spoke another): until it says otherwise
     /// the host asks again only after `ProtocolTiming.incompatibleRetry`.
     public private(set) var incompatible = false
@@ -68,7 +70,10 @@ public struct StandEngine: Sendable {
     private var batteries: [UInt8: BatteryState] = [:]
     private var lease = ControlLease()
     private var driver: any StandDriver
-    private var motion: MotionController?
+    /// The stand from its READY until the link closes: the controller that steers it lives here.
+    /// Changed in place (`connection!.motion.…` behind a nil check): a controller copied out and
+    /// stored back would copy its buffers at every change.
+    private var connection: StandConnection?
     public private(set) var tracking: TrackingLoop
     /// Client motion (velocity until its deadman, orientation, animation) pauses tracking until then.
     private var clientMotionUntil = -Double.infinity
@@ -77,19 +82,15 @@ public struct StandEngine: Sendable {
     private var lastTrackingPublished = -Double.infinity
     /// A client's lost-subject policy (nil: the configuration's `lost_behaviour`).
     private var lostWatch: LostSubjectWatch?
-    /// A sweep or tour that runs: it steers instead of tracking.
-    private var panPlanner: PanPlanner?
     private var phasePublished = TrackingPhase.tracking
     private var ledState: LedMode?
-    private var lastHeard = 0.0
-    private var framesHeard = 0
     private var lastControlTick = -Double.infinity
-    private var lastTick = -Double.infinity
     private var lastProgressPublished = -Double.infinity
     private var lastImplausibleReport = -Double.infinity
     /// The speed scales last logged (1 = the stand's description).
     private var loggedSpeedScale: [Axis: Double] = [:]
-    private var linkPace = LinkPace.onTime
+    /// The link's life: handshake, silence, pace.
+    private var link: LinkSupervisor
     private var refusals = RefusalWatch()
     /// STOP and `motion.limits` replies waiting for the stand's acknowledgement.
     private var acknowledgements = AcknowledgementQueue()
@@ -101,6 +102,7 @@ public struct StandEngine: Sendable {
         self.driver = driver
         self.settings = settings
         self.fallbackName = fallbackName
+        link = LinkSupervisor(timeout: settings.linkTimeout, maxRoundTrip: settings.motion.maxRoundTrip)
         defaults = settings.defaults
         systemTracking = settings.defaults.systemTracking
         tracking = TrackingLoop(camera: settings.camera, seed: settings.trackingSeed, settings: settings.tracking)
@@ -121,7 +123,7 @@ public struct StandEngine: Sendable {
     /// stream leaves undone and the feedback watchdog; and the bounded wait of a STOP or LIMITS reply.
     public var nextTick: Double? {
         guard linkState != .disconnected else { return nil }
-        var due = min(lastHeard + settings.linkTimeout + Self.pastLimit, driver.nextDeadline ?? lastTick + Self.driverTickInterval)
+        var due = min(link.silenceDue + Self.pastLimit, driver.nextDeadline ?? link.lastTick + Self.driverTickInterval)
         if moving {
             due = min(due, lastControlTick + Self.controlGap + Self.pastLimit)
             if let watchdog = pendingFeedbackWatchdog { due = min(due, watchdog) }
@@ -132,14 +134,14 @@ public struct StandEngine: Sendable {
     /// The controller has a motion or velocity to carry on (at rest it sends nothing, and every
     /// command runs its step at once).
     private var moving: Bool {
-        guard linkState == .connected, let motion else { return false }
-        return !motion.isIdle
+        guard linkState == .connected, let connection else { return false }
+        return !connection.motion.isIdle
     }
 
     /// The time the feedback watchdog is due, until a control step has run at or after it: the
     /// silence is then judged when due (PROTOCOL.md §5), not at the next control step.
     private var pendingFeedbackWatchdog: Double? {
-        guard linkState == .connected, let due = motion?.feedbackWatchdogTime.map({ $0 + Self.pastLimit }), due > lastControlTick else { return nil }
+        guard linkState == .connected, let due = connection?.motion.feedbackWatchdogTime.map({ $0 + Self.pastLimit }), due > lastControlTick else { return nil }
         return due
     }
 
@@ -151,7 +153,7 @@ public struct StandEngine: Sendable {
         case .linkOpened: linkOpened(at: now, &out)
         case .received(let bytes): received(bytes, at: now, &out)
         case .linkClosed(let reason): linkClosed(reason, at: now, &out)
-        case .connectFailed(let reason): lastError = reason
+        case .connectFailed(let reason): out.append(link.handle(.connectFailed(reason: reason), at: now))
         case .tick: tick(at: now, &out)
         case .command(let command, let client, let force, let token): run(command, from: client, force: force, token: token, at: now, &out)
         case .clientGone(let client): release(client, reason: "client \(client) disconnected", at: now, &out)
@@ -167,6 +169,7 @@ public struct StandEngine: Sendable {
         out.replies += acknowledgements.handle(standState, at: now)
         if !driver.awaitsAcknowledgement(of: .limits) { limitsBeforeUnacknowledged = nil }
         publishPhase(at: now, &out)
+        for case .fault(let report) in out.notifications { lastFault = (report, now) }  // the last one published
         return out
     }
 
@@ -174,40 +177,21 @@ public struct StandEngine: Sendable {
 
     private mutating func linkOpened(at now: Double, _ out: inout EngineOutput) {
         counters.linksOpened += 1
-        lastHeard = now
-        lastTick = now
-        framesHeard = driver.counters.decoder.frames
-        linkState = .handshaking
+        out.append(link.handle(.opened(framesDecoded: driver.counters.decoder.frames), at: now))
         out.write(driver.start(at: now))
     }
 
     private mutating func linkClosed(_ reason: String, at now: Double, _ out: inout EngineOutput) {
-        let wasConnected = linkState == .connected
-        if lastError == nil || wasConnected { lastError = reason }
-        linkState = .disconnected
-        motion = nil
+        out.append(link.handle(.closed(reason: reason), at: now))
+        connection = nil
         limitsBeforeUnacknowledged = nil
-        panPlanner = nil
-        if wasConnected {
-            out.log(.warning, "stand disconnected", ["reason": lastError ?? reason])
-            out.notifications.append(.disconnected(reason: lastError ?? reason))
-        }
-    }
-
-    /// Asks the shell to close the link from our side with a reason (silence, refused handshake).
-    private mutating func drop(_ reason: String, _ out: inout EngineOutput) {
-        lastError = reason
-        out.log(.error, reason)
-        out.closeLink = reason
     }
 
     private mutating func tick(at now: Double, _ out: inout EngineOutput) {
         guard linkState != .disconnected else { return }
-        lastTick = now
-        if now - lastHeard > settings.linkTimeout {
-            drop("no valid frame for \(Int(settings.linkTimeout * 1000)) ms: link lost", &out)
-            return
-        }
+        let supervised = link.handle(.tick, at: now)
+        out.append(supervised)
+        if supervised.closeLink != nil { return }
         let output = driver.tick(at: now)
         out.write(output.bytes)
         for report in output.reports { handle(report, at: now, &out) }
@@ -233,14 +217,13 @@ public struct StandEngine: Sendable {
         let reports = driver.receive(bytes, at: now)
         // Any valid frame is a sign of life, whether or not it carries a report (a heartbeat, an
         // ACK, a frame during the handshake).
-        let frames = driver.counters.decoder.frames
-        if frames != framesHeard { framesHeard = frames; lastHeard = now }
+        out.append(link.handle(.framesDecoded(driver.counters.decoder.frames), at: now))
         for report in reports {
             if case .garbage(let error) = report {
                 out.log(.debug, "dropped bytes from the stand", ["error": error.rawValue])
                 continue
             }
-            lastHeard = now
+            out.append(link.handle(.report, at: now))
             handle(report, at: now, &out)
         }
     }
@@ -255,7 +238,7 @@ public struct StandEngine: Sendable {
             var controller = MotionController(capabilities: caps, configuration: settings.motion,
                                               standClosesPositionLoop: driver.closesPositionLoop)
             restoreLimits(into: &controller, &out)
-            motion = controller
+            connection = StandConnection(motion: controller)
             tracking.setContinuousAxes(Set(caps.axes.filter(\.continuous).map(\.axis)))
         case .feedback(let feedback):
             if let lie = FeedbackCheck.implausible(feedback, capabilities: capabilities) {
@@ -265,7 +248,7 @@ public struct StandEngine: Sendable {
                 reportImplausible("rejected implausible feedback: \(lie)", at: now, &out)
                 return
             }
-            if linkState == .handshaking, motion != nil {
+            if linkState == .handshaking, connection != nil {
                 connected(feedback, at: now, &out)
             } else if linkState == .connected {
                 lastFeedback = (feedback, now)
@@ -283,7 +266,7 @@ public struct StandEngine: Sendable {
         case .fault(let fault):
             counters.faults += 1
             out.log(.warning, "stand fault", ["code": "\(fault.code)", "severity": "\(fault.severity)", "text": fault.text])
-            publish(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text), at: now, &out)
+            publish(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text), &out)
         case .refused(let command, let reason):
             refused(command: command, reason: reason, at: now, &out)
         case .rejected(let problem):
@@ -292,19 +275,18 @@ public struct StandEngine: Sendable {
         case .garbage:
             break
         case .fatal(let reason):
-            drop(reason, &out)
+            out.append(link.handle(.drop(reason: reason), at: now))
         case .incompatible(let reason):
             incompatible = true
-            drop("\(reason); asking again in \(Int(ProtocolTiming.incompatibleRetry)) s or when it is plugged in again", &out)
+            out.append(link.handle(.drop(reason: "\(reason); asking again in \(Int(ProtocolTiming.incompatibleRetry)) s or when it is plugged in again"), at: now))
         }
     }
 
     /// Connected once the stand reports where it is: only then can it be steered.
     private mutating func connected(_ feedback: Feedback, at now: Double, _ out: inout EngineOutput) {
         lastFeedback = (feedback, now)
-        motion?.feedback(feedback, at: now)
-        linkState = .connected
-        lastError = nil
+        connection?.motion.feedback(feedback, at: now)
+        out.append(link.handle(.handshakeDone, at: now))
         counters.handshakes += 1
         out.log(.info, "stand connected", ["serial": identity?.serial ?? "?", "model": identity?.model ?? "?",
                                           "firmware": identity?.firmware ?? "?", "driver": driver.name])
@@ -327,26 +309,26 @@ public struct StandEngine: Sendable {
         guard now - lastImplausibleReport >= 1 else { return }
         lastImplausibleReport = now
         out.log(.error, text)
-        publish(FaultReport(source: .dockd, code: DaemonFault.implausibleReport.rawValue, severity: 2, text: text), at: now, &out)
+        publish(FaultReport(source: .dockd, code: DaemonFault.implausibleReport.rawValue, severity: 2, text: text), &out)
     }
 
-    private mutating func publish(_ fault: FaultReport, at now: Double, _ out: inout EngineOutput) {
-        lastFault = (fault, now)
+    /// `handle` keeps the last one published as `lastFault`.
+    private func publish(_ fault: FaultReport, _ out: inout EngineOutput) {
         out.notifications.append(.fault(fault))
     }
 
     // MARK: - Control loop
 
     private mutating func controlTick(feedback: Feedback, at now: Double, _ out: inout EngineOutput) {
-        motion?.feedback(feedback, at: now)
+        connection?.motion.feedback(feedback, at: now)
         // Tracking's aim: the FEEDBACK carried across the link's round trip (a camera polled over
         // a slow link reports where it was, not where it is; on time, the two are the same).
-        let predicted = motion?.predictedAngles(at: now) ?? [:]
+        let predicted = connection?.motion.predictedAngles(at: now) ?? [:]
         let yaw = predicted[.yaw] ?? feedback.axis(.yaw).map { Double($0.position) } ?? 0
         let pitch = predicted[.pitch] ?? feedback.axis(.pitch).map { Double($0.position) } ?? 0
         let zoom = predicted[.zoom] ?? feedback.axis(.zoom).map { Double($0.position) } ?? 1
         tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch, zoom: zoom)
-        if panPlanner != nil {
+        if connection?.panPlanner != nil {
             steerByPan(yaw: yaw, pitch: pitch, at: now, &out)
         } else {
             steerByTracking(yaw: yaw, pitch: pitch, at: now, &out)
@@ -359,44 +341,18 @@ public struct StandEngine: Sendable {
     /// after a command or an observation (so it acts without waiting for the next FEEDBACK), and
     /// from the timer when feedback stalls, so the deadman and the feedback watchdog still act.
     private mutating func runController(at now: Double, _ out: inout EngineOutput) {
-        guard var controller = motion else { return }
-        notePace(at: now, &out)
-        controller.setRoundTrip(driver.counters.roundTrip.smoothed ?? 0)
-        let alreadyWrong = controller.wrongDirection != nil
-        let output = controller.tick(at: now)
-        motion = controller
+        guard connection != nil else { return }
+        if let roundTrip = driver.counters.roundTrip.smoothed { out.append(link.handle(.roundTrip(roundTrip), at: now)) }
+        connection!.motion.setRoundTrip(driver.counters.roundTrip.smoothed ?? 0)
+        let alreadyWrong = connection!.motion.wrongDirection != nil
+        let output = connection!.motion.tick(at: now)
         lastControlTick = now
-        if !alreadyWrong, let reason = controller.wrongDirection {
+        if !alreadyWrong, let reason = connection!.motion.wrongDirection {
             out.log(.critical, reason)
-            publish(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason), at: now, &out)
+            publish(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason), &out)
         }
         for message in output.messages { out.write(driver.send(message, at: now)) }
         for progress in output.progress { publishProgress(progress, at: now, &out) }
-    }
-
-    /// How late the stand answers, as reported: on time, later than the protocol's 50 ms (a
-    /// congested radio, busy firmware), or too late for the controller to steer across.
-    enum LinkPace: Comparable { case onTime, late, tooLateToSteer }
-
-    /// Reports each change of the stand's pace; the controller predicts across the delay, or stops.
-    private mutating func notePace(at now: Double, _ out: inout EngineOutput) {
-        guard let roundTrip = driver.counters.roundTrip.smoothed else { return }
-        // Hysteresis (a fifth below each threshold) so a round trip at the edge does not flap.
-        func pace(margin: Double) -> LinkPace {
-            roundTrip > settings.motion.maxRoundTrip * margin ? .tooLateToSteer : roundTrip > 0.05 * margin ? .late : .onTime
-        }
-        let next = pace(margin: 1) > linkPace ? pace(margin: 1) : pace(margin: 0.8) < linkPace ? pace(margin: 0.8) : linkPace
-        guard next != linkPace else { return }
-        linkPace = next
-        let ms = Int((roundTrip * 1000).rounded())
-        let text = switch next {
-        case .onTime: "the stand answers on time again: round trip \(ms) ms"
-        case .late: "the stand answers late: round trip \(ms) ms (the protocol promises ACKs within 50 ms; a busy host adds to it); motion predicts across it"
-        case .tooLateToSteer: "the stand answers late: round trip \(ms) ms, too late to steer: motion stops and is refused until it recovers"
-        }
-        out.log(next == .onTime ? .notice : .warning, text)
-        publish(FaultReport(source: .dockd, code: DaemonFault.linkPace.rawValue,
-                                                    severity: next == .onTime ? 0 : next == .late ? 1 : 2, text: text), at: now, &out)
     }
 
     /// Running progress goes out at most 10 times a second; final states always.
@@ -420,7 +376,7 @@ public struct StandEngine: Sendable {
         let label = type.map { "\($0)".uppercased() } ?? "0x\(String(command, radix: 16))"
         out.log(.warning, "the stand refused a command", ["type": label, "reason": reason])
         publish(FaultReport(source: .dockd, code: DaemonFault.commandRefused.rawValue, severity: 2,
-                                                    text: "the stand refused \(label): \(reason)"), at: now, &out)
+                                                    text: "the stand refused \(label): \(reason)"), &out)
         switch type {
         case .stop:
             out.replies += acknowledgements.handle(.refused(.stop, reason: reason), at: now)
@@ -430,9 +386,8 @@ public struct StandEngine: Sendable {
         case .velocity, .position:
             guard let hold = refusals.refused("the stand refused \(label): \(reason)", at: now) else { return }
             out.log(.error, "\(hold.reason); motion held back for \(hold.seconds) s")
-            if var controller = motion {
-                controller.abort(reason: hold.reason, at: now)
-                motion = controller
+            if connection != nil {
+                connection!.motion.abort(reason: hold.reason, at: now)
                 runController(at: now, &out)
             }
         default:
@@ -452,10 +407,8 @@ public struct StandEngine: Sendable {
             out.log(.error, "the stand refused to return to its own limits (\(reason)): until it reconnects it may enforce narrower limits than dockd shows")
         }
         limitsBeforeUnacknowledged = nil
-        guard var controller = motion else { return }
-        controller.resetLimits(informStand: false)
-        try? controller.setLimits(lease.limits, informStand: false)
-        motion = controller
+        connection?.motion.resetLimits(informStand: false)
+        try? connection?.motion.setLimits(lease.limits, informStand: false)
     }
 
     // MARK: - System tracking
@@ -464,9 +417,9 @@ public struct StandEngine: Sendable {
     /// tracking controller drives the motors in velocity mode, unless a client's motion runs, a
     /// stop holds, or the stand refuses drives.
     private mutating func steerByTracking(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
-        guard systemTracking || lease.holder != nil, var controller = motion, now >= clientMotionUntil,
+        guard systemTracking || lease.holder != nil, let activity = connection?.motion.activity, now >= clientMotionUntil,
               lease.stop == nil, !refusals.holding(at: now) else { return }
-        switch controller.activity {
+        switch activity {
         case .orientation, .animation: return
         case .idle, .velocity: break
         }
@@ -477,12 +430,12 @@ public struct StandEngine: Sendable {
         let positions = steeredPositions(yaw: yaw, pitch: pitch)
         // Zoom only on a stand that declares it (the controller has limits for its axes only),
         // within the limits in force: a client's included.
-        let zoomLimits = controller.limits(of: .zoom)
+        let zoomLimits = connection?.motion.limits(of: .zoom)
         guard var rates = tracking.command(positions: positions, zoom: zoomLimits, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now)
         else { return }
         if var watch = lostWatch {
             let limits = Dictionary(uniqueKeysWithValues: positions.keys.compactMap { axis in
-                controller.limits(of: axis).map { (axis, $0.min...$0.max) }
+                connection?.motion.limits(of: axis).map { (axis, $0.min...$0.max) }
             })
             if let policyRates = watch.rates(lastSeen: tracking.lastSeen, positions: positions, limits: limits, continuousAxes: continuousAxes, at: now) {
                 // The policy steers pan and tilt; the shot's zoom (wide while the subject is lost) stays.
@@ -493,11 +446,10 @@ public struct StandEngine: Sendable {
         if rates.values.allSatisfy({ $0 == 0 }) {
             // Framed and still: nothing to send (a still subject gets a still camera, and no
             // command stream), after one zero VELOCITY if it was moving.
-            controller.endVelocity()
+            connection?.motion.endVelocity()
         } else {
-            try? controller.setVelocity(rates, at: now)
+            try? connection?.motion.setVelocity(rates, at: now)
         }
-        motion = controller
         applyLed(at: now, &out)
     }
 
@@ -517,28 +469,26 @@ public struct StandEngine: Sendable {
     /// and the stand takes drives; once it ends the stand comes to rest and tracking starts afresh
     /// where it points.
     private mutating func steerByPan(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
-        guard var planner = panPlanner, var controller = motion, lease.stop == nil, !refusals.holding(at: now) else { return }
-        switch controller.activity {
+        guard let activity = connection?.motion.activity, connection?.panPlanner != nil, lease.stop == nil, !refusals.holding(at: now) else { return }
+        switch activity {
         case .orientation, .animation: return
         case .idle, .velocity: break
         }
-        let rates = planner.rates(positions: steeredPositions(yaw: yaw, pitch: pitch), continuousAxes: continuousAxes, at: now)
-        if let rates {
-            panPlanner = planner
-            try? controller.setVelocity(rates, at: now)
+        let positions = steeredPositions(yaw: yaw, pitch: pitch), continuous = continuousAxes
+        if let rates = connection!.panPlanner!.rates(positions: positions, continuousAxes: continuous, at: now) {
+            try? connection!.motion.setVelocity(rates, at: now)
         } else {
-            panPlanner = nil
+            out.log(.info, "\(connection!.panPlanner!.pan.phase.rawValue) ended")
+            connection!.panPlanner = nil
             clientTurned = true
-            controller.endVelocity()
-            out.log(.info, "\(planner.pan.phase.rawValue) ended")
+            connection!.motion.endVelocity()
         }
-        motion = controller
     }
 
     /// The person at the stand starts the configured sweep, or ends the sweep or tour running. The
     /// button needs no lease (as the tracking button), but a stop holds it back as any motion.
     private mutating func toggleButtonSweep(_ sweep: Sweep, at now: Double, _ out: inout EngineOutput) {
-        if panPlanner != nil {
+        if connection?.panPlanner != nil {
             endPan()
             runController(at: now, &out)
             return
@@ -556,15 +506,15 @@ public struct StandEngine: Sendable {
 
     /// Ends a sweep or tour (a client's motion, a stop, the lease's end take over from it).
     private mutating func endPan() {
-        guard panPlanner != nil else { return }
-        panPlanner = nil
+        guard connection?.panPlanner != nil else { return }
+        connection?.panPlanner = nil
         clientTurned = true
-        motion?.endVelocity()
+        connection?.motion.endVelocity()
     }
 
     /// What the stand does about its subject now (`tracking.state`'s `phase`).
     public func phase(at now: Double) -> TrackingPhase {
-        if let planner = panPlanner { return planner.pan.phase }
+        if let planner = connection?.panPlanner { return planner.pan.phase }
         // A client's turn or a sweep ended: tracking starts afresh (at its next step) where the stand points.
         guard tracking.isActive(at: now), !clientTurned else { return .tracking }
         // Neither tracking nor a policy steers then (`steerByTracking`): the policy's phase would be stale.
@@ -577,7 +527,7 @@ public struct StandEngine: Sendable {
     /// The lost-subject policy a client set (nil: the configuration's `lost_behaviour`).
     public var lostPolicy: LostSubjectPolicy? { lostWatch?.policy }
     /// The sweep or tour running, and the tour's stop now.
-    public var runningPan: (pan: Pan, stop: Int?)? { panPlanner.map { ($0.pan, $0.stopIndex) } }
+    public var runningPan: (pan: Pan, stop: Int?)? { connection?.panPlanner.map { ($0.pan, $0.stopIndex) } }
 
     private mutating func publishPhase(at now: Double, _ out: inout EngineOutput) {
         let phase = phase(at: now)
@@ -633,10 +583,9 @@ public struct StandEngine: Sendable {
     /// Camera flip (front ↔ back): the stand turns half a turn in yaw and tracking starts afresh on
     /// what the other camera sees.
     private mutating func flipCamera(at now: Double, _ out: inout EngineOutput) {
-        guard capabilities?.axis(.yaw)?.continuous == true, var controller = motion else { return }
+        guard capabilities?.axis(.yaw)?.continuous == true, connection != nil else { return }
         tracking.forgetSubjects()
-        if (try? controller.setOrientation([.yaw: Double.pi], relative: true, duration: nil, at: now)) != nil {
-            motion = controller
+        if (try? connection!.motion.setOrientation([.yaw: Double.pi], relative: true, duration: nil, at: now)) != nil {
             runController(at: now, &out)
         }
     }
@@ -746,15 +695,15 @@ public struct StandEngine: Sendable {
     }
 
     private mutating func startPan(_ pan: Pan, at now: Double, _ out: inout EngineOutput) throws(EngineError) {
-        guard linkState == .connected, motion != nil, let feedback = lastFeedback?.feedback else { throw .notConnected(stand: standID ?? fallbackName) }
+        guard linkState == .connected, connection != nil, let feedback = lastFeedback?.feedback else { throw .notConnected(stand: standID ?? fallbackName) }
         if case .sweep = pan, capabilities?.axis(.yaw) == nil { throw .notSupported("a sweep turns the yaw axis, which this stand lacks") }
         for target in pan.targets {
-            guard let limits = motion?.limits(of: target.axis), !limits.continuous else { continue }
+            guard let limits = connection?.motion.limits(of: target.axis), !limits.continuous else { continue }
             guard target.angle >= limits.min - 1e-6, target.angle <= limits.max + 1e-6 else {
                 throw .invalidParameter("\(target.axis) \(target.angle) rad is outside its limits \(limits.min)…\(limits.max) rad: the stand could never get there")
             }
         }
-        panPlanner = PanPlanner(pan)
+        connection?.panPlanner = PanPlanner(pan)
         let yaw = feedback.axis(.yaw).map { Double($0.position) } ?? 0
         let pitch = feedback.axis(.pitch).map { Double($0.position) } ?? 0
         steerByPan(yaw: yaw, pitch: pitch, at: now, &out)
@@ -763,14 +712,13 @@ public struct StandEngine: Sendable {
 
     private mutating func withController<T>(at now: Double, _ out: inout EngineOutput,
                                             _ body: (inout MotionController, Double) throws(MotionError) -> T) throws(EngineError) -> T {
-        guard linkState == .connected, var controller = motion else { throw .notConnected(stand: standID ?? fallbackName) }
+        guard linkState == .connected, connection != nil else { throw .notConnected(stand: standID ?? fallbackName) }
         let result: T
         do {
-            result = try body(&controller, now)
+            result = try body(&connection!.motion, now)
         } catch {
             throw EngineError(motion: error)
         }
-        motion = controller
         runController(at: now, &out)
         return result
     }
@@ -808,12 +756,11 @@ public struct StandEngine: Sendable {
         endPan()
         out.notifications.append(.stopChanged(stopped: true, by: client))
         out.log(.notice, "client \(client.id) stopped the stand")
-        guard linkState == .connected, var controller = motion else {
+        guard linkState == .connected, connection != nil else {
             out.reply(token, .success(.stopped(confirmed: false)))
             return
         }
-        controller.stop(at: now)
-        motion = controller
+        connection!.motion.stop(at: now)
         runController(at: now, &out)
         if let token { acknowledgements.wait(for: .stop, token: token, deadline: now + settings.stopConfirmationTimeout) }
     }
@@ -837,10 +784,9 @@ public struct StandEngine: Sendable {
         guard lease.release(client) else { return }
         lostWatch = nil
         endPan()
-        if var controller = motion {
-            controller.stop(at: now)
-            controller.resetLimits()  // queues a LIMITS with the stand's own values per narrowed axis
-            motion = controller
+        if connection != nil {
+            connection!.motion.stop(at: now)
+            connection!.motion.resetLimits()  // queues a LIMITS with the stand's own values per narrowed axis
             runController(at: now, &out)
         }
         applyDefaults(source: "lease released", at: now, &out)
@@ -854,9 +800,8 @@ public struct StandEngine: Sendable {
     }
 
     private mutating func shutdown(at now: Double, _ out: inout EngineOutput) {
-        guard linkState == .connected, var controller = motion else { return }
-        controller.stop(at: now)
-        motion = controller
+        guard linkState == .connected, connection != nil else { return }
+        connection!.motion.stop(at: now)
         runController(at: now, &out)
     }
 
@@ -880,10 +825,10 @@ public struct StandEngine: Sendable {
     }
 
     /// The controller's state (running motion, measured positions), nil while not connected.
-    public var motionState: MotionState? { motion?.state }
+    public var motionState: MotionState? { connection?.motion.state }
 
     /// The limits in force per axis, nil while not connected.
-    public var effectiveLimits: [EffectiveAxisLimits]? { motion.map { m in m.axes.compactMap { m.limits(of: $0) } } }
+    public var effectiveLimits: [EffectiveAxisLimits]? { connection.map { c in c.motion.axes.compactMap { c.motion.limits(of: $0) } } }
 
     public var leaseHolder: ClientRef? { lease.holder }
     public var stoppedBy: ClientRef? { lease.stop?.by }
