@@ -10,11 +10,11 @@ import DockTracking
 /// virtual time against the simulated stand.
 ///
 /// What lives here: the motion controller (held in the `StandConnection`) and its control tick,
-/// system tracking and when it may drive, the control lease and what reverts, a stop that holds,
-/// the LED policy, the plausibility checks on what the stand reports, refusals from the stand, and
-/// what is re-sent after a reconnect. Parts of their own, each a pure reducer: the link's life
-/// (`LinkSupervisor`: handshake, silence, pace) and the replies that wait for the stand's
-/// acknowledgement (`AcknowledgementQueue`).
+/// system tracking and when it may drive, what reverts when a lease ends, the LED policy, the
+/// plausibility checks on what the stand reports, and what is re-sent after a reconnect. Parts of
+/// their own, each a pure reducer: the link's life (`LinkSupervisor`: handshake, silence, pace) and
+/// whether a command may act (`CommandGate`: the lease, a stop that holds, refused drives, and the
+/// one queue of replies awaiting the stand's acknowledgement).
 public struct StandEngine: Sendable {
     public enum Event: Sendable {
         /// The transport is open: the driver starts its handshake.
@@ -68,7 +68,9 @@ public struct StandEngine: Sendable {
     /// The latest fault reported about the stand (by it or by dockd), with its time.
     public private(set) var lastFault: (report: FaultReport, time: Double)?
     private var batteries: [UInt8: BatteryState] = [:]
-    private var lease = ControlLease()
+    /// Whether a command may act now (the lease, a stop, refused drives), and the replies that
+    /// wait for the stand's acknowledgement.
+    private var gate = CommandGate()
     private var driver: any StandDriver
     /// The stand from its READY until the link closes: the controller that steers it lives here.
     /// Changed in place (`connection!.motion.…` behind a nil check): a controller copied out and
@@ -91,12 +93,6 @@ public struct StandEngine: Sendable {
     private var loggedSpeedScale: [Axis: Double] = [:]
     /// The link's life: handshake, silence, pace.
     private var link: LinkSupervisor
-    private var refusals = RefusalWatch()
-    /// STOP and `motion.limits` replies waiting for the stand's acknowledgement.
-    private var acknowledgements = AcknowledgementQueue()
-    /// The lease's limits before the LIMITS the stand has not acknowledged yet: what the stand keeps
-    /// if it refuses them (LIMITS is all or nothing). nil once none is awaited.
-    private var limitsBeforeUnacknowledged: [Axis: LimitRequest]?
 
     public init(driver: any StandDriver, settings: EngineSettings, fallbackName: String) {
         self.driver = driver
@@ -128,7 +124,7 @@ public struct StandEngine: Sendable {
             due = min(due, lastControlTick + Self.controlGap + Self.pastLimit)
             if let watchdog = pendingFeedbackWatchdog { due = min(due, watchdog) }
         }
-        return min(due, acknowledgements.nextDeadline ?? due)
+        return min(due, gate.nextDeadline ?? due)
     }
 
     /// The controller has a motion or velocity to carry on (at rest it sends nothing, and every
@@ -162,12 +158,10 @@ public struct StandEngine: Sendable {
             tracking.configure(camera: camera, lostBehaviour: lostBehaviour, lostHold: lostHold)
         case .defaults(let new):
             defaults = new
-            if lease.holder == nil { applyDefaults(source: "defaults", at: now, &out) }
+            if gate.lease.holder == nil { applyDefaults(source: "defaults", at: now, &out) }
         }
-        let standState = AcknowledgementQueue.Event.standState(stopConfirmed: driver.stopConfirmed, limitsAcknowledged: !driver.awaitsAcknowledgement(of: .limits),
-                                                               connected: linkState == .connected, stand: standID ?? fallbackName)
-        out.replies += acknowledgements.handle(standState, at: now)
-        if !driver.awaitsAcknowledgement(of: .limits) { limitsBeforeUnacknowledged = nil }
+        _ = gate.handle(.state(stopConfirmed: driver.stopConfirmed, limitsAcknowledged: !driver.awaitsAcknowledgement(of: .limits),
+                               connected: linkState == .connected, stand: standID ?? fallbackName), at: now, &out)
         publishPhase(at: now, &out)
         for case .fault(let report) in out.notifications { lastFault = (report, now) }  // the last one published
         return out
@@ -184,7 +178,7 @@ public struct StandEngine: Sendable {
     private mutating func linkClosed(_ reason: String, at now: Double, _ out: inout EngineOutput) {
         out.append(link.handle(.closed(reason: reason), at: now))
         connection = nil
-        limitsBeforeUnacknowledged = nil
+        gate.linkClosed()
     }
 
     private mutating func tick(at now: Double, _ out: inout EngineOutput) {
@@ -297,9 +291,9 @@ public struct StandEngine: Sendable {
 
     /// A stand forgets host limits at a new HELLO: the lease holder's are applied again.
     private func restoreLimits(into controller: inout MotionController, _ out: inout EngineOutput) {
-        guard !lease.limits.isEmpty else { return }
+        guard !gate.lease.limits.isEmpty else { return }
         do {
-            try controller.setLimits(lease.limits)
+            try controller.setLimits(gate.lease.limits)
         } catch {
             out.log(.warning, "the lease holder's limits no longer fit the stand: \(error)")
         }
@@ -377,38 +371,17 @@ public struct StandEngine: Sendable {
         out.log(.warning, "the stand refused a command", ["type": label, "reason": reason])
         publish(FaultReport(source: .dockd, code: DaemonFault.commandRefused.rawValue, severity: 2,
                                                     text: "the stand refused \(label): \(reason)"), &out)
-        switch type {
-        case .stop:
-            out.replies += acknowledgements.handle(.refused(.stop, reason: reason), at: now)
-        case .limits:
-            out.replies += acknowledgements.handle(.refused(.limits, reason: reason), at: now)
-            refusedLimits(reason, &out)
-        case .velocity, .position:
-            guard let hold = refusals.refused("the stand refused \(label): \(reason)", at: now) else { return }
-            out.log(.error, "\(hold.reason); motion held back for \(hold.seconds) s")
-            if connection != nil {
-                connection!.motion.abort(reason: hold.reason, at: now)
-                runController(at: now, &out)
-            }
-        default:
+        switch gate.handle(.refused(type, reason: reason), at: now, &out) {
+        case .nothingMore:
             break
+        case .limitsInForce(let limits):
+            connection?.motion.resetLimits(informStand: false)
+            try? connection?.motion.setLimits(limits, informStand: false)
+        case .motionHeldBack(let reason):
+            guard connection != nil else { return }
+            connection!.motion.abort(reason: reason, at: now)
+            runController(at: now, &out)
         }
-    }
-
-    /// LIMITS is all or nothing (PROTOCOL.md §4): the stand keeps what it had, and dockd's table
-    /// follows it. Nothing is sent again: a stand that refused a LIMITS refuses the same one again,
-    /// and answering each refusal with another LIMITS was a retry storm (thousands a second).
-    private mutating func refusedLimits(_ reason: String, _ out: inout EngineOutput) {
-        if let before = limitsBeforeUnacknowledged {
-            lease.limits = before  // a narrowing refused: what the stand still enforces
-        } else if !lease.limits.isEmpty {
-            lease.limits = [:]  // the holder's limits, sent again after a reconnect, refused: not in force
-        } else {
-            out.log(.error, "the stand refused to return to its own limits (\(reason)): until it reconnects it may enforce narrower limits than dockd shows")
-        }
-        limitsBeforeUnacknowledged = nil
-        connection?.motion.resetLimits(informStand: false)
-        try? connection?.motion.setLimits(lease.limits, informStand: false)
     }
 
     // MARK: - System tracking
@@ -417,8 +390,8 @@ public struct StandEngine: Sendable {
     /// tracking controller drives the motors in velocity mode, unless a client's motion runs, a
     /// stop holds, or the stand refuses drives.
     private mutating func steerByTracking(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
-        guard systemTracking || lease.holder != nil, let activity = connection?.motion.activity, now >= clientMotionUntil,
-              lease.stop == nil, !refusals.holding(at: now) else { return }
+        guard systemTracking || gate.lease.holder != nil, let activity = connection?.motion.activity, now >= clientMotionUntil,
+              !gate.holdsMotionBack(at: now) else { return }
         switch activity {
         case .orientation, .animation: return
         case .idle, .velocity: break
@@ -469,7 +442,7 @@ public struct StandEngine: Sendable {
     /// and the stand takes drives; once it ends the stand comes to rest and tracking starts afresh
     /// where it points.
     private mutating func steerByPan(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
-        guard let activity = connection?.motion.activity, connection?.panPlanner != nil, lease.stop == nil, !refusals.holding(at: now) else { return }
+        guard let activity = connection?.motion.activity, connection?.panPlanner != nil, !gate.holdsMotionBack(at: now) else { return }
         switch activity {
         case .orientation, .animation: return
         case .idle, .velocity: break
@@ -493,7 +466,7 @@ public struct StandEngine: Sendable {
             runController(at: now, &out)
             return
         }
-        guard lease.stop == nil, refusals.holdReason(at: now) == nil else {
+        guard !gate.holdsMotionBack(at: now) else {
             out.log(.notice, "the custom button's sweep is held back: the stand is stopped or refuses drives")
             return
         }
@@ -518,7 +491,7 @@ public struct StandEngine: Sendable {
         // A client's turn or a sweep ended: tracking starts afresh (at its next step) where the stand points.
         guard tracking.isActive(at: now), !clientTurned else { return .tracking }
         // Neither tracking nor a policy steers then (`steerByTracking`): the policy's phase would be stale.
-        if lease.stop != nil || refusals.holding(at: now) { return .stopped }
+        if gate.holdsMotionBack(at: now) { return .stopped }
         if let watch = lostWatch { return watch.phase }
         if let seen = tracking.lastSeen, now - seen.time > LostSubjectPolicy.unseen { return .lostConfigured }
         return .tracking
@@ -595,19 +568,7 @@ public struct StandEngine: Sendable {
     private mutating func run(_ command: EngineCommand, from client: ClientRef, force: Bool, token: Int?, at now: Double,
                               _ out: inout EngineOutput) {
         do throws(EngineError) {
-            if command.isLeased {
-                switch try lease.acquire(client, force: force, stand: name) {
-                case .takenOver(let from):
-                    out.notifications.append(.leaseChanged(client: client.id, takenFrom: from.id))
-                    out.log(.notice, "client \(client.id) took control from client \(from.id)")
-                case .acquired, .none:
-                    break
-                }
-            }
-            if command.startsMotion || isEnable(command) {
-                guard lease.mayMove(client) else { throw .stopped(by: lease.stop?.by, stand: name) }
-            }
-            if command.startsMotion, let reason = refusals.holdReason(at: now) { throw .motionFailed(reason) }
+            try gate.admit(command, from: client, force: force, stand: name, at: now, &out)
             if command.startsMotion { endPan() }  // a client's motion, or a new sweep or tour, takes over
             if case .stop = command {
                 stop(by: client, token: token, at: now, &out)
@@ -621,11 +582,6 @@ public struct StandEngine: Sendable {
         } catch {
             out.reply(token, .failure(error))
         }
-    }
-
-    private func isEnable(_ command: EngineCommand) -> Bool {
-        if case .setTracking(true) = command { return true }
-        return false
     }
 
     private mutating func execute(_ command: EngineCommand, from client: ClientRef, at now: Double,
@@ -654,7 +610,7 @@ public struct StandEngine: Sendable {
             guard found else { throw .invalidParameter("no running motion \(id.rawValue)") }
             return .ok
         case .resume:
-            if try lease.resume(client, stand: name) {
+            if try gate.resume(client, stand: name) {
                 out.notifications.append(.stopChanged(stopped: false, by: client))
                 out.log(.notice, "client \(client.id) resumed motion")
             }
@@ -729,7 +685,7 @@ public struct StandEngine: Sendable {
         guard linkState == .connected else { throw .notConnected(stand: standID ?? fallbackName) }
         // With system tracking on, observations come from the system source (any client); with it
         // off, only the client that turned it off feeds its own (custom inference).
-        if !systemTracking { _ = try lease.acquire(client, force: false, stand: name) }
+        if !systemTracking { try gate.admitObservations(from: client, stand: name) }
         try tracking.checkRate(arrival: now)
         if let camera = frame.camera { tracking.setCamera(camera) }
         let capture = min(now, frame.captureTime ?? now - settings.defaultCaptureLatency)
@@ -752,36 +708,31 @@ public struct StandEngine: Sendable {
     /// Everything stops now and stays stopped until the issuer or the lease holder says otherwise.
     /// The reply waits for the stand to acknowledge the STOP (bounded).
     private mutating func stop(by client: ClientRef, token: Int?, at now: Double, _ out: inout EngineOutput) {
-        lease.hold(stopBy: client)
+        let connected = linkState == .connected && connection != nil
+        gate.stop(by: client, token: token, deadline: connected ? now + settings.stopConfirmationTimeout : nil)
         endPan()
         out.notifications.append(.stopChanged(stopped: true, by: client))
         out.log(.notice, "client \(client.id) stopped the stand")
-        guard linkState == .connected, connection != nil else {
+        guard connected else {
             out.reply(token, .success(.stopped(confirmed: false)))
             return
         }
         connection!.motion.stop(at: now)
         runController(at: now, &out)
-        if let token { acknowledgements.wait(for: .stop, token: token, deadline: now + settings.stopConfirmationTimeout) }
     }
 
     /// New limits: the reply waits (bounded) for the stand's acknowledgement of the LIMITS, so a
     /// caller is never told "ok" for limits the stand refused.
     private mutating func setLimits(_ requests: [Axis: LimitRequest], token: Int?, at now: Double, _ out: inout EngineOutput) throws(EngineError) {
         try withController(at: now, &out) { c, _ throws(MotionError) in try c.setLimits(requests) }
-        if limitsBeforeUnacknowledged == nil { limitsBeforeUnacknowledged = lease.limits }
-        lease.limits.merge(requests) { _, new in new }
-        if let token, driver.awaitsAcknowledgement(of: .limits) {
-            acknowledgements.wait(for: .limits, token: token, deadline: now + settings.acknowledgementTimeout)
-        } else {
-            out.reply(token, .success(.ok))
-        }
+        let deadline = driver.awaitsAcknowledgement(of: .limits) ? now + settings.acknowledgementTimeout : nil
+        gate.limitsSent(requests, token: token, deadline: deadline, &out)
     }
 
     /// The client is gone or gave its lease back: if it held the lease, everything it changed
     /// reverts — motion stops, the stand's own limits return, system tracking resumes.
     private mutating func release(_ client: Int, reason: String, at now: Double, _ out: inout EngineOutput) {
-        guard lease.release(client) else { return }
+        guard gate.release(client) else { return }
         lostWatch = nil
         endPan()
         if connection != nil {
@@ -830,8 +781,8 @@ public struct StandEngine: Sendable {
     /// The limits in force per axis, nil while not connected.
     public var effectiveLimits: [EffectiveAxisLimits]? { connection.map { c in c.motion.axes.compactMap { c.motion.limits(of: $0) } } }
 
-    public var leaseHolder: ClientRef? { lease.holder }
-    public var stoppedBy: ClientRef? { lease.stop?.by }
+    public var leaseHolder: ClientRef? { gate.lease.holder }
+    public var stoppedBy: ClientRef? { gate.lease.stop?.by }
 
     private func batteryReport(_ state: BatteryState) -> BatteryReport {
         let names = capabilities?.batteries ?? []
