@@ -10,11 +10,12 @@ import DockTracking
 /// virtual time against the simulated stand.
 ///
 /// What lives here: the motion controller (held in the `StandConnection`) and its control tick,
-/// system tracking and when it may drive, what reverts when a lease ends, the LED policy, the
-/// plausibility checks on what the stand reports, and what is re-sent after a reconnect. Parts of
-/// their own, each a pure reducer: the link's life (`LinkSupervisor`: handshake, silence, pace) and
-/// whether a command may act (`CommandGate`: the lease, a stop that holds, refused drives, and the
-/// one queue of replies awaiting the stand's acknowledgement).
+/// tracking's and a sweep's steps, what reverts when a lease ends, the plausibility checks on what
+/// the stand reports, and what is re-sent after a reconnect. Parts of their own, each a pure
+/// reducer: the link's life (`LinkSupervisor`: handshake, silence, pace); whether a command may act
+/// (`CommandGate`: the lease, a stop that holds, refused drives, and the one queue of replies
+/// awaiting the stand's acknowledgement); who steers (`Steering`: a client's motion or tracking,
+/// the LED, the phase published).
 public struct StandEngine: Sendable {
     public enum Event: Sendable {
         /// The transport is open: the driver starts its handshake.
@@ -61,7 +62,7 @@ public struct StandEngine: Sendable {
     /// The stand last refused dockd's protocol version (or spoke another): until it says otherwise
     /// the host asks again only after `ProtocolTiming.incompatibleRetry`.
     public private(set) var incompatible = false
-    public private(set) var systemTracking: Bool
+    public var systemTracking: Bool { steering.systemTracking }
     /// What the stand does while no client holds the lease.
     public private(set) var defaults: StandDefaults
     public private(set) var counters = EngineCounters()
@@ -77,15 +78,11 @@ public struct StandEngine: Sendable {
     /// stored back would copy its buffers at every change.
     private var connection: StandConnection?
     public private(set) var tracking: TrackingLoop
-    /// Client motion (velocity until its deadman, orientation, animation) pauses tracking until then.
-    private var clientMotionUntil = -Double.infinity
-    /// A client moved the stand: once its motion ends, tracking starts afresh where it points.
-    private var clientTurned = false
+    /// Who steers, a client or tracking, and what the LED and the phase say.
+    private var steering: Steering
     private var lastTrackingPublished = -Double.infinity
     /// A client's lost-subject policy (nil: the configuration's `lost_behaviour`).
     private var lostWatch: LostSubjectWatch?
-    private var phasePublished = TrackingPhase.tracking
-    private var ledState: LedMode?
     private var lastControlTick = -Double.infinity
     private var lastProgressPublished = -Double.infinity
     private var lastImplausibleReport = -Double.infinity
@@ -100,7 +97,7 @@ public struct StandEngine: Sendable {
         self.fallbackName = fallbackName
         link = LinkSupervisor(timeout: settings.linkTimeout, maxRoundTrip: settings.motion.maxRoundTrip)
         defaults = settings.defaults
-        systemTracking = settings.defaults.systemTracking
+        steering = Steering(systemTracking: settings.defaults.systemTracking)
         tracking = TrackingLoop(camera: settings.camera, seed: settings.trackingSeed, settings: settings.tracking)
         tracking.resetClientSettings(to: settings.defaults)
     }
@@ -285,7 +282,7 @@ public struct StandEngine: Sendable {
         out.log(.info, "stand connected", ["serial": identity?.serial ?? "?", "model": identity?.model ?? "?",
                                           "firmware": identity?.firmware ?? "?", "driver": driver.name])
         out.notifications.append(.connected(description))
-        ledState = nil
+        out.append(steering.handle(.connected, at: now))
         applyLed(at: now, &out)
     }
 
@@ -390,16 +387,13 @@ public struct StandEngine: Sendable {
     /// tracking controller drives the motors in velocity mode, unless a client's motion runs, a
     /// stop holds, or the stand refuses drives.
     private mutating func steerByTracking(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
-        guard systemTracking || gate.lease.holder != nil, let activity = connection?.motion.activity, now >= clientMotionUntil,
+        guard steering.trackingMayDrive(leaseHeld: gate.lease.holder != nil, at: now), let activity = connection?.motion.activity,
               !gate.holdsMotionBack(at: now) else { return }
         switch activity {
         case .orientation, .animation: return
         case .idle, .velocity: break
         }
-        if clientTurned {
-            clientTurned = false
-            tracking.startAfresh(at: now)
-        }
+        if steering.takeOver() { tracking.startAfresh(at: now) }
         let positions = steeredPositions(yaw: yaw, pitch: pitch)
         // Zoom only on a stand that declares it (the controller has limits for its axes only),
         // within the limits in force: a client's included.
@@ -453,7 +447,7 @@ public struct StandEngine: Sendable {
         } else {
             out.log(.info, "\(connection!.panPlanner!.pan.phase.rawValue) ended")
             connection!.panPlanner = nil
-            clientTurned = true
+            out.append(steering.handle(.clientTurned, at: now))
             connection!.motion.endVelocity()
         }
     }
@@ -462,7 +456,7 @@ public struct StandEngine: Sendable {
     /// button needs no lease (as the tracking button), but a stop holds it back as any motion.
     private mutating func toggleButtonSweep(_ sweep: Sweep, at now: Double, _ out: inout EngineOutput) {
         if connection?.panPlanner != nil {
-            endPan()
+            endPan(at: now, &out)
             runController(at: now, &out)
             return
         }
@@ -478,10 +472,10 @@ public struct StandEngine: Sendable {
     }
 
     /// Ends a sweep or tour (a client's motion, a stop, the lease's end take over from it).
-    private mutating func endPan() {
+    private mutating func endPan(at now: Double, _ out: inout EngineOutput) {
         guard connection?.panPlanner != nil else { return }
         connection?.panPlanner = nil
-        clientTurned = true
+        out.append(steering.handle(.clientTurned, at: now))
         connection?.motion.endVelocity()
     }
 
@@ -489,7 +483,7 @@ public struct StandEngine: Sendable {
     public func phase(at now: Double) -> TrackingPhase {
         if let planner = connection?.panPlanner { return planner.pan.phase }
         // A client's turn or a sweep ended: tracking starts afresh (at its next step) where the stand points.
-        guard tracking.isActive(at: now), !clientTurned else { return .tracking }
+        guard tracking.isActive(at: now), !steering.clientTurned else { return .tracking }
         // Neither tracking nor a policy steers then (`steerByTracking`): the policy's phase would be stale.
         if gate.holdsMotionBack(at: now) { return .stopped }
         if let watch = lostWatch { return watch.phase }
@@ -503,26 +497,20 @@ public struct StandEngine: Sendable {
     public var runningPan: (pan: Pan, stop: Int?)? { connection?.panPlanner.map { ($0.pan, $0.stopIndex) } }
 
     private mutating func publishPhase(at now: Double, _ out: inout EngineOutput) {
-        let phase = phase(at: now)
-        guard phase != phasePublished else { return }
-        phasePublished = phase
-        out.notifications.append(.phaseChanged(phase))
+        if let changed = steering.publish(phase(at: now)) { out.notifications.append(changed) }
     }
 
     /// LED policy: off when not tracking, on when tracking, blinking while the subject is in frame.
     /// Sent only when it changes.
     private mutating func applyLed(at now: Double, _ out: inout EngineOutput) {
         guard linkState == .connected, capabilities?.features.contains(.led) == true else { return }
-        let mode: LedMode = !systemTracking ? .off : (tracking.isActive(at: now) && tracking.inFrame ? .blink : .on)
-        guard mode != ledState else { return }
-        ledState = mode
+        guard let mode = steering.led(trackingActive: tracking.isActive(at: now), inFrame: tracking.inFrame) else { return }
         out.write(driver.send(.led(LedCommand(mode: mode, onMs: 250, offMs: 250)), at: now))
     }
 
     private mutating func setSystemTracking(_ enabled: Bool, source: String, at now: Double, _ out: inout EngineOutput) {
-        systemTracking = enabled
+        out.append(steering.handle(.systemTracking(enabled, source: source), at: now))
         applyLed(at: now, &out)
-        out.notifications.append(.trackingChanged(enabled: enabled, source: source))
     }
 
     // MARK: - Stand events
@@ -569,7 +557,7 @@ public struct StandEngine: Sendable {
                               _ out: inout EngineOutput) {
         do throws(EngineError) {
             try gate.admit(command, from: client, force: force, stand: name, at: now, &out)
-            if command.startsMotion { endPan() }  // a client's motion, or a new sweep or tour, takes over
+            if command.startsMotion { endPan(at: now, &out) }  // a client's motion, or a new sweep or tour, takes over
             if case .stop = command {
                 stop(by: client, token: token, at: now, &out)
                 return
@@ -592,14 +580,13 @@ public struct StandEngine: Sendable {
             return .tracking(enabled: enabled)
         case .velocity(let rates):
             try withController(at: now, &out) { c, now throws(MotionError) in try c.setVelocity(rates, at: now) }
-            clientMotionUntil = now + settings.motion.deadman
-            clientTurned = true
+            out.append(steering.handle(.clientVelocity(deadman: settings.motion.deadman), at: now))
             return .ok
         case .orient(let target, let relative, let duration, let tolerance):
             let id = try withController(at: now, &out) { c, now throws(MotionError) in
                 try c.setOrientation(target, relative: relative, duration: duration, tolerance: tolerance, at: now)
             }
-            clientTurned = true
+            out.append(steering.handle(.clientTurned, at: now))
             return .motion(id)
         case .play(let animation):
             return .motion(try withController(at: now, &out) { c, now throws(MotionError) in try c.play(animation, at: now) })
@@ -644,7 +631,7 @@ public struct StandEngine: Sendable {
             try startPan(pan, at: now, &out)
             return .ok
         case .endPan:
-            endPan()
+            endPan(at: now, &out)
             runController(at: now, &out)
             return .ok
         }
@@ -710,7 +697,7 @@ public struct StandEngine: Sendable {
     private mutating func stop(by client: ClientRef, token: Int?, at now: Double, _ out: inout EngineOutput) {
         let connected = linkState == .connected && connection != nil
         gate.stop(by: client, token: token, deadline: connected ? now + settings.stopConfirmationTimeout : nil)
-        endPan()
+        endPan(at: now, &out)
         out.notifications.append(.stopChanged(stopped: true, by: client))
         out.log(.notice, "client \(client.id) stopped the stand")
         guard connected else {
@@ -734,7 +721,7 @@ public struct StandEngine: Sendable {
     private mutating func release(_ client: Int, reason: String, at now: Double, _ out: inout EngineOutput) {
         guard gate.release(client) else { return }
         lostWatch = nil
-        endPan()
+        endPan(at: now, &out)
         if connection != nil {
             connection!.motion.stop(at: now)
             connection!.motion.resetLimits()  // queues a LIMITS with the stand's own values per narrowed axis
