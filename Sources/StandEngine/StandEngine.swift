@@ -157,6 +157,7 @@ public struct StandEngine: Sendable {
             defaults = new
             if gate.lease.holder == nil { applyDefaults(source: "defaults", at: now, &out) }
         }
+        // What the stand has acknowledged answers waiting replies only: no consequence beside them.
         _ = gate.handle(.state(stopConfirmed: driver.stopConfirmed, limitsAcknowledged: !driver.awaitsAcknowledgement(of: .limits),
                                connected: linkState == .connected, stand: standID ?? fallbackName), at: now, &out)
         publishPhase(at: now, &out)
