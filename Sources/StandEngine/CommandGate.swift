@@ -36,9 +36,6 @@ struct CommandGate: Sendable {
     /// A stop holds or the stand refuses drives: neither tracking nor a sweep steers.
     func holdsMotionBack(at now: Double) -> Bool { lease.stop != nil || refusals.holding(at: now) }
 
-    /// Why the stand cannot be sent drives now (nil: it can).
-    func refusalHold(at now: Double) -> String? { refusals.holdReason(at: now) }
-
     /// Lets `command` through or says why not: the lease (taken, or another's taken over with
     /// `force`), a stop that holds, drives the stand refuses. What it logs and publishes goes in `out`.
     mutating func admit(_ command: EngineCommand, from client: ClientRef, force: Bool, stand: String, at now: Double,
