@@ -33,6 +33,15 @@ public struct EngineOutput: Sendable {
     mutating func reply(_ token: Int?, _ result: Result<CommandResult, EngineError>) {
         if let token { replies.append((token, result)) }
     }
+
+    /// Adds what one of the engine's parts decided, after what is already here.
+    mutating func append(_ other: EngineOutput) {
+        writes += other.writes
+        notifications += other.notifications
+        logs += other.logs
+        replies += other.replies
+        if let reason = other.closeLink { closeLink = reason }
+    }
 }
 
 public struct EngineLog: Sendable, Equatable {

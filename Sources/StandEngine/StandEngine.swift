@@ -9,10 +9,13 @@ import DockTracking
 /// daemon's shell only moves bytes and time, and tests and benchmarks run this same engine in
 /// virtual time against the simulated stand.
 ///
-/// What lives here: the link's life (handshake, silence, loss), the motion controller and its
-/// control tick, system tracking and when it may drive, the control lease and what reverts, a stop
-/// that holds, the LED policy, the plausibility checks on what the stand reports, the link's pace,
-/// refusals from the stand, and what is re-sent after a reconnect.
+/// What lives here: the motion controller (held in the `StandConnection`) and its control tick,
+/// tracking's and a sweep's steps, what reverts when a lease ends, the plausibility checks on what
+/// the stand reports, and what is re-sent after a reconnect. Parts of their own, each a pure
+/// reducer: the link's life (`LinkSupervisor`: handshake, silence, pace); whether a command may act
+/// (`CommandGate`: the lease, a stop that holds, refused drives, and the one queue of replies
+/// awaiting the stand's acknowledgement); who steers (`Steering`: a client's motion or tracking,
+/// the LED, the phase published).
 public struct StandEngine: Sendable {
     public enum Event: Sendable {
         /// The transport is open: the driver starts its handshake.
@@ -50,62 +53,51 @@ public struct StandEngine: Sendable {
     public let settings: EngineSettings
     /// The name used before the stand has said who it is (its endpoint).
     public let fallbackName: String
-    public private(set) var linkState: LinkState = .disconnected
+    public var linkState: LinkState { link.state }
     public private(set) var identity: StandIdentity?
     public private(set) var capabilities: Capabilities?
     public private(set) var lastFeedback: (feedback: Feedback, time: Double)?
     public private(set) var docked: Bool?
-    public private(set) var lastError: String?
+    public var lastError: String? { link.lastError }
     /// The stand last refused dockd's protocol version (or spoke another): until it says otherwise
     /// the host asks again only after `ProtocolTiming.incompatibleRetry`.
     public private(set) var incompatible = false
-    public private(set) var systemTracking: Bool
+    public var systemTracking: Bool { steering.systemTracking }
     /// What the stand does while no client holds the lease.
     public private(set) var defaults: StandDefaults
     public private(set) var counters = EngineCounters()
     /// The latest fault reported about the stand (by it or by dockd), with its time.
     public private(set) var lastFault: (report: FaultReport, time: Double)?
     private var batteries: [UInt8: BatteryState] = [:]
-    private var lease = ControlLease()
+    /// Whether a command may act now (the lease, a stop, refused drives), and the replies that
+    /// wait for the stand's acknowledgement.
+    private var gate = CommandGate()
     private var driver: any StandDriver
-    private var motion: MotionController?
+    /// The stand from its READY until the link closes: the controller that steers it lives here.
+    /// Changed in place (`connection!.motion.…` behind a nil check): a controller copied out and
+    /// stored back would copy its buffers at every change.
+    private var connection: StandConnection?
     public private(set) var tracking: TrackingLoop
-    /// Client motion (velocity until its deadman, orientation, animation) pauses tracking until then.
-    private var clientMotionUntil = -Double.infinity
-    /// A client moved the stand: once its motion ends, tracking starts afresh where it points.
-    private var clientTurned = false
+    /// Who steers, a client or tracking, and what the LED and the phase say.
+    private var steering: Steering
     private var lastTrackingPublished = -Double.infinity
     /// A client's lost-subject policy (nil: the configuration's `lost_behaviour`).
     private var lostWatch: LostSubjectWatch?
-    /// A sweep or tour that runs: it steers instead of tracking.
-    private var panPlanner: PanPlanner?
-    private var phasePublished = TrackingPhase.tracking
-    private var ledState: LedMode?
-    private var lastHeard = 0.0
-    private var framesHeard = 0
     private var lastControlTick = -Double.infinity
-    private var lastTick = -Double.infinity
     private var lastProgressPublished = -Double.infinity
     private var lastImplausibleReport = -Double.infinity
     /// The speed scales last logged (1 = the stand's description).
     private var loggedSpeedScale: [Axis: Double] = [:]
-    private var linkPace = LinkPace.onTime
-    private var refusals = RefusalWatch()
-    /// STOP replies waiting for the stand's acknowledgement: token and deadline.
-    private var pendingStops: [(token: Int, deadline: Double)] = []
-    /// `motion.limits` replies waiting for the stand to acknowledge the LIMITS: token and deadline.
-    private var pendingLimits: [(token: Int, deadline: Double)] = []
-    /// The lease's limits before the LIMITS the stand has not acknowledged yet: what the stand keeps
-    /// if it refuses them (LIMITS is all or nothing). nil once none is awaited.
-    private var limitsBeforeUnacknowledged: [Axis: LimitRequest]?
-    private var cameraPresetReplies = CameraPresetReplies()
+    /// The link's life: handshake, silence, pace.
+    private var link: LinkSupervisor
 
     public init(driver: any StandDriver, settings: EngineSettings, fallbackName: String) {
         self.driver = driver
         self.settings = settings
         self.fallbackName = fallbackName
+        link = LinkSupervisor(timeout: settings.linkTimeout, maxRoundTrip: settings.motion.maxRoundTrip)
         defaults = settings.defaults
-        systemTracking = settings.defaults.systemTracking
+        steering = Steering(systemTracking: settings.defaults.systemTracking)
         tracking = TrackingLoop(camera: settings.camera, seed: settings.trackingSeed, settings: settings.tracking)
         tracking.resetClientSettings(to: settings.defaults)
     }
@@ -124,28 +116,25 @@ public struct StandEngine: Sendable {
     /// stream leaves undone and the feedback watchdog; and the bounded wait of a STOP or LIMITS reply.
     public var nextTick: Double? {
         guard linkState != .disconnected else { return nil }
-        var due = min(lastHeard + settings.linkTimeout + Self.pastLimit, driver.nextDeadline ?? lastTick + Self.driverTickInterval)
+        var due = min(link.silenceDue + Self.pastLimit, driver.nextDeadline ?? link.lastTick + Self.driverTickInterval)
         if moving {
             due = min(due, lastControlTick + Self.controlGap + Self.pastLimit)
             if let watchdog = pendingFeedbackWatchdog { due = min(due, watchdog) }
         }
-        for pending in pendingStops { due = min(due, pending.deadline) }
-        for pending in pendingLimits { due = min(due, pending.deadline) }
-        if let deadline = cameraPresetReplies.nextDeadline { due = min(due, deadline) }
-        return due
+        return min(due, gate.nextDeadline ?? due)
     }
 
     /// The controller has a motion or velocity to carry on (at rest it sends nothing, and every
     /// command runs its step at once).
     private var moving: Bool {
-        guard linkState == .connected, let motion else { return false }
-        return !motion.isIdle
+        guard linkState == .connected, let connection else { return false }
+        return !connection.motion.isIdle
     }
 
     /// The time the feedback watchdog is due, until a control step has run at or after it: the
     /// silence is then judged when due (PROTOCOL.md §5), not at the next control step.
     private var pendingFeedbackWatchdog: Double? {
-        guard linkState == .connected, let due = motion?.feedbackWatchdogTime.map({ $0 + Self.pastLimit }), due > lastControlTick else { return nil }
+        guard linkState == .connected, let due = connection?.motion.feedbackWatchdogTime.map({ $0 + Self.pastLimit }), due > lastControlTick else { return nil }
         return due
     }
 
@@ -157,7 +146,7 @@ public struct StandEngine: Sendable {
         case .linkOpened: linkOpened(at: now, &out)
         case .received(let bytes): received(bytes, at: now, &out)
         case .linkClosed(let reason): linkClosed(reason, at: now, &out)
-        case .connectFailed(let reason): lastError = reason
+        case .connectFailed(let reason): out.append(link.handle(.connectFailed(reason: reason), at: now))
         case .tick: tick(at: now, &out)
         case .command(let command, let client, let force, let token): run(command, from: client, force: force, token: token, at: now, &out)
         case .clientGone(let client): release(client, reason: "client \(client) disconnected", at: now, &out)
@@ -166,13 +155,13 @@ public struct StandEngine: Sendable {
             tracking.configure(camera: camera, lostBehaviour: lostBehaviour, lostHold: lostHold)
         case .defaults(let new):
             defaults = new
-            if lease.holder == nil { applyDefaults(source: "defaults", at: now, &out) }
+            if gate.lease.holder == nil { applyDefaults(source: "defaults", at: now, &out) }
         }
-        answerStops(at: now, &out)
-        answerLimits(at: now, &out)
-        cameraPresetReplies.expire(at: now, &out)
-        if !driver.awaitsAcknowledgement(of: .limits) { limitsBeforeUnacknowledged = nil }
+        // What the stand has acknowledged answers waiting replies only: no consequence beside them.
+        _ = gate.handle(.state(stopConfirmed: driver.stopConfirmed, limitsAcknowledged: !driver.awaitsAcknowledgement(of: .limits),
+                               connected: linkState == .connected, stand: standID ?? fallbackName), at: now, &out)
         publishPhase(at: now, &out)
+        for case .fault(let report) in out.notifications { lastFault = (report, now) }  // the last one published
         return out
     }
 
@@ -180,41 +169,23 @@ public struct StandEngine: Sendable {
 
     private mutating func linkOpened(at now: Double, _ out: inout EngineOutput) {
         counters.linksOpened += 1
-        lastHeard = now
-        lastTick = now
-        framesHeard = driver.counters.decoder.frames
-        linkState = .handshaking
+        out.append(link.handle(.opened(framesDecoded: driver.counters.decoder.frames), at: now))
         out.write(driver.start(at: now))
     }
 
     private mutating func linkClosed(_ reason: String, at now: Double, _ out: inout EngineOutput) {
-        let wasConnected = linkState == .connected
-        if lastError == nil || wasConnected { lastError = reason }
-        linkState = .disconnected
-        motion = nil
-        limitsBeforeUnacknowledged = nil
-        panPlanner = nil
-        cameraPresetReplies.linkClosed(stand: name, &out)
-        if wasConnected {
-            out.log(.warning, "stand disconnected", ["reason": lastError ?? reason])
-            out.notifications.append(.disconnected(reason: lastError ?? reason))
-        }
-    }
-
-    /// Asks the shell to close the link from our side with a reason (silence, refused handshake).
-    private mutating func drop(_ reason: String, _ out: inout EngineOutput) {
-        lastError = reason
-        out.log(.error, reason)
-        out.closeLink = reason
+        out.append(link.handle(.closed(reason: reason), at: now))
+        connection = nil
+        gate.linkClosed()
+        // Nothing waiting will be acknowledged now: each reply is answered at once.
+        _ = gate.handle(.state(stopConfirmed: false, limitsAcknowledged: false, connected: false, stand: name), at: now, &out)
     }
 
     private mutating func tick(at now: Double, _ out: inout EngineOutput) {
         guard linkState != .disconnected else { return }
-        lastTick = now
-        if now - lastHeard > settings.linkTimeout {
-            drop("no valid frame for \(Int(settings.linkTimeout * 1000)) ms: link lost", &out)
-            return
-        }
+        let supervised = link.handle(.tick, at: now)
+        out.append(supervised)
+        if supervised.closeLink != nil { return }
         let output = driver.tick(at: now)
         out.write(output.bytes)
         for report in output.reports { handle(report, at: now, &out) }
@@ -240,14 +211,13 @@ public struct StandEngine: Sendable {
         let reports = driver.receive(bytes, at: now)
         // Any valid frame is a sign of life, whether or not it carries a report (a heartbeat, an
         // ACK, a frame during the handshake).
-        let frames = driver.counters.decoder.frames
-        if frames != framesHeard { framesHeard = frames; lastHeard = now }
+        out.append(link.handle(.framesDecoded(driver.counters.decoder.frames), at: now))
         for report in reports {
             if case .garbage(let error) = report {
                 out.log(.debug, "dropped bytes from the stand", ["error": error.rawValue])
                 continue
             }
-            lastHeard = now
+            out.append(link.handle(.report, at: now))
             handle(report, at: now, &out)
         }
     }
@@ -262,7 +232,7 @@ public struct StandEngine: Sendable {
             var controller = MotionController(capabilities: caps, configuration: settings.motion,
                                               standClosesPositionLoop: driver.closesPositionLoop)
             restoreLimits(into: &controller, &out)
-            motion = controller
+            connection = StandConnection(motion: controller)
             tracking.setContinuousAxes(Set(caps.axes.filter(\.continuous).map(\.axis)))
         case .feedback(let feedback):
             if let lie = FeedbackCheck.implausible(feedback, capabilities: capabilities) {
@@ -272,7 +242,7 @@ public struct StandEngine: Sendable {
                 reportImplausible("rejected implausible feedback: \(lie)", at: now, &out)
                 return
             }
-            if linkState == .handshaking, motion != nil {
+            if linkState == .handshaking, connection != nil {
                 connected(feedback, at: now, &out)
             } else if linkState == .connected {
                 lastFeedback = (feedback, now)
@@ -290,44 +260,43 @@ public struct StandEngine: Sendable {
         case .fault(let fault):
             counters.faults += 1
             out.log(.warning, "stand fault", ["code": "\(fault.code)", "severity": "\(fault.severity)", "text": fault.text])
-            publish(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text), at: now, &out)
+            publish(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text), &out)
         case .refused(let command, let reason):
             refused(command: command, reason: reason, at: now, &out)
         case .cameraPreset(let request, let result):
             if case .failure(let refusal) = result { out.log(.warning, "the camera refused a preset request", ["request": "\(request)", "reason": refusal.description]) }
-            cameraPresetReplies.answered(request, result, &out)
+            _ = gate.handle(.cameraPreset(request, result), at: now, &out)
         case .rejected(let problem):
             counters.implausibleReports += 1
             reportImplausible("rejected an impossible report: \(problem)", at: now, &out)
         case .garbage:
             break
         case .fatal(let reason):
-            drop(reason, &out)
+            out.append(link.handle(.drop(reason: reason), at: now))
         case .incompatible(let reason):
             incompatible = true
-            drop("\(reason); asking again in \(Int(ProtocolTiming.incompatibleRetry)) s or when it is plugged in again", &out)
+            out.append(link.handle(.drop(reason: "\(reason); asking again in \(Int(ProtocolTiming.incompatibleRetry)) s or when it is plugged in again"), at: now))
         }
     }
 
     /// Connected once the stand reports where it is: only then can it be steered.
     private mutating func connected(_ feedback: Feedback, at now: Double, _ out: inout EngineOutput) {
         lastFeedback = (feedback, now)
-        motion?.feedback(feedback, at: now)
-        linkState = .connected
-        lastError = nil
+        connection?.motion.feedback(feedback, at: now)
+        out.append(link.handle(.handshakeDone, at: now))
         counters.handshakes += 1
         out.log(.info, "stand connected", ["serial": identity?.serial ?? "?", "model": identity?.model ?? "?",
                                           "firmware": identity?.firmware ?? "?", "driver": driver.name])
         out.notifications.append(.connected(description))
-        ledState = nil
+        out.append(steering.handle(.connected, at: now))
         applyLed(at: now, &out)
     }
 
     /// A stand forgets host limits at a new HELLO: the lease holder's are applied again.
     private func restoreLimits(into controller: inout MotionController, _ out: inout EngineOutput) {
-        guard !lease.limits.isEmpty else { return }
+        guard !gate.lease.limits.isEmpty else { return }
         do {
-            try controller.setLimits(lease.limits)
+            try controller.setLimits(gate.lease.limits)
         } catch {
             out.log(.warning, "the lease holder's limits no longer fit the stand: \(error)")
         }
@@ -337,26 +306,26 @@ public struct StandEngine: Sendable {
         guard now - lastImplausibleReport >= 1 else { return }
         lastImplausibleReport = now
         out.log(.error, text)
-        publish(FaultReport(source: .dockd, code: DaemonFault.implausibleReport.rawValue, severity: 2, text: text), at: now, &out)
+        publish(FaultReport(source: .dockd, code: DaemonFault.implausibleReport.rawValue, severity: 2, text: text), &out)
     }
 
-    private mutating func publish(_ fault: FaultReport, at now: Double, _ out: inout EngineOutput) {
-        lastFault = (fault, now)
+    /// `handle` keeps the last one published as `lastFault`.
+    private func publish(_ fault: FaultReport, _ out: inout EngineOutput) {
         out.notifications.append(.fault(fault))
     }
 
     // MARK: - Control loop
 
     private mutating func controlTick(feedback: Feedback, at now: Double, _ out: inout EngineOutput) {
-        motion?.feedback(feedback, at: now)
+        connection?.motion.feedback(feedback, at: now)
         // Tracking's aim: the FEEDBACK carried across the link's round trip (a camera polled over
         // a slow link reports where it was, not where it is; on time, the two are the same).
-        let predicted = motion?.predictedAngles(at: now) ?? [:]
+        let predicted = connection?.motion.predictedAngles(at: now) ?? [:]
         let yaw = predicted[.yaw] ?? feedback.axis(.yaw).map { Double($0.position) } ?? 0
         let pitch = predicted[.pitch] ?? feedback.axis(.pitch).map { Double($0.position) } ?? 0
         let zoom = predicted[.zoom] ?? feedback.axis(.zoom).map { Double($0.position) } ?? 1
         tracking.recordFeedback(time: now, yaw: yaw, pitch: pitch, zoom: zoom)
-        if panPlanner != nil {
+        if connection?.panPlanner != nil {
             steerByPan(yaw: yaw, pitch: pitch, at: now, &out)
         } else {
             steerByTracking(yaw: yaw, pitch: pitch, at: now, &out)
@@ -369,44 +338,18 @@ public struct StandEngine: Sendable {
     /// after a command or an observation (so it acts without waiting for the next FEEDBACK), and
     /// from the timer when feedback stalls, so the deadman and the feedback watchdog still act.
     private mutating func runController(at now: Double, _ out: inout EngineOutput) {
-        guard var controller = motion else { return }
-        notePace(at: now, &out)
-        controller.setRoundTrip(driver.counters.roundTrip.smoothed ?? 0)
-        let alreadyWrong = controller.wrongDirection != nil
-        let output = controller.tick(at: now)
-        motion = controller
+        guard connection != nil else { return }
+        if let roundTrip = driver.counters.roundTrip.smoothed { out.append(link.handle(.roundTrip(roundTrip), at: now)) }
+        connection!.motion.setRoundTrip(driver.counters.roundTrip.smoothed ?? 0)
+        let alreadyWrong = connection!.motion.wrongDirection != nil
+        let output = connection!.motion.tick(at: now)
         lastControlTick = now
-        if !alreadyWrong, let reason = controller.wrongDirection {
+        if !alreadyWrong, let reason = connection!.motion.wrongDirection {
             out.log(.critical, reason)
-            publish(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason), at: now, &out)
+            publish(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason), &out)
         }
         for message in output.messages { out.write(driver.send(message, at: now)) }
         for progress in output.progress { publishProgress(progress, at: now, &out) }
-    }
-
-    /// How late the stand answers, as reported: on time, later than the protocol's 50 ms (a
-    /// congested radio, busy firmware), or too late for the controller to steer across.
-    enum LinkPace: Comparable { case onTime, late, tooLateToSteer }
-
-    /// Reports each change of the stand's pace; the controller predicts across the delay, or stops.
-    private mutating func notePace(at now: Double, _ out: inout EngineOutput) {
-        guard let roundTrip = driver.counters.roundTrip.smoothed else { return }
-        // Hysteresis (a fifth below each threshold) so a round trip at the edge does not flap.
-        func pace(margin: Double) -> LinkPace {
-            roundTrip > settings.motion.maxRoundTrip * margin ? .tooLateToSteer : roundTrip > 0.05 * margin ? .late : .onTime
-        }
-        let next = pace(margin: 1) > linkPace ? pace(margin: 1) : pace(margin: 0.8) < linkPace ? pace(margin: 0.8) : linkPace
-        guard next != linkPace else { return }
-        linkPace = next
-        let ms = Int((roundTrip * 1000).rounded())
-        let text = switch next {
-        case .onTime: "the stand answers on time again: round trip \(ms) ms"
-        case .late: "the stand answers late: round trip \(ms) ms (the protocol promises ACKs within 50 ms; a busy host adds to it); motion predicts across it"
-        case .tooLateToSteer: "the stand answers late: round trip \(ms) ms, too late to steer: motion stops and is refused until it recovers"
-        }
-        out.log(next == .onTime ? .notice : .warning, text)
-        publish(FaultReport(source: .dockd, code: DaemonFault.linkPace.rawValue,
-                                                    severity: next == .onTime ? 0 : next == .late ? 1 : 2, text: text), at: now, &out)
     }
 
     /// Running progress goes out at most 10 times a second; final states always.
@@ -430,44 +373,18 @@ public struct StandEngine: Sendable {
         let label = type.map { "\($0)".uppercased() } ?? "0x\(String(command, radix: 16))"
         out.log(.warning, "the stand refused a command", ["type": label, "reason": reason])
         publish(FaultReport(source: .dockd, code: DaemonFault.commandRefused.rawValue, severity: 2,
-                                                    text: "the stand refused \(label): \(reason)"), at: now, &out)
-        switch type {
-        case .stop:
-            for pending in pendingStops { out.reply(pending.token, .success(.stopped(confirmed: false))) }
-            pendingStops.removeAll()
-        case .limits:
-            for pending in pendingLimits { out.reply(pending.token, .failure(.motionFailed("the stand refused LIMITS: \(reason)"))) }
-            pendingLimits.removeAll()
-            refusedLimits(reason, &out)
-        case .velocity, .position:
-            guard let hold = refusals.refused("the stand refused \(label): \(reason)", at: now) else { return }
-            out.log(.error, "\(hold.reason); motion held back for \(hold.seconds) s")
-            if var controller = motion {
-                controller.abort(reason: hold.reason, at: now)
-                motion = controller
-                runController(at: now, &out)
-            }
-        default:
+                                                    text: "the stand refused \(label): \(reason)"), &out)
+        switch gate.handle(.refused(type, reason: reason), at: now, &out) {
+        case .nothingMore:
             break
+        case .limitsInForce(let limits):
+            connection?.motion.resetLimits(informStand: false)
+            try? connection?.motion.setLimits(limits, informStand: false)
+        case .motionHeldBack(let reason):
+            guard connection != nil else { return }
+            connection!.motion.abort(reason: reason, at: now)
+            runController(at: now, &out)
         }
-    }
-
-    /// LIMITS is all or nothing (PROTOCOL.md §4): the stand keeps what it had, and dockd's table
-    /// follows it. Nothing is sent again: a stand that refused a LIMITS refuses the same one again,
-    /// and answering each refusal with another LIMITS was a retry storm (thousands a second).
-    private mutating func refusedLimits(_ reason: String, _ out: inout EngineOutput) {
-        if let before = limitsBeforeUnacknowledged {
-            lease.limits = before  // a narrowing refused: what the stand still enforces
-        } else if !lease.limits.isEmpty {
-            lease.limits = [:]  // the holder's limits, sent again after a reconnect, refused: not in force
-        } else {
-            out.log(.error, "the stand refused to return to its own limits (\(reason)): until it reconnects it may enforce narrower limits than dockd shows")
-        }
-        limitsBeforeUnacknowledged = nil
-        guard var controller = motion else { return }
-        controller.resetLimits(informStand: false)
-        try? controller.setLimits(lease.limits, informStand: false)
-        motion = controller
     }
 
     // MARK: - System tracking
@@ -476,25 +393,22 @@ public struct StandEngine: Sendable {
     /// tracking controller drives the motors in velocity mode, unless a client's motion runs, a
     /// stop holds, or the stand refuses drives.
     private mutating func steerByTracking(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
-        guard systemTracking || lease.holder != nil, var controller = motion, now >= clientMotionUntil,
-              lease.stop == nil, !refusals.holding(at: now) else { return }
-        switch controller.activity {
+        guard steering.trackingMayDrive(leaseHeld: gate.lease.holder != nil, at: now), let activity = connection?.motion.activity,
+              !gate.holdsMotionBack(at: now) else { return }
+        switch activity {
         case .orientation, .animation: return
         case .idle, .velocity: break
         }
-        if clientTurned {
-            clientTurned = false
-            tracking.startAfresh(at: now)
-        }
+        if steering.takeOver() { tracking.startAfresh(at: now) }
         let positions = steeredPositions(yaw: yaw, pitch: pitch)
         // Zoom only on a stand that declares it (the controller has limits for its axes only),
         // within the limits in force: a client's included.
-        let zoomLimits = controller.limits(of: .zoom)
+        let zoomLimits = connection?.motion.limits(of: .zoom)
         guard var rates = tracking.command(positions: positions, zoom: zoomLimits, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now)
         else { return }
         if var watch = lostWatch {
             let limits = Dictionary(uniqueKeysWithValues: positions.keys.compactMap { axis in
-                controller.limits(of: axis).map { (axis, $0.min...$0.max) }
+                connection?.motion.limits(of: axis).map { (axis, $0.min...$0.max) }
             })
             if let policyRates = watch.rates(lastSeen: tracking.lastSeen, positions: positions, limits: limits, continuousAxes: continuousAxes, at: now) {
                 // The policy steers pan and tilt; the shot's zoom (wide while the subject is lost) stays.
@@ -505,11 +419,10 @@ public struct StandEngine: Sendable {
         if rates.values.allSatisfy({ $0 == 0 }) {
             // Framed and still: nothing to send (a still subject gets a still camera, and no
             // command stream), after one zero VELOCITY if it was moving.
-            controller.endVelocity()
+            connection?.motion.endVelocity()
         } else {
-            try? controller.setVelocity(rates, at: now)
+            try? connection?.motion.setVelocity(rates, at: now)
         }
-        motion = controller
         applyLed(at: now, &out)
     }
 
@@ -529,33 +442,31 @@ public struct StandEngine: Sendable {
     /// and the stand takes drives; once it ends the stand comes to rest and tracking starts afresh
     /// where it points.
     private mutating func steerByPan(yaw: Double, pitch: Double, at now: Double, _ out: inout EngineOutput) {
-        guard var planner = panPlanner, var controller = motion, lease.stop == nil, !refusals.holding(at: now) else { return }
-        switch controller.activity {
+        guard let activity = connection?.motion.activity, connection?.panPlanner != nil, !gate.holdsMotionBack(at: now) else { return }
+        switch activity {
         case .orientation, .animation: return
         case .idle, .velocity: break
         }
-        let rates = planner.rates(positions: steeredPositions(yaw: yaw, pitch: pitch), continuousAxes: continuousAxes, at: now)
-        if let rates {
-            panPlanner = planner
-            try? controller.setVelocity(rates, at: now)
+        let positions = steeredPositions(yaw: yaw, pitch: pitch), continuous = continuousAxes
+        if let rates = connection!.panPlanner!.rates(positions: positions, continuousAxes: continuous, at: now) {
+            try? connection!.motion.setVelocity(rates, at: now)
         } else {
-            panPlanner = nil
-            clientTurned = true
-            controller.endVelocity()
-            out.log(.info, "\(planner.pan.phase.rawValue) ended")
+            out.log(.info, "\(connection!.panPlanner!.pan.phase.rawValue) ended")
+            connection!.panPlanner = nil
+            out.append(steering.handle(.clientTurned, at: now))
+            connection!.motion.endVelocity()
         }
-        motion = controller
     }
 
     /// The person at the stand starts the configured sweep, or ends the sweep or tour running. The
     /// button needs no lease (as the tracking button), but a stop holds it back as any motion.
     private mutating func toggleButtonSweep(_ sweep: Sweep, at now: Double, _ out: inout EngineOutput) {
-        if panPlanner != nil {
-            endPan()
+        if connection?.panPlanner != nil {
+            endPan(at: now, &out)
             runController(at: now, &out)
             return
         }
-        guard lease.stop == nil, refusals.holdReason(at: now) == nil else {
+        guard !gate.holdsMotionBack(at: now) else {
             out.log(.notice, "the custom button's sweep is held back: the stand is stopped or refuses drives")
             return
         }
@@ -567,20 +478,20 @@ public struct StandEngine: Sendable {
     }
 
     /// Ends a sweep or tour (a client's motion, a stop, the lease's end take over from it).
-    private mutating func endPan() {
-        guard panPlanner != nil else { return }
-        panPlanner = nil
-        clientTurned = true
-        motion?.endVelocity()
+    private mutating func endPan(at now: Double, _ out: inout EngineOutput) {
+        guard connection?.panPlanner != nil else { return }
+        connection?.panPlanner = nil
+        out.append(steering.handle(.clientTurned, at: now))
+        connection?.motion.endVelocity()
     }
 
     /// What the stand does about its subject now (`tracking.state`'s `phase`).
     public func phase(at now: Double) -> TrackingPhase {
-        if let planner = panPlanner { return planner.pan.phase }
+        if let planner = connection?.panPlanner { return planner.pan.phase }
         // A client's turn or a sweep ended: tracking starts afresh (at its next step) where the stand points.
-        guard tracking.isActive(at: now), !clientTurned else { return .tracking }
+        guard tracking.isActive(at: now), !steering.clientTurned else { return .tracking }
         // Neither tracking nor a policy steers then (`steerByTracking`): the policy's phase would be stale.
-        if lease.stop != nil || refusals.holding(at: now) { return .stopped }
+        if gate.holdsMotionBack(at: now) { return .stopped }
         if let watch = lostWatch { return watch.phase }
         if let seen = tracking.lastSeen, now - seen.time > LostSubjectPolicy.unseen { return .lostConfigured }
         return .tracking
@@ -589,29 +500,23 @@ public struct StandEngine: Sendable {
     /// The lost-subject policy a client set (nil: the configuration's `lost_behaviour`).
     public var lostPolicy: LostSubjectPolicy? { lostWatch?.policy }
     /// The sweep or tour running, and the tour's stop now.
-    public var runningPan: (pan: Pan, stop: Int?)? { panPlanner.map { ($0.pan, $0.stopIndex) } }
+    public var runningPan: (pan: Pan, stop: Int?)? { connection?.panPlanner.map { ($0.pan, $0.stopIndex) } }
 
     private mutating func publishPhase(at now: Double, _ out: inout EngineOutput) {
-        let phase = phase(at: now)
-        guard phase != phasePublished else { return }
-        phasePublished = phase
-        out.notifications.append(.phaseChanged(phase))
+        if let changed = steering.publish(phase(at: now)) { out.notifications.append(changed) }
     }
 
     /// LED policy: off when not tracking, on when tracking, blinking while the subject is in frame.
     /// Sent only when it changes.
     private mutating func applyLed(at now: Double, _ out: inout EngineOutput) {
         guard linkState == .connected, capabilities?.features.contains(.led) == true else { return }
-        let mode: LedMode = !systemTracking ? .off : (tracking.isActive(at: now) && tracking.inFrame ? .blink : .on)
-        guard mode != ledState else { return }
-        ledState = mode
+        guard let mode = steering.led(trackingActive: tracking.isActive(at: now), inFrame: tracking.inFrame) else { return }
         out.write(driver.send(.led(LedCommand(mode: mode, onMs: 250, offMs: 250)), at: now))
     }
 
     private mutating func setSystemTracking(_ enabled: Bool, source: String, at now: Double, _ out: inout EngineOutput) {
-        systemTracking = enabled
+        out.append(steering.handle(.systemTracking(enabled, source: source), at: now))
         applyLed(at: now, &out)
-        out.notifications.append(.trackingChanged(enabled: enabled, source: source))
     }
 
     // MARK: - Stand events
@@ -645,10 +550,9 @@ public struct StandEngine: Sendable {
     /// Camera flip (front ↔ back): the stand turns half a turn in yaw and tracking starts afresh on
     /// what the other camera sees.
     private mutating func flipCamera(at now: Double, _ out: inout EngineOutput) {
-        guard capabilities?.axis(.yaw)?.continuous == true, var controller = motion else { return }
+        guard capabilities?.axis(.yaw)?.continuous == true, connection != nil else { return }
         tracking.forgetSubjects()
-        if (try? controller.setOrientation([.yaw: Double.pi], relative: true, duration: nil, at: now)) != nil {
-            motion = controller
+        if (try? connection!.motion.setOrientation([.yaw: Double.pi], relative: true, duration: nil, at: now)) != nil {
             runController(at: now, &out)
         }
     }
@@ -658,20 +562,8 @@ public struct StandEngine: Sendable {
     private mutating func run(_ command: EngineCommand, from client: ClientRef, force: Bool, token: Int?, at now: Double,
                               _ out: inout EngineOutput) {
         do throws(EngineError) {
-            if command.isLeased {
-                switch try lease.acquire(client, force: force, stand: name) {
-                case .takenOver(let from):
-                    out.notifications.append(.leaseChanged(client: client.id, takenFrom: from.id))
-                    out.log(.notice, "client \(client.id) took control from client \(from.id)")
-                case .acquired, .none:
-                    break
-                }
-            }
-            if command.startsMotion || isEnable(command) {
-                guard lease.mayMove(client) else { throw .stopped(by: lease.stop?.by, stand: name) }
-            }
-            if command.startsMotion, let reason = refusals.holdReason(at: now) { throw .motionFailed(reason) }
-            if command.startsMotion { endPan() }  // a client's motion, or a new sweep or tour, takes over
+            try gate.admit(command, from: client, force: force, stand: name, at: now, &out)
+            if command.startsMotion { endPan(at: now, &out) }  // a client's motion, or a new sweep or tour, takes over
             if case .stop = command {
                 stop(by: client, token: token, at: now, &out)
                 return
@@ -683,7 +575,7 @@ public struct StandEngine: Sendable {
             if case .cameraPreset(let request) = command {
                 guard linkState == .connected else { throw .notConnected(stand: name) }
                 guard driver.cameraPresets != nil else { throw .notSupported("the \(driver.name) driver keeps no presets in this camera") }
-                cameraPresetReplies.expect(request, token: token, until: now + settings.cameraPresetTimeout)
+                gate.cameraPresetSent(request, token: token, deadline: now + settings.cameraPresetTimeout)
                 out.write(driver.cameraPreset(request, at: now))
                 return
             }
@@ -691,11 +583,6 @@ public struct StandEngine: Sendable {
         } catch {
             out.reply(token, .failure(error))
         }
-    }
-
-    private func isEnable(_ command: EngineCommand) -> Bool {
-        if case .setTracking(true) = command { return true }
-        return false
     }
 
     private mutating func execute(_ command: EngineCommand, from client: ClientRef, at now: Double,
@@ -706,14 +593,13 @@ public struct StandEngine: Sendable {
             return .tracking(enabled: enabled)
         case .velocity(let rates):
             try withController(at: now, &out) { c, now throws(MotionError) in try c.setVelocity(rates, at: now) }
-            clientMotionUntil = now + settings.motion.deadman
-            clientTurned = true
+            out.append(steering.handle(.clientVelocity(deadman: settings.motion.deadman), at: now))
             return .ok
         case .orient(let target, let relative, let duration, let tolerance):
             let id = try withController(at: now, &out) { c, now throws(MotionError) in
                 try c.setOrientation(target, relative: relative, duration: duration, tolerance: tolerance, at: now)
             }
-            clientTurned = true
+            out.append(steering.handle(.clientTurned, at: now))
             return .motion(id)
         case .play(let animation):
             return .motion(try withController(at: now, &out) { c, now throws(MotionError) in try c.play(animation, at: now) })
@@ -724,7 +610,7 @@ public struct StandEngine: Sendable {
             guard found else { throw .invalidParameter("no running motion \(id.rawValue)") }
             return .ok
         case .resume:
-            if try lease.resume(client, stand: name) {
+            if try gate.resume(client, stand: name) {
                 out.notifications.append(.stopChanged(stopped: false, by: client))
                 out.log(.notice, "client \(client.id) resumed motion")
             }
@@ -758,22 +644,22 @@ public struct StandEngine: Sendable {
             try startPan(pan, at: now, &out)
             return .ok
         case .endPan:
-            endPan()
+            endPan(at: now, &out)
             runController(at: now, &out)
             return .ok
         }
     }
 
     private mutating func startPan(_ pan: Pan, at now: Double, _ out: inout EngineOutput) throws(EngineError) {
-        guard linkState == .connected, motion != nil, let feedback = lastFeedback?.feedback else { throw .notConnected(stand: standID ?? fallbackName) }
+        guard linkState == .connected, connection != nil, let feedback = lastFeedback?.feedback else { throw .notConnected(stand: standID ?? fallbackName) }
         if case .sweep = pan, capabilities?.axis(.yaw) == nil { throw .notSupported("a sweep turns the yaw axis, which this stand lacks") }
         for target in pan.targets {
-            guard let limits = motion?.limits(of: target.axis), !limits.continuous else { continue }
+            guard let limits = connection?.motion.limits(of: target.axis), !limits.continuous else { continue }
             guard target.angle >= limits.min - 1e-6, target.angle <= limits.max + 1e-6 else {
                 throw .invalidParameter("\(target.axis) \(target.angle) rad is outside its limits \(limits.min)…\(limits.max) rad: the stand could never get there")
             }
         }
-        panPlanner = PanPlanner(pan)
+        connection?.panPlanner = PanPlanner(pan)
         let yaw = feedback.axis(.yaw).map { Double($0.position) } ?? 0
         let pitch = feedback.axis(.pitch).map { Double($0.position) } ?? 0
         steerByPan(yaw: yaw, pitch: pitch, at: now, &out)
@@ -782,14 +668,13 @@ public struct StandEngine: Sendable {
 
     private mutating func withController<T>(at now: Double, _ out: inout EngineOutput,
                                             _ body: (inout MotionController, Double) throws(MotionError) -> T) throws(EngineError) -> T {
-        guard linkState == .connected, var controller = motion else { throw .notConnected(stand: standID ?? fallbackName) }
+        guard linkState == .connected, connection != nil else { throw .notConnected(stand: standID ?? fallbackName) }
         let result: T
         do {
-            result = try body(&controller, now)
+            result = try body(&connection!.motion, now)
         } catch {
             throw EngineError(motion: error)
         }
-        motion = controller
         runController(at: now, &out)
         return result
     }
@@ -800,7 +685,7 @@ public struct StandEngine: Sendable {
         guard linkState == .connected else { throw .notConnected(stand: standID ?? fallbackName) }
         // With system tracking on, observations come from the system source (any client); with it
         // off, only the client that turned it off feeds its own (custom inference).
-        if !systemTracking { _ = try lease.acquire(client, force: false, stand: name) }
+        if !systemTracking { try gate.admitObservations(from: client, stand: name) }
         try tracking.checkRate(arrival: now)
         if let camera = frame.camera { tracking.setCamera(camera) }
         let capture = min(now, frame.captureTime ?? now - settings.defaultCaptureLatency)
@@ -823,77 +708,36 @@ public struct StandEngine: Sendable {
     /// Everything stops now and stays stopped until the issuer or the lease holder says otherwise.
     /// The reply waits for the stand to acknowledge the STOP (bounded).
     private mutating func stop(by client: ClientRef, token: Int?, at now: Double, _ out: inout EngineOutput) {
-        lease.hold(stopBy: client)
-        endPan()
+        let connected = linkState == .connected && connection != nil
+        gate.stop(by: client, token: token, deadline: connected ? now + settings.stopConfirmationTimeout : nil)
+        endPan(at: now, &out)
         out.notifications.append(.stopChanged(stopped: true, by: client))
         out.log(.notice, "client \(client.id) stopped the stand")
-        guard linkState == .connected, var controller = motion else {
+        guard connected else {
             out.reply(token, .success(.stopped(confirmed: false)))
             return
         }
-        controller.stop(at: now)
-        motion = controller
+        connection!.motion.stop(at: now)
         runController(at: now, &out)
-        if let token { pendingStops.append((token, now + settings.stopConfirmationTimeout)) }
     }
 
     /// New limits: the reply waits (bounded) for the stand's acknowledgement of the LIMITS, so a
     /// caller is never told "ok" for limits the stand refused.
     private mutating func setLimits(_ requests: [Axis: LimitRequest], token: Int?, at now: Double, _ out: inout EngineOutput) throws(EngineError) {
         try withController(at: now, &out) { c, _ throws(MotionError) in try c.setLimits(requests) }
-        if limitsBeforeUnacknowledged == nil { limitsBeforeUnacknowledged = lease.limits }
-        lease.limits.merge(requests) { _, new in new }
-        if let token, driver.awaitsAcknowledgement(of: .limits) {
-            pendingLimits.append((token, now + settings.acknowledgementTimeout))
-        } else {
-            out.reply(token, .success(.ok))
-        }
-    }
-
-    private mutating func answerLimits(at now: Double, _ out: inout EngineOutput) {
-        guard !pendingLimits.isEmpty else { return }
-        let acknowledged = !driver.awaitsAcknowledgement(of: .limits), connected = linkState == .connected
-        let stand = standID ?? fallbackName
-        pendingLimits.removeAll { pending in
-            if acknowledged && connected {
-                out.reply(pending.token, .success(.ok))
-            } else if !connected {
-                out.reply(pending.token, .failure(.notConnected(stand: stand)))
-            } else if now >= pending.deadline {
-                out.reply(pending.token, .failure(.motionFailed("the stand did not acknowledge LIMITS")))
-            } else {
-                return false
-            }
-            return true
-        }
-    }
-
-    private mutating func answerStops(at now: Double, _ out: inout EngineOutput) {
-        guard !pendingStops.isEmpty else { return }
-        let confirmed = driver.stopConfirmed
-        pendingStops.removeAll { pending in
-            if confirmed || linkState != .connected {
-                out.reply(pending.token, .success(.stopped(confirmed: confirmed && linkState == .connected)))
-                return true
-            }
-            if now >= pending.deadline {
-                out.reply(pending.token, .success(.stopped(confirmed: false)))
-                return true
-            }
-            return false
-        }
+        let deadline = driver.awaitsAcknowledgement(of: .limits) ? now + settings.acknowledgementTimeout : nil
+        gate.limitsSent(requests, token: token, deadline: deadline, &out)
     }
 
     /// The client is gone or gave its lease back: if it held the lease, everything it changed
     /// reverts — motion stops, the stand's own limits return, system tracking resumes.
     private mutating func release(_ client: Int, reason: String, at now: Double, _ out: inout EngineOutput) {
-        guard lease.release(client) else { return }
+        guard gate.release(client) else { return }
         lostWatch = nil
-        endPan()
-        if var controller = motion {
-            controller.stop(at: now)
-            controller.resetLimits()  // queues a LIMITS with the stand's own values per narrowed axis
-            motion = controller
+        endPan(at: now, &out)
+        if connection != nil {
+            connection!.motion.stop(at: now)
+            connection!.motion.resetLimits()  // queues a LIMITS with the stand's own values per narrowed axis
             runController(at: now, &out)
         }
         applyDefaults(source: "lease released", at: now, &out)
@@ -907,9 +751,8 @@ public struct StandEngine: Sendable {
     }
 
     private mutating func shutdown(at now: Double, _ out: inout EngineOutput) {
-        guard linkState == .connected, var controller = motion else { return }
-        controller.stop(at: now)
-        motion = controller
+        guard linkState == .connected, connection != nil else { return }
+        connection!.motion.stop(at: now)
         runController(at: now, &out)
     }
 
@@ -936,13 +779,13 @@ public struct StandEngine: Sendable {
     }
 
     /// The controller's state (running motion, measured positions), nil while not connected.
-    public var motionState: MotionState? { motion?.state }
+    public var motionState: MotionState? { connection?.motion.state }
 
     /// The limits in force per axis, nil while not connected.
-    public var effectiveLimits: [EffectiveAxisLimits]? { motion.map { m in m.axes.compactMap { m.limits(of: $0) } } }
+    public var effectiveLimits: [EffectiveAxisLimits]? { connection.map { c in c.motion.axes.compactMap { c.motion.limits(of: $0) } } }
 
-    public var leaseHolder: ClientRef? { lease.holder }
-    public var stoppedBy: ClientRef? { lease.stop?.by }
+    public var leaseHolder: ClientRef? { gate.lease.holder }
+    public var stoppedBy: ClientRef? { gate.lease.stop?.by }
 
     private func batteryReport(_ state: BatteryState) -> BatteryReport {
         let names = capabilities?.batteries ?? []
