@@ -1,3 +1,4 @@
+import DockDrivers
 @testable import StandEngine
 import Testing
 
@@ -59,5 +60,33 @@ struct AcknowledgementQueueTests {
         queue.wait(for: .limits, token: 3, deadline: 11.5)
         #expect(queue.handle(state(stop: true), at: 10).isEmpty, "a confirmed stop does not answer a LIMITS")
         #expect(queue.handle(state(limits: true), at: 10.1).first?.result == .success(.ok))
+    }
+
+    @Test func aCameraPresetIsAnsweredByItsOutcomeTheOldestFirst() {
+        var queue = AcknowledgementQueue()
+        let save = CameraPresetRequest.store(name: "stage", slot: .memory(3))
+        queue.wait(for: .cameraPreset(save), token: 1, deadline: 20)
+        queue.wait(for: .cameraPreset(save), token: 2, deadline: 21)
+        queue.wait(for: .stop, token: 3, deadline: 20)
+        #expect(queue.handle(state(), at: 10).isEmpty)  // the stand's acknowledgements do not answer it
+        let first = queue.handle(.cameraPreset(save, .success(.memory(3))), at: 10.1)
+        #expect(first.map(\.token) == [1])
+        #expect(first.first?.result == .success(.cameraPreset(.memory(3))))
+        let refused = queue.handle(.cameraPreset(save, .failure(CameraPresetRefusal("memory full"))), at: 10.2)
+        #expect(refused.map(\.token) == [2])
+        #expect(refused.first?.result == .failure(.cameraRefused("memory full")))
+        #expect(queue.nextDeadline == 20)  // the STOP still waits
+    }
+
+    @Test func aCameraPresetUnansweredFailsAtItsDeadlineAndOnALostLink() {
+        var queue = AcknowledgementQueue()
+        queue.wait(for: .cameraPreset(.remove(.token("T1"))), token: 1, deadline: 20)
+        queue.wait(for: .cameraPreset(.remove(.token("T2"))), token: 2, deadline: 30)
+        let late = queue.handle(state(), at: 20)
+        #expect(late.map(\.token) == [1])
+        #expect(late.first?.result == .failure(.cameraRefused("no answer from the camera")))
+        let lost = queue.handle(state(connected: false), at: 21)
+        #expect(lost.map(\.token) == [2])
+        #expect(lost.first?.result == .failure(.notConnected(stand: "S1")))
     }
 }
