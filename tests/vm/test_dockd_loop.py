@@ -35,11 +35,14 @@ def test_motion_orient_with_zoom_sets_zoom_absolute(vm):
     assert int(text(vm, "zoom-1.txt")) == 100, text(vm, "zoom-1.txt") + log(vm)
 
 
-# Not yet reliable under emulation: passed in its first clean-clone run and in the helper's runs at
-# 0.3 rad/s, failed in the next clean-clone run (in frame 25 %, the pan 0.06–0.08 rad past a subject
-# at 0.41–0.45). The cause — the emulated CPU shared by debug dockd and the client, or the loop — is
-# not found (issue 23's note); a failure is reported as XFAIL, a pass as XPASS, not hidden.
-@pytest.mark.xfail(strict=False, reason="tracking in the VM overshoots and loses the subject in some runs; cause not found")
+# Not yet reliable under emulation: failed in one clean-clone run (in frame 25 %, the pan 0.06–0.08
+# rad past a subject at 0.41–0.45), passed in others. One cause of the overshoot is found and fixed:
+# the v4l2 driver turned the camera up to 3× faster than the rate asked (vptz's true pan at 0.48–0.54
+# rad/s over 1 s at max_speed 0.3; ≤ 0.35 after). That failure was not reproduced (5 runs beside a
+# CPU hog passed, before and after the fix); what still moves the pan off the subject is the loaded
+# VM's client: 25–50 % of its frames come slower than 8 Hz at dockd and are refused (-32005), and
+# tracking stalls. A failure is reported as XFAIL, a pass as XPASS, not hidden (issue 23's note).
+@pytest.mark.xfail(strict=False, reason="in a loaded VM the client's frames are refused for their rate and tracking stalls; the CI run's loss was not reproduced")
 def test_tracking_turns_the_camera_after_a_walking_subject(vm):
     lines = [json.loads(line) for line in text(vm, "walk.jsonl").splitlines() if line.startswith("{")]
     frames = [line for line in lines if "t" in line]
