@@ -4,11 +4,16 @@ and v4l2-ctl and writes what they saw into a shared folder. These tests judge th
 
 Needs root or sudo (apt, when something is missing), qemu's software emulation (about a minute
 per run on 2 cores) and vmbox ($VMBOX, else shared/tools/vmbox beside the repository)."""
+import os
 import re
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.timeout(600)
 
 W, H = 640, 360
@@ -31,11 +36,17 @@ TINY2 = {
 
 
 @pytest.fixture(scope="module")
-def vm(boot):
+def vm(tmp_path_factory):
     """One boot: the whole guest script's output folder, and the run's wall time."""
+    out = tmp_path_factory.mktemp("vptz-vm")
     t0 = time.monotonic()
-    out = boot("vptz-vm", "guest_vptz.sh")
+    run = subprocess.run(
+        ["bash", str(HERE / "run.sh"), "--rw", str(out), "--timeout", "400", "--console", str(out / "console.txt"),
+         "--", "sh", str(HERE / "guest_vptz.sh"), str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=580)
     wall = time.monotonic() - t0
+    if run.returncode != 0:
+        pytest.fail(f"run.sh exited {run.returncode}\nstdout: {run.stdout[-3000:]}\nstderr: {run.stderr[-3000:]}")
     phases = dict(line.split() for line in (out / "phases.txt").read_text().splitlines())
     guest = float(phases["end"]) - float(phases["boot-done"])
     print(f"\nvptz VM run: {wall:.1f} s wall (build, boot, checks, power-off), {guest:.1f} s of checks in the guest")
