@@ -48,6 +48,26 @@ import Testing
         #expect(text(driver.tick(at: 0.15).bytes) == "S \(Self.pan)=-39600 \(Self.tilt)=-7200\n", "the tilt goes with it, where it was told")
     }
 
+    @Test func aRateKeepsItsSpeedOnACameraThatReachesEachTargetAtOnce() {
+        var (driver, _) = connected()
+        // A camera far faster than the rate (vptz turns at 60°/s): each target is reached before
+        // the next read. Yaw 0.2 rad/s to the left, renewed every 0.1 s as the engine does, for 2 s.
+        var camera = ScriptedCamera()
+        camera.values = [Self.pan: 36000, Self.tilt: -7200]
+        var t = 0.04, sent = driver.tick(at: t).bytes
+        for step in 1...200 {
+            let answer = camera.answer(sent)
+            if !answer.isEmpty { _ = driver.receive(answer, at: t + 0.005) }
+            t = 0.04 + Double(step) * 0.01
+            sent = driver.tick(at: t).bytes
+            if step % 10 == 0 && step < 200 { sent += driver.send(.velocity([AxisValue(.yaw, 0.2)]), at: t) }
+        }
+        // 0.4 rad (82506″) to the left of 36000″ at the rate, give or take the target's lead (the
+        // horizon, 0.06 rad) and a step; targets set ahead of the camera itself went 3× as far.
+        let moved = Double(36000 - (camera.values[Self.pan] ?? 0)) / (180 * 3600 / Double.pi)
+        #expect(abs(moved - 0.4) < 0.08, "the pan moved \(moved) rad in 2 s at 0.2 rad/s")
+    }
+
     @Test func aRefusalReachesTheEngineAndAnUnplugClosesTheLink() {
         var (driver, _) = connected()
         _ = driver.tick(at: 0.04)

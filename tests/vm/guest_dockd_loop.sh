@@ -22,18 +22,8 @@ mkdir -p /tmp/state
 # max_speed 0.3 rad/s (the subject walks at 0.12): at 0.8 the pan hunted about the subject under
 # emulation, by up to ±0.6 rad, and lost it once in five runs (BENCHMARKS.md, "A PTZ webcam under a
 # real kernel")
-cat >/tmp/dockd.conf <<CONF
-[daemon]
-socket = "$sock"
-socket_group = ""
-state_directory = "/tmp/state"
-[hotplug]
-enabled = false
-[[device]]
-video = "$dev"
-driver = "v4l2"
-max_speed = 0.3
-CONF
+. "$here/guest_dockd_conf.sh"
+dockd_conf /tmp/dockd.conf "max_speed = 0.3"
 "$bin/dockd" --config /tmp/dockd.conf --log-level debug 2>"$out/dockd.log" &
 pid=$!
 

@@ -10,6 +10,7 @@
 set -u
 out=$1
 bin=$2
+here=$(dirname "$0")
 dev=/dev/video0
 now() { date +%s.%N; }
 phase() { echo "$1 $(now)" >>"$out/phases.txt"; }
@@ -33,18 +34,8 @@ connected() {
     return 1
 }
 
-cat >/tmp/dockd.conf <<CONF
-[daemon]
-socket = "/tmp/dockd.sock"
-socket_group = ""
-state_directory = "/tmp/state"
-[hotplug]
-enabled = false
-[[device]]
-video = "$dev"
-driver = "v4l2"
-max_speed = 0.8
-CONF
+. "$here/guest_dockd_conf.sh"
+dockd_conf /tmp/dockd.conf "max_speed = 0.8"
 cat /sys/module/vptz/parameters/ai_mode >"$out/ai-mode-before.txt"
 "$bin/dockd" --config /tmp/dockd.conf --log-level debug 2>"$out/dockd.log" &
 pid=$!
@@ -90,8 +81,7 @@ echo "$(get pan_absolute)" >"$out/pan-2s-later.txt"
 
 # start_dockd NAME EXTRA: dockd again on the reloaded camera, with EXTRA lines in its [[device]]
 start_dockd() {
-    sed '/^max_speed/d' /tmp/dockd.conf >/tmp/dockd-$1.conf
-    printf 'max_speed = 1.0472\n%s\n' "$2" >>/tmp/dockd-$1.conf  # vptz's 60°/s
+    dockd_conf /tmp/dockd-$1.conf "max_speed = 1.0472" "$2"  # vptz's 60°/s
     "$bin/dockd" --config /tmp/dockd-$1.conf --log-level debug 2>"$out/dockd-$1.log" &
     pid=$!
     connected "$out/list-$1.json"

@@ -5,29 +5,17 @@ second open of the same device, reads what the camera did. One boot; guest_dockd
 these tests judge."""
 import json
 import math
-import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
-BIN = Path(os.environ.get("DOCK_BIN", ROOT / ".build" / "debug"))
 ARCSEC = 180 * 3600 / math.pi
 STEP = 3600  # the tiny2 profile's pan/tilt step, arc-seconds
 pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture(scope="module")
-def vm(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dockd-loop-vm")
-    run = subprocess.run(["bash", str(HERE / "run.sh"), "--rw", str(out), "--timeout", "400", "--console", str(out / "console.txt"),
-                          "--", "sh", str(HERE / "guest_dockd_loop.sh"), str(out), str(BIN)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=580)
-    if run.returncode != 0:
-        pytest.fail(f"run.sh exited {run.returncode}\nstdout: {run.stdout[-3000:]}\nstderr: {run.stderr[-3000:]}")
-    return out
+def vm(boot, dock_bin):
+    return boot("dockd-loop-vm", "guest_dockd_loop.sh", dock_bin)
 
 
 def text(vm, name):
@@ -47,11 +35,13 @@ def test_motion_orient_with_zoom_sets_zoom_absolute(vm):
     assert int(text(vm, "zoom-1.txt")) == 100, text(vm, "zoom-1.txt") + log(vm)
 
 
-# Not yet reliable under emulation: passed in its first clean-clone run and in the helper's runs at
-# 0.3 rad/s, failed in the next clean-clone run (in frame 25 %, the pan 0.06–0.08 rad past a subject
-# at 0.41–0.45). The cause — the emulated CPU shared by debug dockd and the client, or the loop — is
-# not found (issue 23's note); a failure is reported as XFAIL, a pass as XPASS, not hidden.
-@pytest.mark.xfail(strict=False, reason="tracking in the VM overshoots and loses the subject in some runs; cause not found")
+# Not yet reliable under emulation: failed in one clean-clone run (in frame 25 %, the pan 0.06–0.08
+# rad past a subject at 0.41–0.45), passed in others. One cause of the overshoot is found and fixed:
+# the v4l2 driver turned the camera up to 3× faster than the rate asked. The loop still hunts in
+# the VM (one run of four after the fix: the tilt to +0.44 rad, 98.4 % in frame), and frames
+# refused for their rate under load stall it (BENCHMARKS.md, issue 23). A failure is reported as
+# XFAIL, a pass as XPASS, not hidden.
+@pytest.mark.xfail(strict=False, reason="tracking in the VM still hunts about the subject (issue 23); the CI run's loss was not reproduced")
 def test_tracking_turns_the_camera_after_a_walking_subject(vm):
     lines = [json.loads(line) for line in text(vm, "walk.jsonl").splitlines() if line.startswith("{")]
     frames = [line for line in lines if "t" in line]

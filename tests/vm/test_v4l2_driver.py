@@ -5,29 +5,17 @@ same for a camera with no absolute pan/tilt (steered by relative steps, its pose
 one steered by speed. One boot; guest_dockd_v4l2.sh records, these tests judge."""
 import json
 import math
-import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
-BIN = Path(os.environ.get("DOCK_BIN", ROOT / ".build" / "debug"))
 ARCSEC = 180 * 3600 / math.pi
 STEP = 3600  # the tiny2 profile's pan/tilt step, arc-seconds
 pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture(scope="module")
-def vm(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dockd-v4l2-vm")
-    run = subprocess.run(["bash", str(HERE / "run.sh"), "--rw", str(out), "--timeout", "400", "--console", str(out / "console.txt"),
-                          "--", "sh", str(HERE / "guest_dockd_v4l2.sh"), str(out), str(BIN)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=580)
-    if run.returncode != 0:
-        pytest.fail(f"run.sh exited {run.returncode}\nstdout: {run.stdout[-3000:]}\nstderr: {run.stderr[-3000:]}")
-    return out
+def vm(boot, dock_bin):
+    return boot("dockd-v4l2-vm", "guest_dockd_v4l2.sh", dock_bin)
 
 
 def log(vm, name=None):

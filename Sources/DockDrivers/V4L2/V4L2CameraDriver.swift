@@ -87,6 +87,12 @@ public struct V4L2CameraDriver: StandDriver {
     private var pose: [Axis: (value: Double, time: Double)] = [:]
     /// The last rate measured from the pose, arc-seconds/s.
     private var rate: [Axis: Double] = [:]
+    /// Where a rate steered as targets ahead has taken each axis (arc-seconds) and when: the next
+    /// target is set ahead of this point moved on by the rate, not ahead of where the camera is. A
+    /// camera goes to each target at its own speed, so targets set ahead of the camera itself
+    /// compound: renewed every command interval, each a horizon of three intervals ahead, they
+    /// drove vptz at 3× the rate asked (0.9 rad/s for 0.3), and the tracking loop overshot.
+    private var ratePath: [Axis: (value: Double, rate: Double, time: Double)] = [:]
     private var nextPoll = 0.0
     private var identity: StandIdentity?
     /// A STOP (a hold where the camera is) still to be confirmed.
@@ -112,6 +118,7 @@ public struct V4L2CameraDriver: StandDriver {
         heading = [:]
         pose = [:]
         rate = [:]
+        ratePath = [:]
         stopPending = false
         inFlight = nil
         trackingOff = nil
@@ -339,6 +346,7 @@ public struct V4L2CameraDriver: StandDriver {
         switch command {
         case .position(_, let targets):
             stopPending = false
+            ratePath = [:]
             for target in targets {
                 if target.axis == .zoom, let zoom, zoom.steersByPosition {
                     pending[.zoom] = Double(zoom.units(magnification: Double(target.position)))
@@ -355,13 +363,11 @@ public struct V4L2CameraDriver: StandDriver {
                     let top = Double(drive.control.maximum)
                     pending[drive.axis] = min(top, max(-top, (cameraRate / tuning.maxSpeed * top).rounded()))
                 } else if let now = estimate(drive.axis, at: time) {
-                    // A rate as a target ahead of where it is: far enough to keep moving until the
-                    // next renewal (two command intervals and a poll), near enough to stop soon after zero.
-                    let horizon = 2 * tuning.commandInterval + 1 / settings.pollHz
-                    pending[drive.axis] = now + cameraRate * Self.arcSecondsPerRadian * horizon
+                    pending[drive.axis] = target(drive.axis, rate: cameraRate * Self.arcSecondsPerRadian, from: now, at: time)
                 }
             }
         case .stop:
+            ratePath = [:]
             for drive in drives {
                 pending[drive.axis] = drive.steering == .speed ? 0 : estimate(drive.axis, at: time) ?? 0
             }
@@ -376,6 +382,25 @@ public struct V4L2CameraDriver: StandDriver {
     }
 
     private func drive(_ axis: Axis) -> V4L2AxisDrive? { drives.first { $0.axis == axis } }
+
+    /// A rate (arc-seconds/s) as a target ahead: far enough ahead of the rate's path to keep the
+    /// camera moving until the next renewal (two command intervals and a poll), near enough to stop
+    /// soon after zero. The path goes on from where the last rate left it, so that the camera keeps
+    /// to the rate on average however fast it moves to a target; it starts afresh where the camera
+    /// is (`now`) after a pause or a turn of direction, and runs no further than the horizon ahead
+    /// of the camera (one slower than the rate). The target lies between the camera and a horizon
+    /// ahead of it: a camera ahead of the path holds until the path comes up.
+    private mutating func target(_ axis: Axis, rate: Double, from now: Double, at time: Double) -> Double {
+        let horizon = 2 * tuning.commandInterval + 1 / settings.pollHz
+        let ahead = rate * horizon
+        var along = now
+        if let path = ratePath[axis], rate * path.rate > 0, time - path.time <= horizon {
+            along = path.value + path.rate * (time - path.time)
+            along = rate > 0 ? min(along, now + ahead) : max(along, now + ahead)
+        }
+        ratePath[axis] = rate == 0 ? nil : (along, rate, time)
+        return rate > 0 ? min(now + ahead, max(now, along + ahead)) : max(now + ahead, min(now, along + ahead))
+    }
 
     /// A zoom rate (magnification/s): a speed for ZOOM_CONTINUOUS; for ZOOM_ABSOLUTE a target
     /// ahead of where the zoom is, as for the pan/tilt (one command interval for a zoom that gets
