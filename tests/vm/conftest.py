@@ -18,12 +18,14 @@ def dock_bin():
 
 @pytest.fixture(scope="module")
 def boot(tmp_path_factory):
-    """boot(NAME, SCRIPT, ARG...): boots the VM once to run `sh tests/vm/SCRIPT OUT ARG...`, OUT a new
-    folder (named after NAME) the guest may write; returns OUT. A run.sh that exits other than 0
-    fails the test with the end of its output."""
-    def run(name, script, *args):
+    """boot(NAME, SCRIPT, ARG..., modules=None): boots the VM once to run `sh tests/vm/SCRIPT OUT ARG...`,
+    OUT a new folder (named after NAME) the guest may write, with the kernel's own `modules` (e.g.
+    "dummy_hcd,cdc_acm") loaded beside vptz; returns OUT. A run.sh that exits other than 0 fails the
+    test with the end of its output."""
+    def run(name, script, *args, modules=None):
         out = tmp_path_factory.mktemp(name)
-        done = subprocess.run(["bash", str(HERE / "run.sh"), "--rw", str(out), "--timeout", "400", "--console", str(out / "console.txt"),
+        extra = ["--modules", modules] if modules else []
+        done = subprocess.run(["bash", str(HERE / "run.sh"), *extra, "--rw", str(out), "--timeout", "400", "--console", str(out / "console.txt"),
                                "--", "sh", str(HERE / script), str(out), *map(str, args)],
                               cwd=ROOT, capture_output=True, text=True, timeout=580)
         if done.returncode != 0:

@@ -3,28 +3,15 @@ dummy_hcd is the USB-serial adapter, cdc_acm its host side, the VISCA camera emu
 gadget's tty (tests/vm/guest_usb_serial.sh). When another adapter gets the stand's name, dockd must
 not drive it as the stand; when the stand's own is back, it must take it again."""
 import json
-import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
-BIN = Path(os.environ.get("DOCK_BIN", ROOT / ".build" / "debug"))
 pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture(scope="module")
-def vm(tmp_path_factory):
-    out = tmp_path_factory.mktemp("usb-serial-vm")
-    run = subprocess.run(["bash", str(HERE / "run.sh"), "--modules", "dummy_hcd,cdc_acm,libcomposite,usb_f_acm",
-                          "--rw", str(out), "--timeout", "400", "--console", str(out / "console.txt"),
-                          "--", "sh", str(HERE / "guest_usb_serial.sh"), str(out), str(BIN)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=580)
-    if run.returncode != 0:
-        pytest.fail(f"run.sh exited {run.returncode}\nstdout: {run.stdout[-3000:]}\nstderr: {run.stderr[-3000:]}")
-    return out
+def vm(boot, dock_bin):
+    return boot("usb-serial-vm", "guest_usb_serial.sh", dock_bin, modules="dummy_hcd,cdc_acm,libcomposite,usb_f_acm")
 
 
 def text(vm, name):
