@@ -561,12 +561,18 @@ public struct ONVIFCameraDriver: StandDriver {
         return request(ptzPath, ONVIFRequests.getStatus(profile), authenticate: true, .status, at: time)
     }
 
-    /// Whether the pan/tilt estimated under a ContinuousMove may be too far off: the camera is to
-    /// be stopped for a read. (Where reads follow the head the next poll clears the doubt.)
+    /// Whether the pan/tilt estimated under a ContinuousMove may be too far off, and stopping for
+    /// a read costs less than that: the camera is to be stopped for one. A read-back holds the head
+    /// for about two command intervals, which at the rate told turns it further than the doubt
+    /// while it slews: stopped then, tracking through a loaded emulator rang (0.4–0.6 of the frame
+    /// off) where it had not. (Where reads follow the head the next poll clears the doubt.)
     private var readBackDue: Bool {
         guard onEstimate, readBack == nil, pending != .stop, settings.readBackDoubt > 0, let estimate, let last = lastMove,
               case .continuous = last.move else { return false }
-        return max(estimate.doubt.x * abs(settings.pan.perUnit), estimate.doubt.y * abs(settings.tilt.perUnit)) >= settings.readBackDoubt
+        let doubt = max(estimate.doubt.x * abs(settings.pan.perUnit), estimate.doubt.y * abs(settings.tilt.perUnit))
+        let told = estimate.rate(at: estimate.base.time)
+        let speed = max(abs(told.x * settings.pan.perUnit), abs(told.y * settings.tilt.perUnit))
+        return doubt >= settings.readBackDoubt && speed * 2 * settings.commandInterval <= doubt
     }
 
     private mutating func sendMove(_ move: Move, at time: Double) -> [UInt8] {
