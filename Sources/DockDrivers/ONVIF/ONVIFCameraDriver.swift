@@ -338,6 +338,7 @@ public struct ONVIFCameraDriver: StandDriver {
         }
         let read = (x: x, y: y)
         var now = read
+        var corrected = false
         if var estimate {
             // The same position again while the camera should be moving is no news: the camera
             // has not moved yet, or its reads do not follow the head (some report where a motion
@@ -345,6 +346,7 @@ public struct ONVIFCameraDriver: StandDriver {
             // repeat for the pose, however soon after the move, would set the estimate back by
             // what the head had turned meanwhile, and the head would overshoot by it.
             let repeated = lastRead.map { $0 == read } == true && estimate.moving(at: time)
+            corrected = onEstimate && !repeated
             onEstimate = repeated
             if repeated {
                 now = estimate.pose(at: time)
@@ -357,10 +359,17 @@ public struct ONVIFCameraDriver: StandDriver {
                                          at: read, time: time)
         }
         lastRead = read
-        if let last = pose, time - last.time >= 0.5 / settings.pollHz {
-            rate = ((now.x - last.x) / (time - last.time), (now.y - last.y) / (time - last.time))
+        if corrected, let estimate {
+            // The step from the estimate to the read is the estimate's error, not motion: taken for
+            // a rate, it made the tracker see the subject jump and chase it (the loop rang).
+            rate = estimate.rate(at: time)
+            pose = (now.x, now.y, time)
+        } else {
+            if let last = pose, time - last.time >= 0.5 / settings.pollHz {
+                rate = ((now.x - last.x) / (time - last.time), (now.y - last.y) / (time - last.time))
+            }
+            if (pose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { pose = (now.x, now.y, time) }
         }
-        if (pose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { pose = (now.x, now.y, time) }
         let yaw = -radians(settings.pan.degrees(now.x)), pitch = radians(settings.tilt.degrees(now.y))
         let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
         var axes = [
