@@ -244,6 +244,8 @@ import Testing
         // Generic 0.55 of −170…170° is 93.5° right: the read, whatever the estimate said.
         let yaw = try #require(f.axis(.yaw)).position
         #expect(abs(Double(yaw) + 93.5 * .pi / 180) < 1e-5, "yaw \(yaw)")
+        // The step from the estimate to the read is no motion: the head is stopped.
+        #expect(try #require(f.axis(.yaw)).velocity == 0)
         #expect(action(driver.tick(at: 1.31).bytes) == "none", "the rate waits out the command interval after the Stop")
         let again = body(driver.tick(at: 1.38).bytes)
         #expect(again.contains("ContinuousMove") && again.contains("x=\"0.040000\""), "the rate asked for goes again: \(again)")
