@@ -176,7 +176,9 @@ import Testing
     /// the estimate changes the motion at the reply (the flaky velocity-only orient overshot by
     /// 0.02 rad while the estimate, changing at the send, said it had arrived).
     @Test func aMoveChangesTheEstimatedMotionWhenItsReplyComesNotWhenItWasSent() throws {
-        var (driver, _) = ready(options: ONVIFEmulatorReplies.continuousOnlyOptions)
+        var settings = ONVIFCameraDriver.Settings()
+        settings.readBackDoubt = 0  // the 0.3 s reply leaves 12° of doubt: no Stop to read, the estimate is what is looked at
+        var (driver, _) = ready(options: ONVIFEmulatorReplies.continuousOnlyOptions, settings: settings)
         _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)  // generic x 0.25, trusted
         let degreesPerSecond = { (d: Double) in Float(-d * .pi / 180) }
         #expect(action(driver.send(.velocity([AxisValue(.yaw, degreesPerSecond(50))]), at: 1.01)) == "/onvif/ptz_service tptz:ContinuousMove")
@@ -210,6 +212,56 @@ import Testing
         let pan = 42.5 + 50 * (1.31 - 1.02)
         let yaw = try #require(f.axis(.yaw)).position
         #expect(abs(Double(yaw) + pan * .pi / 180) < 1e-4, "yaw \(yaw), expected \(-pan * .pi / 180)")
+    }
+
+    /// Under rates that never end (tracking's small corrections) a camera whose reads stand still
+    /// is never read, and each rate change adds to how far the estimate may be off: beyond
+    /// `readBackDoubt` the driver stops the camera for one GetStatus, takes that read for the pose,
+    /// and sends the rate again — once the rate is slow enough that the pause costs less (unbounded,
+    /// the estimate drifted to 0.145 of the frame off in 8 s of tracking).
+    @Test func aRateWhoseEstimateIsTooDoubtfulIsStoppedForOneReadThenSentAgain() throws {
+        var (driver, _) = ready(options: ONVIFEmulatorReplies.continuousOnlyOptions)
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)  // generic x 0.25, trusted
+        let degreesPerSecond = { (d: Double) in Float(-d * .pi / 180) }
+        #expect(action(driver.send(.velocity([AxisValue(.yaw, degreesPerSecond(50))]), at: 1.01)) == "/onvif/ptz_service tptz:ContinuousMove")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.025)  // 50°/s acted on within 0.015 s: 0.75° of doubt
+        #expect(action(driver.tick(at: 1.11).bytes) == "/onvif/ptz_service tptz:GetStatus")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1.12)  // where the motion began: no news
+        #expect(action(driver.send(.velocity([AxisValue(.yaw, degreesPerSecond(40))]), at: 1.13)) == "/onvif/ptz_service tptz:ContinuousMove")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.16)  // 10°/s less within 0.03 s: 1.05° in all
+        #expect(action(driver.tick(at: 1.16).bytes) == "none", "a Stop for a read would cost 40°/s for 0.2 s: more than the doubt")
+        #expect(action(driver.send(.velocity([AxisValue(.yaw, degreesPerSecond(4))]), at: 1.24)) == "/onvif/ptz_service tptz:ContinuousMove")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.27)  // 36°/s less within 0.03 s: 2.13°, at 4°/s
+        #expect(driver.nextDeadline.map { $0 <= 1.27 } ?? false)
+        #expect(action(driver.tick(at: 1.27).bytes) == "/onvif/ptz_service tptz:Stop")
+        #expect(driver.stopConfirmed, "a Stop for a read is not one asked for")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.28)
+        #expect(driver.nextDeadline.map { $0 <= 1.28 } ?? false)
+        #expect(action(driver.tick(at: 1.28).bytes) == "/onvif/ptz_service tptz:GetStatus", "the read goes at once")
+        let moved = ONVIFEmulatorReplies.status.replacing("x=\"0.250000\"", with: "x=\"0.550000\"")
+        let reports = driver.receive(reply(moved), at: 1.29)
+        guard case .feedback(let f)? = reports.first else { Issue.record("\(reports)"); return }
+        // Generic 0.55 of −170…170° is 93.5° right: the read, whatever the estimate said.
+        let yaw = try #require(f.axis(.yaw)).position
+        #expect(abs(Double(yaw) + 93.5 * .pi / 180) < 1e-5, "yaw \(yaw)")
+        // The step from the estimate to the read is no motion: the head is stopped.
+        #expect(try #require(f.axis(.yaw)).velocity == 0)
+        #expect(action(driver.tick(at: 1.31).bytes) == "none", "the rate waits out the command interval after the Stop")
+        let again = body(driver.tick(at: 1.38).bytes)
+        #expect(again.contains("ContinuousMove") && again.contains("x=\"0.040000\""), "the rate asked for goes again: \(again)")
+    }
+
+    /// The same doubt on a camera whose reads follow the head is cleared by its next poll: no Stop.
+    @Test func aCameraWhoseReadsFollowTheHeadIsNotStoppedToBeRead() throws {
+        var (driver, _) = ready(options: ONVIFEmulatorReplies.continuousOnlyOptions)
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
+        let degreesPerSecond = { (d: Double) in Float(-d * .pi / 180) }
+        #expect(action(driver.send(.velocity([AxisValue(.yaw, degreesPerSecond(50))]), at: 1.01)) == "/onvif/ptz_service tptz:ContinuousMove")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.1)  // 4.5° of doubt
+        #expect(action(driver.tick(at: 1.11).bytes) == "/onvif/ptz_service tptz:GetStatus")
+        let moved = ONVIFEmulatorReplies.status.replacing("x=\"0.250000\"", with: "x=\"0.260000\"")
+        _ = driver.receive(reply(moved), at: 1.12)
+        #expect(action(driver.tick(at: 1.13).bytes) == "none")
     }
 
     @Test func theWireCarriesBodiesWithNewlinesAndRefusesOversizedOnes() {

@@ -22,6 +22,8 @@ extension ONVIFCameraDriver {
             DriverOption("command_interval", .number(0.05...5), default: .number(0.1), "the least time between two moves sent, s"),
             DriverOption("move_timeout", .integer(1...60), default: .integer(1),
                          "a ContinuousMove's Timeout, whole seconds (a fraction broke a Tapo's HTTP server): the camera stops by itself this long after dockd falls silent"),
+            DriverOption("read_back_doubt", .number(0...90), default: .number(1),
+                         "on a camera whose GetStatus stands still while it moves, steered by rates: how far the pose estimated from the moves may be off (each rate change acts somewhere within its round trip) before a brief Stop lets the camera read where it is, degrees (0: never)"),
             DriverOption("max_zoom", .number(1.1...1000), default: nil,
                          "the optical magnification at the top of the camera's zoom position space (ONVIF gives none; 1x at the bottom, linear between): with it, the zoom is the stand's zoom axis"),
             DriverOption("zoom_seconds", .number(0.1...60), default: .number(3),
@@ -47,6 +49,7 @@ extension ONVIFCameraDriver {
             settings.moveTimeout = s.integer("move_timeout")
             settings.profile = s.text("profile")
             settings.name = s.text("name")
+            settings.readBackDoubt = s.number("read_back_doubt")
             settings.maxZoom = s.optionalNumber("max_zoom")
             settings.zoomSeconds = s.number("zoom_seconds")
             return ONVIFCameraDriver(settings: settings)

@@ -42,6 +42,10 @@ public struct ONVIFCameraDriver: StandDriver {
         /// The media profile to steer (its token); nil: the first with a PTZ configuration.
         public var profile: String?
         public var name: String?
+        /// How far the pose estimated while a ContinuousMove runs on a camera whose reads stand
+        /// still may be off (`ONVIFPoseEstimate.doubt`), degrees, before a brief Stop lets the
+        /// camera read where it is (0: never).
+        public var readBackDoubt = 1.0
         /// The magnification at the top of the zoom position space; nil: the zoom is not steered.
         public var maxZoom: Double?
         /// Seconds the zoom takes from one end to the other at a ContinuousMove zoom velocity of 1.
@@ -104,7 +108,14 @@ public struct ONVIFCameraDriver: StandDriver {
     /// reported is the estimate while reads stand still and the camera should be moving.
     private var lastRead: (x: Double, y: Double)?
     private var estimate: ONVIFPoseEstimate?
+    /// Whether the last read repeated the one before while the camera should be moving: the pose
+    /// reported is the estimate.
+    private var onEstimate = false
     private var stopPending = false
+    /// A Stop sent for a read, not asked for (the estimate's doubt grew too large): `.stopping` until
+    /// its reply, `.reading` until the GetStatus after it; the motion asked for then goes again.
+    private enum ReadBack { case stopping, reading }
+    private var readBack: ReadBack?
     /// The zoom spaces the camera offers: its position space's range, and whether it takes a
     /// velocity and a translation.
     private var zoomOffers: (position: ClosedRange<Double>?, continuous: Bool, relative: Bool) = (nil, false, false)
@@ -144,7 +155,9 @@ public struct ONVIFCameraDriver: StandDriver {
         rate = (0, 0)
         lastRead = nil
         estimate = nil
+        onEstimate = false
         stopPending = false
+        readBack = nil
         queuedSetup = nil
         positionRange = ONVIFPositionRange()
         zoomOffers = (nil, false, false)
@@ -173,13 +186,13 @@ public struct ONVIFCameraDriver: StandDriver {
                 reports.append(.fatal("the camera did not answer: \(text)"))
             case .response(let status, let wallClock, let body):
                 counters.roundTrip.sample(time - flight.sentAt)
-                reports += handle(status: status, wallClock: wallClock, body: body, flight: flight.what, at: time)
+                reports += handle(status: status, wallClock: wallClock, body: body, flight: flight.what, sent: flight.sentAt, at: time)
             }
         }
         return reports
     }
 
-    private mutating func handle(status: Int, wallClock: Double, body: [UInt8], flight: Flight, at time: Double) -> [DriverReport] {
+    private mutating func handle(status: Int, wallClock: Double, body: [UInt8], flight: Flight, sent: Double, at time: Double) -> [DriverReport] {
         let content: Result<XMLElement, ONVIFFault>
         do {
             content = ONVIFSOAP.body(of: try XMLReader.parse(body))
@@ -194,11 +207,14 @@ public struct ONVIFCameraDriver: StandDriver {
         }
         switch flight {
         case .setup: return setup(reply, wallClock: wallClock, at: time)
-        case .status: return feedback(reply, at: time)
+        case .status:
+            if readBack == .reading { readBack = nil }
+            return feedback(reply, at: time)
         case .move(let move):
             if move == .stop, pending == nil { stopPending = false }
+            if move == .stop, readBack == .stopping { readBack = .reading }
             if step == .connectStop { return becomeReady(at: time) }
-            estimateActed(on: move, at: time)
+            estimateActed(on: move, sent: sent, at: time)
             return []
         case .preset(let request):
             switch request {
@@ -219,11 +235,13 @@ public struct ONVIFCameraDriver: StandDriver {
         case .setup:
             return []  // (none is sent once ready)
         case .status:
+            if readBack == .reading { readBack = nil }
             counters.commandsFailed += 1
             return [.rejected("GetStatus failed: \(reason)")]
         case .move(let move):
             counters.refused += 1
             if move == .stop { stopPending = false }
+            if move == .stop, readBack == .stopping { readBack = nil }
             let type: MessageType = switch move {
             case .stop: .stop
             case .continuous: .velocity
@@ -339,6 +357,7 @@ public struct ONVIFCameraDriver: StandDriver {
         }
         let read = (x: x, y: y)
         var now = read
+        var corrected = false
         if var estimate {
             // The same position again while the camera should be moving is no news: the camera
             // has not moved yet, or its reads do not follow the head (some report where a motion
@@ -346,6 +365,8 @@ public struct ONVIFCameraDriver: StandDriver {
             // repeat for the pose, however soon after the move, would set the estimate back by
             // what the head had turned meanwhile, and the head would overshoot by it.
             let repeated = lastRead.map { $0 == read } == true && estimate.moving(at: time)
+            corrected = onEstimate && !repeated
+            onEstimate = repeated
             if repeated {
                 now = estimate.pose(at: time)
             } else {
@@ -357,10 +378,17 @@ public struct ONVIFCameraDriver: StandDriver {
                                          at: read, time: time)
         }
         lastRead = read
-        if let last = pose, time - last.time >= 0.5 / settings.pollHz {
-            rate = ((now.x - last.x) / (time - last.time), (now.y - last.y) / (time - last.time))
+        if corrected, let estimate {
+            // The step from the estimate to the read is the estimate's error, not motion: taken for
+            // a rate, it made the tracker see the subject jump and chase it (the loop rang).
+            rate = estimate.rate(at: time)
+            pose = (now.x, now.y, time)
+        } else {
+            if let last = pose, time - last.time >= 0.5 / settings.pollHz {
+                rate = ((now.x - last.x) / (time - last.time), (now.y - last.y) / (time - last.time))
+            }
+            if (pose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { pose = (now.x, now.y, time) }
         }
-        if (pose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { pose = (now.x, now.y, time) }
         let yaw = -radians(settings.pan.degrees(now.x)), pitch = radians(settings.tilt.degrees(now.y))
         let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
         var axes = [
@@ -527,7 +555,7 @@ public struct ONVIFCameraDriver: StandDriver {
         // A request in flight: nothing is due but its answer's timeout, judged with `>` (the
         // answer itself comes as bytes).
         if let flight = inFlight { return flight.sentAt + Self.answerTimeout + 1e-6 }
-        if queuedSetup != nil || !presetAnswers.isEmpty { return -.infinity }
+        if queuedSetup != nil || !presetAnswers.isEmpty || readBack == .reading || readBackDue { return -.infinity }
         guard step == .ready else { return nil }
         if !queuedPresets.isEmpty { return -.infinity }
         var deadline = nextPoll
@@ -550,6 +578,15 @@ public struct ONVIFCameraDriver: StandDriver {
             return request(setup.path, setup.body, authenticate: true, setup.flight, at: time)
         }
         guard step == .ready else { return [] }
+        if pending != .stop {
+            if readBack == .reading { return poll(at: time) }
+            if readBackDue, let last = lastMove {
+                // The motion asked for goes again after the read (a newer one asked meanwhile instead).
+                readBack = .stopping
+                if pending == nil { pending = last.move }
+                return sendMove(.stop, at: time)
+            }
+        }
         // A stop waits for nothing but the request in flight.
         if let move = pending, move == .stop || time >= (lastMove?.time ?? -.infinity) + settings.commandInterval {
             pending = nil
@@ -571,8 +608,26 @@ public struct ONVIFCameraDriver: StandDriver {
         }
         if let renewal = renewalTime, time >= renewal, let last = lastMove { return sendMove(last.move, at: time) }
         guard time >= nextPoll else { return [] }
+        return poll(at: time)
+    }
+
+    private mutating func poll(at time: Double) -> [UInt8] {
         nextPoll = time + 1 / settings.pollHz
         return request(ptzPath, ONVIFRequests.getStatus(profile), authenticate: true, .status, at: time)
+    }
+
+    /// Whether the pan/tilt estimated under a ContinuousMove may be too far off, and stopping for
+    /// a read costs less than that: the camera is to be stopped for one. A read-back holds the head
+    /// for about two command intervals, which at the rate told turns it further than the doubt
+    /// while it slews: stopped then, tracking through a loaded emulator rang (0.4–0.6 of the frame
+    /// off) where it had not. (Where reads follow the head the next poll clears the doubt.)
+    private var readBackDue: Bool {
+        guard onEstimate, readBack == nil, pending != .stop, settings.readBackDoubt > 0, let estimate, let last = lastMove,
+              case .continuous = last.move else { return false }
+        let doubt = max(estimate.doubt.x * abs(settings.pan.perUnit), estimate.doubt.y * abs(settings.tilt.perUnit))
+        let told = estimate.rate(at: estimate.base.time)
+        let speed = max(abs(told.x * settings.pan.perUnit), abs(told.y * settings.tilt.perUnit))
+        return doubt >= settings.readBackDoubt && speed * 2 * settings.commandInterval <= doubt
     }
 
     private mutating func sendMove(_ move: Move, at time: Double) -> [UInt8] {
@@ -590,32 +645,32 @@ public struct ONVIFCameraDriver: StandDriver {
     /// its send and its reply, and a loaded camera's server queues it before acting and answers
     /// right after, so the reply is the nearer bound; taking it for every move, the Stop and the
     /// rate changes alike, also cancels a steady network delay. A move refused changes nothing.
-    private mutating func estimateActed(on move: Move, at time: Double) {
+    private mutating func estimateActed(on move: Move, sent: Double, at time: Double) {
         if var estimate {
             let now = estimate.pose(at: time)
             switch move {
-            case .absolute(let x, let y, _): estimate.told(.toward(x: x, y: y), at: time)
+            case .absolute(let x, let y, _): estimate.told(.toward(x: x, y: y), sent: sent, at: time)
             case .relative(let dx, let dy, _):
                 let target = positionRange.clamped(x: now.x + dx, y: now.y + dy)
-                estimate.told(.toward(x: target.x, y: target.y), at: time)
+                estimate.told(.toward(x: target.x, y: target.y), sent: sent, at: time)
             case .continuous(let x, let y, _):
                 // What was sent carries the velocity signs; the generic position moves the way they undo.
                 estimate.told(.rate(x: x * settings.panVelocitySign * estimate.topSpeed.x, y: y * settings.tiltVelocitySign * estimate.topSpeed.y,
-                                    until: time + Double(settings.moveTimeout)), at: time)
-            case .stop: estimate.told(.still, at: time)
+                                    until: time + Double(settings.moveTimeout)), sent: sent, at: time)
+            case .stop: estimate.told(.still, sent: sent, at: time)
             }
             self.estimate = estimate
         }
         if var zoomEstimate, let zoom = zoomScale {
             // Every move replaces the zoom's motion too: one that names no zoom stops it.
             switch move {
-            case .absolute(_, _, let target?): zoomEstimate.told(.toward(x: target, y: 0), at: time)
+            case .absolute(_, _, let target?): zoomEstimate.told(.toward(x: target, y: 0), sent: sent, at: time)
             case .relative(_, _, let translation?):
                 let now = zoomEstimate.pose(at: time).x
-                zoomEstimate.told(.toward(x: min(zoom.range.upperBound, max(zoom.range.lowerBound, now + translation)), y: 0), at: time)
+                zoomEstimate.told(.toward(x: min(zoom.range.upperBound, max(zoom.range.lowerBound, now + translation)), y: 0), sent: sent, at: time)
             case .continuous(_, _, let velocity?) where velocity != 0:
-                zoomEstimate.told(.rate(x: velocity * zoom.topSpeed, y: 0, until: time + Double(settings.moveTimeout)), at: time)
-            default: zoomEstimate.told(.still, at: time)
+                zoomEstimate.told(.rate(x: velocity * zoom.topSpeed, y: 0, until: time + Double(settings.moveTimeout)), sent: sent, at: time)
+            default: zoomEstimate.told(.still, sent: sent, at: time)
             }
             self.zoomEstimate = zoomEstimate
         }

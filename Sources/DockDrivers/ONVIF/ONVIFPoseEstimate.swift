@@ -2,6 +2,8 @@
 /// does not follow the head while it moves (it says where the motion began until the head is
 /// still again, or nothing new at all). A rate runs until a Stop or its Timeout; a target is
 /// approached at the top speed. Pure and clock-free: times are the driver's (a move's reply).
+/// It keeps how far it may be off (`doubt`), for the driver to have the camera read before it is
+/// too far.
 struct ONVIFPoseEstimate: Sendable {
     enum Motion: Sendable, Equatable {
         case still
@@ -14,6 +16,10 @@ struct ONVIFPoseEstimate: Sendable {
     let topSpeed: (x: Double, y: Double)
     private(set) var base: (x: Double, y: Double, time: Double)
     private(set) var motion = Motion.still
+    /// How far the pose may be off, generic units: a move counts from its reply, but the camera
+    /// changed its rate somewhere between its send and its reply, so each change adds what that
+    /// window at the difference of the rates turns; a read clears it.
+    private(set) var doubt: (x: Double, y: Double) = (0, 0)
 
     init(topSpeed: (x: Double, y: Double), at pose: (x: Double, y: Double), time: Double) {
         self.topSpeed = topSpeed
@@ -47,17 +53,21 @@ struct ONVIFPoseEstimate: Sendable {
     /// Whether the camera should be moving by what it was told.
     func moving(at time: Double) -> Bool { rate(at: time) != (0, 0) }
 
-    /// A move sent: the pose so far is kept, the new motion replaces the old (as ONVIF's does).
-    mutating func told(_ motion: Motion, at time: Double) {
-        let now = pose(at: time)
+    /// A move `sent` then, answered at `time`: the pose so far is kept, the new motion replaces the
+    /// old (as ONVIF's does).
+    mutating func told(_ motion: Motion, sent: Double, at time: Double) {
+        let before = rate(at: time), now = pose(at: time)
         base = (now.x, now.y, time)
         self.motion = motion
+        let after = rate(at: time), window = max(0, time - sent)
+        doubt = (doubt.x + abs(after.x - before.x) * window, doubt.y + abs(after.y - before.y) * window)
     }
 
     /// A read the driver trusts: the pose is it from now on, still heading where it was told.
     mutating func read(x: Double, y: Double, at time: Double) {
         if case .rate(_, _, let until) = motion, time >= until { motion = .still }
         base = (x, y, time)
+        doubt = (0, 0)
     }
 
     private static func approach(_ from: Double, _ to: Double, _ step: Double) -> Double {
