@@ -35,6 +35,8 @@ struct PresetMethods: Sendable {
             return .value(.array(presets.keys.sorted().map { entry($0, presets[$0]!, stand: stand) }))
         case .presetSave:
             let name = try Self.name(p)
+            // Before the camera stores anything: a preset dockd then refuses would be left in it.
+            try store.checkRoom(for: name, of: stand)
             let client = session.client
             let read = host.read { engine in (pose: Self.measuredPose(engine), storage: engine.cameraPresets) }
             return .later(read.flatMap { (pose: Preset?, storage: CameraPresetStorage?) -> EventLoopFuture<JSONValue> in
@@ -77,7 +79,13 @@ struct PresetMethods: Sendable {
                       host: StandHost, client: ClientRef) -> EventLoopFuture<JSONValue> {
         @Sendable func saved(_ camera: Result<CameraPresetSlot, CameraPresetRefusal>?) throws(RPCError) -> JSONValue {
             var preset = pose
-            if case .success(let slot)? = camera { preset.camera = slot }
+            switch camera {
+            case .success(let slot)?: preset.camera = slot
+            // The camera kept its old copy: its slot stays the name's, so the next save overwrites
+            // that copy and a delete removes it (forgotten, an ONVIF token would be left for good).
+            case .failure?: preset.camera = store.presets(of: stand)[name]?.camera
+            case nil: break
+            }
             try store.save(preset, as: name, for: stand)
             guard case .failure(let refusal)? = camera else { return entry(name, preset, stand: stand) }
             var fields = entry(name, preset, stand: stand).object ?? [:]

@@ -86,12 +86,21 @@ final class PresetStore: Sendable {
         table.withLock { $0[stand]?[name] != nil }
     }
 
+    /// Throws when saving `name` would take the stand past the most presets it keeps.
+    func checkRoom(for name: String, of stand: String) throws(RPCError) {
+        try Self.checkRoom(for: name, of: stand, in: table.withLock { $0[stand] ?? [:] })
+    }
+
+    private static func checkRoom(for name: String, of stand: String, in presets: [String: Preset]) throws(RPCError) {
+        guard presets[name] != nil || presets.count < maxPerStand else {
+            throw .invalidParameter("stand \(stand) has \(maxPerStand) presets, the most it keeps; delete one first", field: "name")
+        }
+    }
+
     func save(_ preset: Preset, as name: String, for stand: String) throws(RPCError) {
         try change { table throws(RPCError) in
             var presets = table[stand] ?? [:]
-            guard presets[name] != nil || presets.count < Self.maxPerStand else {
-                throw .invalidParameter("stand \(stand) has \(Self.maxPerStand) presets, the most it keeps; delete one first", field: "name")
-            }
+            try Self.checkRoom(for: name, of: stand, in: presets)
             presets[name] = preset
             table[stand] = presets
         }

@@ -19,7 +19,7 @@ import Glibc
 /// replies.
 ///
 /// At rest, with nobody subscribed to what each FEEDBACK tells (`motion`, `events`) and no reply
-/// awaited, the host reads a serial or Bluetooth link itself in batches instead of waking for every
+/// awaited, the host reads a serial link itself in batches instead of waking for every
 /// FEEDBACK: every `batchPeriod`, before each tick and before each request, so a reply or a
 /// subscription's first `motion.state` is as fresh as the bytes the stand has sent.
 final class StandHost: Sendable {
@@ -61,6 +61,9 @@ final class StandHost: Sendable {
         /// NIO does not read the link (`autoRead` off): the host reads it in batches.
         var batching = false
         var lastBatchRead = -Double.infinity
+        /// A read asked of NIO (after a write) and not done yet: the host does not read the link
+        /// itself meanwhile (NIO would find it drained, which it asserts against).
+        var nioReadPending = false
 
         init(engine: StandEngine) { self.engine = engine }
     }
@@ -138,9 +141,10 @@ final class StandHost: Sendable {
     /// of the missing device node); not at all when it came since the last attempt (once: the next
     /// wait is whole again).
     private func waitBeforeReconnecting(seconds: Double) async {
-        // A device node that is gone: its return (udev or not) cuts the wait short too.
+        // A device node that is gone (or not yet ours to open): its return, usable, cuts the wait
+        // short too, udev or not.
         let watch = endpoint.deviceNode.flatMap { node in
-            access(node, F_OK) == 0 ? nil : NodeWatch.start(path: node) { [weak self] in
+            NodeWatch.usable(node) ? nil : NodeWatch.start(path: node) { [weak self] in
                 self?.logger.info("the device node is back: reconnecting now", metadata: ["device": "\(node)"])
                 self?.deviceReturned()
             }
@@ -179,6 +183,7 @@ final class StandHost: Sendable {
     }
 
     fileprivate func received(_ buffer: ByteBuffer) {
+        state.value.nioReadPending = false
         // `getBytes` copies with one memcpy (a walk of `readableBytesView` goes byte by byte).
         let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
         apply(state.value.engine.handle(.received(bytes), at: clock.now()))
@@ -197,6 +202,7 @@ final class StandHost: Sendable {
         state.value.channel = nil
         state.value.byteStream = nil
         state.value.batching = false
+        state.value.nioReadPending = false
         liveness.forget(livenessName)
         apply(state.value.engine.handle(.linkClosed(reason: reason), at: clock.now()))
     }
@@ -236,7 +242,10 @@ final class StandHost: Sendable {
         chooseReading()
         // What was written may be acknowledged (a probe timing the link, a command): the next bytes
         // are read as they come, once, so the round trip is measured on them and not on the batch.
-        if state.value.batching && !out.writes.isEmpty { state.value.channel?.read() }
+        if state.value.batching && !out.writes.isEmpty, let channel = state.value.channel {
+            state.value.nioReadPending = true
+            channel.read()
+        }
         armTimer()
     }
 
@@ -255,7 +264,7 @@ final class StandHost: Sendable {
     /// While batching: hands the engine, as one read, what the link holds now. An end of file or an
     /// error is left to NIO to find and report: the host reads this link itself no more.
     private func readBatch() {
-        guard state.value.batching, let fd = state.value.byteStream else { return }
+        guard state.value.batching, !state.value.nioReadPending, let fd = state.value.byteStream else { return }
         state.value.lastBatchRead = clock.now()
         var bytes: [UInt8] = []
         var ended = false

@@ -4,8 +4,8 @@ import Glibc
 #endif
 
 /// Which USB device a node is now (a USB-serial adapter's tty, a webcam's video node), from sysfs:
-/// its vendor and product ids and its serial number, or the port it is plugged in where it has no
-/// serial (many CH340 adapters). Kernel names are handed out in plug order, so a stand kept on
+/// its vendor and product ids and its serial number (many CH340 adapters have none: then the ids
+/// alone, which tell another make of adapter but not another of the same make). Kernel names are handed out in plug order, so a stand kept on
 /// `/dev/ttyUSB0` through an unplug would otherwise take whatever adapter gets that name next and
 /// drive it as the stand. nil for a node that is no USB device's (a pty, a board's UART): there
 /// the node is the only identity there is. Read from sysfs through libudev, which needs no udev
@@ -23,8 +23,10 @@ enum USBIdentity {
             udev_device_get_sysattr_value(usb, name).map { String(cString: $0) }
         }
         let ids = "usb \(attribute("idVendor") ?? "?"):\(attribute("idProduct") ?? "?")"
-        if let serial = attribute("serial"), !serial.isEmpty { return "\(ids) serial \(serial)" }
-        return udev_device_get_sysname(usb).map { "\(ids) at port \(String(cString: $0))" } ?? ids
+        // Without a serial number the ids are all there is: the port would lock the same adapter
+        // out when it is plugged into another one.
+        guard let serial = attribute("serial"), !serial.isEmpty else { return ids }
+        return "\(ids) serial \(serial)"
     }
 
     /// The node holds another device than the one the stand last answered on.

@@ -15,8 +15,9 @@ public final class NodeWatch: Sendable {
 
     private init(wake: (read: Int32, write: Int32)) { self.wake = Mutex((wake.read, wake.write, false)) }
 
-    /// Watches for `path` to appear; `appeared` runs once, on the watch's thread, when it does. nil
-    /// when there is nothing to watch: the path is there already (then `appeared` has run, on the
+    /// Watches for `path` to appear and become usable (this process may open it: udev's rule has
+    /// given it its group and mode); `appeared` runs once, on the watch's thread, when it does. nil
+    /// when there is nothing to watch: the path is usable already (then `appeared` has run, on the
     /// caller's thread), or it cannot be watched (its directory is missing, no inotify: then the
     /// caller's backoff is all there is).
     public static func start(path: String, appeared: @escaping @Sendable () -> Void) -> NodeWatch? {
@@ -26,13 +27,13 @@ public final class NodeWatch: Sendable {
         let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard inotify >= 0 else { return nil }
         var pipe: [Int32] = [-1, -1]
-        guard Glibc.pipe(&pipe) == 0, inotify_add_watch(inotify, directory, UInt32(IN_CREATE | IN_MOVED_TO)) >= 0 else {
+        guard Glibc.pipe(&pipe) == 0, inotify_add_watch(inotify, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB)) >= 0 else {
             for fd in [inotify] + pipe where fd >= 0 { close(fd) }
             return nil
         }
         for fd in pipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        // Created between the caller's look and the watch: no event will say so.
-        if access(path, F_OK) == 0 {
+        // Usable between the caller's look and the watch: no event will say so.
+        if usable(path) {
             for fd in [inotify] + pipe { close(fd) }
             appeared()
             return nil
@@ -72,9 +73,15 @@ public final class NodeWatch: Sendable {
             guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
             guard count > 0 else { continue }
-            if Self.names(in: buffer[..<count]).contains(name) { return appeared() }
+            // devtmpfs creates the node root's, 0600; udev's rule gives it its group and mode next:
+            // only then can dockd (User=dockd) open it, and an open before would fail and double the
+            // backoff. Its attribute change is the second event.
+            if Self.names(in: buffer[..<count]).contains(name), Self.usable(path) { return appeared() }
         }
     }
+
+    /// There, and this process may open it for reading and writing.
+    public static func usable(_ path: String) -> Bool { access(path, R_OK | W_OK) == 0 }
 
     /// The file names of the inotify events in `bytes` (each a struct inotify_event: wd, mask,
     /// cookie, len, then `len` bytes of NUL-padded name).

@@ -13,9 +13,9 @@ public enum StandTransport {
 
     /// Opens the link on `group` (an event loop to pin it to one thread); `initializer` sets the new
     /// channel up (its handlers see raw bytes both ways) and makes what this returns. It also gets the
-    /// descriptor of a link that is a byte stream of a device (a serial tty, an RFCOMM socket), which
-    /// the channel's loop may read itself while the channel does not (`autoRead` off); nil for the
-    /// others (network sockets, whose datagrams keep their bounds, and the camera links).
+    /// descriptor of a link that is a serial tty's byte stream, which the channel's loop may read itself
+    /// while the channel does not (`autoRead` off); nil for the others (network sockets, whose
+    /// datagrams keep their bounds, RFCOMM, and the camera links).
     public static func open<Output: Sendable>(_ endpoint: StandEndpoint, group: any EventLoopGroup,
                                               initializer: @escaping @Sendable (any Channel, _ byteStream: Int32?) -> EventLoopFuture<Output>) async throws -> Output {
         switch endpoint {
@@ -24,7 +24,10 @@ public enum StandTransport {
             return try await wrap(fd: fd, group: group) { initializer($0, fd) }
         case .bluetooth(let address, let channel):
             let fd = try await NIOThreadPool.singleton.runIfActive { try Bluetooth.connect(address: address, channel: channel) }
-            return try await wrap(fd: fd, group: group) { initializer($0, fd) }
+            // Not read in batches: RFCOMM's round trip (20–40 ms) outlasts a FEEDBACK period, so
+            // the one read after a probe would often take a FEEDBACK and leave the ACK to the batch,
+            // adding up to a batch period to every round trip measured.
+            return try await wrap(fd: fd, group: group) { initializer($0, nil) }
         case .udp(let host, let port):
             return try await NetworkTransport.connectUDP(host: host, port: port, group: group) { initializer($0, nil) }
         case .tcp(let host, let port):

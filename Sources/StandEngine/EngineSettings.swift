@@ -27,9 +27,11 @@ public struct EngineSettings: Sendable {
     public var defaults = StandDefaults()
     /// How long a LIMITS may wait for its acknowledgement (the driver resends meanwhile), s.
     public var acknowledgementTimeout = 1.5
-    /// How long a camera preset request may wait for the driver's answer (VISCA gives up on its
-    /// own after about 2 s, an ONVIF request after its HTTP timeout), s.
-    public var cameraPresetTimeout = 10.0
+    /// How long a camera preset request may wait for the driver's answer, s: a backstop behind the
+    /// drivers' own (VISCA gives up after about 2 s; an ONVIF request after its 10 s answer timeout,
+    /// counted from when it is sent, which may be after a status poll in flight), so the driver's
+    /// answer comes first and none is dropped as late.
+    public var cameraPresetTimeout = 15.0
     /// The sweep a custom button starts and stops (nil: the buttons are only reported).
     public var buttonSweep: ButtonSweep?
 

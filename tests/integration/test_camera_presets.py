@@ -89,9 +89,11 @@ def test_a_camera_that_refuses_says_so_in_the_reply_and_the_preset_is_saved_all_
     assert full["saved"] is True
     cam.refuse_memory = True
     refused = c.result("preset.save", {"name": "one"})
-    assert refused["camera"] is None and "not executable" in refused["camera_error"], refused
+    assert refused["camera"] == {"memory": 0} and "not executable" in refused["camera_error"], refused
     listed = {p["name"]: p for p in c.result("preset.list")}
-    assert listed["three"]["saved"] and listed["three"]["camera"] is None and listed["one"]["camera"] is None, listed
+    # The camera kept its old copy of "one" in memory 0, which stays the name's: the next save
+    # overwrites it and a delete resets it, rather than leaving it in the camera for good.
+    assert listed["three"]["saved"] and listed["three"]["camera"] is None and listed["one"]["camera"] == {"memory": 0}, listed
     stored = json.loads((dockd.state / "presets.json").read_text())["stands"]["ptz-1"]
     assert stored["three"]["camera"] is None and stored["two"]["camera"] == {"memory": 1}, stored
     c.close()
@@ -163,3 +165,17 @@ def test_an_onvif_camera_with_no_room_refuses_and_the_caller_hears_its_fault(onv
     two = c.result("preset.save", {"name": "two"})
     assert two["camera"] is None and "no room for another preset" in two["camera_error"], two
     assert {p["name"] for p in c.result("preset.list")} == {"home", "one", "two"}
+
+
+def test_a_save_past_the_hundred_presets_is_refused_before_the_camera_stores_it(onvif):
+    r = onvif(presets=200)
+    c = r.client
+    for i in range(99):  # with the built-in home's own slot... home is not stored: 99 + "home" saved = 100
+        c.result("preset.save", {"name": f"p{i}"})
+    c.result("preset.save", {"name": "home"})
+    with r.cam.lock:
+        stored = len(r.cam.presets)
+    reply = c.call("preset.save", {"name": "one-too-many"})
+    assert reply["error"]["code"] == -32003 and "100 presets" in reply["error"]["message"], reply
+    with r.cam.lock:
+        assert len(r.cam.presets) == stored, "the camera was asked to store a preset dockd refused"

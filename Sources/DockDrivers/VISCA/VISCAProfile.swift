@@ -154,8 +154,10 @@ public struct VISCAProfile: Codable, Sendable, Equatable {
         try tilt.validate("tilt")
         try zoom?.validate()
         if let t = replyTimeout, !(t > 0 && t <= 5) { throw .invalid("replyTimeout must be in (0, 5] s") }
-        if let m = presetMemories, m.lowerBound < 0 || m.upperBound > 0xFF {
-            throw .invalid("presetMemories must lie in [0, 255] (CAM_Memory's one byte)")
+        // CAM_Memory's one byte is a data byte: 0xFF would end the message, and VISCA's data
+        // bytes stay below 0x80 (the high bit marks a header).
+        if let m = presetMemories, m.lowerBound < 0 || m.upperBound > 0x7F {
+            throw .invalid("presetMemories must lie in [0, 127] (CAM_Memory's one data byte)")
         }
         for (figure, origin) in provenance ?? [:] {
             guard figuresToAccountFor.contains(figure) else { throw .invalid("provenance names an unknown figure \(figure)") }
