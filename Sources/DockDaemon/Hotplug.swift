@@ -1,7 +1,7 @@
 import CUdev
 import DockDrivers
+import DockIO
 import NIOPosix
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,7 +63,11 @@ enum Hotplug {
     /// until udev or the consumer's end wakes it: no periodic wake-ups.
     static func changes(_ matcher: Matcher) -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(64))
-        let stop = StopSignal()
+        // Signalled by the consumer's end, polled by the monitor thread beside udev's socket.
+        guard let stop = WakePipe() else {
+            continuation.finish()
+            return stream
+        }
         continuation.onTermination = { _ in stop.signal() }
         let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
@@ -74,7 +78,7 @@ enum Hotplug {
         return stream
     }
 
-    private static func watch(_ matcher: Matcher, _ continuation: AsyncStream<Event>.Continuation, _ stop: StopSignal) {
+    private static func watch(_ matcher: Matcher, _ continuation: AsyncStream<Event>.Continuation, _ stop: WakePipe) {
         defer { continuation.finish() }
         guard let udev = udev_new() else { return }
         defer { udev_unref(udev) }
@@ -84,7 +88,7 @@ enum Hotplug {
         guard udev_monitor_enable_receiving(monitor) >= 0 else { return }
         var fds = [pollfd(fd: udev_monitor_get_fd(monitor), events: Int16(POLLIN), revents: 0),
                    pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0)]
-        while !stop.isSet {
+        while !stop.isSignalled {
             guard poll(&fds, 2, -1) > 0, fds[0].revents & Int16(POLLIN) != 0 else { continue }
             guard let device = udev_monitor_receive_device(monitor) else { continue }
             defer { udev_device_unref(device) }
@@ -113,34 +117,4 @@ private func videoCaptureControls(_ device: OpaquePointer) -> UVCCameraControls?
           udev_device_get_property_value(device, "ID_V4L_CAPABILITIES").map({ String(cString: $0).contains(":capture:") }) ?? true,
           let syspath = udev_device_get_syspath(device).map({ String(cString: $0) }) else { return nil }
     return UVCSysfs.controls(syspath: syspath)
-}
-
-/// Set by the consumer's task, read by the monitor thread, which a byte on a pipe wakes from its poll.
-private final class StopSignal: Sendable {
-    private let flag = Atomic<Bool>(false)
-    private let pipe: (read: Int32, write: Int32)
-
-    init() {
-        var fds: [Int32] = [-1, -1]
-        _ = Glibc.pipe(&fds)
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        pipe = (fds[0], fds[1])
-    }
-
-    /// What the monitor thread polls beside udev's socket.
-    var descriptor: Int32 { pipe.read }
-
-    func signal() {
-        flag.store(true, ordering: .releasing)
-        var byte: UInt8 = 1
-        _ = write(pipe.write, &byte, 1)
-    }
-
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-
-    /// After the monitor thread has finished with the pipe.
-    func close() {
-        _ = Glibc.close(pipe.read)
-        _ = Glibc.close(pipe.write)
-    }
 }

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// Tells when a device node appears at a path (its name created in its directory: devtmpfs creates
 /// the node as the kernel registers the device; udev's links follow), so a stand kept on a node
@@ -9,11 +8,10 @@ import Synchronization
 /// it (hotplug off, a container without udev). One thread, asleep in poll(2) on inotify, for as
 /// long as the watch lasts: a reconnection wait, at most 8 s.
 public final class NodeWatch: Sendable {
-    /// The thread's wake-up, a pipe: written by `stop()`, closed by the thread when it ends; `ended`
-    /// (under the lock) keeps `stop()` from writing to a descriptor the thread has closed.
-    private let wake: Mutex<(read: Int32, write: Int32, ended: Bool)>
+    /// The thread's wake-up: signalled by `stop()`, closed by the thread when it ends.
+    private let wake: WakePipe
 
-    private init(wake: (read: Int32, write: Int32)) { self.wake = Mutex((wake.read, wake.write, false)) }
+    private init(wake: WakePipe) { self.wake = wake }
 
     /// Watches for `path` to appear and become usable (this process may open it: udev's rule has
     /// given it its group and mode); `appeared` runs once, on the watch's thread, when it does. nil
@@ -26,46 +24,35 @@ public final class NodeWatch: Sendable {
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard inotify >= 0 else { return nil }
-        var pipe: [Int32] = [-1, -1]
-        guard Glibc.pipe(&pipe) == 0, inotify_add_watch(inotify, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB)) >= 0 else {
-            for fd in [inotify] + pipe where fd >= 0 { close(fd) }
+        guard inotify_add_watch(inotify, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB)) >= 0, let wake = WakePipe() else {
+            close(inotify)
             return nil
         }
-        for fd in pipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         // Usable between the caller's look and the watch: no event will say so.
         if usable(path) {
-            for fd in [inotify] + pipe { close(fd) }
+            close(inotify)
+            wake.close()
             appeared()
             return nil
         }
-        let watch = NodeWatch(wake: (pipe[0], pipe[1]))
+        let watch = NodeWatch(wake: wake)
         guard DetachedThread.start({ watch.serve(inotify: inotify, path: path, name: name, appeared: appeared) }) else {
-            for fd in [inotify] + pipe { close(fd) }
+            close(inotify)
+            wake.close()
             return nil
         }
         return watch
     }
 
     /// Ends the watch (its thread wakes and exits); `appeared` does not run after the thread has seen this.
-    public func stop() {
-        wake.withLock { wake in
-            guard !wake.ended else { return }
-            var byte: UInt8 = 1
-            _ = write(wake.write, &byte, 1)
-        }
-    }
+    public func stop() { wake.signal() }
 
     private func serve(inotify: Int32, path: String, name: String, appeared: @Sendable () -> Void) {
-        let wakeFD = wake.withLock { $0.read }
         defer {
             close(inotify)
-            wake.withLock { wake in
-                close(wake.read)
-                close(wake.write)
-                wake.ended = true
-            }
+            wake.close()
         }
-        var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { return }
