@@ -18,7 +18,6 @@ phase() { echo "$1 $(date +%s.%N)" >>"$out/phases.txt"; }
 
 : >"$out/phases.txt"
 phase boot-done
-mkdir -p /tmp/state
 # max_speed 0.3 rad/s (the subject walks at 0.12): at 0.8 the pan hunted about the subject under
 # emulation, by up to ±0.6 rad, and lost it once in five runs (BENCHMARKS.md, "A PTZ webcam under a
 # real kernel")

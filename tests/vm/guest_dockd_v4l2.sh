@@ -19,7 +19,6 @@ ctl() { cmd=$1; shift; "$bin/dockctl" "$cmd" --socket /tmp/dockd.sock "$@"; }
 
 : >"$out/phases.txt"
 phase boot-done
-mkdir -p /tmp/state
 : "${VPTZ_KO:?VPTZ_KO is not set (run through tests/vm/run.sh)}"
 reload() { rmmod vptz && insmod "$VPTZ_KO" "$@" || echo "reload $* failed" >>"$out/errors.txt"; }
 truth() { cat /sys/module/vptz/parameters/pose; }

@@ -59,15 +59,8 @@ relay() {
 
 relay alone YU12 /tmp/none.sock hog
 
-cat >/tmp/dockd.conf <<CONF
-[daemon]
-socket = "/tmp/dockd.sock"
-socket_group = ""
-state_directory = "/tmp/state"
-[hotplug]
-enabled = false
-CONF
-mkdir -p /tmp/state
+. "$here/guest_dockd_conf.sh"
+dockd_daemon_conf /tmp/dockd.conf
 "$bin/dockd" --config /tmp/dockd.conf 2>"$out/dockd.log" &
 dockd=$!
 end=$(($(date +%s) + 60))

@@ -53,14 +53,9 @@ unplug() {
     until_within 60 "[ ! -e /dev/ttyACM0 ]" || echo "unplug: /dev/ttyACM0 stayed" >>"$out/errors.txt"
 }
 
-mkdir -p /tmp/state
-cat >/tmp/dockd.conf <<CONF
-[daemon]
-socket = "$sock"
-socket_group = ""
-state_directory = "/tmp/state"
-[hotplug]
-enabled = false
+. "$here/guest_dockd_conf.sh"
+dockd_daemon_conf /tmp/dockd.conf
+cat >>/tmp/dockd.conf <<CONF
 [[device]]
 path = "/dev/ttyACM0"
 driver = "visca"
