@@ -101,6 +101,32 @@ import Testing
         #expect(g.axis(.zoom)!.velocity < 0, "zooming out since the last answer")
     }
 
+    /// On a link slower than the driver's resends a Pan-tiltPosInq is given up, the zoom is asked
+    /// next, and the pan/tilt's answer comes then: serial VISCA names no inquiry in a reply, so it
+    /// was taken for the zoom's ("holds 8 nibbles, not 4") and the zoom's own answer was lost.
+    @Test func aLateAnswerToAnInquiryGivenUpOnIsNotTakenForTheNextOne() throws {
+        var (d, _, t) = running()
+        t += 1  // the still zoom's once-a-second read is due behind the pan/tilt poll
+        var zoomAsked = false
+        while t < 30 && !zoomAsked {  // nothing answers until the driver has moved on to the zoom
+            t += 0.01
+            zoomAsked = d.tick(at: t).bytes.split(separator: 0xFF).contains { Array($0) + [0xFF] == VISCA.zoomInquiry(address: 1) }
+        }
+        try #require(zoomAsked)
+        var reports = d.receive(Self.panTiltAnswer, at: t + 0.001)  // the late Pan-tiltPosInq answer
+        reports += d.receive([0x90, 0x50, 0x04, 0x00, 0x00, 0x00, 0xFF], at: t + 0.002)  // the zoom's own: the tele end
+        #expect(!reports.contains { if case .fault = $0 { true } else { false } }, "\(reports)")
+        var feedback: Feedback?
+        while t < 32 && feedback == nil {
+            t += 0.01
+            if d.tick(at: t).bytes.hexText == VISCADriverTests.poll {
+                for report in d.receive(Self.panTiltAnswer, at: t + 0.005) { if case .feedback(let f) = report { feedback = f } }
+            }
+        }
+        let zoom = try #require(feedback?.axis(.zoom))
+        #expect(zoom.position == 20, "the zoom's own answer taken")
+    }
+
     @Test func aStillZoomIsReadOnceASecondSoThePanTiltPollsKeepTheirRate() {
         var (d, _, t) = running()
         var zoomPolls: [Double] = [], panTiltPolls = 0

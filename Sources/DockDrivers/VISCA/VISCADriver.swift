@@ -681,6 +681,10 @@ public struct VISCADriver: StandDriver {
 
     private mutating func inquiryAnswered(_ reply: VISCA.Reply, at time: Double, into reports: inout [DriverReport]) {
         guard let flight = exchange.inquiry else { return }
+        // A serial reply names no inquiry: a late answer to the other one, given up on after its
+        // resends (a slow link), would be taken for this one's. Told by its length, it is dropped
+        // and this one goes on waiting.
+        if case .completion(_, let data) = reply, answersTheOtherInquiry(than: flight.message.kind, nibbles: data.count) { return }
         exchange.inquiry = nil
         timeRoundTrip(flight, at: time)
         if flight.message.kind == .zoomPoll { return zoomAnswered(reply, at: time, into: &reports) }
@@ -705,6 +709,12 @@ public struct VISCADriver: StandDriver {
         default:
             break
         }
+    }
+
+    private func answersTheOtherInquiry(than kind: VISCAMessage.Kind, nibbles: Int) -> Bool {
+        let panTilt = profile.pan.nibbles + profile.tilt.nibbles
+        guard profile.zoom != nil, panTilt != 4 else { return false }
+        return kind == .zoomPoll ? nibbles == panTilt : nibbles == 4
     }
 
     private mutating func zoomAnswered(_ reply: VISCA.Reply, at time: Double, into reports: inout [DriverReport]) {
