@@ -216,7 +216,8 @@ class Generator:
             elif mutation == 6:
                 return encode(body).encode().replace(b'"2.0"', b'"2.\xff"', 1), "null", None
             elif mutation == 7:
-                return encode(body).replace(str(request_id), "NaN", 1).encode(), "null", None
+                # the id itself (a bare replace of its digits took the "2" of "2.0" for id 2)
+                return encode(body).replace(f'"id":{request_id}', '"id":NaN', 1).encode(), "null", None
             else:
                 return ("[" * self.rng.choice([65, 100000])).encode(), "null", None
         line = encode(body).encode()
