@@ -130,7 +130,7 @@ def test_other_profiles(vm):
 
 
 def test_absolute_move_is_read_back_while_it_runs(vm):
-    """0 -> 324000 (90°) at 30°/s: each read shows where the camera is at that moment."""
+    """0 -> 324000 (90°) at 10°/s: each read shows where the camera is at that moment."""
     lines = (vm / "move.txt").read_text().splitlines()
     t_set = float(lines[0].split()[1])
     t_done = float(next(l for l in lines if l.startswith("set-done")).split()[1])
@@ -142,7 +142,7 @@ def test_absolute_move_is_read_back_while_it_runs(vm):
     # show it moving rather than jumping; the bounds below say each was where it should be then.
     between = {v for v in values if 0 < v < 324000}
     assert len(between) >= 2, f"it jumped rather than moved: {values}"
-    rate = 30.0
+    rate = 10.0
     prev = t_done
     for t, v in reads:
         if v == 324000:
@@ -151,13 +151,13 @@ def test_absolute_move_is_read_back_while_it_runs(vm):
         # the read happened between the previous sample's time and this one's; 0.5° is the rounding to a 1° step
         assert rate * (prev - t_done) - 0.5 <= deg <= rate * (t - t_set) + 0.5, (t - t_set, deg)
         prev = t
-    # it arrived no sooner than 3 s after the set, and not long after
+    # it arrived no sooner than 9 s after the set
     assert reads[-1][0] - t_set >= 324000 / ARCSEC / rate - 0.1
 
 
 def test_speed_relative_and_reset(vm):
-    """pan_speed 80 of 160 turns at half of speed_dps=60 until pan_speed 0; pan_relative adds to
-    where it stopped; pan_reset and tilt_reset bring it back to 0; tilt_speed -120 tilts down."""
+    """pan_speed 80 of 160 turns at half of speed_dps=20 until pan_speed 0; pan_relative adds to
+    where it stopped; pan_reset and tilt_reset bring it back to 0; tilt_speed -60 tilts down."""
     lines = (vm / "speed.txt").read_text().splitlines()
     i_set = next(i for i, l in enumerate(lines) if l.startswith("set "))
     i_stop = next(i for i, l in enumerate(lines) if l.startswith("stop "))
@@ -172,9 +172,9 @@ def test_speed_relative_and_reset(vm):
     t_stop = float(lines[i_stop].split()[1])
     read_by = [t for t, _ in moving[1:]] + [t_stop]
     for (_, v), t in zip(moving, read_by):
-        assert v / ARCSEC <= 30 * (t - t_before) + 0.5, (t - t_before, v)
+        assert v / ARCSEC <= 10 * (t - t_before) + 0.5, (t - t_before, v)
     (t0, v0), (t1, v1) = moving[0], moving[-1]
-    assert 15 < (v1 - v0) / ARCSEC / (t1 - t0) < 45, moving
+    assert 5 < (v1 - v0) / ARCSEC / (t1 - t0) < 15, moving
     assert len(stopped) == 2 and stopped[0] == stopped[1] >= values[-1]
 
     start = int((vm / "relative.txt").read_text().split()[1])
@@ -229,6 +229,7 @@ def square(frame):
 
 
 def test_frames_follow_the_pose_while_another_process_pans(vm):
+    print(f"capture taken {(vm / 'capture-tries.txt').read_text().strip()} time(s)")
     set_lines = (vm / "capture-set.txt").read_text().splitlines()
     up_set = float(set_lines[0].split()[2])
     up_done = float(next(l for l in set_lines if l.startswith("rc=")).split()[2])
@@ -237,15 +238,15 @@ def test_frames_follow_the_pose_while_another_process_pans(vm):
     meta = [l for l in (vm / "stream.txt").read_text().splitlines() if " seq:" in l]
     seqs = [int(re.search(r"seq:\s*(\d+)", l).group(1)) for l in meta]
     stamps = [float(re.search(r"ts: ([\d.]+)", l).group(1)) for l in meta]
-    assert len(meta) == 40 and seqs == sorted(seqs) and len(set(seqs)) == 40
+    assert len(meta) == 90 and seqs == sorted(seqs) and len(set(seqs)) == 90
     assert all("ts-monotonic" in l for l in meta)
     deltas = [b - a for a, b in zip(stamps, stamps[1:])]
     assert all(0 < d < 0.2 for d in deltas), deltas
     assert 1 / 40 < sum(deltas) / len(deltas) < 1 / 20  # about 30 frames/s
 
     data = (vm / "frames.yuv").read_bytes()
-    assert len(data) == 40 * FRAME
-    centres = [square(data[i * FRAME:(i + 1) * FRAME]) for i in range(40)]
+    assert len(data) == 90 * FRAME
+    centres = [square(data[i * FRAME:(i + 1) * FRAME]) for i in range(90)]
     assert all(c is not None for c in centres)
     xs = [c[0] for c in centres]
     target_x = W / 2 + 20 * W / HFOV  # pan -20° moves the scene right
