@@ -126,6 +126,61 @@ import Testing
         #expect(driver.stopConfirmed)
     }
 
+    /// The emulator's options without the spaces of the motion models named (a camera that lacks them).
+    static func options(without models: [String]) -> String {
+        var options = ONVIFEmulatorReplies.configurationOptions
+        for model in models {
+            for axes in ["PanTilt", "Zoom"] {
+                let tag = model == "Continuous" ? "tt:\(model)\(axes)VelocitySpace" : model == "Relative" ? "tt:\(model)\(axes)TranslationSpace" : "tt:\(model)\(axes)PositionSpace"
+                while let open = options.range(of: "<\(tag)>"), let close = options.range(of: "</\(tag)>") {
+                    options.removeSubrange(open.lowerBound..<close.upperBound)
+                }
+            }
+        }
+        return options
+    }
+
+    /// A GetStatus reply with the pan/tilt at generic (x, y).
+    func status(x: Double, y: Double) -> [UInt8] {
+        reply(ONVIFEmulatorReplies.status.replacing(#"<tt:PanTilt x="0.250000" y="-0.500000""#, with: #"<tt:PanTilt x="\#(x)" y="\#(y)""#))
+    }
+
+    /// The generic value a move's PanTilt carries for `attribute`.
+    func panTilt(_ bytes: [UInt8], _ attribute: String) -> Double? {
+        let text = body(bytes)
+        guard let tag = text.range(of: "<tt:PanTilt "), let start = text.range(of: "\(attribute)=\"", range: tag.upperBound..<text.endIndex) else { return nil }
+        return Double(text[start.upperBound...].prefix { $0 != "\"" })
+    }
+
+    @Test(arguments: [["Continuous", "Relative"], ["Continuous", "Absolute"]])
+    func aRateKeepsItsSpeedOnACameraWithoutContinuousMoveThatReachesEachTargetAtOnce(without: [String]) {
+        var (driver, _) = ready(options: Self.options(without: without))
+        #expect(driver.closesPositionLoop)
+        // A camera far faster than the rate: each AbsoluteMove's target, or each RelativeMove's step
+        // from where the head is, reached before the next read. Yaw 0.2 rad/s to the left (pan
+        // 11.46°/s: 0.0674 generic/s of −170…170°), renewed every 0.1 s as the engine does, for 2 s.
+        var x = 0.0, t = 1.0
+        var sent = [UInt8]()
+        _ = driver.receive(status(x: x, y: -0.5), at: t)
+        for step in 1...200 {
+            t = 1.0 + Double(step) * 0.01
+            if step % 10 == 0 && step < 200 { sent += driver.send(.velocity([AxisValue(.yaw, 0.2)]), at: t) }
+            sent += driver.tick(at: t).bytes
+            guard !sent.isEmpty else { continue }
+            switch action(sent) {
+            case "/onvif/ptz_service tptz:AbsoluteMove": x = panTilt(sent, "x") ?? x; _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: t + 0.004)
+            case "/onvif/ptz_service tptz:RelativeMove": x += panTilt(sent, "x") ?? 0; _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: t + 0.004)
+            case "/onvif/ptz_service tptz:GetStatus": _ = driver.receive(status(x: x, y: -0.5), at: t + 0.004)
+            default: _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: t + 0.004)
+            }
+            sent = []
+        }
+        // 0.4 rad of yaw is 22.9° of pan (0.1348 generic), give or take the target's lead (the
+        // horizon, 0.3 s: 0.02). Targets set ahead of the camera itself went 2.85× as far.
+        let moved = abs(x) * 170 * .pi / 180
+        #expect(abs(moved - 0.4) < 0.08, "the pan moved \(moved) rad in 2 s at 0.2 rad/s")
+    }
+
     @Test func aContinuousMoveIsRenewedBeforeItsTimeoutEndsIt() {
         var (driver, _) = ready()
         _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)

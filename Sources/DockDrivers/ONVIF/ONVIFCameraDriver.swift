@@ -119,6 +119,8 @@ public struct ONVIFCameraDriver: StandDriver {
     /// The zoom spaces the camera offers: its position space's range, and whether it takes a
     /// velocity and a translation.
     private var zoomOffers: (position: ClosedRange<Double>?, continuous: Bool, relative: Bool) = (nil, false, false)
+    /// Where rates steered as targets (a camera without ContinuousMove) have taken each axis.
+    private var ratePaths = (x: RateTargetPath(), y: RateTargetPath())
     /// The last pan/tilt rate asked for (generic), kept for a velocity that names only the zoom.
     private var panTiltRate: (x: Double, y: Double) = (0, 0)
     /// What the zoom was last asked for: a velocity (−1…1) or a target in its position space.
@@ -158,6 +160,7 @@ public struct ONVIFCameraDriver: StandDriver {
         onEstimate = false
         stopPending = false
         readBack = nil
+        ratePaths = (RateTargetPath(), RateTargetPath())
         queuedSetup = nil
         positionRange = ONVIFPositionRange()
         zoomOffers = (nil, false, false)
@@ -451,6 +454,7 @@ public struct ONVIFCameraDriver: StandDriver {
             // A move replaces the motion in force: a zoom velocity ends with it.
             zoomAsked.velocity = 0
             panTiltRate = (0, 0)
+            ratePaths = (RateTargetPath(), RateTargetPath())
             for target in targets {
                 if target.axis == .yaw { x = settings.pan.generic(-degrees(radians: Double(target.position))) }
                 if target.axis == .pitch { y = settings.tilt.generic(degrees(radians: Double(target.position))) }
@@ -478,6 +482,7 @@ public struct ONVIFCameraDriver: StandDriver {
             if x == 0 && y == 0 && zoomAsked.velocity == 0 {
                 pending = .stop
                 stopPending = true
+                ratePaths = (RateTargetPath(), RateTargetPath())
             } else {
                 stopPending = false
                 pending = velocityMove(x: x, y: y, at: time)
@@ -486,6 +491,7 @@ public struct ONVIFCameraDriver: StandDriver {
             pending = .stop
             stopPending = true
             panTiltRate = (0, 0)
+            ratePaths = (RateTargetPath(), RateTargetPath())
             zoomAsked = (0, nil)
         default:
             break  // LIMITS: the camera keeps its own range; no LED, no MOTORS
@@ -494,23 +500,24 @@ public struct ONVIFCameraDriver: StandDriver {
     }
 
     /// A rate (`x`, `y`: the generic position's way) as the camera can take it: a ContinuousMove,
-    /// else a target a little ahead of where it is (far enough to keep moving until the next renewal).
-    private func velocityMove(x: Double, y: Double, at time: Double) -> Move? {
+    /// else a target ahead on the rate's path (`RateTargetPath`): an AbsoluteMove to it, or a
+    /// RelativeMove from where the camera is by the estimate.
+    private mutating func velocityMove(x: Double, y: Double, at time: Double) -> Move? {
         if offers.continuous {
             return .continuous(x: x * settings.panVelocitySign, y: y * settings.tiltVelocitySign,
                                zoom: zoomScale != nil && zoomOffers.continuous ? zoomVelocity : nil)
         }
+        guard offers.absolute || offers.relative else { return nil }
         let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
-        let dx = x * settings.panSpeed * horizon / abs(settings.pan.perUnit), dy = y * settings.tiltSpeed * horizon / abs(settings.tilt.perUnit)
-        if offers.absolute, let pose {
-            let target = positionRange.clamped(x: pose.x + dx, y: pose.y + dy)
+        let now: (x: Double, y: Double) = estimate?.pose(at: time) ?? pose.map { ($0.x, $0.y) } ?? (0, 0)
+        let target = positionRange.clamped(
+            x: ratePaths.x.target(rate: x * settings.panSpeed / abs(settings.pan.perUnit), from: now.x, horizon: horizon, at: time),
+            y: ratePaths.y.target(rate: y * settings.tiltSpeed / abs(settings.tilt.perUnit), from: now.y, horizon: horizon, at: time))
+        if offers.absolute {
             return .absolute(x: target.x, y: target.y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil)
         }
-        if offers.relative {
-            let zoomAhead = zoomScale.map { zoomAsked.velocity * $0.topSpeed * horizon }.flatMap { $0 == 0 ? nil : $0 }
-            return .relative(x: dx, y: dy, zoom: zoomOffers.relative ? zoomAhead ?? zoomTranslation(at: time) : nil)
-        }
-        return nil
+        let zoomAhead = zoomScale.map { zoomAsked.velocity * $0.topSpeed * horizon }.flatMap { $0 == 0 ? nil : $0 }
+        return .relative(x: target.x - now.x, y: target.y - now.y, zoom: zoomOffers.relative ? zoomAhead ?? zoomTranslation(at: time) : nil)
     }
 
     /// A RelativeMove's zoom: from where the zoom is by the estimate (the last read, and the moves

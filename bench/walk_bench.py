@@ -1,0 +1,199 @@
+"""A subject walking across the room, tracked by the real dockd through each hardware driver and
+each ONVIF motion model, against the native stand (dock-sim) as the reference. Issue 24's target:
+in frame ≥ 99 %, framing error ≤ 1.5× the native stand's. Prints a Markdown table for BENCHMARKS.md.
+
+The subject stands 2 s, walks left at 0.3 rad/s for 3 s (a person at walking pace 4 m away),
+stands 3 s, walks back, stands 3 s. A pinhole camera (drivers_bench's 1.2 × 0.75 rad) sees it
+from where the head truly points — the emulator's pose for VISCA, MAVLink and ONVIF, dockd's own
+motion.state (100 Hz from a simulated stand) for the native one — and sends its face and body
+20 times a second (tracking.observe, center framing). Per run: the samples with the face wholly
+in frame, and the framing error: the RMS of |u − 0.5| (fraction of the frame's width; a sample out
+of frame counts 0.5), over the whole run but its first second.
+
+    DOCK_BIN=.build/release .venv/bin/python bench/walk_bench.py [--runs 3] [--only onvif]
+
+Real time, about 20 s per run. Not real hardware: the peers are this project's emulators (the
+ONVIF one turns at 100°/s, the VISCA one at its profile's table speeds) and pymavlink's gimbal.
+"""
+import argparse
+import math
+import signal
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from drivers_bench import BIN, GENERIC, HFOV, VFOV, Client, mg, vc
+
+import onvif_camera as oc
+
+STAND_S, WALK_S, SPEED = 2.0, 3.0, 0.3
+FACE_W = 0.06
+PASSWORD = "walk-bench-password"
+
+
+def subject_at(t):
+    """Yaw of the walking subject (rad, left positive) at t s."""
+    out = SPEED * min(WALK_S, max(0.0, t - STAND_S))
+    back_from = 2 * STAND_S + WALK_S + 1.0
+    return out - SPEED * min(WALK_S, max(0.0, t - back_from))
+
+
+DURATION = 3 * STAND_S + 2 * WALK_S + 2.0
+
+
+def walk(c, aim):
+    """Runs the walk through an attached stand; aim() -> (yaw, pitch) where the camera points."""
+    c.call("camera.set", {"camera": {"horizontal_fov": HFOV, "vertical_fov": VFOV}})
+    c.call("tracking.framing", {"mode": "center"})
+    started, errors, in_frame, refused = time.monotonic(), [], 0, 0
+    while True:
+        t = time.monotonic() - started
+        if t > DURATION:
+            break
+        subject = (subject_at(t), 0.05)
+        yaw, pitch = aim()
+        u = 0.5 - math.tan(subject[0] - yaw) / (2 * math.tan(HFOV / 2))
+        v = 0.5 - math.tan(subject[1] - pitch) / (2 * math.tan(VFOV / 2))
+        observations = []
+        seen = FACE_W / 2 < u < 1 - FACE_W / 2 and 0 < v < 1
+        if seen:
+            w, h = 0.12, 0.45
+            observations = [{"kind": "body", "rect": {"x": u - w / 2, "y": v - h / 2, "width": w, "height": h}, "confidence": 0.95},
+                            {"kind": "face", "rect": {"x": u - FACE_W / 2, "y": v - h / 2 + 0.02, "width": FACE_W, "height": 0.09},
+                             "confidence": 0.9, "looking_at_camera_confidence": 0.8}]
+        reply = c.call("tracking.observe", {"observations": observations, "origin": "upper_left", "timestamp": time.monotonic()})
+        refused += "error" in reply
+        if t >= 1.0:
+            errors.append(abs(u - 0.5) if seen else 0.5)
+            in_frame += seen
+        time.sleep(max(0.0, 0.05 - (time.monotonic() - started - t)))
+    return {"in_frame": in_frame / len(errors), "rms": math.sqrt(sum(e * e for e in errors) / len(errors)),
+            "worst": max(errors), "refused": refused}
+
+
+def with_dockd(device, body, attach_timeout=20):
+    """The real dockd with one [[device]] section; body(client) once the stand is connected."""
+    tmp = Path(tempfile.mkdtemp(prefix="walk-bench-"))
+    (tmp / "dockd.conf").write_text(f"[[device]]\n{device}")
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(tmp / "dockd.conf"), "--socket", str(tmp / "d.sock"),
+                              "--socket-group", "", "--no-hotplug"], stderr=open(tmp / "dockd.err", "wb"))
+    started = time.monotonic()
+    try:
+        c = None
+        while c is None:
+            try:
+                c = Client(tmp / "d.sock")
+            except (FileNotFoundError, ConnectionRefusedError):
+                if time.monotonic() > started + attach_timeout:
+                    raise
+                time.sleep(0.02)
+        while not any(s["state"] == "connected" for s in c.call("stands.list").get("result", [])):
+            if time.monotonic() > started + attach_timeout:
+                raise RuntimeError(f"no stand connected: {(tmp / 'dockd.err').read_text()[-800:]}")
+            time.sleep(0.05)
+        return body(c)
+    finally:
+        dockd.send_signal(signal.SIGTERM)
+        dockd.wait(20)
+
+
+def native():
+    """dock-sim on a pty; the aim is dockd's latest motion.state (100 Hz FEEDBACK, a few ms old)."""
+    sim = subprocess.Popen([str(BIN / "dock-sim"), "--pty"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        path = sim.stdout.readline().split()[1]
+
+        def body(c):
+            c.call("subscribe", {"topics": ["motion"], "motion_rate": 50})
+            latest = {"yaw": 0.0, "pitch": 0.0}
+
+            def aim():
+                for m in c.notifications:
+                    if m.get("method") == "motion.state":
+                        latest.update(m["params"]["positions"])
+                c.notifications.clear()
+                return latest["yaw"], latest["pitch"]
+            return walk(c, aim)
+        return with_dockd(f'path = "{path}"\n', body)
+    finally:
+        sim.kill()
+        sim.wait()
+
+
+def visca():
+    cam = vc.Camera(vc.load_profile(GENERIC))
+    link = vc.PtyLink(cam).start()
+    try:
+        def aim():
+            pan, tilt = cam.degrees()
+            return -math.radians(pan), math.radians(tilt)
+        return with_dockd(f'path = "{link.path}"\ndriver = "visca"\nprofile = "{GENERIC}"\n', lambda c: walk(c, aim))
+    finally:
+        link.stop()
+
+
+def mavlink():
+    g = mg.PtyGimbal().start()
+    try:
+        def aim():
+            _, yaw, pitch, _ = g.gimbal.advance()  # FRD: yaw positive right
+            return -yaw, pitch
+        return with_dockd(f'path = "{g.path}"\ndriver = "mavlink"\n', lambda c: walk(c, aim))
+    finally:
+        g.stop()
+
+
+def onvif(motion, static=False):
+    cam = oc.Camera(motion=motion, position_static=static, auth="wsse", password=PASSWORD)
+    cam.set_generic(0.0, -0.5)  # level: tilt 0° of -30…90°
+    server = oc.Server(cam).start()
+    credentials = Path(tempfile.mkdtemp(prefix="walk-bench-cred-")) / "cam.cred"
+    credentials.write_text(PASSWORD + "\n")
+    credentials.chmod(0o600)
+    try:
+        def aim():
+            pan, tilt, _ = cam.pose()
+            return -math.radians(pan), math.radians(tilt)
+        device = f'onvif = "admin@127.0.0.1:{server.port}"\ndriver = "onvif"\ncredentials = "{credentials}"\n'
+        return with_dockd(device, lambda c: walk(c, aim))
+    finally:
+        server.stop()
+
+
+CASES = [
+    ("native (dock-sim, pty) — the reference", native),
+    ("visca, serial (pty), generic-ptzoptics", visca),
+    ("mavlink, serial (pty)", mavlink),
+    ("onvif: continuous + absolute + relative", lambda: onvif(("continuous", "absolute", "relative"))),
+    ("onvif: continuous only", lambda: onvif(("continuous",))),
+    ("onvif: continuous only, GetStatus static while moving", lambda: onvif(("continuous",), static=True)),
+    ("onvif: absolute only", lambda: onvif(("absolute",))),
+    ("onvif: relative only", lambda: onvif(("relative",))),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", default="", help="run only the cases whose name contains this")
+    a = ap.parse_args()
+    print("| driver, motion model | in frame % (runs) | framing error RMS (runs) | ÷ native (median) | worst | observations refused |")
+    print("|---|---|---|---|---|---|")
+    reference = None
+    for name, fn in CASES:
+        if a.only and a.only not in name and "native" not in name:
+            continue
+        rs = [fn() for _ in range(a.runs)]
+        rms = statistics.median(r["rms"] for r in rs)
+        if reference is None:
+            reference = rms
+        frames = ", ".join(f"{100 * r['in_frame']:.1f}" for r in rs)
+        errors = ", ".join(f"{r['rms']:.3f}" for r in rs)
+        print(f"| {name} | {frames} | {errors} | {rms / reference:.2f}× | {max(r['worst'] for r in rs):.3f} "
+              f"| {sum(r['refused'] for r in rs)} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
