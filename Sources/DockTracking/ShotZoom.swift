@@ -53,7 +53,7 @@ public struct ShotZoom: Sendable {
     public var shot: ShotSize?
     public var settings: ShotSettings
     /// The way the zoom is going (+1 in, -1 out), nil inside the dead band until the error leaves
-    /// it (hysteresis). A zoom move goes one way: it ends on reaching the goal, and only an error
+    /// it (hysteresis) or a walk carries the goal away (`walkingGrowth`). A zoom move goes one way: it ends on reaching the goal, and only an error
     /// beyond the dead band turns it around, so a measure's noise about the goal cannot pump it.
     private var direction: Double?
     /// How fast the measured extent grows in the image (1/s, relative; from its tracked box's
