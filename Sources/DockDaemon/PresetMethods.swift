@@ -65,7 +65,8 @@ struct PresetMethods: Sendable {
             let deleted = try store.delete(try Self.name(p), for: stand)
             guard let slot = deleted.camera else { return .value(["ok": true]) }
             return .later(camera(.remove(slot), host: host, client: session.client).map { outcome in
-                if case .failure(let refusal) = outcome { ["ok": true, "camera_error": JSONValue(refusal.description)] } else { ["ok": true] }
+                if case .memory(let number) = slot { store.release(memory: number, of: stand) }
+                if case .failure(let refusal) = outcome { return ["ok": true, "camera_error": JSONValue(refusal.description)] } else { return ["ok": true] }
             })
         default:
             throw .methodNotFound(method.name)

@@ -54,9 +54,10 @@ final class PresetStore: Sendable {
     let path: String
     /// Stand id → preset name → pose.
     private let table: Mutex<[String: [String: Preset]]>
-    /// Stand id → camera memory → the preset whose save holds it until the camera answers (so two
-    /// saves at once never pick the same free memory).
-    private let reserved = Mutex<[String: [Int: String]]>([:])
+    /// Stand id → camera memory → how many camera operations hold it until the camera answers: a
+    /// save's Set (so two saves at once never pick the same free memory) and a delete's Reset (so
+    /// no save of another name Sets the memory before the Reset that would wipe it).
+    private let reserved = Mutex<[String: [Int: Int]]>([:])
 
     static let maxPerStand = 100
     /// 100 presets of ~70 bytes for each of many stands; a larger file is not dockd's.
@@ -106,17 +107,26 @@ final class PresetStore: Sendable {
         }
     }
 
-    /// Forgets a saved preset (`home` then is the built-in home pose again); what it was.
+    /// Forgets a saved preset (`home` then is the built-in home pose again); what it was. A camera
+    /// memory it had is held from now until `release` (once the camera has answered its Reset).
     @discardableResult
     func delete(_ name: String, for stand: String) throws(RPCError) -> Preset {
         var deleted: Preset?
-        try change { table throws(RPCError) in
-            deleted = table[stand]?.removeValue(forKey: name)
-            guard deleted != nil else {
-                let why = name == Preset.homeName ? "home is the built-in home pose (nothing saved to delete)" : "no preset '\(name)'"
-                throw .invalidParameter("stand \(stand): \(why)", field: "name")
+        var held: Int?
+        do {
+            try change { table throws(RPCError) in
+                deleted = table[stand]?.removeValue(forKey: name)
+                guard deleted != nil else {
+                    let why = name == Preset.homeName ? "home is the built-in home pose (nothing saved to delete)" : "no preset '\(name)'"
+                    throw .invalidParameter("stand \(stand): \(why)", field: "name")
+                }
+                if table[stand]?.isEmpty == true { table[stand] = nil }
+                // Under the table's lock: no save picks the memory between the two.
+                if case .memory(let number)? = deleted?.camera { held = number; hold(memory: number, of: stand) }
             }
-            if table[stand]?.isEmpty == true { table[stand] = nil }
+        } catch {
+            if let held { release(memory: held, of: stand) }  // the file kept the preset
+            throw error
         }
         return deleted!
     }
@@ -135,15 +145,21 @@ final class PresetStore: Sendable {
                     return n
                 }).union(held.keys)
                 guard let number = own ?? range.first(where: { !taken.contains($0) }) else { return nil }
-                reserved[stand, default: [:]][number] = name
+                reserved[stand, default: [:]][number] = 1
                 return number
             }
         }
     }
 
+    private func hold(memory: Int, of stand: String) {
+        reserved.withLock { $0[stand, default: [:]][memory, default: 0] += 1 }
+    }
+
+    /// One hold of a camera memory let go: a save's or a delete's camera operation is answered.
     func release(memory: Int, of stand: String) {
         reserved.withLock { reserved in
-            reserved[stand]?[memory] = nil
+            guard let holds = reserved[stand]?[memory] else { return }
+            reserved[stand]?[memory] = holds > 1 ? holds - 1 : nil
             if reserved[stand]?.isEmpty == true { reserved[stand] = nil }
         }
     }

@@ -37,6 +37,10 @@ public struct ShotSettings: Sendable, Hashable {
     /// The size a shot zooms to is the extent's predicted this far ahead, s: the frame's age and
     /// the zoom's response.
     public var lead = 0.15
+    /// A measure growing or shrinking faster than this (1/s, relative) is a subject walking at or
+    /// away from the camera, not the measure's noise (a standing subject's face: under 0.05/s):
+    /// the zoom starts once the walk carries the goal `settleError` away, not `startError`.
+    public var walkingGrowth = 0.08
     /// A face is this fraction of its person's height: a body box stands in for a missing face.
     public var faceOfBody = 0.13
 
@@ -49,7 +53,7 @@ public struct ShotZoom: Sendable {
     public var shot: ShotSize?
     public var settings: ShotSettings
     /// The way the zoom is going (+1 in, -1 out), nil inside the dead band until the error leaves
-    /// it (hysteresis). A zoom move goes one way: it ends on reaching the goal, and only an error
+    /// it (hysteresis) or a walk carries the goal away (`walkingGrowth`). A zoom move goes one way: it ends on reaching the goal, and only an error
     /// beyond the dead band turns it around, so a measure's noise about the goal cannot pump it.
     private var direction: Double?
     /// How fast the measured extent grows in the image (1/s, relative; from its tracked box's
@@ -88,6 +92,8 @@ public struct ShotZoom: Sendable {
         // The goal is the size's, unless the edge margin stops it short: both are judged alike.
         let goal = min(max(wanted, range.lowerBound), bound(rect, magnification: magnification), range.upperBound)
         let error = log(goal / magnification)
+        // The way a walk carries the goal (a growing measure: out).
+        let walk: Double? = abs(growth) >= settings.walkingGrowth ? (growth > 0 ? -1 : 1) : nil
         // Limits narrowed past the present zoom (a client's) bring it back inside, dead band or not.
         if !range.contains(magnification) {
             direction = error > 0 ? 1 : -1
@@ -95,6 +101,8 @@ public struct ShotZoom: Sendable {
             if error * way <= 0 || abs(error) < settings.settleError { direction = nil }
         } else if abs(error) > settings.startError {
             direction = error > 0 ? 1 : -1
+        } else if let walk, error * walk > settings.settleError {
+            direction = walk
         }
         return direction == nil ? nil : goal
     }

@@ -61,6 +61,25 @@ struct PresetStoreTests {
         #expect(store.reserveMemory(for: "a", of: "other", in: 0...3) == 0, "per stand")
     }
 
+    @Test func aDeletedPresetsMemoryIsHeldUntilTheCameraHasResetIt() throws {
+        // A save of another name must not Set the memory a delete is about to Reset: the Reset
+        // could reach the camera after the Set and wipe the new preset. The memory is the
+        // delete's until its Reset is answered (`release`), and the save takes another.
+        let store = PresetStore(directory: temporaryDirectory())
+        try store.save(Preset(yaw: 0, pitch: 0, zoom: nil, camera: .memory(0)), as: "a", for: "s")
+        try store.delete("a", for: "s")
+        #expect(store.reserveMemory(for: "b", of: "s", in: 0...3) == 1, "0 is being reset")
+        store.release(memory: 0, of: "s")
+        #expect(store.reserveMemory(for: "c", of: "s", in: 0...3) == 0, "reset: free again")
+        try store.save(Preset(yaw: 0, pitch: 0, zoom: nil, camera: .memory(2)), as: "d", for: "s")
+        #expect(store.reserveMemory(for: "d", of: "s", in: 0...3) == 2, "d's save holds 2…")
+        try store.delete("d", for: "s")
+        store.release(memory: 2, of: "s")
+        #expect(store.reserveMemory(for: "e", of: "s", in: 0...3) == 3, "…and so does d's delete, until both are answered")
+        store.release(memory: 2, of: "s")
+        #expect(store.reserveMemory(for: "f", of: "s", in: 0...3) == 2)
+    }
+
     @Test func aStandKeepsAtMostAHundredPresets() throws {
         let store = PresetStore(directory: temporaryDirectory())
         for i in 0..<PresetStore.maxPerStand { try store.save(.home, as: "p\(i)", for: "s") }

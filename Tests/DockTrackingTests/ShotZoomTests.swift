@@ -19,6 +19,21 @@ import Testing
         return Fixture.camera.zoomed(by: magnification).normalizedRect(of: box(track), aim: Fixture.aim).height
     }
 
+    /// Tracks of a person whose body grows 30 % a second (1.2 m/s at 4 m), or stands.
+    private func walkingTracks(growing: Bool = true) -> [Track] {
+        var tracker = MultiSubjectTracker(seed: 1)
+        for frame in 0..<30 {
+            let height = growing ? 0.2 * (1 + 0.3 * Double(frame) / 30) : 0.26
+            tracker.update(observations: Person(x: 0, y: 0, height: height).observations, time: Double(frame) * Fixture.frameInterval)
+        }
+        return tracker.subjects
+    }
+
+    private func goal(_ zoom: inout ShotZoom, _ subjects: [Track], magnification: Double) -> Double? {
+        zoom.target(subjects: subjects, lost: false, camera: Fixture.camera.zoomed(by: magnification), aim: Fixture.aim,
+                    magnification: magnification, range: range)
+    }
+
     @Test func eachShotZoomsItsExtentToItsFractionOfTheFrame() throws {
         // Centered (the body for the full shot, the face for the upper-body one), so that the
         // step bound does not come into it.
@@ -80,14 +95,6 @@ import Testing
         // The body grows 30 % a second (1.2 m/s at 4 m): the goal is its size a moment ahead and
         // the rate undoes the growth, so the shot does not lag the walk (upper_body and full_body
         // were 87–91 % within ±10 % on the walk toward and away, mostly lag).
-        func tracks(growing: Bool) -> [Track] {
-            var tracker = MultiSubjectTracker(seed: 1)
-            for frame in 0..<30 {
-                let height = growing ? 0.2 * (1 + 0.3 * Double(frame) / 30) : 0.26
-                tracker.update(observations: Person(x: 0, y: 0, height: height).observations, time: Double(frame) * Fixture.frameInterval)
-            }
-            return tracker.subjects
-        }
         func zoomed(_ subjects: [Track]) throws -> (target: Double, rate: Double) {
             var zoom = ShotZoom(shot: .fullBody)
             let zoomed = zoom.target(subjects: subjects, lost: false, camera: Fixture.camera.zoomed(by: 2), aim: Fixture.aim,
@@ -95,10 +102,26 @@ import Testing
             let target = try #require(zoomed)
             return (target, zoom.rate(toward: target, magnification: 2, maxSpeed: 10))
         }
-        let walking = try zoomed(tracks(growing: true)), still = try zoomed(tracks(growing: false))
+        let walking = try zoomed(walkingTracks()), still = try zoomed(walkingTracks(growing: false))
         #expect(walking.target < still.target, "ahead of the tracked box, which lags the walk")
         let gainOnly = ShotSettings().gain * 2 * log(walking.target / 2)
         #expect(walking.rate < gainOnly - 0.2, "the growth undone on top of the gap closed")
+    }
+
+    @Test func aSettledZoomFollowsASubjectWalkingAtTheCameraAtOnce() throws {
+        // 3 % off is inside the band that starts a zoom: a standing subject's noise. A walking
+        // one's goal runs on at up to the lens's speed: waiting for its error to leave the band
+        // left a head shot 10–12 % off for seconds (84 % within ±10 % where the lens reaches).
+        let walking = walkingTracks()
+        var fresh = ShotZoom(shot: .fullBody)
+        let exact = try #require(goal(&fresh, walking, magnification: 2))
+        var settled = ShotZoom(shot: .fullBody)
+        let followed = try #require(goal(&settled, walking, magnification: exact * 1.03), "the zoom starts with the walk")
+        #expect(settled.rate(toward: followed, magnification: exact * 1.03, maxSpeed: 10) < 0, "out, as the subject comes")
+        let standing = walkingTracks(growing: false)
+        var freshStill = ShotZoom(shot: .fullBody), settledStill = ShotZoom(shot: .fullBody)
+        let stillGoal = try #require(goal(&freshStill, standing, magnification: 2))
+        #expect(goal(&settledStill, standing, magnification: stillGoal * 1.03) == nil, "a standing subject: the dead band holds")
     }
 
     @Test func widenedForALostSubjectWithoutTheGrowthLastMeasured() {
