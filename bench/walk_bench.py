@@ -145,8 +145,8 @@ def mavlink():
         g.stop()
 
 
-def onvif(motion, static=False):
-    cam = oc.Camera(motion=motion, position_static=static, auth="wsse", password=PASSWORD)
+def onvif(motion, static=False, speed_space=True):
+    cam = oc.Camera(motion=motion, position_static=static, auth="wsse", password=PASSWORD, speed_space=speed_space)
     cam.set_generic(0.0, -0.5)  # level: tilt 0° of -30…90°
     server = oc.Server(cam).start()
     credentials = Path(tempfile.mkdtemp(prefix="walk-bench-cred-")) / "cam.cred"
@@ -171,6 +171,8 @@ CASES = [
     ("onvif: continuous only, GetStatus static while moving", lambda: onvif(("continuous",), static=True)),
     ("onvif: absolute only", lambda: onvif(("absolute",))),
     ("onvif: relative only", lambda: onvif(("relative",))),
+    ("onvif: absolute only, no speed space (moves at its top speed)", lambda: onvif(("absolute",), speed_space=False)),
+    ("onvif: relative only, no speed space (moves at its top speed)", lambda: onvif(("relative",), speed_space=False)),
 ]
 
 

@@ -161,12 +161,14 @@ import Testing
         // 11.46°/s: 0.0674 generic/s of −170…170°), renewed every 0.1 s as the engine does, for 2 s.
         var x = 0.0, t = 1.0
         var sent = [UInt8]()
+        var speeds = Set<String>()
         _ = driver.receive(status(x: x, y: -0.5), at: t)
         for step in 1...200 {
             t = 1.0 + Double(step) * 0.01
             if step % 10 == 0 && step < 200 { sent += driver.send(.velocity([AxisValue(.yaw, 0.2)]), at: t) }
             sent += driver.tick(at: t).bytes
             guard !sent.isEmpty else { continue }
+            if let speed = body(sent).firstMatch(of: /<tptz:Speed>.*?<\/tptz:Speed>/) { speeds.insert(String(speed.output)) }
             switch action(sent) {
             case "/onvif/ptz_service tptz:AbsoluteMove": x = panTilt(sent, "x") ?? x; _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: t + 0.004)
             case "/onvif/ptz_service tptz:RelativeMove": x += panTilt(sent, "x") ?? 0; _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: t + 0.004)
@@ -179,6 +181,17 @@ import Testing
         // horizon, 0.3 s: 0.02). Targets set ahead of the camera itself went 2.85× as far.
         let moved = abs(x) * 170 * .pi / 180
         #expect(abs(moved - 0.4) < 0.08, "the pan moved \(moved) rad in 2 s at 0.2 rad/s")
+        // Each move at the rate's speed (11.46°/s of 100°/s; the tilt's least, a hundredth), not
+        // the camera's default, its top speed, at which it would leap to each target and wait.
+        #expect(speeds == [#"<tptz:Speed><tt:PanTilt x="0.114592" y="0.010000"/></tptz:Speed>"#], "\(speeds)")
+    }
+
+    @Test func aCameraListingNoSpeedSpaceGetsMovesWithoutASpeed() {
+        let options = Self.options(without: ["Continuous"]).replacing(/<tt:PanTiltSpeedSpace>.*<\/tt:PanTiltSpeedSpace>/, with: "")
+        var (driver, _) = ready(options: options)
+        _ = driver.receive(status(x: 0, y: -0.5), at: 1)
+        let move = driver.send(.velocity([AxisValue(.yaw, 0.2)]), at: 1.1)
+        #expect(action(move) == "/onvif/ptz_service tptz:AbsoluteMove" && !body(move).contains("Speed"), "\(body(move))")
     }
 
     @Test func aContinuousMoveIsRenewedBeforeItsTimeoutEndsIt() {

@@ -317,12 +317,13 @@ def test_dockctl_attach_takes_an_onvif_address_its_driver_and_the_password_from_
 
 
 @pytest.mark.parametrize("motion,static", [(("continuous", "absolute", "relative"), False), (("continuous",), False),
-                                           (("continuous",), True)])
+                                           (("continuous",), True), (("absolute",), False), (("relative",), False)])
 def test_dockd_tracks_a_subject_through_the_camera(rig, motion, static):
     """The tracking loop closed through ONVIF: the Scene camera (test_tracking) sees a subject from
-    wherever the emulated head points now; dockd centres it, by AbsoluteMoves ahead of the pose on
-    a camera that offers them, by ContinuousMoves on a velocity-only one — also one whose GetStatus
-    stands still while it moves (steered by the driver's estimate)."""
+    wherever the emulated head points now; dockd centres it, by ContinuousMoves where the camera
+    offers them — also one whose GetStatus stands still while it moves (steered by the driver's
+    estimate) — else by AbsoluteMoves or RelativeMoves to targets ahead on the rate's path, at its
+    speed."""
     from test_tracking import Scene
     r = rig(motion=motion, position_static=static)
     r.cam.set_generic(0.0, -0.5)  # level: tilt 0° of -30…90° (the head starts 30° up)

@@ -272,13 +272,14 @@ class Camera:
                  fraction_kills_for=0.0, move_status_unknown=False, position_static=False, latency=0.0,
                  auth="none", username="admin", password="admin", clock_skew=0.0, created_window=5.0,
                  password_text=False, huge_bytes=32 << 20, name="dockd-emulator", manufacturer="dockd tests",
-                 model="Emulated PTZ", serial="EMU-0001", requests_per_connection=0, verbose=False):
+                 model="Emulated PTZ", serial="EMU-0001", requests_per_connection=0, speed_space=True, verbose=False):
         self.motion = set(motion)
         unknown = self.motion - {"continuous", "absolute", "relative"}
         if unknown:
             raise ValueError(f"unknown motion models {unknown}")
         self.fov_translation = fov_translation and "relative" in self.motion
         self.has_zoom = zoom
+        self.speed_space = speed_space  # False: no PanTiltSpeedSpace listed, a move's Speed ignored
         self.max_presets = presets
         self.home_supported = home_supported
         for what, (lo, hi) in (("pan_range", pan_range), ("tilt_range", tilt_range)):
@@ -530,7 +531,8 @@ class Camera:
             out.append(s2("ContinuousPanTiltVelocitySpace", PT_VELOCITY))
             if z:
                 out.append(s1("ContinuousZoomVelocitySpace", Z_VELOCITY, (-1, 1)))
-        out.append(s1("PanTiltSpeedSpace", PT_SPEED))
+        if self.speed_space:
+            out.append(s1("PanTiltSpeedSpace", PT_SPEED))
         if z:
             out.append(s1("ZoomSpeedSpace", Z_SPEED))
         return "".join(out)
@@ -638,7 +640,7 @@ class Camera:
         sp = child(body, "Speed")
         pt, _ = self.vector(sp, "PanTilt", [PT_SPEED], "InvalidSpeed", lambda s: (0, 1))
         z, _ = self.vector(sp, "Zoom", [Z_SPEED], "InvalidSpeed", lambda s: (0, 1), axes=("x",))
-        pt = pt or [1.0, 1.0]
+        pt = (pt if self.speed_space else None) or [1.0, 1.0]
         z = z or [1.0]
         return pt[0], pt[1], z[0]
 

@@ -78,10 +78,11 @@ public struct ONVIFCameraDriver: StandDriver {
     public private(set) var counters = DriverCounters()
 
     private enum Step { case clock, capabilities, information, profiles, options, connectStop, ready }
-    /// `zoom`: the zoom's target or velocity sent with the pan/tilt's (nil: none).
+    /// `zoom`: the zoom's target or velocity sent with the pan/tilt's (nil: none); `speed`: the
+    /// pan/tilt's Speed, fractions of the top speeds (nil: none sent, the camera's default).
     private enum Move: Equatable {
-        case absolute(x: Double, y: Double, zoom: Double?)
-        case relative(x: Double, y: Double, zoom: Double?)
+        case absolute(x: Double, y: Double, zoom: Double?, speed: MoveSpeed? = nil)
+        case relative(x: Double, y: Double, zoom: Double?, speed: MoveSpeed? = nil)
         case continuous(x: Double, y: Double, zoom: Double?)
         case stop
     }
@@ -95,6 +96,8 @@ public struct ONVIFCameraDriver: StandDriver {
     private var identity = StandIdentity(model: "ONVIF camera", firmware: "", hardware: "", serial: "", protocolVersion: "onvif")
     private var profile = ""
     private var offers: (absolute: Bool, relative: Bool, continuous: Bool) = (false, false, false)
+    /// Whether the camera lists a pan/tilt speed space: absolute and relative moves may carry a Speed.
+    private var offersSpeed = false
     /// The generic positions the camera takes: its profile's PanTiltLimits, then its absolute space's ranges.
     private var positionRange = ONVIFPositionRange()
     private var inFlight: (what: Flight, sentAt: Double)?
@@ -313,6 +316,7 @@ public struct ONVIFCameraDriver: StandDriver {
             let spaces = reply.find("Spaces")
             offers = (spaces?.child("AbsolutePanTiltPositionSpace") != nil, spaces?.child("RelativePanTiltTranslationSpace") != nil,
                       spaces?.child("ContinuousPanTiltVelocitySpace") != nil)
+            offersSpeed = spaces?.child("PanTiltSpeedSpace") != nil
             guard offers.absolute || offers.relative || offers.continuous else {
                 return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
             }
@@ -513,11 +517,16 @@ public struct ONVIFCameraDriver: StandDriver {
         let target = positionRange.clamped(
             x: ratePaths.x.target(rate: x * settings.panSpeed / abs(settings.pan.perUnit), from: now.x, horizon: horizon, at: time),
             y: ratePaths.y.target(rate: y * settings.tiltSpeed / abs(settings.tilt.perUnit), from: now.y, horizon: horizon, at: time))
+        // At the rate's own speed the camera moves on smoothly toward the target ahead; at its
+        // default (the top speed) it leaps there and waits, and the pose it reports jerks
+        // between a standstill and the top speed.
+        let speed = offersSpeed ? MoveSpeed(x: abs(x), y: abs(y)) : nil
         if offers.absolute {
-            return .absolute(x: target.x, y: target.y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil)
+            return .absolute(x: target.x, y: target.y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil, speed: speed)
         }
         let zoomAhead = zoomScale.map { zoomAsked.velocity * $0.topSpeed * horizon }.flatMap { $0 == 0 ? nil : $0 }
-        return .relative(x: target.x - now.x, y: target.y - now.y, zoom: zoomOffers.relative ? zoomAhead ?? zoomTranslation(at: time) : nil)
+        return .relative(x: target.x - now.x, y: target.y - now.y, zoom: zoomOffers.relative ? zoomAhead ?? zoomTranslation(at: time) : nil,
+                         speed: speed)
     }
 
     /// A RelativeMove's zoom: from where the zoom is by the estimate (the last read, and the moves
@@ -640,8 +649,8 @@ public struct ONVIFCameraDriver: StandDriver {
     private mutating func sendMove(_ move: Move, at time: Double) -> [UInt8] {
         lastMove = (move, time)
         let body = switch move {
-        case .absolute(let x, let y, let zoom): ONVIFRequests.absoluteMove(profile, x: x, y: y, zoom: zoom)
-        case .relative(let x, let y, let zoom): ONVIFRequests.relativeMove(profile, x: x, y: y, zoom: zoom)
+        case .absolute(let x, let y, let zoom, let speed): ONVIFRequests.absoluteMove(profile, x: x, y: y, zoom: zoom, speed: speed)
+        case .relative(let x, let y, let zoom, let speed): ONVIFRequests.relativeMove(profile, x: x, y: y, zoom: zoom, speed: speed)
         case .continuous(let x, let y, let zoom): ONVIFRequests.continuousMove(profile, x: x, y: y, zoom: zoom, timeout: settings.moveTimeout)
         case .stop: ONVIFRequests.stop(profile)
         }
@@ -656,10 +665,11 @@ public struct ONVIFCameraDriver: StandDriver {
         if var estimate {
             let now = estimate.pose(at: time)
             switch move {
-            case .absolute(let x, let y, _): estimate.told(.toward(x: x, y: y), sent: sent, at: time)
-            case .relative(let dx, let dy, _):
+            case .absolute(let x, let y, _, let speed):
+                estimate.told(.toward(x: x, y: y, speedX: speed?.x ?? 1, speedY: speed?.y ?? 1), sent: sent, at: time)
+            case .relative(let dx, let dy, _, let speed):
                 let target = positionRange.clamped(x: now.x + dx, y: now.y + dy)
-                estimate.told(.toward(x: target.x, y: target.y), sent: sent, at: time)
+                estimate.told(.toward(x: target.x, y: target.y, speedX: speed?.x ?? 1, speedY: speed?.y ?? 1), sent: sent, at: time)
             case .continuous(let x, let y, _):
                 // What was sent carries the velocity signs; the generic position moves the way they undo.
                 estimate.told(.rate(x: x * settings.panVelocitySign * estimate.topSpeed.x, y: y * settings.tiltVelocitySign * estimate.topSpeed.y,
@@ -671,8 +681,8 @@ public struct ONVIFCameraDriver: StandDriver {
         if var zoomEstimate, let zoom = zoomScale {
             // Every move replaces the zoom's motion too: one that names no zoom stops it.
             switch move {
-            case .absolute(_, _, let target?): zoomEstimate.told(.toward(x: target, y: 0), sent: sent, at: time)
-            case .relative(_, _, let translation?):
+            case .absolute(_, _, let target?, _): zoomEstimate.told(.toward(x: target, y: 0), sent: sent, at: time)
+            case .relative(_, _, let translation?, _):
                 let now = zoomEstimate.pose(at: time).x
                 zoomEstimate.told(.toward(x: min(zoom.range.upperBound, max(zoom.range.lowerBound, now + translation)), y: 0), sent: sent, at: time)
             case .continuous(_, _, let velocity?) where velocity != 0:

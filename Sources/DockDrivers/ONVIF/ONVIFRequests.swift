@@ -24,16 +24,21 @@ enum ONVIFRequests {
             + "<tptz:Timeout>PT\(timeout)S</tptz:Timeout></tptz:ContinuousMove>"
     }
 
-    /// A pan/tilt position, and the zoom's where given (in its position space).
-    static func absoluteMove(_ profile: String, x: Double, y: Double, zoom: Double? = nil) -> String {
-        "<tptz:AbsoluteMove>\(token(profile))<tptz:Position><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/>\(zoomVector(zoom))</tptz:Position></tptz:AbsoluteMove>"
+    /// A pan/tilt position, and the zoom's where given (in its position space); at `speed` where given.
+    static func absoluteMove(_ profile: String, x: Double, y: Double, zoom: Double? = nil, speed: MoveSpeed? = nil) -> String {
+        "<tptz:AbsoluteMove>\(token(profile))<tptz:Position><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/>\(zoomVector(zoom))</tptz:Position>\(speedVector(speed))</tptz:AbsoluteMove>"
+    }
+
+    /// The Speed element (GenericSpeedSpace, 0…1 of the top speed) of a pan/tilt move.
+    private static func speedVector(_ speed: MoveSpeed?) -> String {
+        speed.map { "<tptz:Speed><tt:PanTilt x=\"\(number($0.x))\" y=\"\(number($0.y))\"/></tptz:Speed>" } ?? ""
     }
 
     private static func zoomVector(_ zoom: Double?) -> String { zoom.map { "<tt:Zoom x=\"\(number($0))\"/>" } ?? "" }
 
-    /// A pan/tilt translation, and the zoom's where given (in its translation space).
-    static func relativeMove(_ profile: String, x: Double, y: Double, zoom: Double? = nil) -> String {
-        "<tptz:RelativeMove>\(token(profile))<tptz:Translation><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/>\(zoomVector(zoom))</tptz:Translation></tptz:RelativeMove>"
+    /// A pan/tilt translation, and the zoom's where given (in its translation space); at `speed` where given.
+    static func relativeMove(_ profile: String, x: Double, y: Double, zoom: Double? = nil, speed: MoveSpeed? = nil) -> String {
+        "<tptz:RelativeMove>\(token(profile))<tptz:Translation><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/>\(zoomVector(zoom))</tptz:Translation>\(speedVector(speed))</tptz:RelativeMove>"
     }
 
     /// Stores where the camera points as a preset named `name`: in the camera's preset `token`
@@ -55,5 +60,15 @@ enum ONVIFRequests {
         let magnitude = scaled.magnitude
         let fraction = String(magnitude % 1_000_000)
         return (scaled < 0 ? "-" : "") + "\(magnitude / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+}
+
+/// A pan/tilt move's speed, each axis a fraction of its top speed (ONVIF's GenericSpeedSpace), at
+/// least a hundredth: a camera may take 0 for its default, the top speed.
+struct MoveSpeed: Equatable, Sendable {
+    let x: Double, y: Double
+    init(x: Double, y: Double) {
+        self.x = min(1, max(0.01, x))
+        self.y = min(1, max(0.01, y))
     }
 }
