@@ -74,14 +74,15 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     public var searchRate: Double = 0.3
     public var homeGain: Double = 1.0
     /// Dead band with hysteresis on the measured error, rad per axis (`AxisDeadBand`): an axis at
-    /// rest starts moving once its averaged error exceeds `deadBand` (or its target moves faster
-    /// than `deadBandRate` and has gone that way) and comes back to rest once the averaged error is
-    /// under `settleBand` and the target is slow. A still subject with jittery detections thus gets
-    /// a still camera. 0 disables it.
+    /// rest starts moving once its averaged error (the camera against the target's mean) exceeds
+    /// `deadBand` (or its target moves faster than `deadBandRate` and has gone that way) and comes
+    /// back to rest once the averaged error is under `settleBand`, the error now under twice that,
+    /// and the target is slow. A still subject with jittery detections thus gets a still camera.
+    /// 0 disables it.
     public var deadBand: Double = 0
     public var settleBand: Double = 0
     public var deadBandRate: Double = 0.05
-    /// The dead band judges the error and the rate averaged over this time constant, so detection
+    /// The dead band judges the target's position and rate averaged over this time constant, so detection
     /// noise on a still subject neither restarts the camera nor keeps it from settling; an error of
     /// twice the dead band (a real move) restarts it at once, s.
     public var restSmoothing: Double = 0.4
