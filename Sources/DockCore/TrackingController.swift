@@ -74,14 +74,15 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     public var searchRate: Double = 0.3
     public var homeGain: Double = 1.0
     /// Dead band with hysteresis on the measured error, rad per axis (`AxisDeadBand`): an axis at
-    /// rest starts moving once its averaged error exceeds `deadBand` (or its target moves faster
-    /// than `deadBandRate` and has gone that way) and comes back to rest once the averaged error is
-    /// under `settleBand` and the target is slow. A still subject with jittery detections thus gets
-    /// a still camera. 0 disables it.
+    /// rest starts moving once its averaged error (the camera against the target's mean) exceeds
+    /// `deadBand` (or its target moves faster than `deadBandRate` and has gone that way) and comes
+    /// back to rest once the averaged error is under `settleBand`, the error now under twice that,
+    /// and the target is slow. A still subject with jittery detections thus gets a still camera.
+    /// 0 disables it.
     public var deadBand: Double = 0
     public var settleBand: Double = 0
     public var deadBandRate: Double = 0.05
-    /// The dead band judges the error and the rate averaged over this time constant, so detection
+    /// The dead band judges the target's position and rate averaged over this time constant, so detection
     /// noise on a still subject neither restarts the camera nor keeps it from settling; an error of
     /// twice the dead band (a real move) restarts it at once, s.
     public var restSmoothing: Double = 0.4
@@ -206,7 +207,7 @@ public struct TrackingController: Sendable {
             // Whether to move is judged on the error as measured, not as predicted: a rate from
             // jittery detections times the lead (0.1–0.4 s) is noise enough to restart the camera on
             // a still subject, and to keep it from settling. Once moving, the prediction steers.
-            rest.update(error: (target - camera) * magnification, rate: rate * magnification, partnerMoving: partnerMoving, dt: dt, configuration: c)
+            rest.update(target: target, camera: camera, rate: rate, magnification: magnification, partnerMoving: partnerMoving, dt: dt, configuration: c)
             if !rest.moving { return -baseRate }
         }
         let gain = roundTrip > 0 ? min(c.gain, c.delayMargin / roundTrip) : c.gain
@@ -254,32 +255,44 @@ public struct TrackingController: Sendable {
     }
 }
 
-/// The dead band of one axis, in angle and time. The error and the target's rate are averaged over
-/// `restSmoothing` throughout: a detector's jitter on a still subject moves the measured error by
+/// The dead band of one axis, in angle and time. The target's position and rate are averaged over
+/// `restSmoothing` throughout: a detector's jitter on a still subject moves the measured target by
 /// several mrad from frame to frame and the rate the tracker estimates from it by 0.1 rad/s, so no
-/// single frame decides. At rest, the axis starts moving once the averaged error leaves `deadBand`
-/// (at once when the error is twice that), or once the averaged rate leaves `deadBandRate` and the
+/// single frame decides. The averaged error is the camera now against the target's mean (an
+/// average of the error itself would average the camera's own recent positions too, and read near
+/// zero while a camera sweeping across its target was still well off it: seed 3's
+/// `still-subject-noisy` came to rest 14 mrad off its subject that way and moved again half a
+/// second later). At rest, the axis starts moving once the averaged error leaves `deadBand` (at
+/// once when the error is twice that), or once the averaged rate leaves `deadBandRate` and the
 /// averaged error confirms it (at least half the dead band, the same way): a rate without a
 /// displacement is noise. Moving, it comes back to rest once the averaged error is under
-/// `settleBand` and the averaged rate under `deadBandRate`: the camera is on the target's mean,
-/// which a detector's noise seldom lets the instantaneous error show. The camera moves or rests as
-/// a whole: while the other axis (`partnerMoving`) moves, this one follows any averaged error past
-/// `settleBand` and settles only with it, since a correction during a move shows no more than the move
-/// (a person walking across drifts in pitch as their distance changes: held in the dead band, the
-/// drift grew to the band's edge, and the pitch settled on a target still moving).
+/// `settleBand`, the error now under twice that and the averaged rate under `deadBandRate`: the
+/// camera is on the target's mean, which a detector's noise seldom lets the instantaneous error
+/// show. The camera moves or rests as a whole: while the other axis (`partnerMoving`) moves, this
+/// one follows any averaged error past `settleBand` and settles only with it, since a correction
+/// during a move shows no more than the move (a person walking across drifts in pitch as their
+/// distance changes: held in the dead band, the drift grew to the band's edge, and the pitch
+/// settled on a target still moving).
 struct AxisDeadBand: Sendable {
     private(set) var moving = false
     /// On the target's mean as of the last update (where a moving axis may come to rest).
     private(set) var onTarget = false
-    private var averaged: (error: Double, rate: Double)?
+    private var averaged: (target: Double, rate: Double)?
 
-    mutating func update(error: Double, rate: Double, partnerMoving: Bool, dt: Double, configuration c: TrackingControlConfiguration) {
+    /// Errors and rates are judged magnified by the zoom (`TrackingController.magnification`); the
+    /// target's mean is kept in angles, so that a zoom does not move it.
+    mutating func update(target: Double, camera: Double, rate: Double, magnification: Double, partnerMoving: Bool, dt: Double,
+                         configuration c: TrackingControlConfiguration) {
+        let rate = rate * magnification
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
-        let average: (error: Double, rate: Double) = averaged.map { ($0.error + (error - $0.error) * w, $0.rate + (rate - $0.rate) * w) } ?? (error, rate)
-        averaged = average
-        // The error now within half the dead band too: an average still catching up with a
-        // camera that swept past the target is not the camera on it.
-        onTarget = abs(average.rate) <= c.deadBandRate && abs(average.error) < c.settleBand && abs(error) < c.deadBand / 2
+        let mean: (target: Double, rate: Double) = averaged.map { ($0.target + (target - $0.target) * w, $0.rate + (rate - $0.rate) * w) } ?? (target, rate)
+        averaged = mean
+        let average = (error: (mean.target - camera) * magnification, rate: mean.rate)
+        let error = (target - camera) * magnification
+        // The error now within twice the settle band too: the mean of a target still drifting
+        // slowly away lags it, and a camera on that mean is behind the subject (`held-selection`
+        // came to rest 11 mrad off a subject who stopped there).
+        onTarget = abs(average.rate) <= c.deadBandRate && abs(average.error) < c.settleBand && abs(error) < 2 * c.settleBand
         if moving {
             if onTarget && !partnerMoving { moving = false }
             return

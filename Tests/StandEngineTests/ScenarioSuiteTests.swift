@@ -53,16 +53,16 @@ struct ScenarioSuiteTests {
     }
 
     /// Issue 22: a still person under a real detector's box jitter (8 %) and misses (25 %), on
-    /// three seeds. The issue's targets are moving < 2 % of the still time and aim jitter < 0.2 %
-    /// of the FOV; seed 3 measures 3.2 % and 0.21 % (the camera still rings while it acquires the
-    /// subject, in the second the still time starts), so the bounds here are what all three meet.
+    /// three seeds: moving < 2 % of the still time, aim jitter < 0.2 % of the FOV (the issue's
+    /// targets; seed 3 measured 3.1 % and 0.21 % while the camera came to rest beside its subject
+    /// after a sweep and moved again), framing no worse than the naive client's.
     @Test(arguments: [UInt64(1), 2, 3])
     func aStillSubjectUnderDetectorNoiseGetsAStillCamera(seed: UInt64) throws {
         let scenario = try Self.scenario("still-subject-noisy")
         let run = try runScene(scenario, seed: seed, kind: .ours, record: false)
         let naive = try runScene(scenario, seed: seed, kind: .naive(gain: 6, deadZone: 0), record: false)
-        #expect(run.metrics.stillMotion < 0.05, "moving \(run.metrics.stillMotion * 100) % of the still time")
-        #expect(run.metrics.stillJitter < 0.005, "aim jitter \(run.metrics.stillJitter * 100) % of the FOV")
+        #expect(run.metrics.stillMotion < 0.02, "moving \(run.metrics.stillMotion * 100) % of the still time")
+        #expect(run.metrics.stillJitter < 0.002, "aim jitter \(run.metrics.stillJitter * 100) % of the FOV")
         #expect(run.metrics.rmsError <= naive.metrics.rmsError, "RMS \(run.metrics.rmsError), the naive client's \(naive.metrics.rmsError)")
     }
 
