@@ -95,8 +95,9 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
     if let zoom = scenario.zoom {
         standConfig.axes.append(AxisModel(axis: .zoom, continuous: false, min: 1, max: zoom.max, maxSpeed: zoom.maxSpeed, maxAccel: 4 * zoom.maxSpeed))
     }
-    // Recording on, cleared at every sample: what was sent since is the sample's motion commands.
+    // The writes are cleared at every sample: what was sent since is the sample's motion commands.
     var rig = VirtualHost(stand: standConfig, seed: seed &+ 17)
+    rig.recordingNotifications = false
     guard rig.connect() else { throw SceneRunError.notConnected }
     var scene = SceneSimulator(scenario: scenario, seed: seed)
     let app = ClientRef(id: 1)

@@ -15,16 +15,16 @@ public struct VirtualHost<Peer: VirtualPeer> {
     /// Peer time, µs; host time is `epoch` seconds ahead of it, so the two are never confused.
     public private(set) var micros: UInt64 = 0
     public let epoch: Double
-    /// Notifications so far, with the host time they were published (when `recording`).
+    /// Notifications so far, with the host time they were published (when `recordingNotifications`).
     public private(set) var notifications: [(time: Double, notification: StandNotification)] = []
-    public var recording = true
+    public var recordingNotifications = true
     /// Log lines the engine wrote.
     public private(set) var logs: [EngineLog] = []
     /// Replies to commands that were answered later than asked (by token).
     public private(set) var lateReplies: [Int: Result<CommandResult, EngineError>] = [:]
     /// The link is open (the engine's shell would have a channel).
     public private(set) var linkOpen = false
-    /// Every write of the engine to the peer, with its host time (when `recording`).
+    /// Every write of the engine to the peer since the records were last cleared, with its host time.
     public private(set) var written: [(time: Double, bytes: [UInt8])] = []
     /// Ticks the engine was given: the wake-ups of the daemon's timer.
     public private(set) var ticks = 0
@@ -142,11 +142,11 @@ public struct VirtualHost<Peer: VirtualPeer> {
 
     private mutating func apply(_ out: EngineOutput, answered: Int? = nil) {
         if !out.bytes.isEmpty && linkOpen {
-            if recording { written.append((now, out.bytes)) }
+            written.append((now, out.bytes))
             let reply = peer.receive(out.bytes, atMicros: micros)
             if !reply.isEmpty { apply(engine.handle(.received(reply), at: now)) }
         }
-        if recording { for n in out.notifications { notifications.append((now, n)) } }
+        if recordingNotifications { for n in out.notifications { notifications.append((now, n)) } }
         logs += out.logs
         for (token, result) in out.replies where token != answered { lateReplies[token] = result }
         if let reason = out.closeLink {

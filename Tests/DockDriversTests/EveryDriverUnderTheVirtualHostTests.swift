@@ -7,13 +7,13 @@ import Testing
 
 /// Every driver of the table runs under the one virtual host, as dockd's engine runs it, against a
 /// peer speaking its wire in virtual time (VirtualPeers.swift): it connects, takes a client's rates,
-/// turns the peer and keeps its link. A driver added to the table without a peer here fails the first test.
+/// steers the peer by them and keeps its link. A driver added to the table without a peer here fails the first test.
 @Suite struct EveryDriverUnderTheVirtualHostTests {
-    /// What the host saw: the stand connected, the rates' reply, the peer turned, the link still up after them.
+    /// What the host saw: the stand connected, the rates' reply, the peer steered, the link still up after them.
     struct Outcome: Sendable {
         var connected: Bool
         var reply: Result<CommandResult, EngineError>?
-        var turned: Bool
+        var steered: Bool
         var connectedAfter: Bool
     }
 
@@ -27,18 +27,19 @@ import Testing
         },
         // Pan grows to the right in arc-seconds.
         "v4l2": { try drive("v4l2", peer: V4L2CameraPeer()) { ($0.values[V4L2CameraPeer.pan] ?? 0) < 0 } },
-        "onvif": { try drive("onvif", peer: ONVIFCameraPeer()) { $0.operations.contains("ContinuousMove") } },
+        // The generic pan velocity grows to the right; the emulated camera does not turn.
+        "onvif": { try drive("onvif", peer: ONVIFCameraPeer()) { $0.continuousMoves.contains { $0.contains("PanTilt x=\"-") } } },
     ]
 
     /// The driver `name` made from its table definition, under the virtual host against `peer`;
-    /// `turned` says whether the peer turned to the left.
-    static func drive<Peer: VirtualPeer>(_ name: String, peer: Peer, turned: (Peer) -> Bool) throws -> Outcome {
+    /// `steered` says whether the peer was steered to the left.
+    static func drive<Peer: VirtualPeer>(_ name: String, peer: Peer, steered: (Peer) -> Bool) throws -> Outcome {
         let driver = try DriverTable.definition(name).make([:], heartbeatTimeoutMs: ProtocolTiming.defaultHeartbeatTimeoutMs)
         var host = VirtualHost(driver: driver, peer: peer, name: "virtual:\(name)")
         let connected = host.connect(timeout: 5)
         let reply = host.command(.velocity([.yaw: 0.2])).reply
         host.run(for: 1)
-        return Outcome(connected: connected, reply: reply, turned: turned(host.peer), connectedAfter: host.engine.linkState == .connected)
+        return Outcome(connected: connected, reply: reply, steered: steered(host.peer), connectedAfter: host.engine.linkState == .connected)
     }
 
     @Test func everyDriverOfTheTableHasAPeerHere() {
@@ -51,7 +52,7 @@ import Testing
         let outcome = try run()
         #expect(outcome.connected, "\(name) connected")
         #expect(outcome.reply == .success(.ok), "\(name): the rates were taken")
-        #expect(outcome.turned, "\(name): the peer turned to the left")
+        #expect(outcome.steered, "\(name): the peer was steered to the left")
         #expect(outcome.connectedAfter, "\(name): still connected after a second of them")
     }
 }
