@@ -1,6 +1,5 @@
 import DockDrivers
 import DockProtocol
-import DockSim
 import StandEngine
 
 /// dockd's per-stand engine, with any driver of the driver table, joined to a virtual peer over
