@@ -127,7 +127,7 @@ let package = Package(
                                                           .product(name: "NIOCore", package: "swift-nio"),
                                                           .product(name: "NIOEmbedded", package: "swift-nio"),
                                                           .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine"],
+        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine", "EngineSimulation"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),

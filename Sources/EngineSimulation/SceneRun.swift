@@ -95,8 +95,9 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
     if let zoom = scenario.zoom {
         standConfig.axes.append(AxisModel(axis: .zoom, continuous: false, min: 1, max: zoom.max, maxSpeed: zoom.maxSpeed, maxAccel: 4 * zoom.maxSpeed))
     }
-    var rig = VirtualStandRig(stand: standConfig, seed: seed &+ 17)
-    rig.recording = false
+    // The writes are cleared at every sample: what was sent since is the sample's motion commands.
+    var rig = VirtualHost(stand: standConfig, seed: seed &+ 17)
+    rig.recordingNotifications = false
     guard rig.connect() else { throw SceneRunError.notConnected }
     var scene = SceneSimulator(scenario: scenario, seed: seed)
     let app = ClientRef(id: 1)
@@ -144,7 +145,6 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
     var oracleTarget: TrackingTarget?
     var stillSince: Double?
     var commandsWhileStill = 0
-    var movingBefore = 0
     var refused: [String: Int] = [:]
     var stillErrors: [Double] = []
     var taps = scenario.taps.sorted { $0.t < $1.t }
@@ -255,8 +255,8 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
         shotFigures.addZoom(velocity: rig.stand.truth(.zoom)?.velocity ?? 0)
         // The still-subject rule: once the ideal aim has not moved for a second and the camera is
         // on it, nothing more should be sent but keep-alives.
-        let moving = rig.movingCommands - movingBefore
-        movingBefore = rig.movingCommands
+        let moving = rig.movingCommands
+        rig.clearRecords()
         if let desired = sample.desired, samples.count > 1, let before = samples[samples.count - 2].desired,
            hypot(desired.x - before.x, desired.y - before.y) < 1e-4 {
             stillSince = stillSince ?? t

@@ -9,7 +9,7 @@ import Testing
 @Suite("Engine: leases and what reverts")
 struct LeaseTests {
     @Test func anotherClientIsRefusedWhileTheLeaseIsHeldAndTheHolderIsNamed() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.framing(.left), from: .app)
         let refused = rig.command(.framing(.right), from: .other).reply?.error
         #expect(refused == .busy(holder: .app, stand: "SIM-0001"))
@@ -17,7 +17,7 @@ struct LeaseTests {
     }
 
     @Test func forceTakesOverAndSaysSo() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.framing(.left), from: .app)
         _ = try rig.send(.framing(.right), from: .other, force: true)
         #expect(rig.engine.leaseHolder == .other)
@@ -25,7 +25,7 @@ struct LeaseTests {
     }
 
     @Test func whatTheHolderChangedRevertsWhenItGoes() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.setTracking(false), from: .app)
         _ = try rig.send(.limits([.pitch: LimitRequest(max: 0.2)]), from: .app)
         _ = try rig.send(.framing(.left), from: .app)
@@ -44,7 +44,7 @@ struct LeaseTests {
     }
 
     @Test func theHoldersLimitsAreSentAgainAfterAReconnect() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.limits([.yaw: LimitRequest(maxSpeed: 0.5)]), from: .app)
         rig.unplug(reopenAfter: 0.3)
         #expect(rig.run(until: rig.now + 3) { $0.engine.linkState == .connected && $0.engine.effectiveLimits != nil })
@@ -59,7 +59,7 @@ struct LeaseTests {
 @Suite("Engine: limits are answered by the stand")
 struct LimitsAnswerTests {
     @Test func motionLimitsIsAnsweredOnceTheStandAcknowledgesIt() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         let asked = rig.command(.limits([.pitch: LimitRequest(max: 0.3)]), from: .app)
         #expect(asked.reply == nil, "the reply waits for the stand's ACK")
         rig.run(for: 0.1)
@@ -67,7 +67,7 @@ struct LimitsAnswerTests {
     }
 
     @Test func limitsTheStandRefusesAreNotInForceAndTheCallerHearsWhy() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         rig.stand(.silent(seconds: 0.2))  // the stand's own ACK is not on its way yet
         let asked = rig.command(.limits([.pitch: LimitRequest(max: 0.3)]), from: .app)
         let seq = try #require(rig.lastSeq(of: .limits))
@@ -81,14 +81,14 @@ struct LimitsAnswerTests {
 
     /// A stand written to protocol 1.0 that checks a continuous axis's LIMITS range (min = max = 0,
     /// as its CAPABILITIES said) and so refuses every LIMITS naming its yaw.
-    static func standRefusingYawLimits() -> VirtualStandRig {
+    static func standRefusingYawLimits() -> VirtualHost<SimulatedStand> {
         .connected { stand in
             stand.checksContinuousRanges = true
             stand.axes[0] = AxisModel(axis: .yaw, continuous: true, min: 0, max: 0, maxSpeed: 3, maxAccel: 12)
         }
     }
 
-    func limitsSent(_ rig: VirtualStandRig) -> [[Axis]] {
+    func limitsSent(_ rig: VirtualHost<SimulatedStand>) -> [[Axis]] {
         rig.sent.compactMap { if case .limits(let axes) = $0.frame.message { axes.map(\.axis) } else { nil } }
     }
 
@@ -120,7 +120,7 @@ struct LimitsAnswerTests {
     }
 
     @Test func aStandRefusingToTakeBackALimitIsToldOnceAndTheLogSaysSo() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.limits([.yaw: LimitRequest(maxSpeed: 1)]), from: .app)
         rig.run(for: 0.1)
         rig.stand(.silent(seconds: 0.3))  // the NACK below comes before the stand's own answer
@@ -136,7 +136,7 @@ struct LimitsAnswerTests {
 @Suite("Engine: a stop holds")
 struct StopTests {
     @Test func aStopHoldsAgainstTheHoldersRenewalsUntilItResumes() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.velocity([.yaw: 0.6]), from: .app)
         rig.run(for: 0.3)
         #expect(abs(rig.speed(.yaw)) > 0.3)
@@ -157,7 +157,7 @@ struct StopTests {
     }
 
     @Test func aNewControllerLiftsAStopThatNobodyHeld() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = rig.command(.stop, from: .other)
         rig.run(for: 0.1)
         let third = ClientRef(id: 3)
@@ -167,13 +167,13 @@ struct StopTests {
     }
 
     @Test func aStopWithoutALinkSaysItWasNotConfirmed() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         rig.unplug()
         #expect(rig.command(.stop, from: .app).reply == .success(.stopped(confirmed: false)))
     }
 
     @Test func anOtherClientMayNotResumeTheHoldersStop() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.framing(.left), from: .app)
         _ = rig.command(.stop, from: .app)
         #expect(rig.command(.resume, from: .other).reply?.error == .busy(holder: .app, stand: "SIM-0001"))
@@ -186,7 +186,7 @@ struct RefusalTests {
     /// at 100 Hz), judged then and not at the next control step of the 20 ms timer (up to 60 ms
     /// later: an independent stand measured ≈ 300 ms).
     @Test func feedbackThatStopsMidMoveFailsTheMotionWhenTheWatchdogIsDue() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         let id = try rig.send(.orient([.yaw: 1.0], relative: false, duration: 2), from: .app)
         guard case .motion(let motion)? = id else { Issue.record("no motion id"); return }
         rig.run(for: 0.3)
@@ -204,7 +204,7 @@ struct RefusalTests {
     }
 
     @Test func refusedDrivesEndTheMotionAndTheNextCallerHearsWhy() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         let id = try rig.send(.orient([.yaw: 1.0], relative: false, duration: 2), from: .app)
         guard case .motion(let motion)? = id else { Issue.record("no motion id"); return }
         rig.run(for: 0.2)
@@ -224,7 +224,7 @@ struct RefusalTests {
     }
 
     @Test func silenceClosesTheLinkAndCommandsAreRefusedUntilItIsBack() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         rig.stand(.silent(seconds: 1.5))
         #expect(rig.run(until: rig.now + 1.3) { $0.engine.linkState != .connected })
         #expect(rig.engine.lastError?.contains("no valid frame") == true)
@@ -233,7 +233,7 @@ struct RefusalTests {
     }
 
     @Test func anImpossibleBatteryReportIsRefusedCountedAndReported() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         rig.fromStand(.battery(BatteryState(index: 0, level: .nan, charge: .charging, low: false)))
         rig.fromStand(.battery(BatteryState(index: 3, level: 0.5, charge: .charging, low: false)))
         rig.fromStand(.battery(BatteryState(index: 0, level: 1.5, charge: .charging, low: false)))
@@ -247,7 +247,7 @@ struct RefusalTests {
 struct ObservationRateTests {
     /// A 30 fps camera whose frames arrive with ordinary jitter (±8 ms) is never told it is too fast.
     @Test func aJitteryThirtyFramesPerSecondStreamIsAccepted() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         var random = SplitMix64(seed: 3)
         var refused = 0
         for frame in 0..<300 {
@@ -259,7 +259,7 @@ struct ObservationRateTests {
     }
 
     @Test func aFiftyFramesPerSecondStreamIsTooFast() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         var refused = 0
         for frame in 0..<100 {
             rig.run(until: rig.epoch + 1 + Double(frame) / 50)
@@ -272,7 +272,7 @@ struct ObservationRateTests {
 @Suite("Engine: the stands' defaults")
 struct DefaultsTests {
     @Test func defaultsApplyWhileNobodyControlsTheStandAndALeaseReturnsToThem() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         rig.handle(.defaults(StandDefaults(systemTracking: false, framing: .left)))
         #expect(!rig.engine.systemTracking && rig.engine.tracking.pipeline.framer.mode == .left)
         _ = try rig.send(.framing(.right), from: .app)
@@ -283,7 +283,7 @@ struct DefaultsTests {
     }
 
     @Test func newDefaultsWaitWhileAClientHoldsTheLease() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.framing(.right), from: .app)
         rig.handle(.defaults(StandDefaults(framing: .center)))
         #expect(rig.engine.tracking.pipeline.framer.mode == .right)

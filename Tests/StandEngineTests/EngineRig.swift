@@ -4,18 +4,18 @@ import DockSim
 import EngineSimulation
 import StandEngine
 
-/// Helpers over the virtual rig for the engine's tests.
+/// Helpers over the virtual host on the simulated stand for the engine's tests.
 extension ClientRef {
     static let app = ClientRef(id: 1, pid: 101)
     static let other = ClientRef(id: 2, pid: 202)
 }
 
-extension VirtualStandRig {
+extension VirtualHost<SimulatedStand> {
     /// A connected rig with dockd's default settings (or `settings`).
-    static func connected(_ settings: EngineSettings = EngineSettings(), configure: (inout StandConfiguration) -> Void = { _ in }) -> VirtualStandRig {
+    static func connected(_ settings: EngineSettings = EngineSettings(), configure: (inout StandConfiguration) -> Void = { _ in }) -> VirtualHost<SimulatedStand> {
         var configuration = StandConfiguration()
         configure(&configuration)
-        var rig = VirtualStandRig(stand: configuration, settings: settings)
+        var rig = VirtualHost<SimulatedStand>(stand: configuration, settings: settings)
         precondition(rig.connect(), "the simulated stand connects")
         rig.clearRecords()
         return rig

@@ -1,5 +1,6 @@
 import DockCore
 import DockProtocol
+import DockSim
 import EngineSimulation
 import StandEngine
 import Testing
@@ -13,8 +14,8 @@ struct LostPolicyTests {
     static let stage = NamedPose(name: "stage", yaw: -0.5, pitch: 0)
 
     /// A stand framing the subject at yaw 0.4 with `policy` set by the app.
-    static func framing(with policy: LostSubjectPolicy) throws -> VirtualStandRig {
-        var rig = VirtualStandRig.connected()
+    static func framing(with policy: LostSubjectPolicy) throws -> VirtualHost<SimulatedStand> {
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.lostPolicy(policy), from: .app)
         rig.stream(subject, for: 3)
         #expect(abs(rig.angle(.yaw) - 0.4) < 0.03)
@@ -23,7 +24,7 @@ struct LostPolicyTests {
     }
 
     /// Streams the empty scene until the phase is `phase` (or `limit` s pass); the seconds it took.
-    static func streamEmpty(_ rig: inout VirtualStandRig, until phase: TrackingPhase, limit: Double) -> Double? {
+    static func streamEmpty(_ rig: inout VirtualHost<SimulatedStand>, until phase: TrackingPhase, limit: Double) -> Double? {
         let start = rig.now
         var reached: Double?
         rig.stream(empty, for: limit) { rig, _ in

@@ -1,5 +1,6 @@
 import DockCore
 import DockProtocol
+import DockSim
 import EngineSimulation
 import StandEngine
 import Testing
@@ -8,7 +9,7 @@ import Testing
 @Suite("Engine: sweeps and tours")
 struct PanTests {
     @Test func aSweepGoesToItsStartThenTurnsAtItsRateToItsEndOnce() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.pan(.sweep(Sweep(from: -0.5, to: 0.5, rate: 0.2, repeats: false))), from: .app)
         #expect(rig.engine.phase(at: rig.now) == .sweeping)
         #expect(rig.run(until: rig.now + 6) { abs($0.angle(.yaw) + 0.5) < 0.01 }, "at its start")
@@ -23,7 +24,7 @@ struct PanTests {
     }
 
     @Test func aRepeatingSweepTurnsBackAtEachEndUntilStopped() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.pan(.sweep(Sweep(from: 0.3, to: -0.3, rate: 0.5, repeats: true))), from: .app)
         var lowest = 0.0, highest = 0.0
         for _ in 0..<150 {
@@ -38,7 +39,7 @@ struct PanTests {
     }
 
     @Test func aClientsMotionOrAStopTakesOverFromASweep() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.pan(.sweep(Sweep(from: -1, to: 1, rate: 0.3, repeats: true))), from: .app)
         rig.run(for: 1)
         _ = try rig.send(.orient([.yaw: 0.2], relative: false, duration: nil), from: .app)
@@ -53,7 +54,7 @@ struct PanTests {
     }
 
     @Test func aTourVisitsEachPresetAndDwellsThere() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         let stops = [Tour.Stop(pose: NamedPose(name: "a", yaw: 0.6, pitch: 0.1), dwell: 2),
                      Tour.Stop(pose: NamedPose(name: "b", yaw: -0.4, pitch: -0.1), dwell: 1)]
         _ = try rig.send(.pan(.tour(Tour(stops: stops, repeats: false))), from: .app)
@@ -70,7 +71,7 @@ struct PanTests {
     }
 
     @Test func aTourToAPoseOutsideTheLimitsIsRefusedRatherThanNeverArriving() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         let stops = [Tour.Stop(pose: NamedPose(name: "up", yaw: 0, pitch: 1.2), dwell: 1)]  // the simulated pitch stops at 0.9
         #expect(throws: EngineError.self) { _ = try rig.send(.pan(.tour(Tour(stops: stops, repeats: false))), from: .app) }
         #expect(rig.engine.runningPan == nil)
@@ -79,7 +80,7 @@ struct PanTests {
     @Test func theConfiguredCustomButtonStartsAndEndsItsSweep() throws {
         var settings = EngineSettings()
         settings.buttonSweep = ButtonSweep(button: 1, sweep: Sweep(from: -0.3, to: 0.3, rate: 0.4, repeats: true))
-        var rig = VirtualStandRig.connected(settings)
+        var rig = VirtualHost<SimulatedStand>.connected(settings)
         rig.stand(.customButton(id: 2, pressed: true))
         rig.run(for: 0.5)
         #expect(rig.engine.runningPan == nil, "another button does nothing")

@@ -3,6 +3,7 @@ import DockProtocol
 import Glibc
 #endif
 import DockTracking
+import DockSim
 import EngineSimulation
 import StandEngine
 
@@ -26,7 +27,7 @@ struct TestScene {
 
     /// Normalized detections of everyone in view, with the stand at its true angles now (a
     /// continuous yaw's whole turns do not change the view) and its true zoom, if it has one.
-    func detections(_ rig: VirtualStandRig) -> [Detection] {
+    func detections(_ rig: VirtualHost<SimulatedStand>) -> [Detection] {
         let aim = Aim(x: -remainder(rig.angle(.yaw), 2 * .pi), y: -rig.angle(.pitch))
         let camera = rig.stand.truth(.zoom).map { self.camera.zoomed(by: $0.outputPosition) } ?? self.camera
         var result: [Detection] = []
@@ -50,11 +51,11 @@ struct TestScene {
     }
 }
 
-extension VirtualStandRig {
+extension VirtualHost<SimulatedStand> {
     /// A camera app streaming what it sees of `scene` at `rate` Hz for `seconds`, each frame
     /// stamped with its capture time, `latency` before it is sent.
     mutating func stream(_ scene: TestScene, for seconds: Double, rate: Double = 15, latency: Double = 0.05,
-                         from client: ClientRef = .app, each: (inout VirtualStandRig, Int) -> Void = { _, _ in }) {
+                         from client: ClientRef = .app, each: (inout VirtualHost<SimulatedStand>, Int) -> Void = { _, _ in }) {
         let end = now + seconds
         var frame = 0
         while now < end {

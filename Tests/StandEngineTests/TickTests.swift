@@ -7,14 +7,14 @@ import Testing
 @Suite("Engine: ticks only when due")
 struct TickTests {
     @Test func nothingIsDueWhileTheLinkIsClosed() {
-        let rig = VirtualStandRig()
+        let rig = VirtualHost<SimulatedStand>()
         #expect(rig.engine.nextTick == nil)
     }
 
     /// A stand at rest streaming FEEDBACK needs from the engine only the heartbeat dockd owes it
     /// (every 0.8 × 125 ms while nothing else goes out), no periodic tick.
     @Test func atRestTheEngineIsTickedOnlyForTheHeartbeatToTheStand() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         rig.run(for: 0.5)
         let (ticks, heartbeats) = (rig.ticks, rig.sentMessages(isHeartbeat).count)
         rig.run(for: 2)
@@ -29,7 +29,7 @@ struct TickTests {
     /// later: when the feedback stalls, the timer steps the controller then (it renews the motors'
     /// command and lets the deadman and the feedback watchdog act).
     @Test func whileMovingTheControlStepIsDueOneGapAfterTheLast() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.velocity([.yaw: 0.5]), from: .app)
         rig.run(for: 0.2)
         #expect(rig.run(until: rig.now + 0.05) { $0.engine.lastFeedback?.time == $0.now })

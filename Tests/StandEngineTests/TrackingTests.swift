@@ -4,6 +4,7 @@ import Glibc
 import DockCore
 import DockProtocol
 import DockTracking
+import DockSim
 import EngineSimulation
 import StandEngine
 import Testing
@@ -13,7 +14,7 @@ import Testing
 @Suite("Engine: tracking")
 struct TrackingTests {
     @Test func theStandTurnsToTheSubjectAndAStillSubjectGetsAStillCamera() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         let scene = TestScene(people: [.init(yaw: 0.3)])
         rig.stream(scene, for: 3)
         #expect(abs(rig.angle(.yaw) - 0.3) < 0.03)
@@ -25,7 +26,7 @@ struct TrackingTests {
     @Test func withHoldTheStandStaysWhereTheSubjectWasLastSeen() throws {
         var settings = EngineSettings()
         settings.tracking.control.lostBehaviour = .hold
-        var rig = VirtualStandRig.connected(settings)
+        var rig = VirtualHost<SimulatedStand>.connected(settings)
         rig.stream(TestScene(people: [.init(yaw: 0.4)]), for: 3)
         let framed = rig.angle(.yaw)
         rig.stream(TestScene(people: []), for: 10)
@@ -35,7 +36,7 @@ struct TrackingTests {
     @Test func homeTakesTheShortestWayOnAContinuousYaw() throws {
         var settings = EngineSettings()
         settings.tracking.control.lostBehaviour = .home
-        var rig = VirtualStandRig.connected(settings)
+        var rig = VirtualHost<SimulatedStand>.connected(settings)
         // A turn and a bit to the left, as after following someone walking around the stand.
         _ = try rig.send(.orient([.yaw: 2 * .pi + 0.5], relative: false, duration: nil), from: .other)
         rig.run(for: 8)
@@ -49,7 +50,7 @@ struct TrackingTests {
     }
 
     @Test func afterATurnRequestTrackingFramesWhatIsThereAndDoesNotTurnBack() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         let scene = TestScene(people: [.init(yaw: 0), .init(yaw: -1.2)])
         rig.stream(scene, for: 2)
         #expect(abs(rig.angle(.yaw)) < 0.05)
@@ -59,7 +60,7 @@ struct TrackingTests {
     }
 
     @Test func aSubjectsLastSeenIsItsFramesCaptureTimeAndStaysBehindWhileItsBoxIsPredicted() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         rig.stream(TestScene(people: [.init(yaw: 0.1)]), for: 1.5)
         let seen = rig.engine.trackingReport(at: rig.now)
         let subject = try #require(seen.subjects.first)
@@ -72,7 +73,7 @@ struct TrackingTests {
     }
 
     @Test func aFewFramesOfAFalsePersonDoNotMoveTheCamera() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         let real = TestScene(people: [.init(yaw: 0)])
         rig.stream(real, for: 2)
         let ghost = TestScene(people: [.init(yaw: 0), .init(yaw: 0.3, size: 0.6)])
@@ -84,7 +85,7 @@ struct TrackingTests {
     }
 
     @Test func aSelectionFollowsTheSubjectWhenItComesBackAsANewTrack() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         let both = TestScene(people: [.init(yaw: 0.15), .init(yaw: -0.15)])
         rig.stream(both, for: 1.5)
         // Tap the person on the right of the image (yaw −0.15).
@@ -103,7 +104,7 @@ struct TrackingTests {
     }
 
     @Test func aSelectionOfSomeoneWhoNeverComesBackIsReleased() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         rig.stream(TestScene(people: [.init(yaw: 0.1), .init(yaw: -0.2)]), for: 1.5)
         let report = rig.engine.trackingReport(at: rig.now)
         let chosen = try #require(report.subjects.min { $0.rect.x < $1.rect.x })

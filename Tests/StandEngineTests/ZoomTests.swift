@@ -16,12 +16,12 @@ struct ZoomTests {
     let scene = TestScene(people: [.init(yaw: 0.2, size: 0.3)])
 
     /// The face's height in the frame, as the camera at the stand's true zoom sees it.
-    func faceHeight(_ rig: VirtualStandRig) -> Double {
+    func faceHeight(_ rig: VirtualHost<SimulatedStand>) -> Double {
         scene.detections(rig).filter { $0.kind == .face }.map(\.rect.height).first ?? 0
     }
 
     @Test func theShotZoomsTheStandAndTrackingStillFramesTheSubject() throws {
-        var rig = VirtualStandRig.connected(configure: Self.zoomAxis)
+        var rig = VirtualHost<SimulatedStand>.connected(configure: Self.zoomAxis)
         _ = try rig.send(.framing(nil, shot: .head), from: .app)
         rig.stream(scene, for: 8)
         #expect(rig.angle(.zoom) > 3)
@@ -30,7 +30,7 @@ struct ZoomTests {
     }
 
     @Test func aClientsZoomLimitsHoldTheShotBack() throws {
-        var rig = VirtualStandRig.connected(configure: Self.zoomAxis)
+        var rig = VirtualHost<SimulatedStand>.connected(configure: Self.zoomAxis)
         _ = try rig.send(.limits([.zoom: LimitRequest(min: 1, max: 2)]), from: .app)
         _ = try rig.send(.framing(nil, shot: .head), from: .app)
         rig.stream(scene, for: 6)
@@ -39,7 +39,7 @@ struct ZoomTests {
     }
 
     @Test func losingTheSubjectZoomsOutFully() throws {
-        var rig = VirtualStandRig.connected(configure: Self.zoomAxis)
+        var rig = VirtualHost<SimulatedStand>.connected(configure: Self.zoomAxis)
         _ = try rig.send(.framing(nil, shot: .head), from: .app)
         rig.stream(scene, for: 8)
         #expect(rig.angle(.zoom) > 3)
@@ -48,7 +48,7 @@ struct ZoomTests {
     }
 
     @Test func aStandWithoutZoomIsNeverSentOneAndStillTracks() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         _ = try rig.send(.framing(nil, shot: .head), from: .app)
         rig.stream(scene, for: 3)
         let zoomed = rig.sentMessages { message in
@@ -66,7 +66,7 @@ struct ZoomTests {
 
 extension ZoomTests {
     @Test func withoutAShotTrackingLeavesTheZoomWhereAClientPutIt() throws {
-        var rig = VirtualStandRig.connected(configure: Self.zoomAxis)
+        var rig = VirtualHost<SimulatedStand>.connected(configure: Self.zoomAxis)
         _ = try rig.send(.orient([.zoom: 3], relative: false, duration: nil), from: .app)
         rig.run(for: 3)
         #expect(abs(rig.angle(.zoom) - 3) < 0.02)

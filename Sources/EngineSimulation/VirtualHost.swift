@@ -1,46 +1,42 @@
 import DockDrivers
 import DockProtocol
-import DockSim
 import StandEngine
 
-/// dockd's per-stand engine wired to the simulated stand over the wire protocol, in virtual time:
-/// every millisecond the stand runs its physics and its bytes go to the engine, the engine's bytes
-/// go back to the stand, and the engine is ticked when it says a tick is due (`nextTick`), as the
-/// daemon's shell ticks it. The engine is the one dockd runs, with the driver dockd runs; only the
-/// clock and the transport are virtual. What the unit tests, `dock-bench scenario` and the scenario
-/// suite drive.
-public struct VirtualStandRig: Sendable {
-    public private(set) var stand: SimulatedStand
+/// dockd's per-stand engine, with any driver of the driver table, joined to a virtual peer over
+/// that driver's wire, in virtual time: every millisecond the peer runs and its bytes go to the
+/// engine, the engine's bytes go back to the peer, and the engine is ticked when it says a tick is
+/// due (`nextTick`), as the daemon's shell ticks it. The engine and the driver are the ones dockd
+/// runs; only the clock and the transport are virtual. What the unit tests, `dock-bench scenario`
+/// and the scenario suite drive (the simulated stand: `VirtualHost(stand:)`).
+public struct VirtualHost<Peer: VirtualPeer> {
+    public private(set) var peer: Peer
     public private(set) var engine: StandEngine
-    /// Stand time, µs; host time is `epoch` seconds ahead of it, so the two are never confused.
+    /// Peer time, µs; host time is `epoch` seconds ahead of it, so the two are never confused.
     public private(set) var micros: UInt64 = 0
     public let epoch: Double
-    /// Notifications so far, with the host time they were published (when `recording`).
+    /// Notifications so far, with the host time they were published (when `recordingNotifications`).
     public private(set) var notifications: [(time: Double, notification: StandNotification)] = []
-    public var recording = true
+    public var recordingNotifications = true
     /// Log lines the engine wrote.
     public private(set) var logs: [EngineLog] = []
     /// Replies to commands that were answered later than asked (by token).
     public private(set) var lateReplies: [Int: Result<CommandResult, EngineError>] = [:]
     /// The link is open (the engine's shell would have a channel).
     public private(set) var linkOpen = false
-    /// Every frame the engine sent the stand, with its host time (when `recording`).
-    public private(set) var sent: [(time: Double, frame: Frame)] = []
-    /// VELOCITY messages with a non-zero rate on some axis, in total: motion commands.
-    public private(set) var movingCommands = 0
+    /// Every write of the engine to the peer since the records were last cleared, with its host time.
+    public private(set) var written: [(time: Double, bytes: [UInt8])] = []
     /// Ticks the engine was given: the wake-ups of the daemon's timer.
     public private(set) var ticks = 0
-    private var outgoing = FrameDecoder()
     /// The engine's `nextTick` after the last event: it changes only when the engine handles one.
     private var tickDue: Double?
     private var reopenAt: Double?
     private var nextToken = 1
 
-    public init(stand configuration: StandConfiguration = StandConfiguration(), seed: UInt64 = 1,
-                settings: EngineSettings = EngineSettings(), epoch: Double = 1000) {
-        stand = SimulatedStand(configuration: configuration, seed: seed)
-        engine = StandEngine(driver: NativeDriver(heartbeatTimeoutMs: configuration.defaultHeartbeatTimeoutMs, host: "rig"),
-                             settings: settings, fallbackName: "rig")
+    /// `name`: the stand's name until its driver learns its id (the daemon's endpoint).
+    public init(driver: any StandDriver, peer: Peer, settings: EngineSettings = EngineSettings(), name: String = "virtual",
+                epoch: Double = 1000) {
+        self.peer = peer
+        engine = StandEngine(driver: driver, settings: settings, fallbackName: name)
         self.epoch = epoch
     }
 
@@ -59,9 +55,9 @@ public struct VirtualStandRig: Sendable {
         apply(engine.handle(.linkOpened, at: now))
     }
 
-    /// The cable is pulled: the stand ends its session (its motors stop), the engine hears the close.
+    /// The cable is pulled: the peer ends its session (a stand's motors stop), the engine hears the close.
     public mutating func unplug(reopenAfter seconds: Double? = nil) {
-        stand.endSession(atMicros: micros)
+        peer.endSession(atMicros: micros)
         closeLink("the stand closed the link (EOF or hangup)")
         reopenAt = seconds.map { now + $0 }
     }
@@ -73,12 +69,8 @@ public struct VirtualStandRig: Sendable {
             reopenAt = nil
             open()
         }
-        if linkOpen {
-            let bytes = stand.advance(toMicros: micros)
-            if !bytes.isEmpty { apply(engine.handle(.received(bytes), at: now)) }
-        } else {
-            _ = stand.advance(toMicros: micros)
-        }
+        let bytes = peer.advance(toMicros: micros)
+        if linkOpen && !bytes.isEmpty { apply(engine.handle(.received(bytes), at: now)) }
         if linkOpen, let due = tickDue, due <= now {
             ticks += 1
             apply(engine.handle(.tick, at: now))
@@ -123,13 +115,13 @@ public struct VirtualStandRig: Sendable {
 
     public mutating func shutdown() { apply(engine.handle(.shutdown, at: now)) }
 
-    /// Something happens to the stand (a button, a fault injected).
-    public mutating func stand(_ action: SimAction) {
-        let bytes = stand.apply(action, atMicros: micros)
+    /// Something happens at the peer (a button, a fault injected): `change` returns what it sends.
+    public mutating func atPeer(_ change: (inout Peer, UInt64) -> [UInt8]) {
+        let bytes = change(&peer, micros)
         if linkOpen && !bytes.isEmpty { apply(engine.handle(.received(bytes), at: now)) }
     }
 
-    /// Bytes as if the stand had sent them (a crafted frame), to the engine now.
+    /// Bytes as if the peer had sent them (a crafted frame), to the engine now.
     public mutating func inject(_ bytes: [UInt8]) {
         if linkOpen { apply(engine.handle(.received(bytes), at: now)) }
     }
@@ -137,7 +129,7 @@ public struct VirtualStandRig: Sendable {
     /// Drops what was recorded so far.
     public mutating func clearRecords() {
         notifications.removeAll()
-        sent.removeAll()
+        written.removeAll()
         logs.removeAll()
     }
 
@@ -149,22 +141,21 @@ public struct VirtualStandRig: Sendable {
 
     private mutating func apply(_ out: EngineOutput, answered: Int? = nil) {
         if !out.bytes.isEmpty && linkOpen {
-            for case .success(let frame) in outgoing.feed(out.bytes) {
-                if recording { sent.append((now, frame)) }
-                if case .velocity(let rates) = frame.message, rates.contains(where: { $0.value != 0 }) { movingCommands += 1 }
-            }
-            let reply = stand.receive(out.bytes, atMicros: micros)
+            written.append((now, out.bytes))
+            let reply = peer.receive(out.bytes, atMicros: micros)
             if !reply.isEmpty { apply(engine.handle(.received(reply), at: now)) }
         }
-        if recording { for n in out.notifications { notifications.append((now, n)) } }
+        if recordingNotifications { for n in out.notifications { notifications.append((now, n)) } }
         logs += out.logs
         for (token, result) in out.replies where token != answered { lateReplies[token] = result }
         if let reason = out.closeLink {
-            // The host closes its side; the stand notices the link is gone and reopens after the backoff.
-            stand.endSession(atMicros: micros)
+            // The host closes its side; the peer notices the link is gone and reopens after the backoff.
+            peer.endSession(atMicros: micros)
             closeLink(reason)
             reopenAt = now + 0.25
         }
         tickDue = engine.nextTick
     }
 }
+
+extension VirtualHost: Sendable where Peer: Sendable {}
