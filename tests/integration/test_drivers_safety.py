@@ -437,8 +437,11 @@ def test_visca_deadman_stop_reaches_the_camera_on_time_on_every_link(link, any_l
         wait_for(cam.moving, 5, "the camera turning")
         wait_for(lambda: [t for t, m in cam.messages(DRIVE, since=asked) if vc.is_stop(m)], 5, "the deadman's Stop")
         stop = next(t for t, m in cam.messages(DRIVE, since=asked) if vc.is_stop(m))
-        latencies.append(stop - asked)
-    print(f"\n{link}: deadman Stop {', '.join(f'{x:.3f}' for x in latencies)} s after motion.velocity")
+        # From the drive the camera read, not from the test's call: the call's way to dockd and the
+        # drive's to the camera are not the deadman's (a pty starved beside a CPU hog took 0.5 s).
+        drive = next(t for t, m in cam.messages(DRIVE, since=asked) if vc.is_moving_drive(m))
+        latencies.append(stop - drive)
+    print(f"\n{link}: deadman Stop {', '.join(f'{x:.3f}' for x in latencies)} s after the drive")
     # 0.5 s, plus a round trip (a few ms here) and a feedback period, plus slack for a loaded machine.
     assert max(latencies) < 0.75, latencies
     assert not getattr(lk, "overfull", []), f"datagrams carrying two messages (the camera reads one): {lk.overfull[:3]}"
