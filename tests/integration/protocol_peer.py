@@ -5,6 +5,8 @@ The stand runs in a thread on the real monotonic clock; tests read and poke it u
 """
 
 import os
+import select
+import socket
 import subprocess
 import sys
 import threading
@@ -43,8 +45,6 @@ class PtyStand:
         return time.monotonic() - self.epoch
 
     def _serve(self):
-        import select
-
         try:
             while not self.stopping.is_set():
                 with self.lock:
@@ -90,14 +90,13 @@ class PtyStand:
 
 
 class SocketStand(PtyStand):
-    """The same stand listening on a Unix socket at `socket_path` (`path` is "unix:PATH", for dockd's --device), for
-    the tests of dockd's own timing: beside a CPU hog the kernel's tty work, starved, held a pty's
-    bytes for over a second while dockd and the stand both ran (conftest.Rig says the same of
-    dock-sim). A new connection from dockd (a reconnect) is a new link, as a replug would be."""
+    """The same stand listening on a Unix socket at `socket_path` (`path` is "unix:PATH", for
+    dockd's --device), for the tests of dockd's own timing: beside a CPU hog the kernel's tty work,
+    starved, held a pty's bytes for over a second while dockd and the stand both ran (conftest.Rig
+    says the same of dock-sim). A new connection from dockd (a reconnect) is a new link, as a
+    replug would be."""
 
     def __init__(self, socket_path, **options):
-        import socket
-
         self.stand = refstand.ReferenceStand(**options)
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(str(socket_path))
@@ -107,8 +106,6 @@ class SocketStand(PtyStand):
         self._start()
 
     def _serve(self):
-        import select
-
         try:
             while not self.stopping.is_set():
                 with self.lock:
@@ -118,15 +115,17 @@ class SocketStand(PtyStand):
                 if readable and self.connection is None:
                     self.connection, _ = self.listener.accept()
                     continue
-                data = self.connection.recv(4096) if readable else b""
-                if readable and not data:  # dockd closed the link; it connects again
+                try:
+                    data = self.connection.recv(4096) if readable else b""
+                    if readable and not data:
+                        raise ConnectionResetError("dockd closed the link")
+                    with self.lock:
+                        out = self.stand.receive(data, self.now()) if data else self.stand.advance(self.now())
+                    if out and self.connection is not None:
+                        self.connection.sendall(out)
+                except (ConnectionResetError, BrokenPipeError):  # dockd closed the link; it connects again
                     self.connection.close()
                     self.connection = None
-                    continue
-                with self.lock:
-                    out = self.stand.receive(data, self.now()) if data else self.stand.advance(self.now())
-                if out and self.connection is not None:
-                    self.connection.sendall(out)
         except Exception as error:  # surfaced by check(): a broken peer must fail the test
             self.error = error
 
