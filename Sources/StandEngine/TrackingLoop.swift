@@ -273,24 +273,41 @@ struct AngleHistory: Sendable {
 /// Observation arrival times, for the frame-rate rule. Judged by the typical (median) interval of
 /// the last few frames, both ways: ordinary jitter of a 30 fps camera (frames 25–41 ms apart) never
 /// counts as too fast, a burst does, and a steadily slow stream is refused while one pause costs
-/// nothing. A pause of a second or more starts a new stream.
+/// nothing. A pause of a second or more starts a new stream. Beyond the median, the frames taken
+/// must keep within the upper bound over time, with room for a few at once (`burst`, a camera
+/// catching up after a stall): with the median alone, a flood arriving in pairs (one frame right
+/// after another) kept half its intervals long and got twice the rate through.
 struct ArrivalWindow: Sendable {
     enum Verdict { case ok, tooFast, tooSlow }
     private var times: [Double] = []
+    /// Frames that may still come faster than the upper bound (a token bucket filled at that bound).
+    private var allowance = Self.burst
+    private var filledAt: Double?
     /// Intervals judged: enough that one early or late frame does not move the median.
     private static let intervals = 8
+    /// Frames a camera may deliver at once after a stall.
+    private static let burst = 4.0
 
     mutating func add(_ now: Double, allowed: ClosedRange<Double>) -> Verdict {
+        let ceiling = allowed.upperBound * 1.25
         if let last = times.last, now - last >= 1 { times.removeAll() }
+        allowance = min(Self.burst, allowance + (now - (filledAt ?? now)) * ceiling)
+        filledAt = now
+        guard allowance >= 1 else { return .tooFast }
         times.append(now)
         if times.count > Self.intervals + 1 { times.removeFirst() }
-        guard times.count >= 5 else { return .ok }
+        guard times.count >= 5 else { return taken() }
         let intervals = zip(times, times.dropFirst()).map { $1 - $0 }.sorted()
         let rate = 1 / max(1e-6, intervals[intervals.count / 2])
-        if rate > allowed.upperBound * 1.25 {
+        if rate > ceiling {
             times.removeLast()  // a refused frame does not count toward the stream
             return .tooFast
         }
-        return rate < allowed.lowerBound / 1.25 ? .tooSlow : .ok
+        return rate < allowed.lowerBound / 1.25 ? .tooSlow : taken()
+    }
+
+    private mutating func taken() -> Verdict {
+        allowance -= 1
+        return .ok
     }
 }

@@ -267,6 +267,37 @@ struct ObservationRateTests {
         }
         #expect(refused > 20)
     }
+
+    /// A flood answered one request at a time on a loaded host: once the stream had started with
+    /// long intervals, what dockd accepted came in pairs, a frame and one 1.6 ms later every 28 ms.
+    /// Half the median's intervals stayed long, so the second of each pair went through too (55-57
+    /// a second in test_daemon_edges' flood).
+    @Test func aFloodArrivingInPairsGetsNoMoreThanThirtyFramesASecondThrough() throws {
+        var rig = VirtualStandRig.connected()
+        let period = 0.028
+        let singles: [Double] = (0..<5).map { Double($0) * period }
+        let pairs: [Double] = (5..<72).flatMap { (pair: Int) -> [Double] in [Double(pair) * period, Double(pair) * period + 0.0016] }
+        let arrivals = singles + pairs
+        var accepted = 0
+        for arrival in arrivals {
+            rig.run(until: rig.epoch + 1 + arrival)
+            if rig.command(.observe(ObservedFrame(detections: [])), from: .app).reply?.error == nil { accepted += 1 }
+        }
+        #expect(Double(accepted) <= 30 * 1.25 * arrivals[arrivals.count - 1] + 5, "\(accepted) frames accepted in 2 s")
+    }
+
+    /// A 30 fps camera held up for 87 ms delivers the three frames it queued at once: none is refused.
+    @Test func aCameraCatchingUpAfterAStallLosesNoFrame() throws {
+        var rig = VirtualStandRig.connected()
+        var refused = 0
+        for frame in 0..<90 {
+            let due = Double(frame) / 30
+            let arrival = (40..<43).contains(frame) ? 42.0 / 30 + 0.02 + Double(frame - 40) * 0.001 : due
+            rig.run(until: rig.epoch + 1 + arrival)
+            if rig.command(.observe(ObservedFrame(detections: [])), from: .app).reply?.error != nil { refused += 1 }
+        }
+        #expect(refused == 0)
+    }
 }
 
 @Suite("Engine: the stands' defaults")

@@ -5,6 +5,8 @@ The stand runs in a thread on the real monotonic clock; tests read and poke it u
 """
 
 import os
+import select
+import socket
 import subprocess
 import sys
 import threading
@@ -29,6 +31,9 @@ class PtyStand:
         # The slave stays open here too, so the master never sees a hang-up while dockd reconnects.
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
+        self._start()
+
+    def _start(self):
         self.lock = threading.Lock()
         self.epoch = time.monotonic()
         self.stopping = threading.Event()
@@ -40,8 +45,6 @@ class PtyStand:
         return time.monotonic() - self.epoch
 
     def _serve(self):
-        import select
-
         try:
             while not self.stopping.is_set():
                 with self.lock:
@@ -84,6 +87,54 @@ class PtyStand:
         """Runs `action(stand)` under the lock (queue a frame, change a knob); returns its result."""
         with self.lock:
             return action(self.stand)
+
+
+class SocketStand(PtyStand):
+    """The same stand listening on a Unix socket at `socket_path` (`path` is "unix:PATH", for
+    dockd's --device), for the tests of dockd's own timing: beside a CPU hog the kernel's tty work,
+    starved, held a pty's bytes for over a second while dockd and the stand both ran (conftest.Rig
+    says the same of dock-sim). A new connection from dockd (a reconnect) is a new link, as a
+    replug would be."""
+
+    def __init__(self, socket_path, **options):
+        self.stand = refstand.ReferenceStand(**options)
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(str(socket_path))
+        self.listener.listen(1)
+        self.connection = None
+        self.path = f"unix:{socket_path}"
+        self._start()
+
+    def _serve(self):
+        try:
+            while not self.stopping.is_set():
+                with self.lock:
+                    wait = self.stand.next_due() - self.now()
+                watched = [self.connection or self.listener]
+                readable, _, _ = select.select(watched, [], [], min(max(wait, 0), 0.005))
+                if readable and self.connection is None:
+                    self.connection, _ = self.listener.accept()
+                    continue
+                try:
+                    data = self.connection.recv(4096) if readable else b""
+                    if readable and not data:
+                        raise ConnectionResetError("dockd closed the link")
+                    with self.lock:
+                        out = self.stand.receive(data, self.now()) if data else self.stand.advance(self.now())
+                    if out and self.connection is not None:
+                        self.connection.sendall(out)
+                except (ConnectionResetError, BrokenPipeError):  # dockd closed the link; it connects again
+                    self.connection.close()
+                    self.connection = None
+        except Exception as error:  # surfaced by check(): a broken peer must fail the test
+            self.error = error
+
+    def close(self):
+        self.stopping.set()
+        self.thread.join(2)
+        for s in (self.connection, self.listener):
+            if s is not None:
+                s.close()
 
 
 class Daemon:

@@ -278,10 +278,12 @@ def test_an_observation_flood_is_refused_without_slowing_the_control_loop(socket
     while not read_motion(end):
         assert time.monotonic() < end + 60, "no motion.state after the flood"
     during = rate(start, end)
-    # dockd accepts a steady stream of at most 30 Hz (+20 % tolerance) out of the flood, plus the
-    # first few frames that start a stream, and refuses the rest with "frame rate too high".
+    # dockd accepts at most 30 Hz (+25 %, TrackingLoop's ArrivalWindow) out of the flood, plus the
+    # few frames a camera may deliver at once, and refuses the rest with "frame rate too high".
+    # Beside a CPU hog, before the rate was also held over time, a flood arriving in pairs got
+    # 100-115 frames through in 2 s.
     accepted = codes.count(None)
-    assert accepted <= 1.2 * 30 * (end - start) + 8, f"{accepted} of {len(codes)} flood frames accepted in {end - start:.1f} s"
+    assert accepted <= 1.25 * 30 * (end - start) + 8, f"{accepted} of {len(codes)} flood frames accepted in {end - start:.1f} s"
     assert codes.count(-32004) == len(codes) - accepted, "every other frame refused as too fast"
     assert during >= 0.8 * baseline, f"FEEDBACK taken in at {during:.1f}/s during the flood, {baseline:.1f}/s before"
     assert watcher.result("dockd.version")["daemon"] == "dockd"

@@ -213,16 +213,19 @@ def test_visca_full_buffer_for_two_seconds_keeps_the_link_and_a_stop_gets_throug
     polls_before = len(cam.messages(POLL))
     reply = c.call("motion.stop")
     assert "result" in reply, f"motion.stop while the buffer is full: {reply}"
-    wait_for(lambda: not cam.moving(), 2, "the camera stopped through the full buffer")
+    wait_for(lambda: not cam.moving(), 10, "the camera stopped through the full buffer")
     sent = [m for t, _, m in cam.log if t >= held]
     stop_at = max(i for i, m in enumerate(sent) if vc.is_stop(m))
     assert any(m[1:4] == IF_CLEAR for m in sent[:stop_at]), "IF_Clear let the Stop through"
+    # Judged by the order the camera read them in, not by the test's clock: on a busy machine a
+    # drive dockd wrote before motion.stop can reach the camera after `held`.
+    first_stop = next(i for i, m in enumerate(sent) if vc.is_stop(m))
     # Polls went on and the link held for the whole two seconds.
     wait_for(lambda: time.monotonic() > held + 2.5, 5, "the hold to end")
     assert len(cam.messages(POLL)) - polls_before >= 20, "polls stopped while the buffer was full"
     assert not [m for m in c.notifications if m.get("method") == "stand.disconnected"], "the link was declared lost"
     assert [s["state"] for s in c.result("stands.list")] == ["connected"]
-    assert not [m for t, _, m in cam.log if t >= held and vc.is_moving_drive(m)], "a stale drive went after the Stop"
+    assert not [m for m in sent[first_stop:] if vc.is_moving_drive(m)], "a stale drive went after the Stop"
     assert at_rest(cam)
 
 
@@ -434,8 +437,11 @@ def test_visca_deadman_stop_reaches_the_camera_on_time_on_every_link(link, any_l
         wait_for(cam.moving, 5, "the camera turning")
         wait_for(lambda: [t for t, m in cam.messages(DRIVE, since=asked) if vc.is_stop(m)], 5, "the deadman's Stop")
         stop = next(t for t, m in cam.messages(DRIVE, since=asked) if vc.is_stop(m))
-        latencies.append(stop - asked)
-    print(f"\n{link}: deadman Stop {', '.join(f'{x:.3f}' for x in latencies)} s after motion.velocity")
+        # From the drive the camera read, not from the test's call: the call's way to dockd and the
+        # drive's to the camera are not the deadman's (a pty starved beside a CPU hog took 0.5 s).
+        drive = next(t for t, m in cam.messages(DRIVE, since=asked) if vc.is_moving_drive(m))
+        latencies.append(stop - drive)
+    print(f"\n{link}: deadman Stop {', '.join(f'{x:.3f}' for x in latencies)} s after the drive")
     # 0.5 s, plus a round trip (a few ms here) and a feedback period, plus slack for a loaded machine.
     assert max(latencies) < 0.75, latencies
     assert not getattr(lk, "overfull", []), f"datagrams carrying two messages (the camera reads one): {lk.overfull[:3]}"

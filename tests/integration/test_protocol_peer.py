@@ -1,5 +1,8 @@
 """A stand written from PROTOCOL.md alone (protocol/reference/refstand.py) against the real dockd over
-a real pty: what a firmware engineer's first stand sees of the daemon (issue 11, protocol 1.1).
+a real pty: what a firmware engineer's first stand sees of the daemon (issue 11, protocol 1.1). The
+tests that time dockd serve the stand on a Unix socket instead (protocol_peer.SocketStand): beside
+a CPU hog, dockd's own heartbeat stamps were 300-500 ms apart with the stand on a pty and at most
+55 ms apart on a socket, at the same load.
 
 Times are measured on the stand's side of the link. dockd runs on a shared, busy machine, so each
 timing assertion leaves room for its scheduling and says what it measured.
@@ -11,7 +14,7 @@ import time
 
 import pytest
 from conftest import Client, wait_for
-from protocol_peer import Daemon, PtyStand
+from protocol_peer import Daemon, PtyStand, SocketStand
 
 import dockproto
 
@@ -20,11 +23,12 @@ T = dockproto.TIMING
 
 @pytest.fixture
 def peer(tmp_path):
-    """start(stand options…, config=…) → (PtyStand, Daemon, Client); all stopped at the end."""
+    """start(stand options…, config=…, link="pty" or "unix") → (stand, Daemon, Client); all stopped at
+    the end. The tests that time dockd use link="unix" (protocol_peer.SocketStand says why)."""
     started = []
 
-    def start(config=None, **options):
-        stand = PtyStand(**options)
+    def start(config=None, link="pty", **options):
+        stand = PtyStand(**options) if link == "pty" else SocketStand(tmp_path / f"stand{len(started)}.sock", **options)
         daemon = Daemon(tmp_path, stand.path, config)
         started.append((stand, daemon))
         wait_for(lambda: daemon.socket_path.exists() or daemon.process.poll() is not None, 10, "dockd's socket")
@@ -64,7 +68,7 @@ def _gaps(times):
 @pytest.mark.parametrize("timeout_ms", [500, 100])
 def test_idle_host_frames_come_at_least_every_quarter_timeout(peer, timeout_ms):
     config = None if timeout_ms == 500 else f"[daemon]\nheartbeat_timeout_ms = {timeout_ms}\n"
-    stand, daemon, client = peer(config=config)
+    stand, daemon, client = peer(config=config, link="unix")
     _connected(client)
     since = stand.now() + 1.0
     time.sleep(4.0)
@@ -83,7 +87,7 @@ def test_idle_host_frames_come_at_least_every_quarter_timeout(peer, timeout_ms):
 
 
 def test_every_ack_request_of_the_stand_is_answered(peer):
-    stand, daemon, client = peer()
+    stand, daemon, client = peer(link="unix")
     _connected(client)
     seqs = {}
 
@@ -122,29 +126,36 @@ def _packet(type_code, seq):
 def test_a_silent_stand_gets_five_hellos_150_ms_apart_then_the_reconnect_backoff(peer):
     """PROTOCOL.md §2.2 and §3.1: 5 HELLOs 150 ms apart, give up 750 ms after the first, reconnect
     after 0.25 s, then 0.5 s (doubling)."""
-    stand, daemon, client = peer(ignore_hellos=10**6)  # heartbeats, never answers
+    stand, daemon, client = peer(link="unix", ignore_hellos=10**6)  # heartbeats, never answers
     wait_for(lambda: len(stand.host_frames("hello")) >= 11, 15, "a third handshake attempt")
     hellos = [t for t, _ in stand.host_frames("hello")]
-    attempts = [[hellos[0]]]
-    for t in hellos[1:]:
-        if t - attempts[-1][-1] > 0.4:
-            attempts.append([])
-        attempts[-1].append(t)
     shown = f"HELLOs at {[round(t - hellos[0], 3) for t in hellos]}"
+    # Where an attempt ends is dockd's word (its log), not a gap the stand measures: the gap from
+    # the fifth HELLO to the next attempt's first is 0.4 s by the spec, and a fifth HELLO 30 ms late
+    # (a busy machine) made a 0.4 s threshold merge two attempts.
+    per_attempt = T["hello_attempts"]
+    gave_up = wait_for(lambda: (n := daemon.log().count(f"after {per_attempt} HELLOs in")) >= 2 and n, 5,
+                       "dockd giving up twice")
+    attempts = [hellos[i:i + per_attempt] for i in range(0, len(hellos), per_attempt)]
+    interval = T["hello_interval"]
     for attempt in attempts[:2]:
-        assert len(attempt) == T["hello_attempts"], shown
-        assert all(0.1 <= g <= 0.3 for g in _gaps(attempt)), shown
+        assert len(attempt) == per_attempt, shown
+        # Each HELLO on one 150 ms schedule, within 0.15 s of its slot: dockd keeps the schedule
+        # when a tick is late (a late HELLO is followed by one on time), and the stand's receipt of
+        # any of them may be late too; 0.096 s between the first two was seen under load.
+        slots = [t - i * interval for i, t in enumerate(attempt)]
+        assert max(slots) - min(slots) <= 0.15, shown
     give_up = T["hello_interval"] * T["hello_attempts"]
     backoff = T["reconnect_backoff"][0]
     for i, start in enumerate(a[0] for a in attempts[1:3]):
         waited = start - attempts[i][0] - give_up  # from giving up to the next attempt's first HELLO
         assert backoff * 2 ** i - 0.05 <= waited <= backoff * 2 ** i + 0.5, shown
     error = wait_for(lambda: (_stand(client) or {}).get("last_error"), 5, "the stand's last error")
-    assert "5 HELLOs" in error and "1.1" in error, error
+    assert "5 HELLOs" in error and "1.1" in error and gave_up >= 2, error
 
 
 def test_a_stand_that_heartbeats_before_it_answers_connects_on_the_first_link(peer):
-    stand, daemon, client = peer(ignore_hellos=3)  # heartbeats from the start, answers HELLO #4
+    stand, daemon, client = peer(link="unix", ignore_hellos=3)  # heartbeats from the start, answers HELLO #4
     _connected(client)
     hellos = [t for t, _ in stand.host_frames("hello")]
     assert len(hellos) == 4
@@ -178,7 +189,7 @@ def test_impossible_battery_values_are_refused(peer):
     seqs = set(range(first, first + 5))
     got = wait_for(lambda: (a := {f["payload"]["ack_seq"]: f for _, f in stand.host_answers()
                                   if f["payload"]["ack_seq"] in seqs}) and len(a) == 5 and a,
-                   5, "answers to the five BATTERY frames")
+                   15, "answers to the five BATTERY frames")
     assert {f["type"] for f in got.values()} == {"nack"}
     assert {f["payload"]["code"] for f in got.values()} == {dockproto.NACK_CODES["out_of_range"]}
     batteries = client.result("battery.get")
@@ -186,7 +197,7 @@ def test_impossible_battery_values_are_refused(peer):
 
 
 def test_a_silent_stand_is_lost_after_the_link_timeout(peer):
-    stand, daemon, client = peer()
+    stand, daemon, client = peer(link="unix")
     _connected(client)
     client.result("subscribe", {"topics": ["stands"]})
     muted_at = time.monotonic()
@@ -198,7 +209,7 @@ def test_a_silent_stand_is_lost_after_the_link_timeout(peer):
 
 
 def test_heartbeats_alone_keep_the_link(peer):
-    stand, daemon, client = peer()
+    stand, daemon, client = peer(link="unix")
     _connected(client)
     stand.do(lambda s: setattr(s, "feedback_paused", True))  # only the 250 ms HEARTBEAT from now on
     time.sleep(2.5)
@@ -225,7 +236,7 @@ def test_a_stand_refusing_limits_is_not_asked_again_and_a_lease_range_still_reve
     """Issue 21: a stand that checks its continuous yaw's LIMITS range (0…0) refused every LIMITS
     naming yaw, and dockd answered each refusal with another LIMITS (2,800 in 1.4 s); a lease's pitch
     range stayed on the stand after the lease ended."""
-    stand, daemon, client = peer(checks_continuous_ranges=True)
+    stand, daemon, client = peer(link="unix", checks_continuous_ranges=True)
     _connected(client)
     pitch_axis = stand.do(lambda s: s.axes[1])
     own_max = pitch_axis.own[1]
@@ -238,5 +249,12 @@ def test_a_stand_refusing_limits_is_not_asked_again_and_a_lease_range_still_reve
              "the stand's own pitch range back")
     time.sleep(1.0)  # an absence (no more LIMITS) can only be watched for over a window
     frames = _limits_frames(stand)
-    assert frames == [["pitch"], ["yaw"], ["pitch"]], f"LIMITS frames: {frames[:10]} ({len(frames)} in all)"
+    # A LIMITS whose ACK dockd did not read within its resend timeout goes again (a new seq, the
+    # same axes): on a busy machine one did. Those are counted as retries; anything more is asked anew.
+    asked = [axes for i, axes in enumerate(frames) if i == 0 or axes != frames[i - 1]]
+    watcher = Client(daemon.socket_path)
+    retries = watcher.result("stand.get")["counters"]["retries"]
+    watcher.close()
+    shown = f"LIMITS frames: {frames[:10]} ({len(frames)} in all, {retries} retries)"
+    assert asked == [["pitch"], ["yaw"], ["pitch"]] and len(frames) - len(asked) <= retries, shown
     assert "refused" in daemon.log() and daemon.process.poll() is None

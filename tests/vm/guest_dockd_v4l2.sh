@@ -22,6 +22,17 @@ phase boot-done
 : "${VPTZ_KO:?VPTZ_KO is not set (run through tests/vm/run.sh)}"
 reload() { rmmod vptz && insmod "$VPTZ_KO" "$@" || echo "reload $* failed" >>"$out/errors.txt"; }
 truth() { cat /sys/module/vptz/parameters/pose; }
+# at_rest: until the pose reads the same twice 0.5 s apart (at most 30 s), rather than a fixed wait
+at_rest() {
+    end=$(($(date +%s) + 30))
+    last=$(truth)
+    while [ "$(date +%s)" -lt $end ]; do
+        sleep 0.5
+        pose=$(truth)
+        [ "$pose" = "$last" ] && return 0
+        last=$pose
+    done
+}
 
 # connected FILE: until dockd lists the camera as connected (an emulated machine is slow: up to 90 s)
 connected() {
@@ -92,7 +103,7 @@ reload profile=ptzpro2
 start_dockd relative ""
 ctl orient --yaw 0.3 --pitch 0.1 --wait --json >"$out/orient-relative.json" 2>"$out/orient-relative.err"
 echo $? >"$out/orient-relative.rc"
-sleep 1.5  # the estimate ends the move when the camera should be there; let a slow VM's catch up
+at_rest  # the estimate ends the move when the camera should be there; a slow VM's is later
 truth >"$out/pose-relative.txt"
 kill -TERM $pid
 wait $pid
