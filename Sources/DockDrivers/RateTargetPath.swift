@@ -1,4 +1,5 @@
-/// A rate steered as position targets, for a camera that takes a pose (or a step) and no speed:
+/// A rate steered as position targets, for a camera that takes a pose (or a step) and no rate
+/// (a move may still carry a speed; this keeps one that carries none, or ignores it, to the rate):
 /// each target a horizon ahead (far enough to keep the camera moving until the next renewal, near
 /// enough to stop soon after zero). A camera goes to each target at its own speed, so targets set
 /// ahead of the camera itself compound: renewed every command interval, each a horizon of three

@@ -19,7 +19,7 @@ import Testing
 
     static let runs: [String: @Sendable () throws -> Outcome] = [
         "native": { try drive("native", peer: SimulatedStand()) { ($0.truth(.yaw)?.outputPosition ?? 0) > 0.05 } },
-        "visca": { try drive("visca", peer: VISCACameraPeer()) { $0.camera.panUnits != 0 } },
+        "visca": { try drive("visca", peer: VISCACameraPeer()) { $0.camera.panUnits < 0 } },  // ScriptedCamera: a drive left lowers the pan
         "mavlink": {
             let information = try #require(try Fixtures.entries("mavlink_frames.json").first { $0["name"] as? String == "gimbal_device_information" })
             // FRD yaw grows to the right: a turn to the left is negative.

@@ -181,9 +181,9 @@ import Testing
         // horizon, 0.3 s: 0.02). Targets set ahead of the camera itself went 2.85× as far.
         let moved = abs(x) * 170 * .pi / 180
         #expect(abs(moved - 0.4) < 0.08, "the pan moved \(moved) rad in 2 s at 0.2 rad/s")
-        // Each move at the rate's speed (11.46°/s of 100°/s; the tilt's least, a hundredth), not
+        // Each move at the rate's speed (11.46°/s of 100°/s; one number for the combined move), not
         // the camera's default, its top speed, at which it would leap to each target and wait.
-        #expect(speeds == [#"<tptz:Speed><tt:PanTilt x="0.114592" y="0.010000"/></tptz:Speed>"#], "\(speeds)")
+        #expect(speeds == [#"<tptz:Speed><tt:PanTilt x="0.114592" y="0.114592"/></tptz:Speed>"#], "\(speeds)")
     }
 
     @Test func aCameraListingNoSpeedSpaceGetsMovesWithoutASpeed() {

@@ -24,6 +24,13 @@ import Testing
         #expect(e.pose(at: 12) == (-0.5, 0.1) && !e.moving(at: 12))
     }
 
+    @Test func aTargetWithASpeedIsApproachedAtThatFractionOfTheTopSpeeds() {
+        var e = estimate()
+        e.told(.toward(x: 0.5, y: -0.5, speed: 0.2), sent: 10, at: 10)  // 0.1 and 0.05 a second
+        #expect(near(e.pose(at: 11), (0.1, -0.05)))
+        #expect(near(e.rate(at: 11), (0.1, -0.05)))
+    }
+
     @Test func aNewRateMidMotionKeepsThePoseSoFar() {
         var e = estimate()
         e.told(.rate(x: 0.2, y: 0, until: 12), sent: 10, at: 10)

@@ -273,7 +273,7 @@ struct ObservationRateTests {
     /// Half the median's intervals stayed long, so the second of each pair went through too (55-57
     /// a second in test_daemon_edges' flood).
     @Test func aFloodArrivingInPairsGetsNoMoreThanThirtyFramesASecondThrough() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         let period = 0.028
         let singles: [Double] = (0..<5).map { Double($0) * period }
         let pairs: [Double] = (5..<72).flatMap { (pair: Int) -> [Double] in [Double(pair) * period, Double(pair) * period + 0.0016] }
@@ -288,7 +288,7 @@ struct ObservationRateTests {
 
     /// A 30 fps camera held up for 87 ms delivers the three frames it queued at once: none is refused.
     @Test func aCameraCatchingUpAfterAStallLosesNoFrame() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         var refused = 0
         for frame in 0..<90 {
             let due = Double(frame) / 30

@@ -640,7 +640,9 @@ class Camera:
         sp = child(body, "Speed")
         pt, _ = self.vector(sp, "PanTilt", [PT_SPEED], "InvalidSpeed", lambda s: (0, 1))
         z, _ = self.vector(sp, "Zoom", [Z_SPEED], "InvalidSpeed", lambda s: (0, 1), axes=("x",))
-        pt = (pt if self.speed_space else None) or [1.0, 1.0]
+        # GenericSpeedSpace is one number for the combined pan/tilt move, in x (ONVIF PTZ Service
+        # Specification 5.7.4); each axis turns at that fraction of its own top speed.
+        pt = [pt[0], pt[0]] if pt and self.speed_space else [1.0, 1.0]
         z = z or [1.0]
         return pt[0], pt[1], z[0]
 

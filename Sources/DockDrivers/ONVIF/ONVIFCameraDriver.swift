@@ -6,8 +6,9 @@ import DockProtocol
 /// (`ONVIFPositionRange`): the stand's limits, and every position target clamped to it.
 /// Orientations go as AbsoluteMove where the camera offers it (the camera closes the position
 /// loop) or RelativeMove; rates as ContinuousMove with a whole-second
-/// Timeout, renewed while they last, and a Stop when they end. Where it points comes from
-/// GetStatus at `pollHz`.
+/// Timeout, renewed while they last, and a Stop when they end — on a camera without
+/// ContinuousMove, as AbsoluteMoves or RelativeMoves to targets ahead on the rate's path
+/// (`RateTargetPath`) at the rate's speed. Where it points comes from GetStatus at `pollHz`.
 ///
 /// Zoom, where the settings give its `maxZoom` and the camera offers a zoom space: the stand's
 /// zoom axis in magnification (`ONVIFZoomScale`), sent with the pan/tilt in the same AbsoluteMove
@@ -163,7 +164,7 @@ public struct ONVIFCameraDriver: StandDriver {
         onEstimate = false
         stopPending = false
         readBack = nil
-        ratePaths = (RateTargetPath(), RateTargetPath())
+        ratePaths.x.reset(); ratePaths.y.reset()
         queuedSetup = nil
         positionRange = ONVIFPositionRange()
         zoomOffers = (nil, false, false)
@@ -458,7 +459,7 @@ public struct ONVIFCameraDriver: StandDriver {
             // A move replaces the motion in force: a zoom velocity ends with it.
             zoomAsked.velocity = 0
             panTiltRate = (0, 0)
-            ratePaths = (RateTargetPath(), RateTargetPath())
+            ratePaths.x.reset(); ratePaths.y.reset()
             for target in targets {
                 if target.axis == .yaw { x = settings.pan.generic(-degrees(radians: Double(target.position))) }
                 if target.axis == .pitch { y = settings.tilt.generic(degrees(radians: Double(target.position))) }
@@ -486,7 +487,7 @@ public struct ONVIFCameraDriver: StandDriver {
             if x == 0 && y == 0 && zoomAsked.velocity == 0 {
                 pending = .stop
                 stopPending = true
-                ratePaths = (RateTargetPath(), RateTargetPath())
+                ratePaths.x.reset(); ratePaths.y.reset()
             } else {
                 stopPending = false
                 pending = velocityMove(x: x, y: y, at: time)
@@ -495,7 +496,7 @@ public struct ONVIFCameraDriver: StandDriver {
             pending = .stop
             stopPending = true
             panTiltRate = (0, 0)
-            ratePaths = (RateTargetPath(), RateTargetPath())
+            ratePaths.x.reset(); ratePaths.y.reset()
             zoomAsked = (0, nil)
         default:
             break  // LIMITS: the camera keeps its own range; no LED, no MOTORS
@@ -511,16 +512,18 @@ public struct ONVIFCameraDriver: StandDriver {
             return .continuous(x: x * settings.panVelocitySign, y: y * settings.tiltVelocitySign,
                                zoom: zoomScale != nil && zoomOffers.continuous ? zoomVelocity : nil)
         }
-        guard offers.absolute || offers.relative else { return nil }
+        // No read yet: no pose to set a target ahead of (the engine sends no rate before feedback).
+        guard let now = estimate?.pose(at: time) ?? pose.map({ (x: $0.x, y: $0.y) }) else { return nil }
         let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
-        let now: (x: Double, y: Double) = estimate?.pose(at: time) ?? pose.map { ($0.x, $0.y) } ?? (0, 0)
         let target = positionRange.clamped(
             x: ratePaths.x.target(rate: x * settings.panSpeed / abs(settings.pan.perUnit), from: now.x, horizon: horizon, at: time),
             y: ratePaths.y.target(rate: y * settings.tiltSpeed / abs(settings.tilt.perUnit), from: now.y, horizon: horizon, at: time))
         // At the rate's own speed the camera moves on smoothly toward the target ahead; at its
         // default (the top speed) it leaps there and waits, and the pose it reports jerks
-        // between a standstill and the top speed.
-        let speed = offersSpeed ? MoveSpeed(x: abs(x), y: abs(y)) : nil
+        // between a standstill and the top speed. ONVIF's generic speed is one number for the
+        // combined pan/tilt move: the faster axis's fraction (both targets are a horizon ahead, so
+        // a camera that brings both axes in together moves each at its own rate).
+        let speed = offersSpeed ? MoveSpeed(max(abs(x), abs(y))) : nil
         if offers.absolute {
             return .absolute(x: target.x, y: target.y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil, speed: speed)
         }
@@ -666,10 +669,10 @@ public struct ONVIFCameraDriver: StandDriver {
             let now = estimate.pose(at: time)
             switch move {
             case .absolute(let x, let y, _, let speed):
-                estimate.told(.toward(x: x, y: y, speedX: speed?.x ?? 1, speedY: speed?.y ?? 1), sent: sent, at: time)
+                estimate.told(.toward(x: x, y: y, speed: speed?.fraction ?? 1), sent: sent, at: time)
             case .relative(let dx, let dy, _, let speed):
                 let target = positionRange.clamped(x: now.x + dx, y: now.y + dy)
-                estimate.told(.toward(x: target.x, y: target.y, speedX: speed?.x ?? 1, speedY: speed?.y ?? 1), sent: sent, at: time)
+                estimate.told(.toward(x: target.x, y: target.y, speed: speed?.fraction ?? 1), sent: sent, at: time)
             case .continuous(let x, let y, _):
                 // What was sent carries the velocity signs; the generic position moves the way they undo.
                 estimate.told(.rate(x: x * settings.panVelocitySign * estimate.topSpeed.x, y: y * settings.tiltVelocitySign * estimate.topSpeed.y,

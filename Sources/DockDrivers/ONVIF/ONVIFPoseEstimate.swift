@@ -1,7 +1,7 @@
 /// Where an ONVIF camera is by what it was told, in the generic space: for cameras whose GetStatus
 /// does not follow the head while it moves (it says where the motion began until the head is
 /// still again, or nothing new at all). A rate runs until a Stop or its Timeout; a target is
-/// approached at the speed the move carried (fractions of the top speeds; 1 without one). Pure and clock-free: times are the driver's (a move's reply).
+/// approached at the speed the move carried (a fraction of the top speeds; 1 without one). Pure and clock-free: times are the driver's (a move's reply).
 /// It keeps how far it may be off (`doubt`), for the driver to have the camera read before it is
 /// too far.
 struct ONVIFPoseEstimate: Sendable {
@@ -9,7 +9,7 @@ struct ONVIFPoseEstimate: Sendable {
         case still
         /// Generic units/s, until `until` (the ContinuousMove's Timeout).
         case rate(x: Double, y: Double, until: Double)
-        case toward(x: Double, y: Double, speedX: Double = 1, speedY: Double = 1)
+        case toward(x: Double, y: Double, speed: Double = 1)
     }
 
     /// The top speeds, generic units/s.
@@ -34,8 +34,8 @@ struct ONVIFPoseEstimate: Sendable {
         case .rate(let x, let y, let until):
             let moving = max(0, min(time, until) - base.time)
             return (Self.clamp(base.x + x * moving), Self.clamp(base.y + y * moving))
-        case .toward(let x, let y, let speedX, let speedY):
-            return (Self.approach(base.x, x, speedX * topSpeed.x * elapsed), Self.approach(base.y, y, speedY * topSpeed.y * elapsed))
+        case .toward(let x, let y, let speed):
+            return (Self.approach(base.x, x, speed * topSpeed.x * elapsed), Self.approach(base.y, y, speed * topSpeed.y * elapsed))
         }
     }
 
@@ -44,8 +44,8 @@ struct ONVIFPoseEstimate: Sendable {
         switch motion {
         case .still: return (0, 0)
         case .rate(let x, let y, let until): return time < until ? (x, y) : (0, 0)
-        case .toward(let x, let y, let speedX, let speedY):
-            let now = pose(at: time), top = (x: speedX * topSpeed.x, y: speedY * topSpeed.y)
+        case .toward(let x, let y, let speed):
+            let now = pose(at: time), top = (x: speed * topSpeed.x, y: speed * topSpeed.y)
             return (now.x == x ? 0 : (x > now.x ? top.x : -top.x), now.y == y ? 0 : (y > now.y ? top.y : -top.y))
         }
     }

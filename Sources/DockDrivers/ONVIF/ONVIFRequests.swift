@@ -29,9 +29,11 @@ enum ONVIFRequests {
         "<tptz:AbsoluteMove>\(token(profile))<tptz:Position><tt:PanTilt x=\"\(number(x))\" y=\"\(number(y))\"/>\(zoomVector(zoom))</tptz:Position>\(speedVector(speed))</tptz:AbsoluteMove>"
     }
 
-    /// The Speed element (GenericSpeedSpace, 0…1 of the top speed) of a pan/tilt move.
+    /// The Speed element of a pan/tilt move: GenericSpeedSpace's one number for the combined move
+    /// in x (ONVIF PTZ Service Specification, 5.7.4), and the same in y for a camera that reads
+    /// a speed per axis.
     private static func speedVector(_ speed: MoveSpeed?) -> String {
-        speed.map { "<tptz:Speed><tt:PanTilt x=\"\(number($0.x))\" y=\"\(number($0.y))\"/></tptz:Speed>" } ?? ""
+        speed.map { "<tptz:Speed><tt:PanTilt x=\"\(number($0.fraction))\" y=\"\(number($0.fraction))\"/></tptz:Speed>" } ?? ""
     }
 
     private static func zoomVector(_ zoom: Double?) -> String { zoom.map { "<tt:Zoom x=\"\(number($0))\"/>" } ?? "" }
@@ -63,12 +65,9 @@ enum ONVIFRequests {
     }
 }
 
-/// A pan/tilt move's speed, each axis a fraction of its top speed (ONVIF's GenericSpeedSpace), at
-/// least a hundredth: a camera may take 0 for its default, the top speed.
+/// A pan/tilt move's speed, a fraction of the top speed (ONVIF's GenericSpeedSpace, 0…1), at least
+/// a hundredth: a camera may take 0 for its default, the top speed.
 struct MoveSpeed: Equatable, Sendable {
-    let x: Double, y: Double
-    init(x: Double, y: Double) {
-        self.x = min(1, max(0.01, x))
-        self.y = min(1, max(0.01, y))
-    }
+    let fraction: Double
+    init(_ fraction: Double) { self.fraction = min(1, max(0.01, fraction)) }
 }
