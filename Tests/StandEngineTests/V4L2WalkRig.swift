@@ -70,15 +70,20 @@ struct V4L2WalkRig {
 
     private mutating func observe(subject: Double) {
         let pan = pose.pan / Self.arcSecondsPerRadian, tilt = pose.tilt / Self.arcSecondsPerRadian
-        let x = 0.5 + tan(subject - pan) / (2 * tan(Self.hfov / 2))
-        let y = 0.5 - tan(-tilt) / (2 * tan(Self.vfov / 2))
-        let inFrame = abs(subject - pan) < Self.hfov / 2 && (Self.face.width / 2...1 - Self.face.width / 2).contains(x)
-            && abs(tilt) < Self.vfov / 2 && (Self.face.height / 2...1 - Self.face.height / 2).contains(y)
+        let (detections, inFrame) = Self.face(subject: subject, pan: pan, tilt: tilt)
         frames.append((now, subject, pan, tilt, inFrame))
-        let detections = inFrame
-            ? [Detection(kind: .face, rect: NormalizedRect(x: x - Self.face.width / 2, y: y - Self.face.height / 2, width: Self.face.width, height: Self.face.height), confidence: 0.95)]
-            : []
         observations.append((now + delays.observation, ObservedFrame(detections: detections, captureTime: now)))
+    }
+
+    /// The face a camera at `pan`, `tilt` sees of a subject at `subject` (rad, at the camera's
+    /// height), as walking_subject.py projects it: none when it is out of the frame.
+    static func face(subject: Double, pan: Double, tilt: Double) -> ([Detection], Bool) {
+        let x = 0.5 + tan(subject - pan) / (2 * tan(hfov / 2))
+        let y = 0.5 - tan(-tilt) / (2 * tan(vfov / 2))
+        let inFrame = abs(subject - pan) < hfov / 2 && (face.width / 2...1 - face.width / 2).contains(x)
+            && abs(tilt) < vfov / 2 && (face.height / 2...1 - face.height / 2).contains(y)
+        let rect = NormalizedRect(x: x - face.width / 2, y: y - face.height / 2, width: face.width, height: face.height)
+        return (inFrame ? [Detection(kind: .face, rect: rect, confidence: 0.95)] : [], inFrame)
     }
 
     private mutating func command(_ command: EngineCommand) {
