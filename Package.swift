@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),
         .testTarget(name: "DockCoreTests", dependencies: ["DockCore", "DockSim", "DockProtocol"]),
-        .testTarget(name: "StandEngineTests", dependencies: ["StandEngine", "EngineSimulation", "DockSim", "DockProtocol", "DockCore", "DockTracking"]),
+        .testTarget(name: "StandEngineTests", dependencies: ["StandEngine", "EngineSimulation", "DockSim", "DockProtocol", "DockCore", "DockTracking", "DockDrivers"]),
         .testTarget(name: "DockIOTests", dependencies: ["DockIO", .product(name: "NIOCore", package: "swift-nio")]),
     ]
 )

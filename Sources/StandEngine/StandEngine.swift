@@ -686,9 +686,12 @@ public struct StandEngine: Sendable {
         // With system tracking on, observations come from the system source (any client); with it
         // off, only the client that turned it off feeds its own (custom inference).
         if !systemTracking { try gate.admitObservations(from: client, stand: name) }
-        try tracking.checkRate(arrival: now)
-        if let camera = frame.camera { tracking.setCamera(camera) }
         let capture = min(now, frame.captureTime ?? now - settings.defaultCaptureLatency)
+        // The camera's rate is its frames' capture times where the client gives them: on a loaded
+        // machine frames reach dockd in bunches and late, and judged by arrival a steady 15 fps
+        // camera was refused both ways.
+        try tracking.checkRate(frameTime: frame.captureTime == nil ? now : capture)
+        if let camera = frame.camera { tracking.setCamera(camera) }
         tracking.observe(frame.detections, captureTime: capture, now: now)
         // The tracking-state stream goes out about 10 times a second while observations come,
         // whether or not tracking drives the motors now (a stop, a client's motion).

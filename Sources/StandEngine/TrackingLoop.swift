@@ -90,9 +90,10 @@ public struct TrackingLoop: Sendable {
 
     // MARK: - Observations
 
-    /// DockKit's steady 10–30 Hz (see `ArrivalWindow`).
-    public mutating func checkRate(arrival now: Double) throws(EngineError) {
-        switch arrivals.add(now, allowed: frameRates) {
+    /// DockKit's steady 10–30 Hz (see `ArrivalWindow`), judged on a frame's capture time (its
+    /// arrival for a frame that comes without one).
+    public mutating func checkRate(frameTime: Double) throws(EngineError) {
+        switch arrivals.add(frameTime, allowed: frameRates) {
         case .ok: return
         case .tooFast: throw .frameRateTooHigh
         case .tooSlow: throw .frameRateTooLow
@@ -270,7 +271,7 @@ struct AngleHistory: Sendable {
     }
 }
 
-/// Observation arrival times, for the frame-rate rule. Judged by the typical (median) interval of
+/// Observation times (capture times, or arrivals), for the frame-rate rule. Judged by the typical (median) interval of
 /// the last few frames, both ways: ordinary jitter of a 30 fps camera (frames 25–41 ms apart) never
 /// counts as too fast, a burst does, and a steadily slow stream is refused while one pause costs
 /// nothing. A pause of a second or more starts a new stream. Beyond the median, the frames taken

@@ -128,6 +128,39 @@ import Testing
         return (driver, reports)
     }
 
+    @Test func aRateStartsNoFurtherAheadThanOneIntervalOfIt() {
+        var (driver, _) = connected()
+        var camera = ScriptedCamera()
+        camera.values = [Self.pan: 36000, Self.tilt: -7200]
+        _ = driver.receive(camera.answer(driver.tick(at: 0.04).bytes), at: 0.045)
+        // 0.3 rad/s to the right (yaw −0.3) from a camera at rest: 0.03 rad (6188″) in an interval.
+        let sent = text(driver.send(.velocity([AxisValue(.yaw, -0.3)]), at: 0.2))
+        #expect(sent == "S \(Self.pan)=43200 \(Self.tilt)=-7200\n", "a leap of 0.09 rad was 18000″: \(sent)")
+    }
+
+    @Test func aReadGoesBetweenSetsWhenTheRoundTripReachesTheCommandInterval() {
+        var (driver, _) = connected()
+        var camera = ScriptedCamera()
+        camera.values = [Self.pan: 36000, Self.tilt: -7200]
+        // Every request answered 0.15 s after it went (an ioctl thread starved on a loaded
+        // machine); the engine renews a rate every 20 ms, as it does on each feedback and frame.
+        var t = 0.04, sent = driver.tick(at: t).bytes, answerAt = t + 0.15, feedback = 0
+        while t < 3 {
+            t += 0.01
+            if !sent.isEmpty && t >= answerAt {
+                for report in driver.receive(camera.answer(sent), at: t) { if case .feedback = report { feedback += 1 } }
+                sent = []
+            }
+            let due = Int((t * 100).rounded()) % 2 == 0 ? driver.send(.velocity([AxisValue(.yaw, 0.1)]), at: t) : []
+            let out = driver.tick(at: t)
+            feedback += out.reports.filter { if case .feedback = $0 { true } else { false } }.count
+            if sent.isEmpty, !(due + out.bytes).isEmpty { sent = due + out.bytes; answerAt = t + 0.15 }
+        }
+        // ≈ 18 requests in 3 s: sets and reads take turns (before, every one was a set).
+        #expect(camera.reads >= 6 && feedback >= 6, "\(camera.reads) reads, \(camera.sets.count) sets")
+        #expect(camera.sets.count >= 6)
+    }
+
     /// The camera's side, as VideoDeviceLink answers: each set stored and echoed, each read
     /// answered from what was set (0 for what never was).
     struct ScriptedCamera {

@@ -48,7 +48,10 @@ import Testing
                 "the hold was set 0.04 s ago: the zoom shares the pan/tilt's command interval")
         #expect(rig.text(driver.tick(at: 0.15).bytes) == "S \(Self.zoom)=250\n")
         _ = driver.receive(rig.line(.values([(Self.zoom, Int32(250))])), at: 0.16)
-        #expect(rig.text(driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2), PositionTarget(axis: .zoom, position: 9)]), at: 0.25)) == "S \(Self.pan)=-39600 \(Self.tilt)=0 \(Self.zoom)=400\n", "one request; beyond the lens is its top")
+        // That set went over a due read: the read goes before the next.
+        #expect(rig.text(driver.tick(at: 0.25).bytes).hasPrefix("G "))
+        _ = driver.receive(rig.line(.values([(Self.pan, Int32(0)), (Self.tilt, Int32(0)), (Self.zoom, Int32(250))])), at: 0.26)
+        #expect(rig.text(driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2), PositionTarget(axis: .zoom, position: 9)]), at: 0.27)) == "S \(Self.pan)=-39600 \(Self.tilt)=0 \(Self.zoom)=400\n", "one request; beyond the lens is its top")
     }
 
     @Test func aZoomSetBySomeoneElseIsWhereItHeadsNotWhatDockdLastSet() throws {

@@ -258,6 +258,23 @@ struct ObservationRateTests {
         #expect(refused == 0)
     }
 
+    /// A steady 15 fps camera whose frames reach dockd four at a time (a loaded machine schedules
+    /// the client, or dockd, late): judged by the capture times it gives, none is refused. By
+    /// arrival, three intervals in four were 0 and most frames were refused as too fast (in the
+    /// VM, bunched and late frames were refused both ways, and tracking stalled for seconds).
+    @Test func framesArrivingInBunchesAreJudgedByTheirCaptureTimes() throws {
+        var rig = VirtualStandRig.connected()
+        var refused = 0
+        for bunch in 0..<30 {
+            let captures = (0..<4).map { rig.epoch + 1 + Double(bunch * 4 + $0) / 15 }
+            rig.run(until: captures[3] + 0.01)
+            for capture in captures {
+                if rig.command(.observe(ObservedFrame(detections: [], captureTime: capture)), from: .app).reply?.error != nil { refused += 1 }
+            }
+        }
+        #expect(refused == 0)
+    }
+
     @Test func aFiftyFramesPerSecondStreamIsTooFast() throws {
         var rig = VirtualHost<SimulatedStand>.connected()
         var refused = 0

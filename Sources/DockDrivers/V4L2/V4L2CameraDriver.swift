@@ -80,6 +80,11 @@ public struct V4L2CameraDriver: StandDriver {
     /// relative steering, a speed (the control's units) for speed steering.
     private var pending: [Axis: Double] = [:]
     private var lastSet = -Double.infinity
+    /// A set went while a read was due: the read goes before the next set. One request is in
+    /// flight at a time, so on a link whose round trip reaches the command interval (an ioctl
+    /// thread scheduled late on a loaded machine) a set was always due first and the pose was
+    /// never read again: the engine aimed by a pose seconds old, and tracking hunted or froze.
+    private var readPassedOver = false
     /// What the camera was last told and since when: the target pose it moves to (absolute,
     /// relative), or the speed it holds.
     private var heading: [Axis: (value: Double, time: Double)] = [:]
@@ -120,6 +125,7 @@ public struct V4L2CameraDriver: StandDriver {
         rate = [:]
         ratePath = [:]
         stopPending = false
+        readPassedOver = false
         inFlight = nil
         trackingOff = nil
         trackingRead = nil
@@ -355,6 +361,9 @@ public struct V4L2CameraDriver: StandDriver {
                 pending[drive.axis] = drive.sign * Double(target.position) * Self.arcSecondsPerRadian
             }
         case .velocity(let rates):
+            // A rate takes over from a stop, as a target does: the stop's hold is no longer what
+            // is pending (left standing, it let every set go before a due read, as stops do).
+            stopPending = false
             for rate in rates {
                 if rate.axis == .zoom, let zoom { askZoom(zoom, rate: Double(rate.value), at: time) }
                 guard let drive = drive(rate.axis) else { continue }
@@ -383,18 +392,23 @@ public struct V4L2CameraDriver: StandDriver {
 
     private func drive(_ axis: Axis) -> V4L2AxisDrive? { drives.first { $0.axis == axis } }
 
-    /// A rate (arc-seconds/s) as a target ahead: far enough ahead of the rate's path to keep the
-    /// camera moving until the next renewal (two command intervals and a poll), near enough to stop
-    /// soon after zero. The path goes on from where the last rate left it, so that the camera keeps
-    /// to the rate on average however fast it moves to a target; it starts afresh where the camera
-    /// is (`now`) after a pause or a turn of direction, and runs no further than the horizon ahead
-    /// of the camera (one slower than the rate). The target lies between the camera and a horizon
-    /// ahead of it: a camera ahead of the path holds until the path comes up.
+    /// A rate (arc-seconds/s) as a target ahead: one command interval ahead of the rate's path,
+    /// where the path will be at the next renewal, so that the camera, which goes to each target
+    /// at its own speed, leaps no further than the rate takes it in an interval. (Three intervals
+    /// ahead, vptz at 60°/s leapt 0.09 rad at the start of a 0.3 rad/s move, between two reads of
+    /// its pose: the aim at a frame's capture was that far off, the still subject seemed to move,
+    /// the tracker fed its phantom rate forward and the camera hunted or ran off, more so the
+    /// later the reads.) The path goes on from where the last rate left it, so that the camera
+    /// keeps to the rate on average however fast it moves to a target; it starts afresh where
+    /// the camera is (`now`) after a pause of more than two intervals and a poll or a turn of
+    /// direction, and runs no further than the lead ahead of the camera (one slower than the
+    /// rate). The target lies between the camera and the lead ahead of it: a camera ahead of the
+    /// path holds until the path comes up.
     private mutating func target(_ axis: Axis, rate: Double, from now: Double, at time: Double) -> Double {
-        let horizon = 2 * tuning.commandInterval + 1 / settings.pollHz
-        let ahead = rate * horizon
+        let pause = 2 * tuning.commandInterval + 1 / settings.pollHz
+        let ahead = rate * tuning.commandInterval
         var along = now
-        if let path = ratePath[axis], rate * path.rate > 0, time - path.time <= horizon {
+        if let path = ratePath[axis], rate * path.rate > 0, time - path.time <= pause {
             along = path.value + path.rate * (time - path.time)
             along = rate > 0 ? min(along, now + ahead) : max(along, now + ahead)
         }
@@ -434,13 +448,16 @@ public struct V4L2CameraDriver: StandDriver {
         return pending.isEmpty ? nextPoll : min(nextPoll, lastSet + tuning.commandInterval)
     }
 
-    /// The next request when none is in flight: a due set first, else a due poll.
+    /// The next request when none is in flight: a due set first (but not twice over a due read), else a due poll.
     private mutating func pump(at time: Double) -> [UInt8] {
         guard inFlight == nil, phase != .querying else { return [] }
-        if !pending.isEmpty && time >= lastSet + tuning.commandInterval {
+        let readDue = time >= nextPoll && !pollIDs.isEmpty
+        // A stop never waits for a read.
+        if !pending.isEmpty && time >= lastSet + tuning.commandInterval && (stopPending || !(readDue && readPassedOver)) {
             let set = dueSet(at: time)
             if !set.values.isEmpty {
                 lastSet = time
+                readPassedOver = readDue
                 return send(.set(set.values), at: time, set: set.headings)
             }
         }
@@ -456,8 +473,9 @@ public struct V4L2CameraDriver: StandDriver {
             let restore = trackingRead.flatMap { xu.restoreBytes(read: $0) }
             return send(.extensionUnit(guid: guid, unit: xu.unit, selector: xu.selector, data: data, restore: restore), at: time)
         }
-        guard time >= nextPoll, !pollIDs.isEmpty else { return [] }
+        guard readDue else { return [] }
         nextPoll = time + 1 / settings.pollHz
+        readPassedOver = false
         return send(.get(pollIDs), at: time)
     }
 

@@ -1,0 +1,47 @@
+import Testing
+
+/// tests/vm/test_dockd_loop.py's walking subject through the v4l2 driver, in virtual time
+/// (`V4L2WalkRig`), on the links a loaded VM gives: ioctls answered 40–80 ms late each way and
+/// observations 50–150 ms after their capture. Before the fixes the camera hunted about the
+/// standing subject by ±0.09 rad (80 ms round trip), or, at 160 ms, was never read again and
+/// froze 0.6 rad off.
+@Suite struct V4L2WalkTests {
+    func walk(ioctl: Double, observation: Double) -> V4L2WalkRig {
+        var rig = V4L2WalkRig(delays: V4L2WalkRig.Delays(ioctl: ioctl, answer: ioctl, observation: observation))
+        rig.walk()
+        return rig
+    }
+
+    @Test func aSlowLinkFollowsTheWalkerAndHoldsStillWhereTheyStand() {
+        let rig = walk(ioctl: 0.04, observation: 0.05)
+        #expect(rig.inFrame >= 0.99)
+        #expect(rig.meanPanError <= 0.02, "mean |subject − pan| \(rig.meanPanError) rad")
+        let standing = rig.standingPans
+        #expect(standing.upperBound - standing.lowerBound <= 0.07, "the pan swung over \(standing) while the subject stood at 0.6")
+    }
+
+    @Test func aLinkAsSlowAsTheCommandIntervalStillReadsThePoseAndTracks() {
+        let rig = walk(ioctl: 0.08, observation: 0.15)
+        #expect(rig.inFrame >= 0.99)
+        #expect(rig.meanPanError <= 0.045, "mean |subject − pan| \(rig.meanPanError) rad")
+        let standing = rig.standingPans
+        #expect(abs((standing.lowerBound + standing.upperBound) / 2 - 0.6) <= 0.05 && standing.upperBound - standing.lowerBound <= 0.12,
+                "the pan swung over \(standing) while the subject stood at 0.6")
+    }
+}
+
+extension V4L2WalkTests {
+    /// The yardstick, a native stand of the same speed on the same walk: the v4l2 path is
+    /// 2.8× its mean error on a link on time and 7.3× at 80 ms each way (BENCHMARKS.md; the target,
+    /// 1.5×, is missed: half the gap is the camera's 1° step, on which it rests up to 8.7 mrad off).
+    /// This guards the figures from getting worse, it does not meet the target.
+    @Test func againstANativeStandOfTheSameSpeed() {
+        for (ioctl, observation, bound) in [(0.002, 0.01, 3.0), (0.08, 0.15, 8.0)] {
+            let v4l2 = walk(ioctl: ioctl, observation: observation)
+            var native = NativeWalkRig(observationDelay: observation)
+            native.walk()
+            #expect(native.inFrame == 1 && native.meanPanError < 0.006, "the native stand: \(native.meanPanError) rad")
+            #expect(v4l2.meanPanError <= bound * native.meanPanError, "\(v4l2.meanPanError) rad against the native stand's \(native.meanPanError)")
+        }
+    }
+}
