@@ -263,7 +263,7 @@ struct ObservationRateTests {
     /// arrival, three intervals in four were 0 and most frames were refused as too fast (in the
     /// VM, bunched and late frames were refused both ways, and tracking stalled for seconds).
     @Test func framesArrivingInBunchesAreJudgedByTheirCaptureTimes() throws {
-        var rig = VirtualStandRig.connected()
+        var rig = VirtualHost<SimulatedStand>.connected()
         var refused = 0
         for bunch in 0..<30 {
             let captures = (0..<4).map { rig.epoch + 1 + Double(bunch * 4 + $0) / 15 }

@@ -9,12 +9,12 @@ import StandEngine
 /// `V4L2WalkRig`'s walk through a native stand of the same speed (the simulated stand over the wire
 /// protocol, its axes limited to `maxSpeed`): the yardstick for the v4l2 path's framing.
 struct NativeWalkRig {
-    var rig: VirtualStandRig
+    var rig: VirtualHost<SimulatedStand>
     let observationDelay: Double
     private(set) var frames: [(time: Double, subject: Double, pan: Double, tilt: Double, inFrame: Bool)] = []
 
     init(maxSpeed: Double = 0.3, observationDelay: Double) {
-        rig = VirtualStandRig.connected { configuration in
+        rig = VirtualHost<SimulatedStand>.connected { configuration in
             for i in configuration.axes.indices {
                 configuration.axes[i].maxSpeed = maxSpeed
                 configuration.axes[i].maxAccel = 4 * maxSpeed
