@@ -514,10 +514,15 @@ public struct ONVIFCameraDriver: StandDriver {
         }
         // No read yet: no pose to set a target ahead of (the engine sends no rate before feedback).
         guard let now = estimate?.pose(at: time) ?? pose.map({ (x: $0.x, y: $0.y) }) else { return nil }
+        // A move at the rate's speed goes a horizon ahead (two command intervals and a poll: the
+        // link carries one request at a time, and reads go between moves), so that it runs until
+        // the next; one at the camera's own speed only an interval ahead, so that it leaps no
+        // further than the rate goes in an interval (as the v4l2 driver's).
         let horizon = 2 * settings.commandInterval + 1 / settings.pollHz
+        let lead = offersSpeed ? horizon : settings.commandInterval
         let target = positionRange.clamped(
-            x: ratePaths.x.target(rate: x * settings.panSpeed / abs(settings.pan.perUnit), from: now.x, horizon: horizon, at: time),
-            y: ratePaths.y.target(rate: y * settings.tiltSpeed / abs(settings.tilt.perUnit), from: now.y, horizon: horizon, at: time))
+            x: ratePaths.x.target(rate: x * settings.panSpeed / abs(settings.pan.perUnit), from: now.x, lead: lead, pause: horizon, at: time),
+            y: ratePaths.y.target(rate: y * settings.tiltSpeed / abs(settings.tilt.perUnit), from: now.y, lead: lead, pause: horizon, at: time))
         // At the rate's own speed the camera moves on smoothly toward the target ahead; at its
         // default (the top speed) it leaps there and waits, and the pose it reports jerks
         // between a standstill and the top speed. ONVIF's generic speed is one number for the

@@ -92,12 +92,8 @@ public struct V4L2CameraDriver: StandDriver {
     private var pose: [Axis: (value: Double, time: Double)] = [:]
     /// The last rate measured from the pose, arc-seconds/s.
     private var rate: [Axis: Double] = [:]
-    /// Where a rate steered as targets ahead has taken each axis (arc-seconds) and when: the next
-    /// target is set ahead of this point moved on by the rate, not ahead of where the camera is. A
-    /// camera goes to each target at its own speed, so targets set ahead of the camera itself
-    /// compound: renewed every command interval, each a horizon of three intervals ahead, they
-    /// drove vptz at 3× the rate asked (0.9 rad/s for 0.3), and the tracking loop overshot.
-    private var ratePath: [Axis: (value: Double, rate: Double, time: Double)] = [:]
+    /// Where rates steered as targets ahead have taken each axis.
+    private var ratePaths: [Axis: RateTargetPath] = [:]
     private var nextPoll = 0.0
     private var identity: StandIdentity?
     /// A STOP (a hold where the camera is) still to be confirmed.
@@ -123,7 +119,7 @@ public struct V4L2CameraDriver: StandDriver {
         heading = [:]
         pose = [:]
         rate = [:]
-        ratePath = [:]
+        ratePaths = [:]
         stopPending = false
         readPassedOver = false
         inFlight = nil
@@ -352,7 +348,7 @@ public struct V4L2CameraDriver: StandDriver {
         switch command {
         case .position(_, let targets):
             stopPending = false
-            ratePath = [:]
+            ratePaths = [:]
             for target in targets {
                 if target.axis == .zoom, let zoom, zoom.steersByPosition {
                     pending[.zoom] = Double(zoom.units(magnification: Double(target.position)))
@@ -376,7 +372,7 @@ public struct V4L2CameraDriver: StandDriver {
                 }
             }
         case .stop:
-            ratePath = [:]
+            ratePaths = [:]
             for drive in drives {
                 pending[drive.axis] = drive.steering == .speed ? 0 : estimate(drive.axis, at: time) ?? 0
             }
@@ -392,28 +388,17 @@ public struct V4L2CameraDriver: StandDriver {
 
     private func drive(_ axis: Axis) -> V4L2AxisDrive? { drives.first { $0.axis == axis } }
 
-    /// A rate (arc-seconds/s) as a target ahead: one command interval ahead of the rate's path,
-    /// where the path will be at the next renewal, so that the camera, which goes to each target
-    /// at its own speed, leaps no further than the rate takes it in an interval. (Three intervals
-    /// ahead, vptz at 60°/s leapt 0.09 rad at the start of a 0.3 rad/s move, between two reads of
-    /// its pose: the aim at a frame's capture was that far off, the still subject seemed to move,
-    /// the tracker fed its phantom rate forward and the camera hunted or ran off, more so the
-    /// later the reads.) The path goes on from where the last rate left it, so that the camera
-    /// keeps to the rate on average however fast it moves to a target; it starts afresh where
-    /// the camera is (`now`) after a pause of more than two intervals and a poll or a turn of
-    /// direction, and runs no further than the lead ahead of the camera (one slower than the
-    /// rate). The target lies between the camera and the lead ahead of it: a camera ahead of the
-    /// path holds until the path comes up.
+    /// A rate (arc-seconds/s) as a target ahead on the rate's path (`RateTargetPath`): one command
+    /// interval ahead, where the path will be at the next renewal, so that the camera, which goes
+    /// to each target at its own speed, leaps no further than the rate takes it in an interval.
+    /// (Three intervals ahead, vptz at 60°/s leapt 0.09 rad at the start of a 0.3 rad/s move,
+    /// between two reads of its pose: the aim at a frame's capture was that far off, the still
+    /// subject seemed to move, the tracker fed its phantom rate forward and the camera hunted or
+    /// ran off, more so the later the reads.) The path is kept across a pause of up to two
+    /// intervals and a poll.
     private mutating func target(_ axis: Axis, rate: Double, from now: Double, at time: Double) -> Double {
-        let pause = 2 * tuning.commandInterval + 1 / settings.pollHz
-        let ahead = rate * tuning.commandInterval
-        var along = now
-        if let path = ratePath[axis], rate * path.rate > 0, time - path.time <= pause {
-            along = path.value + path.rate * (time - path.time)
-            along = rate > 0 ? min(along, now + ahead) : max(along, now + ahead)
-        }
-        ratePath[axis] = rate == 0 ? nil : (along, rate, time)
-        return rate > 0 ? min(now + ahead, max(now, along + ahead)) : max(now + ahead, min(now, along + ahead))
+        ratePaths[axis, default: RateTargetPath()].target(rate: rate, from: now, lead: tuning.commandInterval,
+                                                           pause: 2 * tuning.commandInterval + 1 / settings.pollHz, at: time)
     }
 
     /// A zoom rate (magnification/s): a speed for ZOOM_CONTINUOUS; for ZOOM_ABSOLUTE a target
