@@ -254,7 +254,7 @@ final class StandHost: Sendable {
         guard let channel = state.value.channel else { return }
         let batch = state.value.byteStream != nil && state.value.closeReason == nil && state.value.waiting.isEmpty
             && !hub.wants(.motion) && !hub.wants(.events)
-            && inspectEngine { $0.linkState == .connected && $0.motionState?.activity == .idle }
+            && inspectEngine { $0.linkState == .connected && $0.motionActivity == .idle }
         guard batch != state.value.batching else { return }
         state.value.batching = batch
         if batch { state.value.lastBatchRead = clock.now() }
