@@ -308,7 +308,9 @@ final class StandHost: Sendable {
             state.value.timer = nil
             return
         }
-        if state.value.batching { due = min(due, state.value.lastBatchRead + Self.batchPeriod) }
+        // While a read asked of NIO is pending the host does not read the link itself (`readBatch`):
+        // a batch read due would fire the timer again and again, at once, until the stand answers.
+        if state.value.batching && !state.value.nioReadPending { due = min(due, state.value.lastBatchRead + Self.batchPeriod) }
         if let armed = state.value.timer, armed.at <= due { return }
         state.value.timer?.task.cancel()
         let delay = Int64((max(0, due - clock.now()) * 1e9).rounded(.up))
