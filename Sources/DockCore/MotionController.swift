@@ -139,9 +139,9 @@ public struct MotionController: Sendable {
 
     /// Where the measured axes are at `time`, the link's round trip predicted across (see
     /// `predictedPositions`): on a stand that answers late, the aim tracking steers from.
-    public func predictedAngles(at time: Double) -> [Axis: Double] {
+    public func predictedAngles(at time: Double) -> AxisValues {
         let predicted = predictedPositions(at: time)
-        var angles: [Axis: Double] = [:]
+        var angles = AxisValues()
         for (i, axis) in axes.enumerated() where measured[i] { angles[axis] = predicted[i] }
         return angles
     }

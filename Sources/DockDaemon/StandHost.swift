@@ -254,7 +254,7 @@ final class StandHost: Sendable {
         guard let channel = state.value.channel else { return }
         let batch = state.value.byteStream != nil && state.value.closeReason == nil && state.value.waiting.isEmpty
             && !hub.wants(.motion) && !hub.wants(.events)
-            && inspectEngine { $0.linkState == .connected && $0.motionState?.activity == .idle }
+            && inspectEngine { $0.linkState == .connected && $0.motionActivity == .idle }
         guard batch != state.value.batching else { return }
         state.value.batching = batch
         if batch { state.value.lastBatchRead = clock.now() }
@@ -308,7 +308,9 @@ final class StandHost: Sendable {
             state.value.timer = nil
             return
         }
-        if state.value.batching { due = min(due, state.value.lastBatchRead + Self.batchPeriod) }
+        // While a read asked of NIO is pending the host does not read the link itself (`readBatch`):
+        // a batch read due would fire the timer again and again, at once, until the stand answers.
+        if state.value.batching && !state.value.nioReadPending { due = min(due, state.value.lastBatchRead + Self.batchPeriod) }
         if let armed = state.value.timer, armed.at <= due { return }
         state.value.timer?.task.cancel()
         let delay = Int64((max(0, due - clock.now()) * 1e9).rounded(.up))

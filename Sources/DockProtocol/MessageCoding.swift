@@ -33,17 +33,17 @@ extension Message {
         case .request(let kind):
             w.u8(kind.rawValue)
         case .velocity(let values):
-            let sorted = Self.perAxis(values, \.axis)
+            let sorted = Self.perAxis(values) { $0.axis }
             w.u8(AxisMask(sorted.map(\.axis)).rawValue)
             for v in sorted { w.f32(v.value) }
         case .position(let duration, let targets):
-            let sorted = Self.perAxis(targets, \.axis)
+            let sorted = Self.perAxis(targets) { $0.axis }
             w.u8(AxisMask(sorted.map(\.axis)).rawValue); w.f32(duration)
             for t in sorted { w.f32(t.position); w.f32(t.velocity) }
         case .stop:
             break
         case .limits(let limits):
-            let sorted = Self.perAxis(limits, \.axis)
+            let sorted = Self.perAxis(limits) { $0.axis }
             w.u8(AxisMask(sorted.map(\.axis)).rawValue)
             for l in sorted { w.f32(l.min); w.f32(l.max); w.f32(l.maxSpeed); w.f32(l.maxAccel) }
         case .led(let m):
@@ -52,7 +52,7 @@ extension Message {
             w.u8(enabled.rawValue)
         case .feedback(let m):
             w.u64(m.timeUs)
-            let sorted = Self.perAxis(m.axes, \.axis)
+            let sorted = Self.perAxis(m.axes) { $0.axis }
             w.u8(AxisMask(sorted.map(\.axis)).rawValue)
             for a in sorted { w.f32(a.position); w.f32(a.velocity); w.f32(a.effort); w.u8(a.status.rawValue) }
         case .imu(let m):
@@ -68,9 +68,15 @@ extension Message {
     }
 
     /// Per-axis fields go on the wire in axis order, one per axis: the mask cannot say otherwise.
-    private static func perAxis<T>(_ items: [T], _ axis: KeyPath<T, Axis>) -> [T] {
-        var seen = Set<Axis>()
-        return items.sorted { $0[keyPath: axis] < $1[keyPath: axis] }.filter { seen.insert($0[keyPath: axis]).inserted }
+    /// The first item given for each axis. A walk per axis rather than a sort, a set and a key path:
+    /// a VELOCITY is encoded for every FEEDBACK of a moving stand.
+    private static func perAxis<T>(_ items: [T], _ axis: (T) -> Axis) -> [T] {
+        var sorted: [T] = []
+        sorted.reserveCapacity(min(items.count, Axis.allCases.count))
+        for wanted in Axis.allCases {
+            if let item = items.first(where: { axis($0) == wanted }) { sorted.append(item) }
+        }
+        return sorted
     }
 
     static func decode(type: MessageType, payload: ArraySlice<UInt8>) throws(PayloadError) -> Message {
@@ -138,9 +144,10 @@ extension Message {
             return .motors(enabled: AxisMask(rawValue: try r.u8() & AxisMask(Axis.allCases).rawValue))
         case .feedback:
             let time = try r.u64()
-            let mask = AxisMask(rawValue: try r.u8())
+            let present = AxisMask(rawValue: try r.u8()).axes
             var axes: [AxisFeedback] = []
-            for axis in mask.axes {
+            axes.reserveCapacity(present.count)  // one allocation per FEEDBACK, not one per axis
+            for axis in present {
                 axes.append(AxisFeedback(axis: axis, position: try r.f32(), velocity: try r.f32(), effort: try r.f32(),
                                          status: AxisStatus(rawValue: try r.u8())))
             }

@@ -320,7 +320,7 @@ public struct StandEngine: Sendable {
         connection?.motion.feedback(feedback, at: now)
         // Tracking's aim: the FEEDBACK carried across the link's round trip (a camera polled over
         // a slow link reports where it was, not where it is; on time, the two are the same).
-        let predicted = connection?.motion.predictedAngles(at: now) ?? [:]
+        let predicted = connection?.motion.predictedAngles(at: now) ?? AxisValues()
         let yaw = predicted[.yaw] ?? feedback.axis(.yaw).map { Double($0.position) } ?? 0
         let pitch = predicted[.pitch] ?? feedback.axis(.pitch).map { Double($0.position) } ?? 0
         let zoom = predicted[.zoom] ?? feedback.axis(.zoom).map { Double($0.position) } ?? 1
@@ -339,8 +339,10 @@ public struct StandEngine: Sendable {
     /// from the timer when feedback stalls, so the deadman and the feedback watchdog still act.
     private mutating func runController(at now: Double, _ out: inout EngineOutput) {
         guard connection != nil else { return }
-        if let roundTrip = driver.counters.roundTrip.smoothed { out.append(link.handle(.roundTrip(roundTrip), at: now)) }
-        connection!.motion.setRoundTrip(driver.counters.roundTrip.smoothed ?? 0)
+        // Read once: `driver.counters` copies all the driver's counters, dictionaries included.
+        let roundTrip = driver.counters.roundTrip.smoothed
+        if let roundTrip { out.append(link.handle(.roundTrip(roundTrip), at: now)) }
+        connection!.motion.setRoundTrip(roundTrip ?? 0)
         let alreadyWrong = connection!.motion.wrongDirection != nil
         let output = connection!.motion.tick(at: now)
         lastControlTick = now
@@ -783,6 +785,10 @@ public struct StandEngine: Sendable {
 
     /// The controller's state (running motion, measured positions), nil while not connected.
     public var motionState: MotionState? { connection?.motion.state }
+
+    /// What `motionState?.activity` says, without building the state's dictionaries (the host asks
+    /// after every event whether the stand is at rest).
+    public var motionActivity: MotionState.Activity? { connection?.motion.activity }
 
     /// The limits in force per axis, nil while not connected.
     public var effectiveLimits: [EffectiveAxisLimits]? { connection.map { c in c.motion.axes.compactMap { c.motion.limits(of: $0) } } }

@@ -158,3 +158,11 @@ func cobsRoundTripsAnyLength(length: Int) {
     let results = decoder.feed(FrameEncoder.encode(five))
     #expect(results.count == 1 && (try? results[0].get()) == nil, "five axes are malformed")
 }
+
+@Test func aRepeatedAxisGoesOnTheWireOnceWithItsFirstValue() throws {
+    var decoder = FrameDecoder()
+    let velocity = FrameEncoder.encode(Frame(seq: 1, message: .velocity([AxisValue(.pitch, 0.25), AxisValue(.yaw, 1),
+                                                                          AxisValue(.pitch, -2), AxisValue(.yaw, 3)])))
+    guard case .velocity(let values) = try decoder.feed(velocity).first?.get().message else { Issue.record("no velocity"); return }
+    #expect(values == [AxisValue(.yaw, 1), AxisValue(.pitch, 0.25)])
+}

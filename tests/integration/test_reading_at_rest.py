@@ -6,6 +6,7 @@ test_protocol_peer.py's test_a_silent_stand_is_lost_after_the_link_timeout (its 
 to `stands` alone).
 """
 
+import os
 import statistics
 import time
 from pathlib import Path
@@ -44,6 +45,12 @@ def connected(stand, tmp_path):
             client.close()
         daemon.stop()
         stand.close()
+
+
+def cpu_seconds(pid):
+    """dockd's user + system CPU time, s."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def voluntary_switches(pid):
@@ -119,3 +126,15 @@ def test_a_subscriber_to_motion_gets_each_feedback_as_it_comes(peer):
     assert len(ages) >= 100 and statistics.median(ages) < 0.010, \
         f"{len(ages)} motion.state in 2 s, median age {statistics.median(ages) * 1000:.1f} ms"
 
+
+def test_waiting_for_the_stands_answer_to_a_write_does_not_busy_loop(peer):
+    stand, daemon, client = peer
+    # The stand falls silent: the read dockd asks of the link after its next write (a heartbeat,
+    # every 100 ms) waits. The batch read's timer must not fire again and again meanwhile: it did,
+    # a core's worth until the answer came (up to a FEEDBACK period with a slow harness stand, here
+    # until the link's silence limit).
+    stand.do(lambda s: setattr(s, "muted", True))
+    start, used = time.monotonic(), cpu_seconds(daemon.process.pid)
+    time.sleep(0.4)
+    share = (cpu_seconds(daemon.process.pid) - used) / (time.monotonic() - start)
+    assert share < 0.1, f"dockd used {share * 100:.0f} % of a core waiting for a silent stand's answer"
