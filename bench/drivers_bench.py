@@ -120,11 +120,11 @@ def true_aim(cam):
     return -math.radians(pan), math.radians(tilt)
 
 
-def with_dockd(cam, body, attach_timeout=10):
-    """Runs the real dockd on the emulated camera (pty), calls body(client, attach_s)."""
-    link = vc.PtyLink(cam).start()
+def dockd_with(device, body, attach_timeout=10):
+    """Runs the real dockd with one [[device]] section, calls body(client, attach_s): attach_s the
+    seconds until the stand was connected, None if it was not within attach_timeout."""
     tmp = Path(tempfile.mkdtemp(prefix="drivers-bench-"))
-    (tmp / "dockd.conf").write_text(f'[[device]]\npath = "{link.path}"\ndriver = "visca"\nprofile = "{GENERIC}"\n')
+    (tmp / "dockd.conf").write_text(f"[[device]]\n{device}")
     started = time.monotonic()
     dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(tmp / "dockd.conf"), "--socket", str(tmp / "d.sock"),
                               "--socket-group", "", "--no-hotplug"], stderr=open(tmp / "dockd.err", "wb"))
@@ -146,7 +146,15 @@ def with_dockd(cam, body, attach_timeout=10):
         return body(c, attached)
     finally:
         dockd.send_signal(signal.SIGTERM)
-        dockd.wait(10)
+        dockd.wait(20)
+
+
+def with_dockd(cam, body, attach_timeout=10):
+    """Runs the real dockd on the emulated VISCA camera (pty), calls body(client, attach_s)."""
+    link = vc.PtyLink(cam).start()
+    try:
+        return dockd_with(f'path = "{link.path}"\ndriver = "visca"\nprofile = "{GENERIC}"\n', body, attach_timeout)
+    finally:
         link.stop()
 
 

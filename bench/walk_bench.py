@@ -17,14 +17,13 @@ ONVIF one turns at 100°/s, the VISCA one at its profile's table speeds) and pym
 """
 import argparse
 import math
-import signal
 import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from drivers_bench import BIN, GENERIC, HFOV, VFOV, Client, mg, vc
+from drivers_bench import BIN, GENERIC, HFOV, VFOV, dockd_with, mg, vc
 
 import onvif_camera as oc
 
@@ -75,28 +74,11 @@ def walk(c, aim):
 
 def with_dockd(device, body, attach_timeout=20):
     """The real dockd with one [[device]] section; body(client) once the stand is connected."""
-    tmp = Path(tempfile.mkdtemp(prefix="walk-bench-"))
-    (tmp / "dockd.conf").write_text(f"[[device]]\n{device}")
-    dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(tmp / "dockd.conf"), "--socket", str(tmp / "d.sock"),
-                              "--socket-group", "", "--no-hotplug"], stderr=open(tmp / "dockd.err", "wb"))
-    started = time.monotonic()
-    try:
-        c = None
-        while c is None:
-            try:
-                c = Client(tmp / "d.sock")
-            except (FileNotFoundError, ConnectionRefusedError):
-                if time.monotonic() > started + attach_timeout:
-                    raise
-                time.sleep(0.02)
-        while not any(s["state"] == "connected" for s in c.call("stands.list").get("result", [])):
-            if time.monotonic() > started + attach_timeout:
-                raise RuntimeError(f"no stand connected: {(tmp / 'dockd.err').read_text()[-800:]}")
-            time.sleep(0.05)
+    def connected(c, attached):
+        if attached is None:
+            raise RuntimeError(f"no stand connected in {attach_timeout} s")
         return body(c)
-    finally:
-        dockd.send_signal(signal.SIGTERM)
-        dockd.wait(20)
+    return dockd_with(device, connected, attach_timeout)
 
 
 def native():
