@@ -36,8 +36,15 @@ struct CommandGate: Sendable {
     /// The earliest time a waiting reply must be answered anyway.
     var nextDeadline: Double? { acknowledgements.nextDeadline }
 
-    /// A stop holds or the stand refuses drives: neither tracking nor a sweep steers.
-    func holdsMotionBack(at now: Double) -> Bool { lease.stop != nil || refusals.holding(at: now) }
+    /// dockd is stopping the stand to exit: nothing sets it in motion again (tracking steered it
+    /// on the next FEEDBACK after the exit's STOP, and a camera told a rate last kept turning).
+    private(set) var shuttingDown = false
+
+    /// A stop holds, dockd is exiting, or the stand refuses drives: neither tracking nor a sweep steers.
+    func holdsMotionBack(at now: Double) -> Bool { lease.stop != nil || shuttingDown || refusals.holding(at: now) }
+
+    /// From now on the stand stays stopped: motion is refused, tracking and sweeps hold.
+    mutating func shutDown() { shuttingDown = true }
 
     /// Lets `command` through or says why not: the lease (taken, or another's taken over with
     /// `force`), a stop that holds, drives the stand refuses. What it logs and publishes goes in `out`.
@@ -48,6 +55,7 @@ struct CommandGate: Sendable {
             out.log(.notice, "client \(client.id) took control from client \(from.id)")
         }
         if command.startsMotion || Self.enablesTracking(command) {
+            if shuttingDown { throw .motionFailed("dockd is shutting down: the stand stays stopped") }
             guard lease.mayMove(client) else { throw .stopped(by: lease.stop?.by, stand: stand) }
         }
         if command.startsMotion, let reason = refusals.holdReason(at: now) { throw .motionFailed(reason) }

@@ -756,7 +756,9 @@ public struct StandEngine: Sendable {
     }
 
     private mutating func shutdown(at now: Double, _ out: inout EngineOutput) {
+        gate.shutDown()
         guard linkState == .connected, connection != nil else { return }
+        connection?.panPlanner = nil
         connection!.motion.stop(at: now)
         runController(at: now, &out)
     }

@@ -23,6 +23,20 @@ struct TrackingTests {
         #expect(rig.movingCommands == before, "no motion command once the still subject is framed")
     }
 
+    @Test func afterTheExitsStopNeitherTrackingNorAClientMovesTheStand() throws {
+        var rig = VirtualHost<SimulatedStand>.connected()
+        rig.stream(TestScene(people: [.init(yaw: 0.45)]), for: 0.5)
+        #expect(rig.movingCommands > 0, "tracking turns the stand")
+        rig.shutdown()
+        rig.clearRecords()
+        // The exit waits up to 0.5 s for the STOP's acknowledgement: frames and FEEDBACK keep
+        // coming, the subject walks on.
+        rig.stream(TestScene(people: [.init(yaw: 0.1)]), for: 0.5)
+        #expect(rig.movingCommands == 0, "\(rig.movingCommands) motion commands after the exit's STOP")
+        #expect(throws: EngineError.self) { try rig.send(.velocity([.yaw: 0.3])) }
+        #expect(rig.movingCommands == 0)
+    }
+
     @Test func withHoldTheStandStaysWhereTheSubjectWasLastSeen() throws {
         var settings = EngineSettings()
         settings.tracking.control.lostBehaviour = .hold
