@@ -691,8 +691,10 @@ public struct StandEngine: Sendable {
         let capture = min(now, frame.captureTime ?? now - settings.defaultCaptureLatency)
         // The camera's rate is its frames' capture times where the client gives them: on a loaded
         // machine frames reach dockd in bunches and late, and judged by arrival a steady 15 fps
-        // camera was refused both ways.
-        try tracking.checkRate(frameTime: frame.captureTime == nil ? now : capture)
+        // camera was refused both ways. A frame without one is judged at its assumed capture time,
+        // so that a camera stamping some frames and not others steps back by the difference of
+        // latencies, not by the whole of its own.
+        try tracking.checkRate(frameTime: capture)
         if let camera = frame.camera { tracking.setCamera(camera) }
         tracking.observe(frame.detections, captureTime: capture, now: now)
         // The tracking-state stream goes out about 10 times a second while observations come,

@@ -90,8 +90,8 @@ public struct TrackingLoop: Sendable {
 
     // MARK: - Observations
 
-    /// DockKit's steady 10–30 Hz (see `ArrivalWindow`), judged on a frame's capture time (its
-    /// arrival for a frame that comes without one).
+    /// DockKit's steady 10–30 Hz (see `ArrivalWindow`), judged on a frame's capture time (the
+    /// one assumed for a frame that comes without one).
     public mutating func checkRate(frameTime: Double) throws(EngineError) {
         switch arrivals.add(frameTime, allowed: frameRates) {
         case .ok: return
@@ -291,9 +291,13 @@ struct ArrivalWindow: Sendable {
 
     mutating func add(_ now: Double, allowed: ClosedRange<Double>) -> Verdict {
         let ceiling = allowed.upperBound * 1.25
-        if let last = times.last, now - last >= 1 { times.removeAll() }
-        allowance = min(Self.burst, allowance + (now - (filledAt ?? now)) * ceiling)
-        filledAt = now
+        // A time before the last (capture stamps starting, stopping or out of order) starts the
+        // median's stream afresh, as a pause does: its intervals would be negative. The allowance
+        // fills only as the times move forward, so going back and forth gains nothing.
+        if let last = times.last, now - last >= 1 || now < last { times.removeAll() }
+        let forward = max(now, filledAt ?? now)
+        allowance = min(Self.burst, allowance + (forward - (filledAt ?? forward)) * ceiling)
+        filledAt = forward
         guard allowance >= 1 else { return .tooFast }
         times.append(now)
         if times.count > Self.intervals + 1 { times.removeFirst() }

@@ -303,6 +303,36 @@ struct ObservationRateTests {
         #expect(Double(accepted) <= 30 * 1.25 * arrivals[arrivals.count - 1] + 5, "\(accepted) frames accepted in 2 s")
     }
 
+    /// A 30 fps camera whose frames carry their capture time (0.15 s before they arrive) only
+    /// some of the time: every other one, then from frame 60 on. Judged on capture times for the
+    /// stamped frames and on arrival for the others, each step back cost the allowance and made
+    /// the median's interval negative: most stamped frames were refused as too fast.
+    @Test func aCameraStampingSomeFramesAndNotOthersLosesNoFrame() throws {
+        var rig = VirtualHost<SimulatedStand>.connected()
+        var refused = 0
+        for frame in 0..<120 {
+            let arrival = rig.epoch + 1 + Double(frame) / 30
+            rig.run(until: arrival)
+            let stamped = frame >= 60 || frame % 2 == 0
+            let observed = ObservedFrame(detections: [], captureTime: stamped ? arrival - 0.15 : nil)
+            if rig.command(.observe(observed), from: .app).reply?.error != nil { refused += 1 }
+        }
+        #expect(refused == 0, "\(refused) of 120 frames refused")
+    }
+
+    /// A flood whose capture times go back and forth gets no more through than one going forward.
+    @Test func aFloodWhoseCaptureTimesGoBackAndForthIsHeldToTheRate() throws {
+        var rig = VirtualHost<SimulatedStand>.connected()
+        var accepted = 0
+        for frame in 0..<400 {
+            let arrival = rig.epoch + 1 + Double(frame) * 0.005  // 200 a second for 2 s
+            rig.run(until: arrival)
+            let observed = ObservedFrame(detections: [], captureTime: arrival - (frame % 2 == 0 ? 0 : 0.3))
+            if rig.command(.observe(observed), from: .app).reply?.error == nil { accepted += 1 }
+        }
+        #expect(Double(accepted) <= 30 * 1.25 * 2 + 5, "\(accepted) frames accepted in 2 s")
+    }
+
     /// A 30 fps camera held up for 87 ms delivers the three frames it queued at once: none is refused.
     @Test func aCameraCatchingUpAfterAStallLosesNoFrame() throws {
         var rig = VirtualHost<SimulatedStand>.connected()
