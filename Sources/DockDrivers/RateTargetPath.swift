@@ -17,15 +17,21 @@ struct RateTargetPath: Sendable {
     mutating func reset() { path = nil }
 
     /// The target for `rate` (units/s) on an axis now at `now`: `lead` s of the rate ahead of the
-    /// path, which is kept across renewals no more than `pause` s apart.
-    mutating func target(rate: Double, from now: Double, lead: Double, pause: Double, at time: Double) -> Double {
+    /// path, which is kept across renewals no more than `pause` s apart. `leastReach` is for a
+    /// camera that takes targets to its step: the path may run that far ahead of the camera (half
+    /// a step and a hair) where a lead of the rate alone would not, so that a slow rate's path
+    /// grows until its target rounds to the next step and the camera steps along at the rate on
+    /// average (held to the lead, each target rounded back to where the camera was, and a rate
+    /// below half a step an interval never moved it).
+    mutating func target(rate: Double, from now: Double, lead: Double, leastReach: Double = 0, pause: Double, at time: Double) -> Double {
         let ahead = rate * lead
+        let reach = rate > 0 ? max(ahead, leastReach) : rate < 0 ? min(ahead, -leastReach) : 0
         var along = now
         if let path, rate * path.rate > 0, time - path.time <= pause {
             along = path.value + path.rate * (time - path.time)
-            along = rate > 0 ? min(along, now + ahead) : max(along, now + ahead)
+            along = rate > 0 ? min(along, now + reach) : max(along, now + reach)
         }
         path = rate == 0 ? nil : (along, rate, time)
-        return rate > 0 ? min(now + ahead, max(now, along + ahead)) : max(now + ahead, min(now, along + ahead))
+        return rate > 0 ? min(now + reach, max(now, along + ahead)) : max(now + reach, min(now, along + ahead))
     }
 }

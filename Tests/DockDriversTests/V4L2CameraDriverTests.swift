@@ -68,6 +68,27 @@ import Testing
         #expect(abs(moved - 0.4) < 0.08, "the pan moved \(moved) rad in 2 s at 0.2 rad/s")
     }
 
+    /// A rate slower than half a step per command interval (here 2°/s: 0.2° an interval, the step
+    /// 1°): each target, an interval of the rate ahead, rounded back to where the camera was, and
+    /// it never moved (the review's dead band below 5°/s). It now steps along at the rate.
+    @Test func aRateSlowerThanHalfAStepAnIntervalStillMovesTheCameraAtTheRate() {
+        var (driver, _) = connected()
+        var camera = ScriptedCamera()
+        camera.values = [Self.pan: 36000, Self.tilt: -7200]
+        let rate = 2 * Double.pi / 180  // rad/s, to the left
+        var t = 0.04, sent = driver.tick(at: t).bytes
+        for step in 1...400 {
+            let answer = camera.answer(sent)
+            if !answer.isEmpty { _ = driver.receive(answer, at: t + 0.005) }
+            t = 0.04 + Double(step) * 0.01
+            sent = driver.tick(at: t).bytes
+            if step % 10 == 0 && step < 400 { sent += driver.send(.velocity([AxisValue(.yaw, Float(rate))]), at: t) }
+        }
+        // 8° in 4 s (28800″), give or take a step.
+        let moved = Double(36000 - (camera.values[Self.pan] ?? 0)) / 3600
+        #expect(abs(moved - 8) <= 1.5, "the pan moved \(moved)° in 4 s at 2°/s")
+    }
+
     @Test func aRefusalReachesTheEngineAndAnUnplugClosesTheLink() {
         var (driver, _) = connected()
         _ = driver.tick(at: 0.04)

@@ -397,8 +397,9 @@ public struct V4L2CameraDriver: StandDriver {
     /// ran off, more so the later the reads.) The path is kept across a pause of up to two
     /// intervals and a poll.
     private mutating func target(_ axis: Axis, rate: Double, from now: Double, at time: Double) -> Double {
-        ratePaths[axis, default: RateTargetPath()].target(rate: rate, from: now, lead: tuning.commandInterval,
-                                                           pause: 2 * tuning.commandInterval + 1 / settings.pollHz, at: time)
+        let step = Double(max(1, drive(axis)?.control.step ?? 1))
+        return ratePaths[axis, default: RateTargetPath()].target(rate: rate, from: now, lead: tuning.commandInterval, leastReach: step / 2 + 1,
+                                                                  pause: 2 * tuning.commandInterval + 1 / settings.pollHz, at: time)
     }
 
     /// A zoom rate (magnification/s): a speed for ZOOM_CONTINUOUS; for ZOOM_ABSOLUTE a target
