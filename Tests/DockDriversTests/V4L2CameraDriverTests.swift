@@ -48,23 +48,29 @@ import Testing
         #expect(text(driver.tick(at: 0.15).bytes) == "S \(Self.pan)=-39600 \(Self.tilt)=-7200\n", "the tilt goes with it, where it was told")
     }
 
-    @Test func aRateKeepsItsSpeedOnACameraThatReachesEachTargetAtOnce() {
+    /// How far the pan moved (arc-seconds, to the left) under a yaw `rate` (rad/s) renewed every
+    /// 0.1 s as the engine does, for `seconds`, on a camera far faster than the rate (vptz turns
+    /// at 60°/s): each target is reached before the next read.
+    func panMoved(rate: Double, seconds: Double) -> Double {
         var (driver, _) = connected()
-        // A camera far faster than the rate (vptz turns at 60°/s): each target is reached before
-        // the next read. Yaw 0.2 rad/s to the left, renewed every 0.1 s as the engine does, for 2 s.
         var camera = ScriptedCamera()
         camera.values = [Self.pan: 36000, Self.tilt: -7200]
+        let steps = Int((seconds * 100).rounded())
         var t = 0.04, sent = driver.tick(at: t).bytes
-        for step in 1...200 {
+        for step in 1...steps {
             let answer = camera.answer(sent)
             if !answer.isEmpty { _ = driver.receive(answer, at: t + 0.005) }
             t = 0.04 + Double(step) * 0.01
             sent = driver.tick(at: t).bytes
-            if step % 10 == 0 && step < 200 { sent += driver.send(.velocity([AxisValue(.yaw, 0.2)]), at: t) }
+            if step % 10 == 0 && step < steps { sent += driver.send(.velocity([AxisValue(.yaw, Float(rate))]), at: t) }
         }
-        // 0.4 rad (82506″) to the left of 36000″ at the rate, give or take the target's lead (the
-        // horizon, 0.06 rad) and a step; targets set ahead of the camera itself went 3× as far.
-        let moved = Double(36000 - (camera.values[Self.pan] ?? 0)) / (180 * 3600 / Double.pi)
+        return Double(36000 - (camera.values[Self.pan] ?? 0))
+    }
+
+    @Test func aRateKeepsItsSpeedOnACameraThatReachesEachTargetAtOnce() {
+        // 0.4 rad (82506″) to the left at 0.2 rad/s for 2 s, give or take the target's lead and a
+        // step; targets set ahead of the camera itself went 3× as far.
+        let moved = panMoved(rate: 0.2, seconds: 2) / (180 * 3600 / Double.pi)
         #expect(abs(moved - 0.4) < 0.08, "the pan moved \(moved) rad in 2 s at 0.2 rad/s")
     }
 
@@ -72,20 +78,8 @@ import Testing
     /// 1°): each target, an interval of the rate ahead, rounded back to where the camera was, and
     /// it never moved (the review's dead band below 5°/s). It now steps along at the rate.
     @Test func aRateSlowerThanHalfAStepAnIntervalStillMovesTheCameraAtTheRate() {
-        var (driver, _) = connected()
-        var camera = ScriptedCamera()
-        camera.values = [Self.pan: 36000, Self.tilt: -7200]
-        let rate = 2 * Double.pi / 180  // rad/s, to the left
-        var t = 0.04, sent = driver.tick(at: t).bytes
-        for step in 1...400 {
-            let answer = camera.answer(sent)
-            if !answer.isEmpty { _ = driver.receive(answer, at: t + 0.005) }
-            t = 0.04 + Double(step) * 0.01
-            sent = driver.tick(at: t).bytes
-            if step % 10 == 0 && step < 400 { sent += driver.send(.velocity([AxisValue(.yaw, Float(rate))]), at: t) }
-        }
         // 8° in 4 s (28800″), give or take a step.
-        let moved = Double(36000 - (camera.values[Self.pan] ?? 0)) / 3600
+        let moved = panMoved(rate: 2 * Double.pi / 180, seconds: 4) / 3600
         #expect(abs(moved - 8) <= 1.5, "the pan moved \(moved)° in 4 s at 2°/s")
     }
 
