@@ -146,7 +146,7 @@ extension Message {
             let time = try r.u64()
             let present = AxisMask(rawValue: try r.u8()).axes
             var axes: [AxisFeedback] = []
-            axes.reserveCapacity(present.count)  // one allocation per FEEDBACK, not one per axis
+            axes.reserveCapacity(present.count)  // the axes array grows once, not once per axis
             for axis in present {
                 axes.append(AxisFeedback(axis: axis, position: try r.f32(), velocity: try r.f32(), effort: try r.f32(),
                                          status: AxisStatus(rawValue: try r.u8())))
