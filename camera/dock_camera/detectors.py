@@ -56,8 +56,8 @@ class DetectorUnavailable(Exception):
 class HogPeople:
     """Upright people, 64×128 windows at several scales. Its settings (levels, DetectorPace): the frame
     searched at its own size or scaled down first, and the pyramid's step; each cheaper than the last.
-    Measured on the bench's 155 frames on one core (BENCHMARKS.md, camera): 87 % of the people for
-    39 ms, 83 % for 22 ms, 76 % for 16 ms; scaled down further, people under 140 px tall are lost."""
+    On every 10th frame of the bench's view (BENCHMARKS.md, camera), one core: 87 % of the reference
+    people for 39 ms, 83 % for 22 ms, 76 % for 17 ms, 68 % for 11 ms (the small ones are lost first)."""
     LEVELS = ((1.0, 1.1), (1.0, 1.2), (0.85, 1.2), (0.7, 1.2))  # (image scale, pyramid step)
 
     def __init__(self, fast=False, stride=8):
