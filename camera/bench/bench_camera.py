@@ -296,7 +296,7 @@ def main():
                 frames, _ = load_log(log)
                 samples = samples_from_naive(frames)
                 stats = None
-            figures = score_split(samples, ref, geometry, args.loop_seconds)
+            figures = score_split(samples, ref, geometry, args.loop_seconds, frames)
             figures["load_average"] = [load, load_average()]
             runs.append({"figures": figures, "stats": stats})
         results["loops"][mode] = runs

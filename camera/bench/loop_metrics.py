@@ -8,6 +8,7 @@ while the subject is not matched again (a coasting track). Then, with the person
 that video frame: inside the frame (its centre in the view), inside the central third (horizontally),
 the aim error (angle from the view's centre to the person's centre), and how often the person
 changes. Samples without a selection or without a matching person count as not in frame."""
+import bisect
 import json
 import math
 import statistics
@@ -48,7 +49,6 @@ def samples_from_dockd(frames, states):
     """(frame record, subject id, centre u, v normalized) per tracking.state with a selection."""
     by_time = sorted(frames, key=lambda f: f["capture_time"])
     times = [f["capture_time"] for f in by_time]
-    import bisect
     out = []
     for record in states:
         local = record.get("capture_local")
@@ -81,6 +81,57 @@ def samples_from_naive(frames):
     return out
 
 
+def selected_person(sample, reference, geometry: PanTiltView, subject_person):
+    """The reference person a sample's subject stands for: the one its box centre falls on, else the
+    one that subject last fell on (`subject_person`, kept across samples); None without either."""
+    frame, subject, u, v = sample
+    if subject is None:
+        return None
+    w, h = geometry.view_size
+    view = frame["view"]
+    p = apply(geometry.view_to_wide(view["yaw"], view["pitch"]), [u * w, v * h, 1.0])
+    person = person_at(reference, view["video_frame"], p[0] / p[2], p[1] / p[2]) if p[2] > 0 else None
+    if person is not None and subject != "box":
+        subject_person[subject] = person
+    elif person is None:
+        person = subject_person.get(subject)
+    return person
+
+
+def person_in_view(reference, geometry: PanTiltView, frame, person):
+    """Whether `person`'s reference box centre lies in `frame`'s view; None when the reference has no
+    box for them at that video frame."""
+    view = frame["view"]
+    box = person_box(reference, view["video_frame"], person)
+    if box is None:
+        return None
+    w, h = geometry.view_size
+    seen = geometry.wide_point_in_view(box[0] + box[2] / 2, box[1] + box[3] / 2, view["yaw"], view["pitch"])
+    return bool(seen and 0 <= seen[0] <= w and 0 <= seen[1] <= h)
+
+
+# A selection dockd last reported longer ago than this (s) is none: its stream has stopped.
+STALE = 1.0
+
+
+def in_frame_every_frame(frames, samples, reference, geometry: PanTiltView):
+    """The share of the frames the camera captured in which the person dockd last selected was in the
+    view: time-weighted, where samples (tracking.state) come only for the observations dockd took, so
+    a stretch of refused frames would otherwise be left out of the count. Each frame takes the newest
+    sample computed from a frame captured no later, no more than STALE old."""
+    subject_person = {}
+    selections = sorted(((sample[0]["capture_time"], selected_person(sample, reference, geometry, subject_person))
+                         for sample in samples), key=lambda s: s[0])
+    times = [t for t, _ in selections]
+    hits = 0
+    for frame in frames:
+        i = bisect.bisect_right(times, frame["capture_time"] + 1e-6) - 1
+        if i < 0 or frame["capture_time"] - times[i] > STALE or selections[i][1] is None:
+            continue
+        hits += bool(person_in_view(reference, geometry, frame, selections[i][1]))
+    return round(hits / len(frames), 3) if frames else None
+
+
 def score(samples, reference, geometry: PanTiltView, seconds):
     w, h = geometry.view_size
     in_frame = central = matched = 0
@@ -88,18 +139,11 @@ def score(samples, reference, geometry: PanTiltView, seconds):
     changes = 0
     previous_person = None
     subject_person = {}
-    for frame, subject, u, v in samples:
+    for sample in samples:
+        frame = sample[0]
         view = frame["view"]
         yaw, pitch, video_frame = view["yaw"], view["pitch"], view["video_frame"]
-        if subject is None:
-            continue
-        H = geometry.view_to_wide(yaw, pitch)
-        p = apply(H, [u * w, v * h, 1.0])
-        person = person_at(reference, video_frame, p[0] / p[2], p[1] / p[2]) if p[2] > 0 else None
-        if person is not None and subject != "box":
-            subject_person[subject] = person
-        elif person is None:
-            person = subject_person.get(subject)
+        person = selected_person(sample, reference, geometry, subject_person)
         if person is None:
             continue
         box = person_box(reference, video_frame, person)
@@ -142,11 +186,13 @@ def view_inside_video(frame, geometry: PanTiltView):
     return True
 
 
-def score_split(samples, reference, geometry, seconds):
+def score_split(samples, reference, geometry, seconds, frames=None):
     """score() over every sample, plus the share of samples whose view lay inside the video and
-    score() over those alone."""
+    score() over those alone; with the run's `frames`, in_frame_every_frame() too."""
     inside = [s for s in samples if view_inside_video(s[0], geometry)]
     figures = score(samples, reference, geometry, seconds)
+    if frames is not None:
+        figures["in_frame_every_frame"] = in_frame_every_frame(frames, samples, reference, geometry)
     figures["view_inside_video"] = round(len(inside) / len(samples), 3) if samples else None
     figures["inside"] = score(inside, reference, geometry, seconds * len(inside) / max(1, len(samples)))
     return figures

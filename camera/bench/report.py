@@ -21,8 +21,12 @@ def default_rate(results):
     p50 = ", ".join(f"{s['latency_ms']['p50']:g}" for s in stats)
     p99 = ", ".join(f"{s['latency_ms']['p99']:g}" for s in stats)
     cpu = ", ".join(f"{s['cpu_ms_per_frame']:g}" for s in stats)
+    refused = ", ".join(f"{s['replies'].get('-32005', 0)} of {s['frames']}" for s in stats)
+    levels = "; ".join(", ".join(f"{n}" for _, n in sorted(s.get("frames_per_detector_level", {}).items())) for s in stats)
     return (f" In those runs with dockd (the dockd and fixed rows), dock-camera with `{stats[0]['detector']}` asked for 15 "
-            f"frames/s kept {fps} frames/s; capture → sent p50 {p50} ms, p99 {p99} ms; CPU per frame {cpu} ms.")
+            f"frames/s kept {fps} frames/s; capture → sent p50 {p50} ms, p99 {p99} ms; CPU per frame {cpu} ms; "
+            f"refused by dockd as too slow (-32005): {refused} frames; frames at each detector setting "
+            f"(camera/dock_camera/pace.py, its own first): {levels}.")
 
 
 def spread(runs, get, show):
@@ -97,15 +101,19 @@ def render(results, machine_note):
         "`tracking.state` (top-ranked selected subject) at about 10 Hz; the naive client's every frame. "
         "The selected subject is mapped back into the video through the frame's pose and matched "
         "to a reference person; in frame / central third use that person's reference box at that "
-        "moment; the aim error is the angle from the view's centre to the person's centre. The video is the "
+        "moment; the aim error is the angle from the view's centre to the person's centre. dockd sends "
+        "`tracking.state` only for the observations it takes, so a stretch of frames it refuses (-32005, too "
+        "slow) leaves no sample; *every camera frame* counts over every frame dock-camera captured instead, "
+        "each with the selection dockd last reported (from a frame captured no later, at most 1 s before; "
+        "older is no selection): time-weighted. For the naive client the two are the same. The video is the "
         "whole world: a view turned past its edge shows black there, and people walk out of it; the "
         "last three columns say how often each client's view lay wholly inside the video and the "
         "figures over those samples alone.",
         "",
         "Each cell: the mean of the runs, then (lowest–highest)." + default_rate(results),
         "",
-        "| client | runs × samples | selection is a real person | person in frame | in the central third | aim error p50 / p90 | person changes per minute | view inside the video | there: person in frame | there: central third | load average at each start |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| client | runs × samples | selection is a real person | person in frame | person in frame, every camera frame | in the central third | aim error p50 / p90 | person changes per minute | view inside the video | there: person in frame | there: central third | load average at each start |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for mode, label in (("dockd", "dockd tracking"), ("fixed", "fixed camera"), ("naive", "naive: centre the biggest box")):
         runs = [r["figures"] for r in results["loops"].get(mode, [])]
@@ -114,6 +122,7 @@ def render(results, machine_note):
         starts = ", ".join(f"{f['load_average'][0]:.1f}" for f in runs)
         lines.append(f"| {label} | {len(runs)} × {sum(f['samples'] for f in runs) // len(runs)} | "
                      f"{spread(runs, lambda f: f['matched_to_a_person'], pct)} | {spread(runs, lambda f: f['in_frame'], pct)} | "
+                     f"{spread(runs, lambda f: f.get('in_frame_every_frame'), pct)} | "
                      f"{spread(runs, lambda f: f['central_third'], pct)} | "
                      f"{spread(runs, lambda f: f['aim_error_deg']['p50'], lambda v: f'{v:.1f}°')} / "
                      f"{spread(runs, lambda f: f['aim_error_deg']['p90'], lambda v: f'{v:.1f}°')} | "

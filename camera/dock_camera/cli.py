@@ -17,6 +17,7 @@ from .rpc import DockdLink, NotConnected
 from .stand_choice import stand_for_source
 from .sources import SourceError, open_source, parse_size
 from .stand_pose import StandPose
+from .pace import DetectorPace
 from .stats import RunStats
 
 DEFAULT_SOCKET = "/run/dockd/dockd.sock"
@@ -212,6 +213,8 @@ def main(argv=None):
     if capture:
         capture.start()
     stats = RunStats()
+    period = 1 / source.fps if getattr(source, "fps", None) else None
+    pace = DetectorPace(detector.levels, period)
     preview = Preview(args.preview, args.fps) if args.preview else None
     frame_log = open(args.log, "w") if args.log else None
     started = time.monotonic()
@@ -261,13 +264,16 @@ def main(argv=None):
                 last_sent_capture = frame.capture_time
             except NotConnected:
                 sent = None
-            stats.frame(frame.capture_time, detect_seconds, len(found), sent, time.process_time())
+            stats.frame(frame.capture_time, detect_seconds, len(found), sent, time.process_time(), detector.level)
+            level_used = detector.level
+            if sent is not None:
+                detector.set_level(pace.sent(frame.capture_time))
             with shared.lock:
                 tracking = shared.tracking
                 pose = shared.pose.at(frame.capture_time)
             if frame_log:
                 frame_log.write(json.dumps({"frame": frame.index, "capture_time": frame.capture_time,
-                                            "sent": sent, "view": frame.view,
+                                            "sent": sent, "view": frame.view, "detector_level": level_used,
                                             "observations": params["observations"]}) + "\n")
             if preview:
                 latency = (sent - frame.capture_time) if sent else 0.0

@@ -23,12 +23,13 @@ class RunStats:
         self.skipped_for_rate = 0
         self.replies = Counter()  # "ok" or the error code
         self.detections = 0
+        self.levels = Counter()  # frames per detector level (pace.py)
         self.first_capture = None
         self.last_capture = None
         self.cpu_start = None
         self.cpu_end = None
 
-    def frame(self, capture_time, detect_seconds, detections, sent_time, cpu_now):
+    def frame(self, capture_time, detect_seconds, detections, sent_time, cpu_now, level=0):
         if self.first_capture is None:
             self.first_capture = capture_time
             self.cpu_start = cpu_now
@@ -36,6 +37,7 @@ class RunStats:
         self.cpu_end = cpu_now
         self.frames += 1
         self.detections += detections
+        self.levels[level] += 1
         self.detect_times.append(detect_seconds)
         if sent_time is None:
             self.unsent += 1
@@ -71,6 +73,7 @@ class RunStats:
             "cpu_ms_per_frame": ms(cpu),
             "detections_per_frame": round(self.detections / self.frames, 2) if self.frames else 0,
             "replies": dict(self.replies),
+            "frames_per_detector_level": {str(k): v for k, v in sorted(self.levels.items())},
         }
 
 
