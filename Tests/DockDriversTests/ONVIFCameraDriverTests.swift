@@ -195,6 +195,23 @@ import Testing
         #expect(action(move) == "/onvif/ptz_service tptz:AbsoluteMove" && !body(move).contains("Speed"), "\(body(move))")
     }
 
+    /// A rate asked while a STOP waited for the request in flight takes the stop's place: the Stop
+    /// is never sent, so it is not confirmed — not when the move goes, nor when it is answered.
+    @Test func aStopOvertakenByARateBeforeItWentIsNotConfirmed() {
+        var (driver, _) = ready()  // its GetStatus in flight
+        #expect(driver.send(.stop, at: 0.2).isEmpty, "the Stop waits for the GetStatus in flight")
+        #expect(!driver.stopConfirmed)
+        #expect(driver.send(.velocity([AxisValue(.pitch, 0.2)]), at: 0.21).isEmpty)
+        #expect(!driver.stopConfirmed, "the Stop was never sent")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 0.22)
+        #expect(action(driver.tick(at: 0.3).bytes) == "/onvif/ptz_service tptz:ContinuousMove")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 0.31)
+        #expect(!driver.stopConfirmed, "the move was answered, not a Stop")
+        #expect(action(driver.send(.stop, at: 0.4)) == "/onvif/ptz_service tptz:Stop")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 0.41)
+        #expect(driver.stopConfirmed)
+    }
+
     @Test func aContinuousMoveIsRenewedBeforeItsTimeoutEndsIt() {
         var (driver, _) = ready()
         _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)

@@ -123,6 +123,8 @@ public struct ONVIFCameraDriver: StandDriver {
     /// Whether the last read repeated the one before while the camera should be moving: the pose
     /// reported is the estimate.
     private var onEstimate = false
+    /// A Stop asked and not yet answered with nothing asked after it. A move asked before the Stop
+    /// went takes its place (`pending`): no Stop is sent, so it stays unconfirmed until a later one is.
     private var stopPending = false
     /// A Stop sent for a read, not asked for (the estimate's doubt grew too large): `.stopping` until
     /// its reply, `.reading` until the GetStatus after it; the motion asked for then goes again.
@@ -492,7 +494,6 @@ public struct ONVIFCameraDriver: StandDriver {
         guard step == .ready else { return [] }
         switch command {
         case .position(_, let targets):
-            stopPending = false
             let now = pose.map { ($0.x, $0.y) } ?? (0, 0)
             var x = now.0, y = now.1
             // A move replaces the motion in force: a zoom velocity ends with it.
@@ -528,7 +529,6 @@ public struct ONVIFCameraDriver: StandDriver {
                 stopPending = true
                 ratePaths.x.reset(); ratePaths.y.reset()
             } else {
-                stopPending = false
                 pending = velocityMove(x: x, y: y, at: time)
             }
         case .stop:
