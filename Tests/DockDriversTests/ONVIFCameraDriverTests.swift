@@ -29,7 +29,7 @@ import Testing
 
     /// A driver through its setup on the emulator's replies, up to its first GetStatus sent.
     func ready(options: String = ONVIFEmulatorReplies.configurationOptions, profiles: String = ONVIFEmulatorReplies.profiles,
-               settings: ONVIFCameraDriver.Settings = .init()) -> (ONVIFCameraDriver, [DriverReport]) {
+               nodes: String = ONVIFEmulatorReplies.nodes, settings: ONVIFCameraDriver.Settings = .init()) -> (ONVIFCameraDriver, [DriverReport]) {
         var driver = ONVIFCameraDriver(settings: settings)
         var t = 0.0
         let first = driver.start(at: t)
@@ -41,7 +41,8 @@ import Testing
             (ONVIFEmulatorReplies.capabilities, "/onvif/device_service tds:GetDeviceInformation"),
             (ONVIFEmulatorReplies.deviceInformation, "/onvif/media_service trt:GetProfiles"),
             (profiles, "/onvif/ptz_service tptz:GetConfigurationOptions"),
-            (options, "/onvif/ptz_service tptz:Stop"),
+            (options, "/onvif/ptz_service tptz:GetNodes"),
+            (nodes, "/onvif/ptz_service tptz:Stop"),
             (ONVIFEmulatorReplies.stop, "/onvif/ptz_service tptz:GetStatus"),
         ]
         for (answer, next) in script {
@@ -89,10 +90,10 @@ import Testing
     }
 
     @Test func whileARequestIsInFlightOnlyItsAnswersTimeoutIsDue() {
-        var (driver, _) = ready()  // its GetStatus went at 0.12
-        #expect(abs((driver.nextDeadline ?? 0) - 10.12) < 1e-3, "no tick before the answer or its timeout (was every 20 ms)")
-        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 0.13)
-        #expect(abs((driver.nextDeadline ?? 0) - 0.22) < 1e-6, "then the next poll")
+        var (driver, _) = ready()  // its GetStatus went at 0.14
+        #expect(abs((driver.nextDeadline ?? 0) - 10.14) < 1e-3, "no tick before the answer or its timeout (was every 20 ms)")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 0.15)
+        #expect(abs((driver.nextDeadline ?? 0) - 0.24) < 1e-6, "then the next poll")
     }
 
     @Test func theStatusIsThePoseWithYawAgainstPan() {
@@ -194,6 +195,23 @@ import Testing
         #expect(action(move) == "/onvif/ptz_service tptz:AbsoluteMove" && !body(move).contains("Speed"), "\(body(move))")
     }
 
+    /// A rate asked while a STOP waited for the request in flight takes the stop's place: the Stop
+    /// is never sent, so it is not confirmed — not when the move goes, nor when it is answered.
+    @Test func aStopOvertakenByARateBeforeItWentIsNotConfirmed() {
+        var (driver, _) = ready()  // its GetStatus in flight
+        #expect(driver.send(.stop, at: 0.2).isEmpty, "the Stop waits for the GetStatus in flight")
+        #expect(!driver.stopConfirmed)
+        #expect(driver.send(.velocity([AxisValue(.pitch, 0.2)]), at: 0.21).isEmpty)
+        #expect(!driver.stopConfirmed, "the Stop was never sent")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 0.22)
+        #expect(action(driver.tick(at: 0.3).bytes) == "/onvif/ptz_service tptz:ContinuousMove")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 0.31)
+        #expect(!driver.stopConfirmed, "the move was answered, not a Stop")
+        #expect(action(driver.send(.stop, at: 0.4)) == "/onvif/ptz_service tptz:Stop")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 0.41)
+        #expect(driver.stopConfirmed)
+    }
+
     @Test func aContinuousMoveIsRenewedBeforeItsTimeoutEndsIt() {
         var (driver, _) = ready()
         _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
@@ -231,6 +249,16 @@ import Testing
         _ = silent.start(at: 0)
         #expect(silent.tick(at: 9).reports.isEmpty)
         #expect(silent.tick(at: 10.5).reports == [.fatal("the camera did not answer in 10.0 s")])
+    }
+
+    /// GetConfigurationOptions answered without Spaces: the moves are the ones the PTZ node lists.
+    @Test func aCameraListingNoSpacesInItsOptionsIsSteeredByItsNodesSpaces() {
+        let options = ONVIFEmulatorReplies.configurationOptions.replacing(/<tt:Spaces>.*<\/tt:Spaces>/, with: "")
+        #expect(options != ONVIFEmulatorReplies.configurationOptions)
+        let (driver, reports) = ready(options: options)
+        guard case .ready(let identity, _)? = reports.first else { Issue.record("\(reports)"); return }
+        #expect(driver.closesPositionLoop && identity.hardware.hasSuffix("16 presets, a home position; absolute, relative, continuous moves"),
+                "\(identity.hardware)")
     }
 
     @Test func aContinuousOnlyCameraLeavesThePositionLoopToDockd() {

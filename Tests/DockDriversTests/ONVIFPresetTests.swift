@@ -23,7 +23,11 @@ import Testing
         var driver = ready()
         #expect(driver.cameraPresets == .tokens)
         let store = CameraPresetRequest.store(name: "stage", slot: nil)
-        let sent = driver.cameraPreset(store, at: 1.01)
+        // A new preset: the camera's presets counted first (two of the node's 16: room).
+        #expect(camera.body(driver.cameraPreset(store, at: 1.01)) == "<tptz:GetPresets><tptz:ProfileToken>Profile_1</tptz:ProfileToken></tptz:GetPresets>")
+        #expect(driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.015).isEmpty)
+        #expect(driver.nextDeadline == -.infinity, "the store goes at once")
+        let sent = driver.tick(at: 1.015).bytes
         #expect(camera.body(sent) == "<tptz:SetPreset><tptz:ProfileToken>Profile_1</tptz:ProfileToken><tptz:PresetName>stage</tptz:PresetName></tptz:SetPreset>")
         let answer = envelope("<tptz:SetPresetResponse><tptz:PresetToken>Preset7</tptz:PresetToken></tptz:SetPresetResponse>")
         #expect(driver.receive(camera.reply(answer), at: 1.02) == [.cameraPreset(store, .success(.token("Preset7")))])
@@ -45,5 +49,33 @@ import Testing
         let memory = CameraPresetRequest.remove(.memory(3))
         #expect(driver.cameraPreset(memory, at: 1.03).isEmpty)
         #expect(driver.tick(at: 1.04).reports == [.cameraPreset(memory, .failure(CameraPresetRefusal("an ONVIF camera keeps presets by token, not memory 3")))])
+    }
+
+    /// GetNodes' MaximumNumberOfPresets bounds the presets in the camera: a new one past it is
+    /// refused with the reason, the camera never asked to store it (it would answer a Fault, or
+    /// on some cameras overwrite one); one saved again in its own token needs no room.
+    @Test func aNewPresetPastTheNodesMaximumIsRefusedBeforeTheCameraIsAskedToStoreIt() {
+        let nodes = ONVIFEmulatorReplies.nodes.replacing("<tt:MaximumNumberOfPresets>16<", with: "<tt:MaximumNumberOfPresets>2<")
+        var (driver, _) = camera.ready(nodes: nodes)
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
+        let store = CameraPresetRequest.store(name: "stage", slot: nil)
+        #expect(camera.action(driver.cameraPreset(store, at: 1.01)) == "/onvif/ptz_service tptz:GetPresets")
+        let refused = driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.02)
+        #expect(refused == [.cameraPreset(store, .failure(CameraPresetRefusal(
+            "the camera holds 2 presets, the most its PTZ node takes (MaximumNumberOfPresets 2): delete one first")))])
+        #expect(camera.action(driver.tick(at: 1.2).bytes) == "/onvif/ptz_service tptz:GetStatus", "no SetPreset")
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1.21)
+        let again = CameraPresetRequest.store(name: "door", slot: .token("Preset1"))
+        #expect(camera.action(driver.cameraPreset(again, at: 1.22)) == "/onvif/ptz_service tptz:SetPreset")
+    }
+
+    /// A node with MaximumNumberOfPresets 0 keeps no presets: dockd keeps them alone, as for a
+    /// VISCA camera whose profile names no memories.
+    @Test func aCameraWhoseNodeTakesNoPresetsIsAskedToStoreNone() {
+        let nodes = ONVIFEmulatorReplies.nodes.replacing("<tt:MaximumNumberOfPresets>16<", with: "<tt:MaximumNumberOfPresets>0<")
+        let (driver, reports) = camera.ready(nodes: nodes)
+        #expect(driver.cameraPresets == nil)
+        guard case .ready(let identity, _)? = reports.first else { Issue.record("\(reports)"); return }
+        #expect(identity.hardware.contains("profile Profile_1; no presets, a home position; absolute"), "\(identity.hardware)")
     }
 }

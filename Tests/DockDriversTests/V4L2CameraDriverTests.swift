@@ -48,6 +48,27 @@ import Testing
         #expect(text(driver.tick(at: 0.15).bytes) == "S \(Self.pan)=-39600 \(Self.tilt)=-7200\n", "the tilt goes with it, where it was told")
     }
 
+    /// A rate asked before a STOP went (the stop waited out the command interval) takes the stop's
+    /// place: the stop never reaches the camera, so it is not confirmed — not when the rate goes,
+    /// not when the camera accepts it — until a later STOP is accepted.
+    @Test func aStopOvertakenByARateBeforeItWentIsNotConfirmed() {
+        var (driver, _) = connected()
+        _ = driver.tick(at: 0.04); _ = driver.receive(line(.values([(Self.pan, Int32(36000)), (Self.tilt, Int32(-7200))])), at: 0.05)
+        #expect(driver.stopConfirmed, "the connect's hold")
+        #expect(text(driver.send(.stop, at: 0.08)).isEmpty, "the hold went 0.04 s ago: the stop waits for the command interval")
+        #expect(!driver.stopConfirmed)
+        _ = driver.send(.velocity([AxisValue(.yaw, 0.2)]), at: 0.1)
+        #expect(!driver.stopConfirmed, "the stop was never sent")
+        let set = text(driver.tick(at: 0.15).bytes)
+        #expect(set.hasPrefix("S \(Self.pan)="), "\(set)")
+        _ = driver.receive(line(.values([(Self.pan, Int32(32400)), (Self.tilt, Int32(-7200))])), at: 0.16)
+        #expect(!driver.stopConfirmed, "the rate's set was accepted, not a stop")
+        _ = driver.send(.stop, at: 0.3)
+        _ = driver.tick(at: 0.3)
+        _ = driver.receive(line(.values([(Self.pan, Int32(32400)), (Self.tilt, Int32(-7200))])), at: 0.31)
+        #expect(driver.stopConfirmed)
+    }
+
     /// How far the pan moved (arc-seconds, to the left) under a yaw `rate` (rad/s) renewed every
     /// 0.1 s as the engine does, for `seconds`, on a camera far faster than the rate (vptz turns
     /// at 60°/s): each target is reached before the next read.

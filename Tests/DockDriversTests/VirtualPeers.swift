@@ -127,7 +127,8 @@ struct ONVIFCameraPeer: VirtualPeer {
     static let answers: [(operation: String, reply: String)] = [
         ("GetSystemDateAndTime", ONVIFEmulatorReplies.dateAndTime), ("GetCapabilities", ONVIFEmulatorReplies.capabilities),
         ("GetDeviceInformation", ONVIFEmulatorReplies.deviceInformation), ("GetProfiles", ONVIFEmulatorReplies.profiles),
-        ("GetConfigurationOptions", ONVIFEmulatorReplies.configurationOptions), ("GetStatus", ONVIFEmulatorReplies.status),
+        ("GetConfigurationOptions", ONVIFEmulatorReplies.configurationOptions), ("GetNodes", ONVIFEmulatorReplies.nodes),
+        ("GetStatus", ONVIFEmulatorReplies.status),
     ]
     /// The bodies of the ContinuousMove requests, in order.
     private(set) var continuousMoves: [String] = []

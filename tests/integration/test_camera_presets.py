@@ -158,13 +158,29 @@ def test_an_onvif_camera_keeps_the_preset_under_the_token_dockd_reports_and_dele
         assert token not in r.cam.presets, r.cam.presets
 
 
-def test_an_onvif_camera_with_no_room_refuses_and_the_caller_hears_its_fault(onvif):
+def test_an_onvif_camera_with_no_room_is_not_asked_to_store_and_the_caller_hears_why(onvif):
+    """GetNodes' MaximumNumberOfPresets: a new preset past it is refused by dockd, with the reason,
+    before the camera is asked (its own answer would be a fault: ter:TooManyPresets)."""
     r = onvif(presets=1)
     c = r.client
     assert c.result("preset.save", {"name": "one"})["camera"] is not None
+    with r.cam.lock:
+        set_presets = sum(1 for entry in r.cam.log if entry[2] == "SetPreset")
     two = c.result("preset.save", {"name": "two"})
-    assert two["camera"] is None and "no room for another preset" in two["camera_error"], two
+    assert two["camera"] is None and "MaximumNumberOfPresets 1" in two["camera_error"], two
+    with r.cam.lock:
+        assert sum(1 for entry in r.cam.log if entry[2] == "SetPreset") == set_presets, "the camera was asked to store past its most"
     assert {p["name"] for p in c.result("preset.list")} == {"home", "one", "two"}
+    assert c.result("preset.save", {"name": "one"})["camera"] is not None, "saved again in its own token: no room needed"
+
+
+def test_an_onvif_camera_whose_node_takes_no_presets_is_asked_to_store_none(onvif):
+    r = onvif(presets=0)
+    c = r.client
+    saved = c.result("preset.save", {"name": "one"})
+    assert saved["camera"] is None and "camera_error" not in saved, saved
+    with r.cam.lock:
+        assert not any(entry[2] in ("SetPreset", "GetPresets") for entry in r.cam.log), r.cam.log
 
 
 def test_a_save_past_the_hundred_presets_is_refused_before_the_camera_stores_it(onvif):

@@ -78,7 +78,7 @@ public struct ONVIFCameraDriver: StandDriver {
     public let settings: Settings
     public private(set) var counters = DriverCounters()
 
-    private enum Step { case clock, capabilities, information, profiles, options, connectStop, ready }
+    private enum Step { case clock, capabilities, information, profiles, options, node, connectStop, ready }
     /// `zoom`: the zoom's target or velocity sent with the pan/tilt's (nil: none); `speed`: the
     /// pan/tilt's Speed, fractions of the top speeds (nil: none sent, the camera's default).
     private enum Move: Equatable {
@@ -87,7 +87,8 @@ public struct ONVIFCameraDriver: StandDriver {
         case continuous(x: Double, y: Double, zoom: Double?)
         case stop
     }
-    private enum Flight { case setup, status, move(Move), preset(CameraPresetRequest) }
+    /// `presetCount`: GetPresets, counting the camera's presets before a new one is stored.
+    private enum Flight { case setup, status, move(Move), preset(CameraPresetRequest), presetCount(CameraPresetRequest) }
 
     private var step = Step.clock
     private var decoder = ONVIFWire.Decoder()
@@ -96,6 +97,13 @@ public struct ONVIFCameraDriver: StandDriver {
     private var mediaPath = "/onvif/media_service"
     private var identity = StandIdentity(model: "ONVIF camera", firmware: "", hardware: "", serial: "", protocolVersion: "onvif")
     private var profile = ""
+    /// The profile's PTZ node (its configuration's NodeToken), and the spaces its configuration
+    /// options list, read with the node's (a camera listing none there has them on its node).
+    private var nodeToken: String?
+    private var optionSpaces: XMLElement?
+    /// The node's MaximumNumberOfPresets (nil: it gives none) and HomeSupported.
+    private var presetLimit: Int?
+    private var homeSupported = false
     private var offers: (absolute: Bool, relative: Bool, continuous: Bool) = (false, false, false)
     /// Whether the camera lists a pan/tilt speed space: absolute and relative moves may carry a Speed.
     private var offersSpeed = false
@@ -115,6 +123,8 @@ public struct ONVIFCameraDriver: StandDriver {
     /// Whether the last read repeated the one before while the camera should be moving: the pose
     /// reported is the estimate.
     private var onEstimate = false
+    /// A Stop asked and not yet answered with nothing asked after it. A move asked before the Stop
+    /// went takes its place (`pending`): no Stop is sent, so it stays unconfirmed until a later one is.
     private var stopPending = false
     /// A Stop sent for a read, not asked for (the estimate's doubt grew too large): `.stopping` until
     /// its reply, `.reading` until the GetStatus after it; the motion asked for then goes again.
@@ -137,6 +147,8 @@ public struct ONVIFCameraDriver: StandDriver {
     private var queuedSetup: (path: String, body: String, flight: Flight)?
     /// SetPreset / RemovePreset asked for and not sent yet, in the order asked.
     private var queuedPresets: [CameraPresetRequest] = []
+    /// A new preset the camera was counted to have room for: its SetPreset goes next.
+    private var countedPreset: CameraPresetRequest?
     /// Outcomes known without asking the camera (a VISCA memory number asked of an ONVIF camera).
     private var presetAnswers: [DriverReport] = []
 
@@ -175,7 +187,12 @@ public struct ONVIFCameraDriver: StandDriver {
         lastZoomRead = nil
         zoomEstimate = nil
         queuedPresets = []
+        countedPreset = nil
         presetAnswers = []
+        nodeToken = nil
+        optionSpaces = nil
+        presetLimit = nil
+        homeSupported = false
         return request(Self.devicePath, ONVIFRequests.getSystemDateAndTime, authenticate: false, .setup, at: time)
     }
 
@@ -233,6 +250,14 @@ public struct ONVIFCameraDriver: StandDriver {
             case .remove(let slot):
                 return [.cameraPreset(request, .success(slot))]
             }
+        case .presetCount(let request):
+            let held = reply.children("Preset").count
+            if let limit = presetLimit, held >= limit {
+                return [.cameraPreset(request, .failure(CameraPresetRefusal(
+                    "the camera holds \(held) presets, the most its PTZ node takes (MaximumNumberOfPresets \(limit)): delete one first")))]
+            }
+            countedPreset = request
+            return []
         }
     }
 
@@ -258,6 +283,9 @@ public struct ONVIFCameraDriver: StandDriver {
         case .preset(let request):
             counters.refused += 1
             return [.cameraPreset(request, .failure(CameraPresetRefusal("\(request.isStore ? "SetPreset" : "RemovePreset"): \(reason)")))]
+        case .presetCount(let request):
+            counters.commandsFailed += 1
+            return [.cameraPreset(request, .failure(CameraPresetRefusal("GetPresets, to count the camera's presets: \(reason)")))]
         }
     }
 
@@ -268,6 +296,7 @@ public struct ONVIFCameraDriver: StandDriver {
         case .information: "GetDeviceInformation"
         case .profiles: "GetProfiles"
         case .options: "GetConfigurationOptions"
+        case .node: "GetNodes"
         case .connectStop: "the Stop sent at connect"
         case .ready: "a request"
         }
@@ -310,11 +339,22 @@ public struct ONVIFCameraDriver: StandDriver {
                 return [.fatal("profile \(token) has no PTZ configuration")]
             }
             profile = token
+            nodeToken = chosen.child("PTZConfiguration")?.value("NodeToken")
             positionRange = ONVIFPositionRange().narrowed(by: chosen.child("PTZConfiguration")?.child("PanTiltLimits")?.children("Range") ?? [])
             step = .options
             return next(ptzPath, ONVIFRequests.getConfigurationOptions(configurationToken), at: time)
         case .options:
-            let spaces = reply.find("Spaces")
+            optionSpaces = reply.find("Spaces")
+            step = .node
+            return next(ptzPath, ONVIFRequests.getNodes, at: time)
+        case .node:
+            let nodes = reply.children("PTZNode")
+            guard let node = nodes.first(where: { $0.attributes["token"] == nodeToken }) ?? (nodes.count == 1 ? nodes.first : nil) else {
+                return [.fatal("GetNodes lists no node \(nodeToken ?? "(the profile's PTZ configuration names none)") of profile \(profile)")]
+            }
+            presetLimit = node.value("MaximumNumberOfPresets").flatMap { Int($0) }
+            homeSupported = node.value("HomeSupported") == "true"
+            let spaces = optionSpaces ?? node.child("SupportedPTZSpaces")
             offers = (spaces?.child("AbsolutePanTiltPositionSpace") != nil, spaces?.child("RelativePanTiltTranslationSpace") != nil,
                       spaces?.child("ContinuousPanTiltVelocitySpace") != nil)
             offersSpeed = spaces?.child("PanTiltSpeedSpace") != nil
@@ -347,7 +387,8 @@ public struct ONVIFCameraDriver: StandDriver {
         ]
         let how = [offers.absolute ? "absolute" : nil, offers.relative ? "relative" : nil, offers.continuous ? "continuous" : nil].compactMap { $0 }
         let zoomed = zoomScale.map { ", zoom to \($0.maxZoom == $0.maxZoom.rounded() ? String(Int($0.maxZoom)) : String($0.maxZoom))x" } ?? ""
-        identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + "profile \(profile); " + how.joined(separator: ", ") + " moves" + zoomed
+        let presets = presetLimit.map { "\($0 == 0 ? "no" : String($0)) presets" + (homeSupported ? ", a home position" : "") + "; " } ?? ""
+        identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + "profile \(profile); " + presets + how.joined(separator: ", ") + " moves" + zoomed
         let zoomAxis = zoomScale.map { zoom in
             AxisCapability(axis: .zoom, continuous: false, min: 1, max: Float(zoom.maxZoom), maxSpeed: Float(zoom.topRate),
                            maxAccel: Float(4 * zoom.topRate), countsPerRev: 0)
@@ -453,7 +494,6 @@ public struct ONVIFCameraDriver: StandDriver {
         guard step == .ready else { return [] }
         switch command {
         case .position(_, let targets):
-            stopPending = false
             let now = pose.map { ($0.x, $0.y) } ?? (0, 0)
             var x = now.0, y = now.1
             // A move replaces the motion in force: a zoom velocity ends with it.
@@ -489,7 +529,6 @@ public struct ONVIFCameraDriver: StandDriver {
                 stopPending = true
                 ratePaths.x.reset(); ratePaths.y.reset()
             } else {
-                stopPending = false
                 pending = velocityMove(x: x, y: y, at: time)
             }
         case .stop:
@@ -562,9 +601,9 @@ public struct ONVIFCameraDriver: StandDriver {
 
     // MARK: - Presets
 
-    /// ONVIF cameras name their presets: dockd keeps the PresetToken SetPreset answers. One
-    /// without presets (MaximumNumberOfPresets 0) answers with a Fault, reported as its refusal.
-    public var cameraPresets: CameraPresetStorage? { .tokens }
+    /// ONVIF cameras name their presets: dockd keeps the PresetToken SetPreset answers. A camera
+    /// whose PTZ node takes none (MaximumNumberOfPresets 0) is asked to store none.
+    public var cameraPresets: CameraPresetStorage? { presetLimit == 0 ? nil : .tokens }
 
     public mutating func cameraPreset(_ request: CameraPresetRequest, at time: Double) -> [UInt8] {
         if let slot = request.slot, slot.token == nil {
@@ -581,7 +620,7 @@ public struct ONVIFCameraDriver: StandDriver {
         if let flight = inFlight { return flight.sentAt + Self.answerTimeout + 1e-6 }
         if queuedSetup != nil || !presetAnswers.isEmpty || readBack == .reading || readBackDue { return -.infinity }
         guard step == .ready else { return nil }
-        if !queuedPresets.isEmpty { return -.infinity }
+        if !queuedPresets.isEmpty || countedPreset != nil { return -.infinity }
         var deadline = nextPoll
         if let move = pending { deadline = min(deadline, move == .stop ? -.infinity : (lastMove?.time ?? -.infinity) + settings.commandInterval) }
         if let renewal = renewalTime { deadline = min(deadline, renewal) }
@@ -620,19 +659,32 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             return sendMove(move, at: time)
         }
+        if let preset = countedPreset {
+            countedPreset = nil
+            return sendPreset(preset, at: time)
+        }
         if !queuedPresets.isEmpty {
             let preset = queuedPresets.removeFirst()
-            let body = switch preset {
-            case .store(let name, let slot):
-                ONVIFRequests.setPreset(profile, name: name, token: slot?.token)
-            case .remove(let slot):
-                ONVIFRequests.removePreset(profile, token: slot.token ?? "")  // a memory number was answered when asked
+            // A new preset where the node says how many it takes: the camera's counted first, so
+            // that one past the most is refused with the reason, not by the camera's fault.
+            if case .store(_, nil) = preset, presetLimit != nil {
+                return request(ptzPath, ONVIFRequests.getPresets(profile), authenticate: true, .presetCount(preset), at: time)
             }
-            return request(ptzPath, body, authenticate: true, .preset(preset), at: time)
+            return sendPreset(preset, at: time)
         }
         if let renewal = renewalTime, time >= renewal, let last = lastMove { return sendMove(last.move, at: time) }
         guard time >= nextPoll else { return [] }
         return poll(at: time)
+    }
+
+    private mutating func sendPreset(_ preset: CameraPresetRequest, at time: Double) -> [UInt8] {
+        let body = switch preset {
+        case .store(let name, let slot):
+            ONVIFRequests.setPreset(profile, name: name, token: slot?.token)
+        case .remove(let slot):
+            ONVIFRequests.removePreset(profile, token: slot.token ?? "")  // a memory number was answered when asked
+        }
+        return request(ptzPath, body, authenticate: true, .preset(preset), at: time)
     }
 
     private mutating func poll(at time: Double) -> [UInt8] {

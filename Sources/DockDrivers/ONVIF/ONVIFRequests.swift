@@ -10,6 +10,10 @@ enum ONVIFRequests {
         "<tptz:GetConfigurationOptions><tptz:ConfigurationToken>\(ONVIFSOAP.escape(configuration))</tptz:ConfigurationToken></tptz:GetConfigurationOptions>"
     }
 
+    static let getNodes = "<tptz:GetNodes/>"
+
+    static func getPresets(_ profile: String) -> String { "<tptz:GetPresets>\(token(profile))</tptz:GetPresets>" }
+
     static func getStatus(_ profile: String) -> String { "<tptz:GetStatus>\(token(profile))</tptz:GetStatus>" }
 
     static func stop(_ profile: String) -> String {

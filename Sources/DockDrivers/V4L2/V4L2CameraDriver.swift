@@ -96,8 +96,12 @@ public struct V4L2CameraDriver: StandDriver {
     private var ratePaths: [Axis: RateTargetPath] = [:]
     private var nextPoll = 0.0
     private var identity: StandIdentity?
-    /// A STOP (a hold where the camera is) still to be confirmed.
-    private var stopPending = false
+    /// The pending values are a STOP's hold where the camera is: they go before a due read, and
+    /// even where they change nothing. A rate or a target asked before they went takes their place.
+    private var stopQueued = false
+    /// A STOP asked and not yet accepted by the camera. Apart from `stopQueued`: a rate that takes
+    /// a queued stop's place sends no stop, so the stop stays unconfirmed until a later one is.
+    private var stopAwaited = false
 
     /// The longest a request may wait for its answer before the link is given up, s.
     static let answerTimeout = 3.0
@@ -107,7 +111,7 @@ public struct V4L2CameraDriver: StandDriver {
 
     /// A camera steered by speed on any axis leaves the position loop to dockd's controller.
     public var closesPositionLoop: Bool { !drives.contains { $0.steering == .speed } }
-    public var stopConfirmed: Bool { !stopPending }
+    public var stopConfirmed: Bool { !stopAwaited }
 
     public mutating func start(at time: Double) -> [UInt8] {
         phase = .querying
@@ -120,7 +124,8 @@ public struct V4L2CameraDriver: StandDriver {
         pose = [:]
         rate = [:]
         ratePaths = [:]
-        stopPending = false
+        stopQueued = false
+        stopAwaited = false
         readPassedOver = false
         inFlight = nil
         trackingOff = nil
@@ -176,7 +181,7 @@ public struct V4L2CameraDriver: StandDriver {
                     if let now = estimate(axis, at: time) { pose[axis] = (now, time) }
                     heading[axis] = (value, time)
                 }
-                if stopPending && pending.isEmpty { stopPending = false }
+                if stopQueued && pending.isEmpty { stopQueued = false; stopAwaited = false }
                 return []
             }
             // The link's round trip is a read's: a set may take the camera most of a second to act.
@@ -198,8 +203,8 @@ public struct V4L2CameraDriver: StandDriver {
                 return [.rejected("the camera's own tracking could not be read (\(Self.errnoName(errno)): \(text)): it is switched off and not put back after")]
             case .set?:
                 counters.refused += 1
-                let type: MessageType = stopPending ? .stop : .position
-                stopPending = false
+                let type: MessageType = stopQueued ? .stop : .position
+                stopQueued = false
                 return [.refused(command: type.rawValue, reason: "\(Self.errnoName(errno)): \(text)")]
             default:
                 counters.commandsFailed += 1
@@ -306,7 +311,8 @@ public struct V4L2CameraDriver: StandDriver {
             // Every connect leaves the camera still: hold it where it is.
             for drive in drives { pending[drive.axis] = drive.steering == .speed ? 0 : pose[drive.axis]?.value ?? 0 }
             if let zoom, !zoom.steersByPosition { pending[.zoom] = 0 }
-            stopPending = true
+            stopQueued = true
+            stopAwaited = true
         }
         return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: axes))]
     }
@@ -347,7 +353,7 @@ public struct V4L2CameraDriver: StandDriver {
         guard phase == .ready else { return [] }
         switch command {
         case .position(_, let targets):
-            stopPending = false
+            stopQueued = false
             ratePaths = [:]
             for target in targets {
                 if target.axis == .zoom, let zoom, zoom.steersByPosition {
@@ -357,9 +363,9 @@ public struct V4L2CameraDriver: StandDriver {
                 pending[drive.axis] = drive.sign * Double(target.position) * Self.arcSecondsPerRadian
             }
         case .velocity(let rates):
-            // A rate takes over from a stop, as a target does: the stop's hold is no longer what
-            // is pending (left standing, it let every set go before a due read, as stops do).
-            stopPending = false
+            // A rate takes over from a queued stop, as a target does: the stop's hold is no longer
+            // what is pending (left queued, it let every set go before a due read, as stops do).
+            stopQueued = false
             for rate in rates {
                 if rate.axis == .zoom, let zoom { askZoom(zoom, rate: Double(rate.value), at: time) }
                 guard let drive = drive(rate.axis) else { continue }
@@ -379,7 +385,8 @@ public struct V4L2CameraDriver: StandDriver {
             if let zoom, heading[.zoom] != nil {
                 pending[.zoom] = zoom.steersByPosition ? (estimate(.zoom, at: time) ?? zoom.range.lowerBound) : 0
             }
-            stopPending = true
+            stopQueued = true
+            stopAwaited = true
         default:
             break  // LIMITS: the camera keeps its own range, dockd's are the controller's; no LED, no MOTORS
         }
@@ -439,7 +446,7 @@ public struct V4L2CameraDriver: StandDriver {
         guard inFlight == nil, phase != .querying else { return [] }
         let readDue = time >= nextPoll && !pollIDs.isEmpty
         // A stop never waits for a read.
-        if !pending.isEmpty && time >= lastSet + tuning.commandInterval && (stopPending || !(readDue && readPassedOver)) {
+        if !pending.isEmpty && time >= lastSet + tuning.commandInterval && (stopQueued || !(readDue && readPassedOver)) {
             let set = dueSet(at: time)
             if !set.values.isEmpty {
                 lastSet = time
@@ -450,7 +457,7 @@ public struct V4L2CameraDriver: StandDriver {
         // The camera's own tracking off, once it holds still: one try (a camera that refuses it
         // says so). Where the profile says how, it is read first, and the adapter puts it back as
         // it was when the link closes (dockd exits, lets go of the camera, or reconnects).
-        if let xu = trackingOff, phase == .ready, pending.isEmpty, !stopPending, let guid = xu.guidBytes, let data = xu.offBytes {
+        if let xu = trackingOff, phase == .ready, pending.isEmpty, !stopQueued, let guid = xu.guidBytes, let data = xu.offBytes {
             if xu.restore != nil && trackingRead == nil {
                 trackingRead = []
                 return send(.extensionUnitRead(guid: guid, unit: xu.unit, selector: xu.selector), at: time)
@@ -481,10 +488,10 @@ public struct V4L2CameraDriver: StandDriver {
                 // A step from where the camera is now; a zero step ends a step in progress.
                 let now = estimate(drive.axis, at: time) ?? 0
                 let step = drive.quantized(value - now)
-                if step != 0 || stopPending { values.append((drive.id, step)); headings.append((drive.axis, now + Double(step))) }
+                if step != 0 || stopQueued { values.append((drive.id, step)); headings.append((drive.axis, now + Double(step))) }
             case .speed:
                 let speed = Int32(min(Double(drive.control.maximum), max(Double(drive.control.minimum), value)))
-                if Double(speed) != heading[drive.axis]?.value || stopPending {
+                if Double(speed) != heading[drive.axis]?.value || stopQueued {
                     values.append((drive.id, speed)); headings.append((drive.axis, Double(speed)))
                 }
             }
@@ -496,7 +503,7 @@ public struct V4L2CameraDriver: StandDriver {
         // The zoom after the pan/tilt: with them when both are due, one request.
         if let zoom, let value = pending.removeValue(forKey: .zoom) {
             let set: Int32 = zoom.steersByPosition ? zoom.units(magnification: zoom.magnification(value)) : Int32(value)
-            if Double(set) != heading[.zoom]?.value || stopPending {
+            if Double(set) != heading[.zoom]?.value || stopQueued {
                 values.append((zoom.control.id, set)); headings.append((.zoom, Double(set)))
             }
         }
