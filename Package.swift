@@ -89,8 +89,6 @@ let package = Package(
         ]),
         .target(name: "dock-driver-probe", dependencies: [
             "DockVersion", "DockDrivers", "DockIO", "DockJSON", "DockProtocol", "DockCore", "StandEngine",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
