@@ -1,11 +1,11 @@
 /// What a host runs over one stand link: a pure state machine fed the link's events with the time
 /// they happened, answering with what to write. The host (an I/O shell, or a virtual one) only moves
 /// bytes and time: it opens the link, hands over what arrives, ticks the session when `nextTick`
-/// comes, and writes what each step returns. dockd's engine has this shape (`StandEngine`);
-/// dock-driver-probe's scripted driver session has it too.
+/// comes, and writes what each step returns. dock-driver-probe's run is one; dockd's engine has the
+/// same shape (`StandEngine.handle(_:at:)`, `nextTick`, `EngineOutput`'s writes and closeLink).
 public protocol LinkSession: Sendable {
     associatedtype Output: LinkSessionOutput
-    mutating func handle(_ event: LinkEvent, at now: Double) -> Output
+    mutating func handle(link event: LinkEvent, at now: Double) -> Output
     /// When the session next needs `.tick` (host seconds; at or before now: at once); nil: never.
     var nextTick: Double? { get }
 }

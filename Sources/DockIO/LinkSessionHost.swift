@@ -46,14 +46,14 @@ private final class LinkSessionHandler<Session: LinkSession>: ChannelInboundHand
 
     func channelActive(context: ChannelHandlerContext) {
         channel = context.channel
-        apply(session.handle(.opened, at: now()))
+        apply(session.handle(link: .opened, at: now()))
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         // `getBytes` copies with one memcpy (a walk of `readableBytesView` goes byte by byte).
-        apply(session.handle(.received(buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []), at: now()))
+        apply(session.handle(link: .received(buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []), at: now()))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -61,7 +61,7 @@ private final class LinkSessionHandler<Session: LinkSession>: ChannelInboundHand
         timer = nil
         channel = nil
         let reason = closeReason ?? "the stand closed the link (EOF or hangup)"
-        deliver(session.handle(.closed(reason: reason), at: now()))
+        deliver(session.handle(link: .closed(reason: reason), at: now()))
         ended.succeed(session)
         context.fireChannelInactive()
     }
@@ -97,6 +97,6 @@ private final class LinkSessionHandler<Session: LinkSession>: ChannelInboundHand
 
     private func timerFired() {
         timer = nil
-        if let due = session.nextTick, due <= now() { apply(session.handle(.tick, at: now())) } else { armTimer() }
+        if let due = session.nextTick, due <= now() { apply(session.handle(link: .tick, at: now())) } else { armTimer() }
     }
 }

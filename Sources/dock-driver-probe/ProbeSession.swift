@@ -7,42 +7,6 @@ import DockJSON
 import DockProtocol
 import StandEngine
 
-struct Script: Sendable {
-    var velocity: [Axis: Double]
-    var velocitySeconds: Double
-    var target: [Axis: Double]?
-    var gain: Double
-    var position: [Axis: Double]?
-    var duration: Double
-    var orient: [Axis: Double]?
-    var orientDuration: Double
-}
-
-/// Step response of one --orient move through the motion controller.
-struct OrientRun {
-    var controller: MotionController
-    var id: MotionID?
-    var startedAt = 0.0
-    var start: [Axis: Double] = [:]
-    var endedAt: Double?
-    var state = ""
-    var settledAt: Double?
-    var maxOvershoot = 0.0
-    var commands = 0
-}
-
-/// What --calibrate needs: the identity-profile driver, the camera's own profile to build on, where
-/// the result goes.
-struct CalibrationRun: Sendable {
-    var driver: VISCADriver
-    var base: VISCAProfile
-    var output: String
-    var name: String
-    var axes: [Calibration.AxisSetup]
-    var window: Double
-    var endpoint: String
-}
-
 /// dock-driver-probe's run, pure: one driver fed the link's bytes and the timer's ticks, and the
 /// script (`--velocity`, `--target`, `--position`, `--orient`, `--calibrate`) steering it from its
 /// reports. Each step returns the writes (one per driver call) and the report lines to print; the
@@ -59,24 +23,24 @@ struct ProbeSession: LinkSession {
     /// The driver is ticked this often (s): its polls, resends and heartbeats are judged then.
     static let tickInterval = 0.01
 
-    private(set) var driver: any StandDriver
+    private var driver: any StandDriver
     let script: Script
     let trace: Bool
     let calibrationRun: CalibrationRun?
     /// When the run ends (host seconds, `--seconds`).
     let deadline: Double
-    private(set) var calibration: Calibration?
-    private(set) var readyAt: Double?
-    private(set) var capabilities: Capabilities?
+    private var calibration: Calibration?
+    private var readyAt: Double?
+    private var capabilities: Capabilities?
     private var stopped = false
     private var positionSent = false
-    private(set) var fatal = false
+    private var fatal = false
     private var feedbackCount = 0
     private var firstFeedback: Double?
-    private(set) var lastFeedback: Feedback?
+    private var lastFeedback: Feedback?
     private var reportCounts: [String: Int] = [:]
     private var bytesOut = 0, bytesIn = 0
-    private(set) var orientRun: OrientRun?
+    private var orientRun: OrientRun?
     private var lastTick: Double?
     /// How the run ended, once it has: 0 done, 2 the driver failed (or the link closed), 3 the
     /// calibration failed.
@@ -95,7 +59,7 @@ struct ProbeSession: LinkSession {
         return last + Self.tickInterval
     }
 
-    mutating func handle(_ event: LinkEvent, at t: Double) -> Output {
+    mutating func handle(link event: LinkEvent, at t: Double) -> Output {
         var output = Output()
         switch event {
         case .opened:
@@ -124,6 +88,7 @@ struct ProbeSession: LinkSession {
         lines.removeAll()
         return output
     }
+
     /// nil while calibrating (or not calibrating); once done and the camera has confirmed the last
     /// Stop (or a second later), 0, or 3 when it failed.
     private mutating func calibrationStatus(at t: Double) -> Int32? {
