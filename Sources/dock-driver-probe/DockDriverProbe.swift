@@ -123,8 +123,8 @@ struct DockDriverProbe: AsyncParsableCommand {
         }
         let session = ProbeSession(driver: made, script: script, trace: traceBytes, calibration: calibration,
                                    deadline: seconds ?? (calibrate ? 900 : 3))
-        // The host dockd's tools share for one session over one link (DockIO): the probe's steps run
-        // on the link's event loop as bytes and ticks come, and their lines are printed as they go.
+        // The session's steps run on the link's event loop as bytes and ticks come (DockIO's host of
+        // one pure session over one real link); their lines are printed as they go.
         let ended = try await LinkSessionHost.run(session, over: link, now: now) { output in
             for line in output.lines { emit(line) }
         }
@@ -133,15 +133,16 @@ struct DockDriverProbe: AsyncParsableCommand {
             writeAll(Array("dock-driver-probe: the link closed: \(reason)\n".utf8), to: STDERR_FILENO)
         }
         let status = ended.status ?? 2
-        if calibration != nil {
+        if let calibration {
             // 3: the calibration failed (said why); 4: it did not finish in --seconds; 2: the link failed.
             guard let profile = ended.calibratedProfile(measuredOn: Date.now.formatted(.iso8601)) else {
                 throw ExitCode(status == 0 ? 4 : status)
             }
+            // Written only once it loads back.
             let data = try profile.encoded()
             _ = try VISCAProfile.decode(data)
-            try data.write(to: URL(fileURLWithPath: calibration!.output))
-            emit(["report": "calibration", "state": "written", "path": JSONValue(calibration!.output), "name": JSONValue(profile.name)])
+            try data.write(to: URL(fileURLWithPath: calibration.output))
+            emit(["report": "calibration", "state": "written", "path": JSONValue(calibration.output), "name": JSONValue(profile.name)])
         }
         if status != 0 { throw ExitCode(status) }
         if let miss = ended.orientMiss() {
