@@ -1,8 +1,9 @@
 /// What a host runs over one stand link: a pure state machine fed the link's events with the time
 /// they happened, answering with what to write. The host (an I/O shell, or a virtual one) only moves
 /// bytes and time: it opens the link, hands over what arrives, ticks the session when `nextTick`
-/// comes, and writes what each step returns. dock-driver-probe's run is one; dockd's engine has the
-/// same shape (`StandEngine.handle(_:at:)`, `nextTick`, `EngineOutput`'s writes and closeLink).
+/// comes, and writes what each step returns. dockd's engine is one (StandEngine+LinkSession.swift),
+/// dock-driver-probe's run another; the virtual link (EngineSimulation) runs either in virtual time,
+/// `LinkSessionHost` (DockIO) the probe's on a real link.
 public protocol LinkSession: Sendable {
     associatedtype Output: LinkSessionOutput
     mutating func handle(link event: LinkEvent, at now: Double) -> Output
