@@ -18,6 +18,8 @@ public struct VirtualHost<Peer: VirtualPeer> {
     /// Replies to commands that were answered later than asked (by token).
     public private(set) var lateReplies: [Int: Result<CommandResult, EngineError>] = [:]
     private var nextToken = 1
+    /// The link's outputs being recorded (kept between steps for its capacity).
+    private var taken: [EngineOutput] = []
 
     /// `name`: the stand's name until its driver learns its id (the daemon's endpoint).
     public init(driver: any StandDriver, peer: Peer, settings: EngineSettings = EngineSettings(), name: String = "virtual",
@@ -129,12 +131,14 @@ public struct VirtualHost<Peer: VirtualPeer> {
     /// Records what the engine told since the last call; `answered`: the token whose reply the
     /// caller has already.
     private mutating func record(answered: Int? = nil) {
+        link.takeOutputs(into: &taken)
         let time = now
-        for out in link.takeOutputs() {
+        for out in taken {
             if recordingNotifications { for n in out.notifications { notifications.append((time, n)) } }
             logs += out.logs
             for (token, result) in out.replies where token != answered { lateReplies[token] = result }
         }
+        taken.removeAll(keepingCapacity: true)
     }
 }
 

@@ -83,10 +83,11 @@ public struct VirtualLink<Session: LinkSession, Peer: VirtualPeer> {
 
     public mutating func clearWritten() { written.removeAll() }
 
-    /// The outputs since the last call, in order, for what records them.
-    public mutating func takeOutputs() -> [Session.Output] {
-        defer { outputs.removeAll(keepingCapacity: true) }
-        return outputs
+    /// The outputs since the last call, in order, into `buffer`, which must be empty: the two
+    /// arrays swap, so that a caller that empties its buffer keeping its capacity allocates none at
+    /// each step.
+    public mutating func takeOutputs(into buffer: inout [Session.Output]) {
+        swap(&buffer, &outputs)
     }
 
     /// Carries out what the session asked: its writes to the peer (and the peer's answer back to the

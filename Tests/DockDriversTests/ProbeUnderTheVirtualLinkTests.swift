@@ -43,7 +43,9 @@ import Testing
             link.step()
             wasSteered = wasSteered || steered(link.peer)
             if let at = unplugAfter, link.now >= 1000 + at, link.linkOpen { link.unplug() }
-            for output in link.takeOutputs() {
+            var outputs: [ProbeSession.Output] = []
+            link.takeOutputs(into: &outputs)
+            for output in outputs {
                 for line in output.lines { if case .string(let kind)? = line["report"] { reports.append(kind) } }
             }
         }
