@@ -9,7 +9,7 @@ import StandEngine
 /// are virtual. What the unit tests, `dock-bench scenario` and the scenario suite drive (the
 /// simulated stand: `VirtualHost(stand:)`).
 public struct VirtualHost<Peer: VirtualPeer> {
-    public private(set) var link: VirtualLink<StandEngine, Peer>
+    private var link: VirtualLink<StandEngine, Peer>
     /// Notifications so far, with the host time they were published (when `recordingNotifications`).
     public private(set) var notifications: [(time: Double, notification: StandNotification)] = []
     public var recordingNotifications = true
