@@ -60,16 +60,6 @@ public struct VirtualLink<Session: LinkSession, Peer: VirtualPeer> {
         }
     }
 
-    /// Runs until `time` (host seconds), or until `done` holds; returns whether it did.
-    @discardableResult
-    public mutating func run(until time: Double, done: (Self) -> Bool = { _ in false }) -> Bool {
-        while now < time - 1e-9 {
-            if done(self) { return true }
-            step()
-        }
-        return done(self)
-    }
-
     /// Something happens at the peer (a button, a fault injected): `change` returns what it sends.
     public mutating func atPeer(_ change: (inout Peer, UInt64) -> [UInt8]) {
         let bytes = change(&peer, micros)
