@@ -38,7 +38,8 @@ let package = Package(
         .target(name: "DockDrivers", dependencies: ["DockProtocol"]),
         // The per-stand engine (pure): everything dockd decides about a stand, (event, now) → effects.
         .target(name: "StandEngine", dependencies: ["DockProtocol", "DockCore", "DockTracking", "DockDrivers"]),
-        // The engine and the simulated stand joined over the wire in virtual time (tests, benchmarks).
+        // The virtual link (any link session — the engine, dock-driver-probe's run — against a peer over
+        // the wire in virtual time) and the engine's virtual host on it (tests, benchmarks).
         .target(name: "EngineSimulation", dependencies: ["StandEngine", "DockSim", "DockDrivers", "DockProtocol", "DockCore", "DockTracking"]),
         // JSON-RPC 2.0 text (pure, no Foundation): values, the strict parser, the writer, requests and
         // errors. dockd's API and its clients share it.
@@ -89,8 +90,6 @@ let package = Package(
         ]),
         .target(name: "dock-driver-probe", dependencies: [
             "DockVersion", "DockDrivers", "DockIO", "DockJSON", "DockProtocol", "DockCore", "StandEngine",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -127,7 +126,8 @@ let package = Package(
                                                           .product(name: "NIOCore", package: "swift-nio"),
                                                           .product(name: "NIOEmbedded", package: "swift-nio"),
                                                           .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine", "EngineSimulation"],
+        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine", "EngineSimulation",
+                                                           "DockJSON", "dock-driver-probe"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),

@@ -605,3 +605,35 @@ def test_calibrate_measures_direction_scale_and_speeds_into_a_profile_that_drive
     speeds = [l["yaw_velocity"] for l in of(lines, "feedback")][5:18]
     assert speeds and abs(statistics.median(speeds) - 0.5) < 0.075, speeds
     assert cam.degrees()[0] < start - 20, "it turned left"
+
+
+def test_probe_ends_when_the_stand_goes_away_with_its_summary_and_status_2(tmp_path):
+    # The stand (dock-sim on a Unix socket) goes away mid-run: the probe says so and ends at once,
+    # its summary printed, rather than running to --seconds or failing with a bare I/O error.
+    link = tmp_path / "stand"
+    sim = subprocess.Popen([str(BIN / "dock-sim"), "--unix", str(link), "--seed", "3"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert sim.stdout.readline().decode().startswith("unix ")
+        wait_until(link.exists, 5, "dock-sim's socket")
+        p = subprocess.Popen([str(BIN / "dock-driver-probe"), "--driver", "native", "--endpoint", f"unix:{link}",
+                              "--seconds", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines = []
+        for text in p.stdout:
+            lines.append(json.loads(text))
+            if lines[-1]["report"] == "feedback":
+                break
+        gone = time.monotonic()
+        sim.kill()
+        sim.wait()
+        out, err = p.communicate(timeout=30)
+        ended = time.monotonic() - gone
+        lines += [json.loads(line) for line in out.splitlines() if line.strip()]
+    finally:
+        sim.kill()
+        sim.wait()
+    assert p.returncode == 2, err
+    assert "the link closed" in err, err
+    assert ended < 10, f"ended {ended:.1f} s after the stand went away"
+    summary = of(lines, "summary")[0]
+    assert summary["feedback"] >= 1 and "ready_s" in summary

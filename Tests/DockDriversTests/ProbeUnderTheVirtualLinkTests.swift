@@ -1,0 +1,77 @@
+@testable import dock_driver_probe
+import DockDrivers
+import DockJSON
+import DockProtocol
+import DockSim
+import EngineSimulation
+import Testing
+
+/// dock-driver-probe's run (`ProbeSession`) on the virtual link, the host that runs dockd's engine
+/// in `VirtualHost`, against each driver's peer (VirtualPeers.swift): what the probe does on a real
+/// link, in virtual time.
+@Suite struct ProbeUnderTheVirtualLinkTests {
+    /// What the probe saw: its report lines, how it ended, and whether the peer was steered left.
+    struct Outcome: Sendable {
+        var reports: [String]
+        var status: Int32?
+        var linkLost: String?
+        var steered: Bool
+    }
+
+    static let runs: [String: @Sendable (_ unplugAfter: Double?) throws -> Outcome] = [
+        "native": { try probe("native", peer: SimulatedStand(), unplugAfter: $0) { ($0.truth(.yaw)?.outputPosition ?? 0) > 0.05 } },
+        "visca": { try probe("visca", peer: VISCACameraPeer(), unplugAfter: $0) { $0.camera.panUnits < 0 } },
+        "mavlink": { unplugAfter in
+            let information = try #require(try Fixtures.entries("mavlink_frames.json").first { $0["name"] as? String == "gimbal_device_information" })
+            return try probe("mavlink", peer: MAVLinkGimbalPeer(information: Fixtures.hex(information["hex"] as! String)), unplugAfter: unplugAfter) { $0.yaw < -0.05 }
+        },
+        "v4l2": { try probe("v4l2", peer: V4L2CameraPeer(), unplugAfter: $0) { ($0.values[V4L2CameraPeer.pan] ?? 0) < 0 } },
+        "onvif": { try probe("onvif", peer: ONVIFCameraPeer(), unplugAfter: $0) { $0.continuousMoves.contains { $0.contains("PanTilt x=\"-") } } },
+    ]
+
+    /// `--velocity yaw=0.2 --velocity-seconds 1 --seconds 2` through the driver `name` against
+    /// `peer`; the link pulled `unplugAfter` s in, when given.
+    static func probe<Peer: VirtualPeer>(_ name: String, peer: Peer, unplugAfter: Double?, steered: (Peer) -> Bool) throws -> Outcome {
+        let driver = try DriverTable.definition(name).make([:], heartbeatTimeoutMs: ProtocolTiming.defaultHeartbeatTimeoutMs)
+        let script = Script(velocity: [.yaw: 0.2], velocitySeconds: 1, target: nil, gain: 3, position: nil, duration: 1,
+                            orient: nil, orientDuration: 1.5)
+        var link = VirtualLink(session: ProbeSession(driver: driver, script: script, trace: false, deadline: 1000 + 2), peer: peer)
+        link.open()
+        var reports: [String] = []
+        var wasSteered = false
+        while link.session.status == nil && link.now < 1000 + 5 {
+            link.step()
+            wasSteered = wasSteered || steered(link.peer)
+            if let at = unplugAfter, link.now >= 1000 + at, link.linkOpen { link.unplug() }
+            var outputs: [ProbeSession.Output] = []
+            link.takeOutputs(into: &outputs)
+            for output in outputs {
+                for line in output.lines { if case .string(let kind)? = line["report"] { reports.append(kind) } }
+            }
+        }
+        return Outcome(reports: reports, status: link.session.status, linkLost: link.session.linkLost, steered: wasSteered)
+    }
+
+    @Test func everyDriverOfTheTableHasAPeerHere() {
+        #expect(DriverTable.names.filter { Self.runs[$0] == nil } == [])
+    }
+
+    @Test(arguments: DriverTable.names)
+    func theProbeDrivesTheDriverAndEndsAtItsSeconds(_ name: String) throws {
+        let run = try #require(Self.runs[name])
+        let outcome = try run(nil)
+        #expect(outcome.reports.first == "ready", "\(name): \(outcome.reports.prefix(5))")
+        #expect(outcome.reports.contains("feedback"), "\(name) fed back")
+        #expect(!outcome.reports.contains("fatal"), "\(name): \(outcome.reports)")
+        #expect(outcome.steered, "\(name): the peer was steered to the left")
+        #expect(outcome.status == 0 && outcome.linkLost == nil, "\(name) ended at its --seconds")
+    }
+
+    @Test(arguments: DriverTable.names)
+    func theProbeEndsWithStatus2WhenTheLinkIsPulled(_ name: String) throws {
+        let run = try #require(Self.runs[name])
+        let outcome = try run(0.5)
+        #expect(outcome.status == 2, "\(name)")
+        #expect(outcome.linkLost == "the stand closed the link (EOF or hangup)", "\(name)")
+    }
+}
