@@ -46,10 +46,8 @@ public struct SelectionSettings: Sendable, Hashable {
     /// A selected subject unseen for longer than this (neither measured nor known hidden behind a
     /// nearer person) is not framed while another selected subject is seen, s. Its box is by then a
     /// prediction coasting on its last rate, and the person is often still in view under a second
-    /// track: the tracker lost them (detections missed while they stopped, a stall, an aim taken
-    /// wrong for a frame) and their detections started a new one. Framed with it, or first, the
-    /// coasting track steered the camera after a phantom (walk_bench's and the v4l2 walk's
-    /// run-offs: the camera ran as far as the lost track coasted, 0.9 rad in 3 s at a walk).
+    /// track (the tracker lost them and their detections started a new one): framed, the coasting
+    /// track would steer the camera after a phantom for as long as the tracker keeps it.
     public var lostFramingDelay = 0.3
 
     public init() {}
