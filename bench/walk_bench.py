@@ -10,13 +10,20 @@ motion.state (100 Hz from a simulated stand) for the native one — and sends it
 in frame, and the framing error: the RMS of |u − 0.5| (fraction of the frame's width; a sample out
 of frame counts 0.5), over the whole run but its first second.
 
-    DOCK_BIN=.build/release .venv/bin/python bench/walk_bench.py [--runs 3] [--only onvif]
+    DOCK_BIN=.build/release .venv/bin/python bench/walk_bench.py [--runs 3] [--only onvif] [--trace DIR]
+
+--trace DIR writes each run's samples (the subject, the camera's aim, the latest tracking.state's
+subjects) to DIR/<case>-<run>.jsonl, and prints per run how many subjects dockd tracked and for how
+many samples a selected subject was a prediction (not measured in its frame): what a run-off is
+traced by.
 
 Real time, about 20 s per run. Not real hardware: the peers are this project's emulators (the
 ONVIF one turns at 100°/s, the VISCA one at its profile's table speeds) and pymavlink's gimbal.
 """
 import argparse
+import json
 import math
+import re
 import statistics
 import subprocess
 import tempfile
@@ -42,17 +49,30 @@ def subject_at(t):
 DURATION = 3 * STAND_S + 2 * WALK_S + 2.0
 
 
+TRACE = {"dir": None, "name": ""}
+
+
 def walk(c, aim):
     """Runs the walk through an attached stand; aim() -> (yaw, pitch) where the camera points."""
     c.call("camera.set", {"camera": {"horizontal_fov": HFOV, "vertical_fov": VFOV}})
     c.call("tracking.framing", {"mode": "center"})
+    tracing = TRACE["dir"] is not None
+    if tracing:
+        c.call("subscribe", {"topics": ["tracking"]})
+    state, samples = None, []
     started, errors, in_frame, refused = time.monotonic(), [], 0, 0
     while True:
         t = time.monotonic() - started
         if t > DURATION:
             break
         subject = (subject_at(t), 0.05)
+        if tracing:
+            states = [m for m in c.notifications if m.get("method") == "tracking.state"]
+            c.notifications[:] = [m for m in c.notifications if m.get("method") != "tracking.state"]
+            state = states[-1]["params"] if states else state
         yaw, pitch = aim()
+        if tracing:
+            samples.append({"t": round(t, 3), "subject": subject, "aim": [yaw, pitch], "tracking": state})
         u = 0.5 - math.tan(subject[0] - yaw) / (2 * math.tan(HFOV / 2))
         v = 0.5 - math.tan(subject[1] - pitch) / (2 * math.tan(VFOV / 2))
         observations = []
@@ -68,8 +88,26 @@ def walk(c, aim):
             errors.append(abs(u - 0.5) if seen else 0.5)
             in_frame += seen
         time.sleep(max(0.0, 0.05 - (time.monotonic() - started - t)))
+    if tracing:
+        write_trace(samples)
     return {"in_frame": in_frame / len(errors), "rms": math.sqrt(sum(e * e for e in errors) / len(errors)),
             "worst": max(errors), "refused": refused}
+
+
+def write_trace(samples):
+    """One run's samples as JSON lines, and a line on what dockd tracked."""
+    slug = re.sub(r"[^a-z0-9]+", "-", TRACE["name"].lower()).strip("-")
+    run = len(list(TRACE["dir"].glob(f"{slug}-*.jsonl"))) + 1
+    path = TRACE["dir"] / f"{slug}-{run}.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in samples))
+    ids, predicted = set(), 0
+    for s in samples:
+        state = s["tracking"] or {"subjects": [], "capture_time": None}
+        ids.update(x["id"] for x in state["subjects"])
+        predicted += any(x["selected"] and x["last_seen"] != state["capture_time"] for x in state["subjects"])
+    worst = max((abs(s["aim"][0] - s["subject"][0]) for s in samples), default=0)
+    print(f"  trace {path.name}: {len(ids)} subject(s), a selected one predicted in {predicted} of {len(samples)} samples, "
+          f"worst |pan error| {worst:.2f} rad", flush=True)
 
 
 def with_dockd(device, body, attach_timeout=20):
@@ -162,13 +200,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", default="", help="run only the cases whose name contains this")
+    ap.add_argument("--trace", type=Path, help="write each run's samples to this directory (JSON lines)")
     a = ap.parse_args()
+    if a.trace:
+        a.trace.mkdir(parents=True, exist_ok=True)
+        TRACE["dir"] = a.trace
     print("| driver, motion model | in frame % (runs) | framing error RMS (runs) | ÷ native (median) | worst | observations refused |")
     print("|---|---|---|---|---|---|")
     reference = None
     for name, fn in CASES:
         if a.only and a.only not in name and "native" not in name:
             continue
+        TRACE["name"] = name
         rs = [fn() for _ in range(a.runs)]
         rms = statistics.median(r["rms"] for r in rs)
         if reference is None:

@@ -43,6 +43,12 @@ public struct SelectionSettings: Sendable, Hashable {
     /// A new track re-identifies the selected subject when its height is within this factor of the
     /// subject's last.
     public var reidentificationSizeRatio = 1.6
+    /// A selected subject unseen for longer than this (neither measured nor known hidden behind a
+    /// nearer person) is not framed while another selected subject is seen, s. Its box is by then a
+    /// prediction coasting on its last rate, and the person is often still in view under a second
+    /// track (the tracker lost them and their detections started a new one): framed, the coasting
+    /// track would steer the camera after a phantom for as long as the tracker keeps it.
+    public var lostFramingDelay = 0.3
 
     public init() {}
 }
@@ -58,7 +64,8 @@ public struct Selection: Sendable, Hashable {
     /// Every confirmed or briefly lost subject, by rank.
     public let ranked: [RankedSubject]
     /// The subjects to frame, most important first: the client's choice if it made one, else the
-    /// primary and those nearly as salient.
+    /// primary and those nearly as salient; of those, the ones lost for longer than
+    /// `SelectionSettings.lostFramingDelay` only when none is seen.
     public let selected: [SubjectIdentifier]
 
     public var primary: SubjectIdentifier? { selected.first }
@@ -176,13 +183,20 @@ public struct SubjectSelector: Sendable {
             scored.insert(scored.remove(at: index), at: 0)
         }
         let ranked = scored.enumerated().map { RankedSubject(id: $0.element.id, rank: $0.offset + 1, score: $0.element.score) }
-        let selected: [SubjectIdentifier]
+        var selected: [SubjectIdentifier]
         if requestedIDs.isEmpty {
             let primaryScore = scored[0].score
             selected = scored.filter { $0.id == scored[0].id || $0.score >= settings.groupScoreRatio * primaryScore }.map(\.id)
         } else {
             selected = ranked.filter { requestedIDs.contains($0.id) }.map(\.id)
         }
+        // The subjects still seen are framed; those lost a while only when nothing else is (the
+        // camera then holds: `TrackingPipeline.framesOnlyLostSubjects`). The primary keeps its
+        // rank and is framed again once re-acquired.
+        let seen = selected.filter { id in
+            tracks.first { $0.id == id }.map { time - $0.lastSeenOrHidden <= settings.lostFramingDelay } ?? false
+        }
+        if !seen.isEmpty { selected = seen }
         return Selection(ranked: ranked, selected: selected)
     }
 
