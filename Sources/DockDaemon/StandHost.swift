@@ -259,6 +259,9 @@ final class StandHost: Sendable {
         state.value.batching = batch
         if batch { state.value.lastBatchRead = clock.now() }
         try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: !batch)
+        // Turning `autoRead` off drops a read asked of NIO: asked again, or the answer to the last
+        // write waits, unread, for the next one (the heartbeat, up to 100 ms).
+        if batch && state.value.nioReadPending { channel.read() }
     }
 
     /// While batching: hands the engine, as one read, what the link holds now. An end of file or an

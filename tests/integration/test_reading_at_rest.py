@@ -15,6 +15,8 @@ import pytest
 from conftest import Client, wait_for
 from protocol_peer import Daemon, PtyStand, SocketStand
 
+import dockproto  # noqa: E402 (protocol/reference, put on the path by protocol_peer)
+
 
 @pytest.fixture
 def peer(tmp_path):
@@ -138,3 +140,35 @@ def test_waiting_for_the_stands_answer_to_a_write_does_not_busy_loop(peer):
     time.sleep(0.4)
     share = (cpu_seconds(daemon.process.pid) - used) / (time.monotonic() - start)
     assert share < 0.1, f"dockd used {share * 100:.0f} % of a core waiting for a silent stand's answer"
+
+
+def test_the_answer_to_a_write_is_read_when_reading_as_it_comes_ends_before_it(peer):
+    stand, daemon, client = peer
+    probes = lambda s: [t for t, f in s.host_frames if f["flags"] & dockproto.FLAG_ACK_REQUEST]  # noqa: E731
+    watcher = Client(daemon.socket_path)
+    try:
+        for _ in range(5):
+            # The stand falls silent; dockd's next write asks for an answer (a heartbeat timing the
+            # link, every 100 ms), and dockd asks NIO to read it.
+            muted = stand.do(lambda s: (setattr(s, "muted", True), s.now)[1])
+            until(lambda: any(t > muted for t in stand.do(probes)), 5, "a write asking for an answer")
+            # A subscriber to `events` for one request: the link is read as it comes, then in
+            # batches again before the answer came. That turn dropped the read asked of NIO; dockd
+            # then read nothing until its next write, up to 100 ms later.
+            watcher.result("subscribe", {"topics": ["events"]})
+            client.result("lease.release")
+            watcher.result("unsubscribe", {"topics": ["events"]})
+            client.result("lease.release")
+            t = stand.do(lambda s: (setattr(s, "muted", False), s.now)[1])
+            feedback_written_after(stand, t)
+            c = Client(daemon.socket_path)
+            try:
+                c.result("subscribe", {"topics": ["motion"]})
+                state = c.wait_notification(lambda m: m.get("method") == "motion.state", timeout=5)
+            finally:
+                c.close()
+            assert state["params"]["stand_time_us"] >= int(t * 1e6), \
+                f"motion.state of {state['params']['stand_time_us']} µs, a FEEDBACK of {t * 1e6:.0f} µs was sent before the request"
+            stand.check()
+    finally:
+        watcher.close()
