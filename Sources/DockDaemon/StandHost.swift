@@ -252,8 +252,14 @@ final class StandHost: Sendable {
     /// VELOCITY per FEEDBACK while tracking). What the descriptor does not take, and anything after it
     /// until NIO has written it, goes through NIO, in order; so does an error, which NIO then reports.
     private func write(_ writes: [[UInt8]], to channel: any Channel) {
+        guard let fd = state.value.byteStream else {
+            // One write per driver call: a datagram each on a UDP link.
+            for bytes in writes { channel.write(ByteBuffer(bytes: bytes), promise: nil) }
+            channel.flush()
+            return
+        }
         var bytes = writes.count == 1 ? writes[0] : writes.flatMap { $0 }
-        if let fd = state.value.byteStream, state.value.nioWritesPending == 0 {
+        if state.value.nioWritesPending == 0 {
             var done = 0
             while done < bytes.count {
                 let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
@@ -265,11 +271,6 @@ final class StandHost: Sendable {
             }
             if done == bytes.count { return }
             bytes.removeFirst(done)
-        } else if state.value.byteStream == nil {
-            // One write per driver call: a datagram each on a UDP link.
-            for bytes in writes { channel.write(ByteBuffer(bytes: bytes), promise: nil) }
-            channel.flush()
-            return
         }
         state.value.nioWritesPending += 1
         channel.writeAndFlush(ByteBuffer(bytes: bytes)).assumeIsolated().whenComplete { _ in
