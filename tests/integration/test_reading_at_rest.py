@@ -15,6 +15,8 @@ import pytest
 from conftest import Client, wait_for
 from protocol_peer import Daemon, PtyStand, SocketStand
 
+import dockproto  # noqa: E402 (protocol/reference, put on the path by protocol_peer)
+
 
 @pytest.fixture
 def peer(tmp_path):
@@ -31,8 +33,8 @@ def socket_peer(tmp_path):
     yield from connected(SocketStand(tmp_path / "stand.sock"), tmp_path)
 
 
-def connected(stand, tmp_path):
-    daemon = Daemon(tmp_path, stand.path)
+def connected(stand, tmp_path, config=None):
+    daemon = Daemon(tmp_path, stand.path, config)
     client = None
     try:
         wait_for(lambda: daemon.socket_path.exists() or daemon.process.poll() is not None, 10, "dockd's socket")
@@ -138,3 +140,36 @@ def test_waiting_for_the_stands_answer_to_a_write_does_not_busy_loop(peer):
     time.sleep(0.4)
     share = (cpu_seconds(daemon.process.pid) - used) / (time.monotonic() - start)
     assert share < 0.1, f"dockd used {share * 100:.0f} % of a core waiting for a silent stand's answer"
+
+
+@pytest.fixture
+def slow_heartbeat_peer(tmp_path):
+    """The pty stand with dockd's heartbeat every 400 ms (heartbeat_timeout_ms = 2000), so that
+    "until dockd's next write" outlasts the kernel's tty delays on a loaded machine."""
+    yield from connected(PtyStand(), tmp_path, "[daemon]\nheartbeat_timeout_ms = 2000\n")
+
+
+def test_the_answer_to_a_write_is_read_when_reading_as_it_comes_ends_before_it(slow_heartbeat_peer):
+    stand, daemon, client = slow_heartbeat_peer
+    probes = lambda s: [t for t, f in s.host_frames if f["flags"] & dockproto.FLAG_ACK_REQUEST]  # noqa: E731
+    feedback_read = lambda: client.result("stand.get")["counters"]["feedback_frames"]  # noqa: E731
+    watcher = Client(daemon.socket_path)
+    try:
+        for _ in range(3):
+            # The stand falls silent; dockd's next write asks for an answer (a heartbeat timing the
+            # link), and dockd asks NIO to read it.
+            muted = stand.do(lambda s: (setattr(s, "muted", True), s.now)[1])
+            until(lambda: any(t > muted for t in stand.do(probes)), 5, "a write asking for an answer")
+            # A subscriber to `events` for one request: the link is read as it comes, then in
+            # batches again before the answer came. That turn dropped the read asked of NIO; dockd
+            # then read nothing until its next write, 400 ms after the last.
+            watcher.result("subscribe", {"topics": ["events"]})
+            client.result("lease.release")
+            watcher.result("unsubscribe", {"topics": ["events"]})
+            client.result("lease.release")
+            before = feedback_read()
+            stand.do(lambda s: setattr(s, "muted", False))
+            until(lambda: feedback_read() > before, 0.25, "dockd to read the FEEDBACK the stand sends again")
+            stand.check()
+    finally:
+        watcher.close()
