@@ -64,8 +64,6 @@ final class StandHost: Sendable {
         /// A read asked of NIO (after a write) and not done yet: the host does not read the link
         /// itself meanwhile (NIO would find it drained, which it asserts against).
         var nioReadPending = false
-        /// Writes handed to NIO and not yet done: the host writes the link itself only when none is.
-        var nioWritesPending = 0
 
         init(engine: StandEngine) { self.engine = engine }
     }
@@ -211,7 +209,11 @@ final class StandHost: Sendable {
 
     /// Carries out what the engine asked for (on the loop).
     private func apply(_ out: EngineOutput) {
-        if !out.writes.isEmpty, let channel = state.value.channel { write(out.writes, to: channel) }
+        if !out.writes.isEmpty, let channel = state.value.channel {
+            // One write per driver call: a datagram each on a UDP link.
+            for bytes in out.writes { channel.write(ByteBuffer(bytes: bytes), promise: nil) }
+            channel.flush()
+        }
         let (id, linkState) = inspectEngine { ($0.standID, $0.linkState) }
         let changed = summary.withLock { summary in
             guard summary.id != id || summary.state != linkState else { return false }
@@ -245,37 +247,6 @@ final class StandHost: Sendable {
             channel.read()
         }
         armTimer()
-    }
-
-    /// Writes what the engine asked. A device's byte stream takes it in one `write(2)` of the host's own
-    /// while NIO holds none of its bytes: NIO's write path cost three times the syscall itself (a
-    /// VELOCITY per FEEDBACK while tracking). What the descriptor does not take, and anything after it
-    /// until NIO has written it, goes through NIO, in order; so does an error, which NIO then reports.
-    private func write(_ writes: [[UInt8]], to channel: any Channel) {
-        guard let fd = state.value.byteStream else {
-            // One write per driver call: a datagram each on a UDP link.
-            for bytes in writes { channel.write(ByteBuffer(bytes: bytes), promise: nil) }
-            channel.flush()
-            return
-        }
-        var bytes = writes.count == 1 ? writes[0] : writes.flatMap { $0 }
-        if state.value.nioWritesPending == 0 {
-            var done = 0
-            while done < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-                if n > 0 {
-                    done += n
-                } else if !(n < 0 && errno == EINTR) {
-                    break
-                }
-            }
-            if done == bytes.count { return }
-            bytes.removeFirst(done)
-        }
-        state.value.nioWritesPending += 1
-        channel.writeAndFlush(ByteBuffer(bytes: bytes)).assumeIsolated().whenComplete { _ in
-            self.state.value.nioWritesPending -= 1
-        }
     }
 
     /// Reads the link in batches while nothing needs each FEEDBACK as it comes; else NIO reads it.
