@@ -144,9 +144,10 @@ def test_waiting_for_the_stands_answer_to_a_write_does_not_busy_loop(peer):
 
 @pytest.fixture
 def slow_heartbeat_peer(tmp_path):
-    """The pty stand with dockd's heartbeat every 400 ms (heartbeat_timeout_ms = 2000), so that
-    "until dockd's next write" outlasts the kernel's tty delays on a loaded machine."""
-    yield from connected(PtyStand(), tmp_path, "[daemon]\nheartbeat_timeout_ms = 2000\n")
+    """The pty stand with dockd's heartbeat every 500 ms (heartbeat_timeout_ms = 2500), so that "until
+    dockd's next write" outlasts the kernel's tty delays on a loaded machine; slower, a muted stand's
+    silence until the next write would pass dockd's 1 s link timeout."""
+    yield from connected(PtyStand(), tmp_path, "[daemon]\nheartbeat_timeout_ms = 2500\n")
 
 
 def test_the_answer_to_a_write_is_read_when_reading_as_it_comes_ends_before_it(slow_heartbeat_peer):
@@ -162,14 +163,14 @@ def test_the_answer_to_a_write_is_read_when_reading_as_it_comes_ends_before_it(s
             until(lambda: any(t > muted for t in stand.do(probes)), 5, "a write asking for an answer")
             # A subscriber to `events` for one request: the link is read as it comes, then in
             # batches again before the answer came. That turn dropped the read asked of NIO; dockd
-            # then read nothing until its next write, 400 ms after the last.
+            # then read nothing until its next write, 500 ms after the last.
             watcher.result("subscribe", {"topics": ["events"]})
             client.result("lease.release")
             watcher.result("unsubscribe", {"topics": ["events"]})
             client.result("lease.release")
             before = feedback_read()
             stand.do(lambda s: setattr(s, "muted", False))
-            until(lambda: feedback_read() > before, 0.25, "dockd to read the FEEDBACK the stand sends again")
+            until(lambda: feedback_read() > before, 0.35, "dockd to read the FEEDBACK the stand sends again")
             stand.check()
     finally:
         watcher.close()
