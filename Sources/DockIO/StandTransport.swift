@@ -1,16 +1,7 @@
 import NIOCore
 import NIOPosix
 
-public typealias StandChannel = NIOAsyncChannel<ByteBuffer, ByteBuffer>
-
 public enum StandTransport {
-    /// Opens the link; the returned channel carries raw bytes both ways.
-    public static func connect(_ endpoint: StandEndpoint, group: any EventLoopGroup) async throws -> StandChannel {
-        try await open(endpoint, group: group) { channel, _ in
-            channel.eventLoop.makeCompletedFuture { try StandChannel(wrappingChannelSynchronously: channel) }
-        }
-    }
-
     /// Opens the link on `group` (an event loop to pin it to one thread); `initializer` sets the new
     /// channel up (its handlers see raw bytes both ways) and makes what this returns. It also gets the
     /// descriptor of a link that is a serial tty's byte stream, which the channel's loop may read itself

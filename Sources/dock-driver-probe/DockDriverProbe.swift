@@ -39,13 +39,13 @@ struct DockDriverProbe: AsyncParsableCommand {
     @Option(name: .customLong("option"), help: "Driver option KEY=VALUE (repeatable), as in the config file; `dockd --list-drivers` lists each driver's.")
     var options: [String] = []
 
-    @Option(help: "Link: a tty path[@baud], udp:HOST:PORT, tcp:HOST:PORT or unix:PATH.")
+    @Option(help: "Link: a tty path[@baud], udp:HOST:PORT, tcp:HOST:PORT, unix:PATH, rfcomm:ADDRESS[/CHANNEL], video:/dev/videoN or onvif://[user@]host[:port].")
     var endpoint: String
 
     @Option(help: "Baud rate for a tty without @baud.")
     var baud: Int = 9600
 
-    @Option(help: "Seconds to run (default 3; with --calibrate, until it is done, at most 900).")
+    @Option(help: "Seconds to run once the link is open (default 3; with --calibrate, until it is done, at most 900); a stand still moving at the script's command is stopped first.")
     var seconds: Double?
 
     @Option(help: "Velocity to command after READY, e.g. yaw=0.3,pitch=-0.1 (rad/s, stand axes).")

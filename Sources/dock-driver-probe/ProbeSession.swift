@@ -27,8 +27,15 @@ struct ProbeSession: LinkSession {
     let script: Script
     let trace: Bool
     let calibrationRun: CalibrationRun?
-    /// When the run ends (host seconds, `--seconds`).
+    /// How long the run lasts once the link is open (s, `--seconds`): a slow connect (RFCOMM's SDP, a
+    /// TCP handshake) takes none of it.
     let deadline: Double
+    /// When the link opened (host seconds): the session's own times, and so its reports', count from it.
+    private var openedAt: Double?
+    /// Motion was commanded since the last STOP: the run stops the stand before it ends.
+    private var moving = false
+    /// When the run's closing STOP went (run seconds).
+    private var closingStopAt: Double?
     private var calibration: Calibration?
     private var readyAt: Double?
     private var capabilities: Capabilities?
@@ -55,11 +62,13 @@ struct ProbeSession: LinkSession {
     }
 
     var nextTick: Double? {
-        guard status == nil, let last = lastTick else { return nil }
-        return last + Self.tickInterval
+        guard status == nil, let last = lastTick, let openedAt else { return nil }
+        return openedAt + last + Self.tickInterval
     }
 
-    mutating func handle(link event: LinkEvent, at t: Double) -> Output {
+    mutating func handle(link event: LinkEvent, at hostTime: Double) -> Output {
+        if case .opened = event { openedAt = hostTime }
+        let t = hostTime - (openedAt ?? hostTime)
         var output = Output()
         switch event {
         case .opened:
@@ -75,6 +84,8 @@ struct ProbeSession: LinkSession {
             } else if let done = calibrationStatus(at: t) {
                 status = done
             } else if t >= deadline {
+                output.writes += stopBeforeEnding(at: t)
+                if let sent = closingStopAt, !driver.stopConfirmed && t - sent <= 1 { return finish(output) }
                 status = 0
             }
             if status != nil { output.closeLink = "the probe is done" }
@@ -84,9 +95,33 @@ struct ProbeSession: LinkSession {
                 status = 2
             }
         }
+        return finish(output)
+    }
+
+    private mutating func finish(_ output: Output) -> Output {
+        var output = output
         output.lines = lines
         lines.removeAll()
         return output
+    }
+
+    /// At `--seconds`, a stand still moving at the script's command (`--velocity-seconds` longer than
+    /// the run, `--target`, `--orient`, a POSITION on its way) is sent STOP once; the run then ends
+    /// when the stand confirms it, or a second later.
+    private mutating func stopBeforeEnding(at t: Double) -> [[UInt8]] {
+        guard moving, closingStopAt == nil else { return [] }
+        closingStopAt = t
+        return note(sent: [send(.stop, at: t)], at: t)
+    }
+
+    /// Every command of the script goes through here: what it sent says whether the stand moves.
+    private mutating func send(_ message: Message, at t: Double) -> [UInt8] {
+        switch message {
+        case .stop: moving = false
+        case .velocity, .position: moving = true
+        default: break
+        }
+        return driver.send(message, at: t)
     }
 
     /// nil while calibrating (or not calibrating); once done and the camera has confirmed the last
@@ -191,7 +226,7 @@ struct ProbeSession: LinkSession {
         var out = Writes()
         if let p = script.position, !positionSent {
             positionSent = true
-            out += driver.send(.position(duration: Float(script.duration),
+            out += send(.position(duration: Float(script.duration),
                                          targets: p.sorted { $0.key < $1.key }.map { PositionTarget(axis: $0.key, position: Float($0.value)) }), at: t)
         }
         guard onFeedback else { return out }
@@ -206,13 +241,13 @@ struct ProbeSession: LinkSession {
                 let limit = Double(capabilities?.axis(axis)?.maxSpeed ?? 1)
                 return AxisValue(axis, Float(max(-limit, min(limit, script.gain * (goal - Double(a.position))))))
             }
-            out += driver.send(.velocity(values), at: t)
+            out += send(.velocity(values), at: t)
         } else if !script.velocity.isEmpty {
             if t - ready < script.velocitySeconds {
-                out += driver.send(.velocity(script.velocity.sorted { $0.key < $1.key }.map { AxisValue($0.key, Float($0.value)) }), at: t)
+                out += send(.velocity(script.velocity.sorted { $0.key < $1.key }.map { AxisValue($0.key, Float($0.value)) }), at: t)
             } else if !stopped {
                 stopped = true
-                out += driver.send(.stop, at: t)
+                out += send(.stop, at: t)
             }
         }
         return out
@@ -252,7 +287,7 @@ struct ProbeSession: LinkSession {
         var bytes = Writes()
         for m in output.messages {
             run.commands += 1
-            bytes += driver.send(m, at: t)
+            bytes += send(m, at: t)
         }
         return bytes
     }
@@ -325,7 +360,9 @@ struct ProbeSession: LinkSession {
         return nil
     }
 
-    func summary(at t: Double) -> [String: JSONValue] {
+    /// The closing line; `hostTime` is the host clock's, like the steps'.
+    func summary(at hostTime: Double) -> [String: JSONValue] {
+        let t = hostTime - (openedAt ?? hostTime)
         var line: [String: JSONValue] = ["t": JSONValue(t), "report": "summary", "feedback": JSONValue(feedbackCount), "bytes_out": JSONValue(bytesOut),
                                          "bytes_in": JSONValue(bytesIn), "counts": .object(reportCounts.mapValues { JSONValue($0) })]
         if let first = firstFeedback, feedbackCount > 1, t > first { line["feedback_hz"] = JSONValue(Double(feedbackCount - 1) / (t - first)) }

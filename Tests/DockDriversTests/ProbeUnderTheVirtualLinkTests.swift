@@ -29,13 +29,15 @@ import Testing
         "onvif": { try probe("onvif", peer: ONVIFCameraPeer(), unplugAfter: $0) { $0.continuousMoves.contains { $0.contains("PanTilt x=\"-") } } },
     ]
 
-    /// `--velocity yaw=0.2 --velocity-seconds 1 --seconds 2` through the driver `name` against
-    /// `peer`; the link pulled `unplugAfter` s in, when given.
-    static func probe<Peer: VirtualPeer>(_ name: String, peer: Peer, unplugAfter: Double?, steered: (Peer) -> Bool) throws -> Outcome {
+    /// `--velocity yaw=0.2 --velocity-seconds V --seconds 2` (V 1 unless given) through the driver
+    /// `name` against `peer`; the link pulled `unplugAfter` s in, when given. `ended` sees the peer as
+    /// the run ended.
+    static func probe<Peer: VirtualPeer>(_ name: String, peer: Peer, unplugAfter: Double?, velocitySeconds: Double = 1,
+                                         ended: (Peer) -> Void = { _ in }, steered: (Peer) -> Bool) throws -> Outcome {
         let driver = try DriverTable.definition(name).make([:], heartbeatTimeoutMs: ProtocolTiming.defaultHeartbeatTimeoutMs)
-        let script = Script(velocity: [.yaw: 0.2], velocitySeconds: 1, target: nil, gain: 3, position: nil, duration: 1,
+        let script = Script(velocity: [.yaw: 0.2], velocitySeconds: velocitySeconds, target: nil, gain: 3, position: nil, duration: 1,
                             orient: nil, orientDuration: 1.5)
-        var link = VirtualLink(session: ProbeSession(driver: driver, script: script, trace: false, deadline: 1000 + 2), peer: peer)
+        var link = VirtualLink(session: ProbeSession(driver: driver, script: script, trace: false, deadline: 2), peer: peer)
         link.open()
         var reports: [String] = []
         var wasSteered = false
@@ -49,6 +51,7 @@ import Testing
                 for line in output.lines { if case .string(let kind)? = line["report"] { reports.append(kind) } }
             }
         }
+        ended(link.peer)
         return Outcome(reports: reports, status: link.session.status, linkLost: link.session.linkLost, steered: wasSteered)
     }
 
@@ -65,6 +68,16 @@ import Testing
         #expect(!outcome.reports.contains("fatal"), "\(name): \(outcome.reports)")
         #expect(outcome.steered, "\(name): the peer was steered to the left")
         #expect(outcome.status == 0 && outcome.linkLost == nil, "\(name) ended at its --seconds")
+    }
+
+    /// `--velocity-seconds` longer than `--seconds`: the run still ends with the camera stopped (it
+    /// left a VISCA camera's PanTiltDrive running to its end stop).
+    @Test func aRunEndingWhileTheStandMovesStopsItFirst() throws {
+        var panRateAtTheEnd: Double?
+        let outcome = try Self.probe("visca", peer: VISCACameraPeer(), unplugAfter: nil, velocitySeconds: 10,
+                                ended: { panRateAtTheEnd = $0.camera.panRate }) { $0.camera.panUnits < 0 }
+        #expect(outcome.steered && outcome.status == 0)
+        #expect(panRateAtTheEnd == 0)
     }
 
     @Test(arguments: DriverTable.names)

@@ -26,14 +26,14 @@ import Testing
         return steps
     }
 
-    @Test func aCoastingFirstTrackDoesNotSteerTheFramingOnceTheSecondIsEstablished() {
+    @Test func aCoastingFirstTrackDoesNotSteerTheFramingOnceTheSecondIsEstablished() throws {
         let steps = Self.walkStopAndMiss(missed: 0.3)
         let ids = Set(steps.flatMap(\.step.selection.ranked).map(\.id))
         #expect(ids.count == 2, "the scenario makes a second track of the person (\(ids.count) subject(s))")
         let standing = Person(x: 0.3).observations[1].box.centerX
         // From the second track's selection on (established after 5 frames and 0.25 s), the framing
         // and the rate fed forward are the measured person's: the face on the centre line.
-        guard let joined = steps.firstIndex(where: { $0.step.selection.ranked.count == 2 }) else { return }
+        let joined = try #require(steps.firstIndex(where: { $0.step.selection.ranked.count == 2 }), "the two tracks are ranked together")
         for (step, primarySeen) in steps[joined...] {
             #expect(primarySeen == step.time, "at \(step.time) s the framing's first subject is a prediction")
             #expect(abs(step.framing.desiredAim.x - standing) < 0.01,
