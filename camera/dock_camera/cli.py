@@ -267,7 +267,7 @@ def main(argv=None):
             stats.frame(frame.capture_time, detect_seconds, len(found), sent, time.process_time(), detector.level)
             level_used = detector.level
             if sent is not None:
-                detector.set_level(pace.sent(frame.capture_time))
+                detector.set_level(pace.sent(frame.capture_time, detect_seconds))
             with shared.lock:
                 tracking = shared.tracking
                 pose = shared.pose.at(frame.capture_time)

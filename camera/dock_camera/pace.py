@@ -1,7 +1,7 @@
 """How much work the detector may do on a frame so that dockd keeps taking the stream.
 
 dockd refuses a stream whose median interval over the last eight frames is longer than 125 ms
-(10 Hz less 25 %, API.md) with -32005 and drops those frames: its tracks then run blind. A detector
+(8 frames/s, API.md) with -32005 and drops those frames: its tracks then run blind. A detector
 slower than the camera's frame period makes dock-camera skip frames, and on a busy machine HOG's
 40 ms become 60–140 ms: a 15 fps camera's frames then come 133 ms apart, dockd refuses them, its
 tracks coast and break, and it keeps a stale track selected while the person is framed under a new
@@ -14,7 +14,8 @@ from collections import deque
 
 # An interval this long (s) is near dockd's 125 ms floor: a frame of a 15 fps camera was skipped.
 SLOW = 0.1
-# Intervals judged, as dockd judges eight; three slow ones step down, dockd refuses at five.
+# Intervals judged, as dockd judges eight; three slow ones step down, dockd refuses at four (the
+# upper median of eight).
 WINDOW = 8
 SLOW_COUNT = 3
 # A pause this long (s) starts a new stream, for dockd and here.
@@ -37,22 +38,28 @@ class DetectorPace:
         self.since = None   # capture time the current level started
         self.hold = {}      # level -> seconds to stay at it before trying the finer one
 
-    def sent(self, capture_time):
-        """Notes the capture time of a frame sent to dockd; returns the level for the next frames."""
+    def sent(self, capture_time, detect_seconds=None):
+        """Notes the capture time of a frame sent to dockd, and how long the detector took on it when
+        known; returns the level for the next frames. A long interval counts against the detector
+        only when the detector took at least half of it: a camera that delivers slower than it
+        declares (a webcam lengthening its exposure in dim light) is not the detector's doing."""
         if self.last is not None:
             interval = capture_time - self.last
             if interval < 0 or interval >= PAUSE:
                 self.intervals.clear()
-            else:
+            elif detect_seconds is None or detect_seconds >= 0.5 * interval:
                 self.intervals.append(interval)
+            else:
+                self.intervals.append(0.0)
         self.last = capture_time
         if self.since is None:
             self.since = capture_time
-        if sum(i > self.slow for i in self.intervals) >= SLOW_COUNT:
-            if self.level < self.levels - 1:
-                coarser = self.level + 1
-                self.hold[coarser] = min(MAX_HOLD, 2 * self.hold.get(coarser, FIRST_HOLD / 2))
-                self._change(coarser, capture_time)
+        slow = sum(i > self.slow for i in self.intervals) >= SLOW_COUNT
+        if slow and self.level < self.levels - 1:
+            coarser = self.level + 1
+            self.hold[coarser] = min(MAX_HOLD, 2 * self.hold.get(coarser, FIRST_HOLD / 2))
+            self._change(coarser, capture_time)
+        # Also from the cheapest level while still slow: then the detector is not what is slow.
         elif self.level > 0 and capture_time - self.since >= self.hold.get(self.level, FIRST_HOLD):
             self._change(self.level - 1, capture_time)
         return self.level

@@ -43,10 +43,11 @@ def run_camera(pace, cost, seconds, period=1 / 15):
         if sent and capture <= sent[-1]:
             capture = sent[-1] + period
             now = capture
-        now += cost(level, now)
+        detect = cost(level, now)
+        now += detect
         sent.append(capture)
         levels.append(level)
-        level = pace.sent(capture)
+        level = pace.sent(capture, detect)
     return sent, levels
 
 
@@ -77,6 +78,21 @@ def test_the_own_setting_comes_back_when_the_machine_is_quiet_again():
     back = next(t for t, level in zip(sent, levels) if t > load_ends and level == 0)
     assert back - load_ends <= MAX_HOLD + 1
     assert all(level == 0 for t, level in zip(sent, levels) if t > back)
+
+
+def test_a_camera_slower_than_it_declares_leaves_the_detector_alone():
+    """A webcam that declares 15 fps and delivers 9 (its exposure lengthened in dim light), HOG at
+    40 ms: frames 111 ms apart, which dockd takes; a cheaper setting would only lose people."""
+    sent, levels = run_camera(DetectorPace(4, 1 / 15), lambda level, t: 0.04, 120, period=1 / 9)
+    assert set(levels) == {0}, [levels.count(n) for n in range(4)]
+
+
+def test_the_cheapest_setting_still_too_slow_tries_the_finer_ones_again():
+    """A detector whose cheaper settings save nothing (the machine is that busy): it must not stay at
+    the cheapest for good, but try its own setting again after each hold."""
+    sent, levels = run_camera(DetectorPace(4, 1 / 15), lambda level, t: 0.14, 300)
+    reached_cheapest = levels.index(3)
+    assert any(level < 3 for level in levels[reached_cheapest:]), [levels.count(n) for n in range(4)]
 
 
 def test_a_camera_slower_than_the_floor_leaves_the_detector_alone():
