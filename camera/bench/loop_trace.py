@@ -1,7 +1,9 @@
 """Why a closed-loop run lost its person: one line per sample of a bench run's log (bench_camera.py
 keeps each run's log.jsonl under out/camera), in the terms loop_metrics.py scores it.
 
-    python3 camera/bench/loop_trace.py out/camera/vtest-reference.json out/camera/bench-camera-loop-dockd-*/log.jsonl
+    python3 camera/bench/loop_trace.py out/camera/vtest-reference.json out/camera/bench-camera-loop-dockd-XXXX/log.jsonl
+
+(XXXX: one run's folder; the bench keeps one per run.)
 
 Each line: seconds into the run, the video frame, where the stand pointed (yaw, pitch, degrees),
 whether the view lay inside the video, how many boxes dock-camera sent, the selected subject (its

@@ -103,9 +103,10 @@ def render(results, machine_note):
         "to a reference person; in frame / central third use that person's reference box at that "
         "moment; the aim error is the angle from the view's centre to the person's centre. dockd sends "
         "`tracking.state` only for the observations it takes, so a stretch of frames it refuses (-32005, too "
-        "slow) leaves no sample; *every camera frame* counts over every frame dock-camera captured instead, "
-        "each with the selection dockd last reported (from a frame captured no later, at most 1 s before; "
-        "older is no selection): time-weighted. For the naive client the two are the same. The video is the "
+        "slow) leaves no sample; *every camera frame* counts over every frame dock-camera detected on and "
+        "sent instead, each with the selection dockd last reported (from a frame captured no later, at most 1 s "
+        "before; older is no selection). Not time-weighted: frames the source skipped while the detector was "
+        "late are not counted, so slow stretches weigh less than their time. For the naive client the two are the same. The video is the "
         "whole world: a view turned past its edge shows black there, and people walk out of it; the "
         "last three columns say how often each client's view lay wholly inside the video and the "
         "figures over those samples alone.",
