@@ -212,6 +212,22 @@ import Testing
         #expect(driver.stopConfirmed)
     }
 
+    /// A Stop the camera answers with a fault or an HTTP error may have left it moving: the stop
+    /// stays unconfirmed until a later Stop is answered.
+    @Test func aStopTheCameraRefusesIsNotConfirmed() {
+        var (driver, _) = ready()
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
+        #expect(action(driver.send(.stop, at: 1.01)) == "/onvif/ptz_service tptz:Stop")
+        let refused = driver.receive(reply(ONVIFEmulatorReplies.notAuthorized, status: 400), at: 1.02)
+        #expect(refused.first.map { if case .refused(MessageType.stop.rawValue, _) = $0 { true } else { false } } == true, "\(refused)")
+        #expect(!driver.stopConfirmed)
+        _ = driver.tick(at: 1.03)  // its GetStatus
+        _ = driver.receive(reply("Internal Server Error\n", status: 500), at: 1.04)
+        #expect(action(driver.send(.stop, at: 1.05)) == "/onvif/ptz_service tptz:Stop")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.06)
+        #expect(driver.stopConfirmed)
+    }
+
     @Test func aContinuousMoveIsRenewedBeforeItsTimeoutEndsIt() {
         var (driver, _) = ready()
         _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)

@@ -124,7 +124,8 @@ public struct ONVIFCameraDriver: StandDriver {
     /// reported is the estimate.
     private var onEstimate = false
     /// A Stop asked and not yet answered with nothing asked after it. A move asked before the Stop
-    /// went takes its place (`pending`): no Stop is sent, so it stays unconfirmed until a later one is.
+    /// went takes its place (`pending`): no Stop is sent, so it stays unconfirmed until a later one is;
+    /// a Stop refused leaves it unconfirmed too.
     private var stopPending = false
     /// A Stop sent for a read, not asked for (the estimate's doubt grew too large): `.stopping` until
     /// its reply, `.reading` until the GetStatus after it; the motion asked for then goes again.
@@ -272,7 +273,8 @@ public struct ONVIFCameraDriver: StandDriver {
             return [.rejected("GetStatus failed: \(reason)")]
         case .move(let move):
             counters.refused += 1
-            if move == .stop { stopPending = false }
+            // A refused Stop may have left the camera moving: the stop stays unconfirmed until a
+            // later one is answered (a read-back's Stop refused leaves a user's STOP unconfirmed too).
             if move == .stop, readBack == .stopping { readBack = nil }
             let type: MessageType = switch move {
             case .stop: .stop
