@@ -103,6 +103,9 @@ public struct ONVIFCameraDriver: StandDriver {
     private var optionSpaces: XMLElement?
     /// The node's MaximumNumberOfPresets (nil: it gives none) and HomeSupported.
     private var presetLimit: Int?
+    /// Why the profile's node is not known (GetNodes refused, or no node of it listed), shown in
+    /// the stand's hardware: the node is optional, the presets are then limited by the camera alone.
+    private var nodeUnknown: String?
     private var homeSupported = false
     private var offers: (absolute: Bool, relative: Bool, continuous: Bool) = (false, false, false)
     /// Whether the camera lists a pan/tilt speed space: absolute and relative moves may carry a Speed.
@@ -193,6 +196,7 @@ public struct ONVIFCameraDriver: StandDriver {
         nodeToken = nil
         optionSpaces = nil
         presetLimit = nil
+        nodeUnknown = nil
         homeSupported = false
         return request(Self.devicePath, ONVIFRequests.getSystemDateAndTime, authenticate: false, .setup, at: time)
     }
@@ -227,8 +231,8 @@ public struct ONVIFCameraDriver: StandDriver {
         let reply: XMLElement
         switch content {
         case .success(let element) where status == 200: reply = element
-        case .success: return refused("HTTP \(status)", flight: flight)
-        case .failure(let fault): return refused("HTTP \(status)" + (body.isEmpty && status != 200 ? "" : ", \(fault.reason)"), flight: flight)
+        case .success: return refused("HTTP \(status)", flight: flight, at: time)
+        case .failure(let fault): return refused("HTTP \(status)" + (body.isEmpty && status != 200 ? "" : ", \(fault.reason)"), flight: flight, at: time)
         }
         switch flight {
         case .setup: return setup(reply, wallClock: wallClock, at: time)
@@ -262,7 +266,8 @@ public struct ONVIFCameraDriver: StandDriver {
         }
     }
 
-    private mutating func refused(_ reason: String, flight: Flight) -> [DriverReport] {
+    private mutating func refused(_ reason: String, flight: Flight, at time: Double) -> [DriverReport] {
+        if step == .node { return learned(node: nil, unknownBecause: "GetNodes: \(reason)", at: time) }
         if step != .ready { return [.fatal("the camera refused \(stepName): \(reason)")] }
         switch flight {
         case .setup:
@@ -351,30 +356,36 @@ public struct ONVIFCameraDriver: StandDriver {
             return next(ptzPath, ONVIFRequests.getNodes, at: time)
         case .node:
             let nodes = reply.children("PTZNode")
-            guard let node = nodes.first(where: { $0.attributes["token"] == nodeToken }) ?? (nodes.count == 1 ? nodes.first : nil) else {
-                return [.fatal("GetNodes lists no node \(nodeToken ?? "(the profile's PTZ configuration names none)") of profile \(profile)")]
-            }
-            presetLimit = node.value("MaximumNumberOfPresets").flatMap { Int($0) }
-            homeSupported = node.value("HomeSupported") == "true"
-            let spaces = optionSpaces ?? node.child("SupportedPTZSpaces")
-            offers = (spaces?.child("AbsolutePanTiltPositionSpace") != nil, spaces?.child("RelativePanTiltTranslationSpace") != nil,
-                      spaces?.child("ContinuousPanTiltVelocitySpace") != nil)
-            offersSpeed = spaces?.child("PanTiltSpeedSpace") != nil
-            guard offers.absolute || offers.relative || offers.continuous else {
-                return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
-            }
-            positionRange = positionRange.narrowed(by: spaces?.children("AbsolutePanTiltPositionSpace") ?? [])
-            let zoomPosition = spaces?.child("AbsoluteZoomPositionSpace")?.child("XRange")
-            let low = zoomPosition?.value("Min").flatMap(Double.init), high = zoomPosition?.value("Max").flatMap(Double.init)
-            zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil,
-                          spaces?.child("RelativeZoomTranslationSpace") != nil)
-            // Every connect leaves the camera still.
-            step = .connectStop
-            stopPending = true
-            return next(ptzPath, ONVIFRequests.stop(profile), flight: .move(.stop), at: time)
+            let node = nodes.first { $0.attributes["token"] == nodeToken } ?? (nodes.count == 1 ? nodes.first : nil)
+            return learned(node: node, unknownBecause: "GetNodes lists no node \(nodeToken ?? "(the profile's PTZ configuration names none)") of profile \(profile)",
+                           at: time)
         case .connectStop, .ready:
             return []
         }
+    }
+
+    /// The setup from the profile's PTZ node (nil: not known, `unknownBecause`): the moves its
+    /// spaces offer, then the Stop every connect sends.
+    private mutating func learned(node: XMLElement?, unknownBecause: String, at time: Double) -> [DriverReport] {
+        nodeUnknown = node == nil ? unknownBecause : nil
+        presetLimit = node?.value("MaximumNumberOfPresets").flatMap { Int($0) }
+        homeSupported = node?.value("HomeSupported") == "true"
+        let spaces = optionSpaces ?? node?.child("SupportedPTZSpaces")
+        offers = (spaces?.child("AbsolutePanTiltPositionSpace") != nil, spaces?.child("RelativePanTiltTranslationSpace") != nil,
+                  spaces?.child("ContinuousPanTiltVelocitySpace") != nil)
+        offersSpeed = spaces?.child("PanTiltSpeedSpace") != nil
+        guard offers.absolute || offers.relative || offers.continuous else {
+            return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
+        }
+        positionRange = positionRange.narrowed(by: spaces?.children("AbsolutePanTiltPositionSpace") ?? [])
+        let zoomPosition = spaces?.child("AbsoluteZoomPositionSpace")?.child("XRange")
+        let low = zoomPosition?.value("Min").flatMap(Double.init), high = zoomPosition?.value("Max").flatMap(Double.init)
+        zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil,
+                      spaces?.child("RelativeZoomTranslationSpace") != nil)
+        // Every connect leaves the camera still.
+        step = .connectStop
+        stopPending = true
+        return next(ptzPath, ONVIFRequests.stop(profile), flight: .move(.stop), at: time)
     }
 
     private mutating func becomeReady(at time: Double) -> [DriverReport] {
@@ -389,7 +400,8 @@ public struct ONVIFCameraDriver: StandDriver {
         ]
         let how = [offers.absolute ? "absolute" : nil, offers.relative ? "relative" : nil, offers.continuous ? "continuous" : nil].compactMap { $0 }
         let zoomed = zoomScale.map { ", zoom to \($0.maxZoom == $0.maxZoom.rounded() ? String(Int($0.maxZoom)) : String($0.maxZoom))x" } ?? ""
-        let presets = presetLimit.map { "\($0 == 0 ? "no" : String($0)) presets" + (homeSupported ? ", a home position" : "") + "; " } ?? ""
+        let presets = nodeUnknown.map { "preset limit unknown (\($0)); " }
+            ?? presetLimit.map { "\($0 == 0 ? "no" : String($0)) presets" + (homeSupported ? ", a home position" : "") + "; " } ?? ""
         identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + "profile \(profile); " + presets + how.joined(separator: ", ") + " moves" + zoomed
         let zoomAxis = zoomScale.map { zoom in
             AxisCapability(axis: .zoom, continuous: false, min: 1, max: Float(zoom.maxZoom), maxSpeed: Float(zoom.topRate),
