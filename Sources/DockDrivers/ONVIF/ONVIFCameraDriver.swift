@@ -87,8 +87,9 @@ public struct ONVIFCameraDriver: StandDriver {
         case continuous(x: Double, y: Double, zoom: Double?)
         case stop
     }
-    /// `presetCount`: GetPresets, counting the camera's presets before a new one is stored.
-    private enum Flight { case setup, status, move(Move), preset(CameraPresetRequest), presetCount(CameraPresetRequest) }
+    /// `presetCount`: GetPresets, counting the camera's presets before a new one is stored;
+    /// `listed`: the count, for the reason of a SetPreset the camera refuses.
+    private enum Flight { case setup, status, move(Move), preset(CameraPresetRequest, listed: Int?), presetCount(CameraPresetRequest) }
 
     private var step = Step.clock
     private var decoder = ONVIFWire.Decoder()
@@ -151,8 +152,8 @@ public struct ONVIFCameraDriver: StandDriver {
     private var queuedSetup: (path: String, body: String, flight: Flight)?
     /// SetPreset / RemovePreset asked for and not sent yet, in the order asked.
     private var queuedPresets: [CameraPresetRequest] = []
-    /// A new preset the camera was counted to have room for: its SetPreset goes next.
-    private var countedPreset: CameraPresetRequest?
+    /// A new preset whose camera's presets were counted (nil: GetPresets failed): its SetPreset goes next.
+    private var countedPreset: (request: CameraPresetRequest, listed: Int?)?
     /// Outcomes known without asking the camera (a VISCA memory number asked of an ONVIF camera).
     private var presetAnswers: [DriverReport] = []
 
@@ -245,7 +246,7 @@ public struct ONVIFCameraDriver: StandDriver {
             if step == .connectStop { return becomeReady(at: time) }
             estimateActed(on: move, sent: sent, at: time)
             return []
-        case .preset(let request):
+        case .preset(let request, _):
             switch request {
             case .store:
                 guard let token = reply.value("PresetToken"), !token.isEmpty else {
@@ -256,12 +257,9 @@ public struct ONVIFCameraDriver: StandDriver {
                 return [.cameraPreset(request, .success(slot))]
             }
         case .presetCount(let request):
-            let held = reply.children("Preset").count
-            if let limit = presetLimit, held >= limit {
-                return [.cameraPreset(request, .failure(CameraPresetRefusal(
-                    "the camera holds \(held) presets, the most its PTZ node takes (MaximumNumberOfPresets \(limit)): delete one first")))]
-            }
-            countedPreset = request
+            // Not refused on the count: some cameras list every slot, set or not (Hikvision's
+            // "Preset N"; an Ellinet listed its 10 with 2 set). The camera is asked all the same.
+            countedPreset = (request, reply.children("Preset").count)
             return []
         }
     }
@@ -287,12 +285,18 @@ public struct ONVIFCameraDriver: StandDriver {
             case .absolute, .relative: .position
             }
             return [.refused(command: type.rawValue, reason: reason)]
-        case .preset(let request):
+        case .preset(let request, let listed):
             counters.refused += 1
-            return [.cameraPreset(request, .failure(CameraPresetRefusal("\(request.isStore ? "SetPreset" : "RemovePreset"): \(reason)")))]
+            var why = "\(request.isStore ? "SetPreset" : "RemovePreset"): \(reason)"
+            if let listed, let limit = presetLimit, listed >= limit {
+                why += "; the camera lists \(listed) presets, the most its PTZ node takes (MaximumNumberOfPresets \(limit)): delete one first"
+            }
+            return [.cameraPreset(request, .failure(CameraPresetRefusal(why)))]
         case .presetCount(let request):
+            // The count only explains a refusal: the SetPreset goes without it.
             counters.commandsFailed += 1
-            return [.cameraPreset(request, .failure(CameraPresetRefusal("GetPresets, to count the camera's presets: \(reason)")))]
+            countedPreset = (request, nil)
+            return []
         }
     }
 
@@ -673,32 +677,32 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             return sendMove(move, at: time)
         }
-        if let preset = countedPreset {
+        if let counted = countedPreset {
             countedPreset = nil
-            return sendPreset(preset, at: time)
+            return sendPreset(counted.request, listed: counted.listed, at: time)
         }
         if !queuedPresets.isEmpty {
             let preset = queuedPresets.removeFirst()
             // A new preset where the node says how many it takes: the camera's counted first, so
-            // that one past the most is refused with the reason, not by the camera's fault.
+            // that a refusal of one past the most says so beside the camera's fault.
             if case .store(_, nil) = preset, presetLimit != nil {
                 return request(ptzPath, ONVIFRequests.getPresets(profile), authenticate: true, .presetCount(preset), at: time)
             }
-            return sendPreset(preset, at: time)
+            return sendPreset(preset, listed: nil, at: time)
         }
         if let renewal = renewalTime, time >= renewal, let last = lastMove { return sendMove(last.move, at: time) }
         guard time >= nextPoll else { return [] }
         return poll(at: time)
     }
 
-    private mutating func sendPreset(_ preset: CameraPresetRequest, at time: Double) -> [UInt8] {
+    private mutating func sendPreset(_ preset: CameraPresetRequest, listed: Int?, at time: Double) -> [UInt8] {
         let body = switch preset {
         case .store(let name, let slot):
             ONVIFRequests.setPreset(profile, name: name, token: slot?.token)
         case .remove(let slot):
             ONVIFRequests.removePreset(profile, token: slot.token ?? "")  // a memory number was answered when asked
         }
-        return request(ptzPath, body, authenticate: true, .preset(preset), at: time)
+        return request(ptzPath, body, authenticate: true, .preset(preset, listed: listed), at: time)
     }
 
     private mutating func poll(at time: Double) -> [UInt8] {
