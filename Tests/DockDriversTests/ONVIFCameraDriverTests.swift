@@ -29,25 +29,26 @@ import Testing
 
     /// A driver through its setup on the emulator's replies, up to its first GetStatus sent.
     func ready(options: String = ONVIFEmulatorReplies.configurationOptions, profiles: String = ONVIFEmulatorReplies.profiles,
-               nodes: String = ONVIFEmulatorReplies.nodes, settings: ONVIFCameraDriver.Settings = .init()) -> (ONVIFCameraDriver, [DriverReport]) {
+               nodes: String = ONVIFEmulatorReplies.nodes, nodesStatus: Int = 200,
+               settings: ONVIFCameraDriver.Settings = .init()) -> (ONVIFCameraDriver, [DriverReport]) {
         var driver = ONVIFCameraDriver(settings: settings)
         var t = 0.0
         let first = driver.start(at: t)
         #expect(action(first) == "/onvif/device_service tds:GetSystemDateAndTime")
         #expect(request(first)?.authenticate == false, "the clock is asked before any digest can be made")
         var reports: [DriverReport] = []
-        let script: [(String, String)] = [
-            (ONVIFEmulatorReplies.dateAndTime, "/onvif/device_service tds:GetCapabilities"),
-            (ONVIFEmulatorReplies.capabilities, "/onvif/device_service tds:GetDeviceInformation"),
-            (ONVIFEmulatorReplies.deviceInformation, "/onvif/media_service trt:GetProfiles"),
-            (profiles, "/onvif/ptz_service tptz:GetConfigurationOptions"),
-            (options, "/onvif/ptz_service tptz:GetNodes"),
-            (nodes, "/onvif/ptz_service tptz:Stop"),
-            (ONVIFEmulatorReplies.stop, "/onvif/ptz_service tptz:GetStatus"),
+        let script: [(String, Int, String)] = [
+            (ONVIFEmulatorReplies.dateAndTime, 200, "/onvif/device_service tds:GetCapabilities"),
+            (ONVIFEmulatorReplies.capabilities, 200, "/onvif/device_service tds:GetDeviceInformation"),
+            (ONVIFEmulatorReplies.deviceInformation, 200, "/onvif/media_service trt:GetProfiles"),
+            (profiles, 200, "/onvif/ptz_service tptz:GetConfigurationOptions"),
+            (options, 200, "/onvif/ptz_service tptz:GetNodes"),
+            (nodes, nodesStatus, "/onvif/ptz_service tptz:Stop"),
+            (ONVIFEmulatorReplies.stop, 200, "/onvif/ptz_service tptz:GetStatus"),
         ]
-        for (answer, next) in script {
+        for (answer, status, next) in script {
             t += 0.01
-            reports += driver.receive(reply(answer), at: t)
+            reports += driver.receive(reply(answer, status: status), at: t)
             #expect(driver.nextDeadline.map { $0 <= t } ?? false)
             t += 0.01
             let bytes = driver.tick(at: t).bytes
@@ -212,6 +213,22 @@ import Testing
         #expect(driver.stopConfirmed)
     }
 
+    /// A Stop the camera answers with a fault or an HTTP error may have left it moving: the stop
+    /// stays unconfirmed until a later Stop is answered.
+    @Test func aStopTheCameraRefusesIsNotConfirmed() {
+        var (driver, _) = ready()
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
+        #expect(action(driver.send(.stop, at: 1.01)) == "/onvif/ptz_service tptz:Stop")
+        let refused = driver.receive(reply(ONVIFEmulatorReplies.notAuthorized, status: 400), at: 1.02)
+        #expect(refused.first.map { if case .refused(MessageType.stop.rawValue, _) = $0 { true } else { false } } == true, "\(refused)")
+        #expect(!driver.stopConfirmed)
+        _ = driver.tick(at: 1.03)  // its GetStatus
+        _ = driver.receive(reply("Internal Server Error\n", status: 500), at: 1.04)
+        #expect(action(driver.send(.stop, at: 1.05)) == "/onvif/ptz_service tptz:Stop")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.06)
+        #expect(driver.stopConfirmed)
+    }
+
     @Test func aContinuousMoveIsRenewedBeforeItsTimeoutEndsIt() {
         var (driver, _) = ready()
         _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
@@ -249,6 +266,21 @@ import Testing
         _ = silent.start(at: 0)
         #expect(silent.tick(at: 9).reports.isEmpty)
         #expect(silent.tick(at: 10.5).reports == [.fatal("the camera did not answer in 10.0 s")])
+    }
+
+    /// The PTZ node only adds the preset limit and HomeSupported: a camera faulting on GetNodes,
+    /// or listing several nodes none of which the profile names, is steered without them, and
+    /// `stand.get`'s hardware says the preset limit is unknown.
+    @Test func aCameraWhosePTZNodeIsNotKnownStillConnectsWithNoPresetLimit() throws {
+        let faulting = ready(nodes: ONVIFEmulatorReplies.notAuthorized, nodesStatus: 400)
+        guard case .ready(let identity, _)? = faulting.1.first, faulting.1.count == 1 else { Issue.record("\(faulting.1)"); return }
+        #expect(identity.hardware.contains("preset limit unknown (GetNodes: HTTP 400, ter:NotAuthorized"), "\(identity.hardware)")
+        #expect(faulting.0.cameraPresets == .tokens)
+        let node = try #require(ONVIFEmulatorReplies.nodes.firstMatch(of: /<tptz:PTZNode .*<\/tptz:PTZNode>/)).output
+        let twoOthers = ONVIFEmulatorReplies.nodes.replacing(node, with: node.replacing("PTZNode_1", with: "A") + node.replacing("PTZNode_1", with: "B"))
+        let unmatched = ready(nodes: twoOthers)
+        guard case .ready(let other, _)? = unmatched.1.first, unmatched.1.count == 1 else { Issue.record("\(unmatched.1)"); return }
+        #expect(other.hardware.contains("preset limit unknown (GetNodes lists no node PTZNode_1 of profile Profile_1)"), "\(other.hardware)")
     }
 
     /// GetConfigurationOptions answered without Spaces: the moves are the ones the PTZ node lists.

@@ -51,22 +51,39 @@ import Testing
         #expect(driver.tick(at: 1.04).reports == [.cameraPreset(memory, .failure(CameraPresetRefusal("an ONVIF camera keeps presets by token, not memory 3")))])
     }
 
-    /// GetNodes' MaximumNumberOfPresets bounds the presets in the camera: a new one past it is
-    /// refused with the reason, the camera never asked to store it (it would answer a Fault, or
-    /// on some cameras overwrite one); one saved again in its own token needs no room.
-    @Test func aNewPresetPastTheNodesMaximumIsRefusedBeforeTheCameraIsAskedToStoreIt() {
+    /// A camera listing as many presets as its node's MaximumNumberOfPresets is asked all the
+    /// same (some list every slot, set or not); when it faults, the refusal says the count and the
+    /// limit beside the camera's reason.
+    @Test func aNewPresetPastTheNodesMaximumGoesToTheCameraAndItsFaultSaysTheCountAndTheLimit() {
         let nodes = ONVIFEmulatorReplies.nodes.replacing("<tt:MaximumNumberOfPresets>16<", with: "<tt:MaximumNumberOfPresets>2<")
         var (driver, _) = camera.ready(nodes: nodes)
         _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
         let store = CameraPresetRequest.store(name: "stage", slot: nil)
         #expect(camera.action(driver.cameraPreset(store, at: 1.01)) == "/onvif/ptz_service tptz:GetPresets")
-        let refused = driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.02)
-        #expect(refused == [.cameraPreset(store, .failure(CameraPresetRefusal(
-            "the camera holds 2 presets, the most its PTZ node takes (MaximumNumberOfPresets 2): delete one first")))])
-        #expect(camera.action(driver.tick(at: 1.2).bytes) == "/onvif/ptz_service tptz:GetStatus", "no SetPreset")
-        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1.21)
-        let again = CameraPresetRequest.store(name: "door", slot: .token("Preset1"))
-        #expect(camera.action(driver.cameraPreset(again, at: 1.22)) == "/onvif/ptz_service tptz:SetPreset")
+        #expect(driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.02).isEmpty)
+        #expect(camera.action(driver.tick(at: 1.02).bytes) == "/onvif/ptz_service tptz:SetPreset")
+        let fault = envelope("<env:Fault><env:Code><env:Value>env:Receiver</env:Value><env:Subcode><env:Value>ter:Action</env:Value>"
+                             + "<env:Subcode><env:Value>ter:TooManyPresets</env:Value></env:Subcode></env:Subcode></env:Code>"
+                             + #"<env:Reason><env:Text xml:lang="en">no room for another preset</env:Text></env:Reason></env:Fault>"#)
+        let refused = driver.receive(camera.reply(fault, status: 500), at: 1.03)
+        guard case .cameraPreset(store, .failure(let why))? = refused.first, refused.count == 1 else { Issue.record("\(refused)"); return }
+        #expect(why.description.hasPrefix("SetPreset: HTTP 500") && why.description.contains("no room for another preset")
+                && why.description.hasSuffix("; the camera lists 2 presets, the most its PTZ node takes (MaximumNumberOfPresets 2): delete one first"),
+                "\(why)")
+    }
+
+    /// GetPresets listing exactly MaximumNumberOfPresets entries (every slot, two of them set, as
+    /// an Ellinet's 10 of 10): the SetPreset goes and its token comes back.
+    @Test func aCameraListingEverySlotStoresANewPreset() {
+        let nodes = ONVIFEmulatorReplies.nodes.replacing("<tt:MaximumNumberOfPresets>16<", with: "<tt:MaximumNumberOfPresets>2<")
+        var (driver, _) = camera.ready(nodes: nodes)
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
+        let store = CameraPresetRequest.store(name: "stage", slot: nil)
+        #expect(camera.action(driver.cameraPreset(store, at: 1.01)) == "/onvif/ptz_service tptz:GetPresets")
+        #expect(driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.02).isEmpty)
+        #expect(camera.action(driver.tick(at: 1.02).bytes) == "/onvif/ptz_service tptz:SetPreset")
+        let answer = envelope("<tptz:SetPresetResponse><tptz:PresetToken>Preset2</tptz:PresetToken></tptz:SetPresetResponse>")
+        #expect(driver.receive(camera.reply(answer), at: 1.03) == [.cameraPreset(store, .success(.token("Preset2")))])
     }
 
     /// A node with MaximumNumberOfPresets 0 keeps no presets: dockd keeps them alone, as for a

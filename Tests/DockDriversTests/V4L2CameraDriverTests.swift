@@ -279,6 +279,24 @@ import Testing
         #expect(driver.stopConfirmed)
     }
 
+    /// A STOP asked while a rate's set is in flight, then that set refused: the engine hears a
+    /// refused rate, not a refused STOP, and the stop's hold still goes — even at the speeds the
+    /// camera was last told, which a set that changes nothing would otherwise skip.
+    @Test func aRefusedRateSetInFlightIsNotARefusedStopAndTheStopsHoldStillGoes() {
+        var (driver, _) = connectedWithoutAbsolute(speedLevels: 160)
+        var camera = ScriptedCamera()
+        _ = run(&driver, &camera, from: 0.01, to: 0.5)
+        #expect(driver.stopConfirmed, "the connect's hold")
+        #expect(text(driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.5)) == "S \(Self.panSpeed)=-80 \(Self.tiltSpeed)=0\n")
+        #expect(driver.send(.stop, at: 0.51).isEmpty, "the stop waits for the set in flight")
+        let refused = driver.receive(line(.failure(errno: 16, text: "Device or resource busy")), at: 0.52)
+        #expect(refused == [.refused(command: MessageType.velocity.rawValue, reason: "EBUSY: Device or resource busy")])
+        #expect(!driver.stopConfirmed)
+        #expect(text(driver.tick(at: 0.6).bytes) == "S \(Self.panSpeed)=0 \(Self.tiltSpeed)=0\n", "the stop's hold")
+        _ = driver.receive(line(.values([(Self.panSpeed, Int32(0)), (Self.tiltSpeed, Int32(0))])), at: 0.61)
+        #expect(driver.stopConfirmed)
+    }
+
     @Test func aCameraWhoseSpeedIsOnlyADirectionIsSteeredByRelativeSteps() {
         var (driver, reports) = connectedWithoutAbsolute(speedLevels: 1)
         guard case .ready(let identity, _)? = reports.first else { Issue.record("not ready: \(reports)"); return }

@@ -3,7 +3,8 @@
 its reply, another controller (visca-over-ip, from PyPI) recalls it there, a delete resets it, a
 refusal reaches the caller while dockd's preset is still saved, and the memory numbers survive a
 restart of dockd in presets.json; and through the ONVIF camera emulator (tests/peers/onvif_camera.py):
-SetPreset's token kept and reused, RemovePreset on delete, a camera without room heard by the caller."""
+SetPreset's token kept and reused, RemovePreset on delete, a camera without room heard by the caller,
+a camera listing every slot still storing new ones."""
 import json
 import math
 import sys
@@ -158,20 +159,30 @@ def test_an_onvif_camera_keeps_the_preset_under_the_token_dockd_reports_and_dele
         assert token not in r.cam.presets, r.cam.presets
 
 
-def test_an_onvif_camera_with_no_room_is_not_asked_to_store_and_the_caller_hears_why(onvif):
-    """GetNodes' MaximumNumberOfPresets: a new preset past it is refused by dockd, with the reason,
-    before the camera is asked (its own answer would be a fault: ter:TooManyPresets)."""
+def test_an_onvif_camera_with_no_room_is_asked_and_the_caller_hears_its_fault_with_the_count_and_the_limit(onvif):
+    """A new preset where GetPresets lists GetNodes' MaximumNumberOfPresets goes to the camera all the
+    same (some list every slot); its fault (ter:TooManyPresets) comes back with the count and the limit."""
     r = onvif(presets=1)
     c = r.client
     assert c.result("preset.save", {"name": "one"})["camera"] is not None
-    with r.cam.lock:
-        set_presets = sum(1 for entry in r.cam.log if entry[2] == "SetPreset")
     two = c.result("preset.save", {"name": "two"})
-    assert two["camera"] is None and "MaximumNumberOfPresets 1" in two["camera_error"], two
-    with r.cam.lock:
-        assert sum(1 for entry in r.cam.log if entry[2] == "SetPreset") == set_presets, "the camera was asked to store past its most"
+    assert two["camera"] is None, two
+    assert "TooManyPresets" in two["camera_error"] and "lists 1 presets" in two["camera_error"], two
+    assert "MaximumNumberOfPresets 1" in two["camera_error"], two
     assert {p["name"] for p in c.result("preset.list")} == {"home", "one", "two"}
     assert c.result("preset.save", {"name": "one"})["camera"] is not None, "saved again in its own token: no room needed"
+
+
+def test_an_onvif_camera_listing_every_slot_stores_new_presets(onvif):
+    """A camera whose GetPresets lists all its slots, set or not (Hikvision's "Preset N"): as many
+    entries as its MaximumNumberOfPresets, yet room for new ones."""
+    r = onvif(presets=3, lists_every_slot=True)
+    c = r.client
+    one = c.result("preset.save", {"name": "one"})
+    two = c.result("preset.save", {"name": "two"})
+    assert one["camera"] is not None and two["camera"] is not None, (one, two)
+    with r.cam.lock:
+        assert sorted(n for n, _ in r.cam.presets.values()) == ["one", "two"], r.cam.presets
 
 
 def test_an_onvif_camera_whose_node_takes_no_presets_is_asked_to_store_none(onvif):

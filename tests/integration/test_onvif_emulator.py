@@ -309,6 +309,15 @@ def test_presets_and_home(camera):
     assert "NoToken" in subcodes(f)
 
 
+def test_a_camera_listing_every_slot_lists_the_unset_ones_too(camera):
+    cam, server = camera(auth="wsse", presets=3, lists_every_slot=True)
+    p = Ptz(server)
+    token = p.ptz.SetPreset({"ProfileToken": p.token, "PresetName": "door"})
+    listed = [(x.token, x.Name, x.PTZPosition) for x in p.ptz.GetPresets({"ProfileToken": p.token})]
+    assert [(t, n) for t, n, _ in listed] == [(token, "door"), ("Unset2", "Preset 2"), ("Unset3", "Preset 3")], listed
+    assert listed[0][2] is not None and listed[1][2] is None and listed[2][2] is None
+
+
 def test_no_home_no_presets(camera):
     cam, server = camera(home_supported=False, presets=0)
     p = Ptz(server)

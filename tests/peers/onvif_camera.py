@@ -50,7 +50,8 @@ Options (Camera(...) keyword arguments; the command line has the same names):
   head travels no further, and an AbsoluteMove beyond is answered with the fault a camera sends,
   env:Sender / ter:InvalidArgVal / ter:InvalidPosition.
 - `zoom` (False: no zoom spaces, no zoom in the status), `presets` (MaximumNumberOfPresets, 0 = none),
-  `home_supported`.
+  `home_supported`. `lists_every_slot`: GetPresets lists all `presets` slots, the unset ones as
+  "Preset N" with no position (Hikvision's defaults; an Ellinet listed its 10 with 2 set).
 - `whole_second_timeouts`: a ContinuousMove Timeout with a fraction of a second is not executed: the
   camera writes a broken response (as the Tapo did) and drops the connection; with
   `fraction_kills_for` > 0 its HTTP server then refuses connections for that many seconds.
@@ -265,7 +266,7 @@ class Camera:
     or raises Fault. Thread-safe (one lock)."""
 
     def __init__(self, motion=("continuous", "absolute", "relative"), fov_translation=False, zoom=True,
-                 presets=16, home_supported=True, pan_range=(-1.0, 1.0), tilt_range=(-1.0, 1.0),
+                 presets=16, lists_every_slot=False, home_supported=True, pan_range=(-1.0, 1.0), tilt_range=(-1.0, 1.0),
                  pan_degrees=(-170.0, 170.0), tilt_degrees=(-30.0, 90.0),
                  pan_speed=100.0, tilt_speed=60.0, zoom_speed=0.5, hfov=60.0, vfov=34.0, zoom_ratio=10.0,
                  velocity_sign=(1, 1), default_timeout=180.0, max_timeout=None, whole_second_timeouts=False,
@@ -281,6 +282,7 @@ class Camera:
         self.has_zoom = zoom
         self.speed_space = speed_space  # False: no PanTiltSpeedSpace listed, a move's Speed ignored
         self.max_presets = presets
+        self.lists_every_slot = lists_every_slot
         self.home_supported = home_supported
         for what, (lo, hi) in (("pan_range", pan_range), ("tilt_range", tilt_range)):
             if not -1 <= lo < hi <= 1:
@@ -791,7 +793,9 @@ class Camera:
         self.profile(body)
         return "<tptz:GetPresetsResponse>" + "".join(
             f'<tptz:Preset token="{t}"><tt:Name>{escape(n)}</tt:Name>{self.position_xml(p)}</tptz:Preset>'
-            for t, (n, p) in self.presets.items()) + "</tptz:GetPresetsResponse>"
+            for t, (n, p) in self.presets.items()) + "".join(
+            f'<tptz:Preset token="Unset{i}"><tt:Name>Preset {i}</tt:Name></tptz:Preset>'
+            for i in range(len(self.presets) + 1, self.max_presets + 1) if self.lists_every_slot) + "</tptz:GetPresetsResponse>"
 
     def ptz_SetPreset(self, body):
         self.profile(body)

@@ -87,8 +87,9 @@ public struct ONVIFCameraDriver: StandDriver {
         case continuous(x: Double, y: Double, zoom: Double?)
         case stop
     }
-    /// `presetCount`: GetPresets, counting the camera's presets before a new one is stored.
-    private enum Flight { case setup, status, move(Move), preset(CameraPresetRequest), presetCount(CameraPresetRequest) }
+    /// `presetCount`: GetPresets, counting the camera's presets before a new one is stored;
+    /// `listed`: the count, for the reason of a SetPreset the camera refuses.
+    private enum Flight { case setup, status, move(Move), preset(CameraPresetRequest, listed: Int?), presetCount(CameraPresetRequest) }
 
     private var step = Step.clock
     private var decoder = ONVIFWire.Decoder()
@@ -103,6 +104,9 @@ public struct ONVIFCameraDriver: StandDriver {
     private var optionSpaces: XMLElement?
     /// The node's MaximumNumberOfPresets (nil: it gives none) and HomeSupported.
     private var presetLimit: Int?
+    /// Why the profile's node is not known (GetNodes refused, or no node of it listed), shown in
+    /// the stand's hardware: the node is optional, the presets are then limited by the camera alone.
+    private var nodeUnknown: String?
     private var homeSupported = false
     private var offers: (absolute: Bool, relative: Bool, continuous: Bool) = (false, false, false)
     /// Whether the camera lists a pan/tilt speed space: absolute and relative moves may carry a Speed.
@@ -124,7 +128,8 @@ public struct ONVIFCameraDriver: StandDriver {
     /// reported is the estimate.
     private var onEstimate = false
     /// A Stop asked and not yet answered with nothing asked after it. A move asked before the Stop
-    /// went takes its place (`pending`): no Stop is sent, so it stays unconfirmed until a later one is.
+    /// went takes its place (`pending`): no Stop is sent, so it stays unconfirmed until a later one is;
+    /// a Stop refused leaves it unconfirmed too.
     private var stopPending = false
     /// A Stop sent for a read, not asked for (the estimate's doubt grew too large): `.stopping` until
     /// its reply, `.reading` until the GetStatus after it; the motion asked for then goes again.
@@ -147,8 +152,8 @@ public struct ONVIFCameraDriver: StandDriver {
     private var queuedSetup: (path: String, body: String, flight: Flight)?
     /// SetPreset / RemovePreset asked for and not sent yet, in the order asked.
     private var queuedPresets: [CameraPresetRequest] = []
-    /// A new preset the camera was counted to have room for: its SetPreset goes next.
-    private var countedPreset: CameraPresetRequest?
+    /// A new preset whose camera's presets were counted (nil: GetPresets failed): its SetPreset goes next.
+    private var countedPreset: (request: CameraPresetRequest, listed: Int?)?
     /// Outcomes known without asking the camera (a VISCA memory number asked of an ONVIF camera).
     private var presetAnswers: [DriverReport] = []
 
@@ -192,6 +197,7 @@ public struct ONVIFCameraDriver: StandDriver {
         nodeToken = nil
         optionSpaces = nil
         presetLimit = nil
+        nodeUnknown = nil
         homeSupported = false
         return request(Self.devicePath, ONVIFRequests.getSystemDateAndTime, authenticate: false, .setup, at: time)
     }
@@ -226,8 +232,8 @@ public struct ONVIFCameraDriver: StandDriver {
         let reply: XMLElement
         switch content {
         case .success(let element) where status == 200: reply = element
-        case .success: return refused("HTTP \(status)", flight: flight)
-        case .failure(let fault): return refused("HTTP \(status)" + (body.isEmpty && status != 200 ? "" : ", \(fault.reason)"), flight: flight)
+        case .success: return refused("HTTP \(status)", flight: flight, at: time)
+        case .failure(let fault): return refused("HTTP \(status)" + (body.isEmpty && status != 200 ? "" : ", \(fault.reason)"), flight: flight, at: time)
         }
         switch flight {
         case .setup: return setup(reply, wallClock: wallClock, at: time)
@@ -240,7 +246,7 @@ public struct ONVIFCameraDriver: StandDriver {
             if step == .connectStop { return becomeReady(at: time) }
             estimateActed(on: move, sent: sent, at: time)
             return []
-        case .preset(let request):
+        case .preset(let request, _):
             switch request {
             case .store:
                 guard let token = reply.value("PresetToken"), !token.isEmpty else {
@@ -251,17 +257,15 @@ public struct ONVIFCameraDriver: StandDriver {
                 return [.cameraPreset(request, .success(slot))]
             }
         case .presetCount(let request):
-            let held = reply.children("Preset").count
-            if let limit = presetLimit, held >= limit {
-                return [.cameraPreset(request, .failure(CameraPresetRefusal(
-                    "the camera holds \(held) presets, the most its PTZ node takes (MaximumNumberOfPresets \(limit)): delete one first")))]
-            }
-            countedPreset = request
+            // Not refused on the count: some cameras list every slot, set or not (Hikvision's
+            // "Preset N"; an Ellinet listed its 10 with 2 set). The camera is asked all the same.
+            countedPreset = (request, reply.children("Preset").count)
             return []
         }
     }
 
-    private mutating func refused(_ reason: String, flight: Flight) -> [DriverReport] {
+    private mutating func refused(_ reason: String, flight: Flight, at time: Double) -> [DriverReport] {
+        if step == .node { return learned(node: nil, unknownBecause: "GetNodes: \(reason)", at: time) }
         if step != .ready { return [.fatal("the camera refused \(stepName): \(reason)")] }
         switch flight {
         case .setup:
@@ -272,7 +276,8 @@ public struct ONVIFCameraDriver: StandDriver {
             return [.rejected("GetStatus failed: \(reason)")]
         case .move(let move):
             counters.refused += 1
-            if move == .stop { stopPending = false }
+            // A refused Stop may have left the camera moving: the stop stays unconfirmed until a
+            // later one is answered (a read-back's Stop refused leaves a user's STOP unconfirmed too).
             if move == .stop, readBack == .stopping { readBack = nil }
             let type: MessageType = switch move {
             case .stop: .stop
@@ -280,12 +285,18 @@ public struct ONVIFCameraDriver: StandDriver {
             case .absolute, .relative: .position
             }
             return [.refused(command: type.rawValue, reason: reason)]
-        case .preset(let request):
+        case .preset(let request, let listed):
             counters.refused += 1
-            return [.cameraPreset(request, .failure(CameraPresetRefusal("\(request.isStore ? "SetPreset" : "RemovePreset"): \(reason)")))]
+            var why = "\(request.isStore ? "SetPreset" : "RemovePreset"): \(reason)"
+            if let listed, let limit = presetLimit, listed >= limit {
+                why += "; the camera lists \(listed) presets, the most its PTZ node takes (MaximumNumberOfPresets \(limit)): delete one first"
+            }
+            return [.cameraPreset(request, .failure(CameraPresetRefusal(why)))]
         case .presetCount(let request):
+            // The count only explains a refusal: the SetPreset goes without it.
             counters.commandsFailed += 1
-            return [.cameraPreset(request, .failure(CameraPresetRefusal("GetPresets, to count the camera's presets: \(reason)")))]
+            countedPreset = (request, nil)
+            return []
         }
     }
 
@@ -349,30 +360,36 @@ public struct ONVIFCameraDriver: StandDriver {
             return next(ptzPath, ONVIFRequests.getNodes, at: time)
         case .node:
             let nodes = reply.children("PTZNode")
-            guard let node = nodes.first(where: { $0.attributes["token"] == nodeToken }) ?? (nodes.count == 1 ? nodes.first : nil) else {
-                return [.fatal("GetNodes lists no node \(nodeToken ?? "(the profile's PTZ configuration names none)") of profile \(profile)")]
-            }
-            presetLimit = node.value("MaximumNumberOfPresets").flatMap { Int($0) }
-            homeSupported = node.value("HomeSupported") == "true"
-            let spaces = optionSpaces ?? node.child("SupportedPTZSpaces")
-            offers = (spaces?.child("AbsolutePanTiltPositionSpace") != nil, spaces?.child("RelativePanTiltTranslationSpace") != nil,
-                      spaces?.child("ContinuousPanTiltVelocitySpace") != nil)
-            offersSpeed = spaces?.child("PanTiltSpeedSpace") != nil
-            guard offers.absolute || offers.relative || offers.continuous else {
-                return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
-            }
-            positionRange = positionRange.narrowed(by: spaces?.children("AbsolutePanTiltPositionSpace") ?? [])
-            let zoomPosition = spaces?.child("AbsoluteZoomPositionSpace")?.child("XRange")
-            let low = zoomPosition?.value("Min").flatMap(Double.init), high = zoomPosition?.value("Max").flatMap(Double.init)
-            zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil,
-                          spaces?.child("RelativeZoomTranslationSpace") != nil)
-            // Every connect leaves the camera still.
-            step = .connectStop
-            stopPending = true
-            return next(ptzPath, ONVIFRequests.stop(profile), flight: .move(.stop), at: time)
+            let node = nodes.first { $0.attributes["token"] == nodeToken } ?? (nodes.count == 1 ? nodes.first : nil)
+            return learned(node: node, unknownBecause: "GetNodes lists no node \(nodeToken ?? "(the profile's PTZ configuration names none)") of profile \(profile)",
+                           at: time)
         case .connectStop, .ready:
             return []
         }
+    }
+
+    /// The setup from the profile's PTZ node (nil: not known, `unknownBecause`): the moves its
+    /// spaces offer, then the Stop every connect sends.
+    private mutating func learned(node: XMLElement?, unknownBecause: String, at time: Double) -> [DriverReport] {
+        nodeUnknown = node == nil ? unknownBecause : nil
+        presetLimit = node?.value("MaximumNumberOfPresets").flatMap { Int($0) }
+        homeSupported = node?.value("HomeSupported") == "true"
+        let spaces = optionSpaces ?? node?.child("SupportedPTZSpaces")
+        offers = (spaces?.child("AbsolutePanTiltPositionSpace") != nil, spaces?.child("RelativePanTiltTranslationSpace") != nil,
+                  spaces?.child("ContinuousPanTiltVelocitySpace") != nil)
+        offersSpeed = spaces?.child("PanTiltSpeedSpace") != nil
+        guard offers.absolute || offers.relative || offers.continuous else {
+            return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
+        }
+        positionRange = positionRange.narrowed(by: spaces?.children("AbsolutePanTiltPositionSpace") ?? [])
+        let zoomPosition = spaces?.child("AbsoluteZoomPositionSpace")?.child("XRange")
+        let low = zoomPosition?.value("Min").flatMap(Double.init), high = zoomPosition?.value("Max").flatMap(Double.init)
+        zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil,
+                      spaces?.child("RelativeZoomTranslationSpace") != nil)
+        // Every connect leaves the camera still.
+        step = .connectStop
+        stopPending = true
+        return next(ptzPath, ONVIFRequests.stop(profile), flight: .move(.stop), at: time)
     }
 
     private mutating func becomeReady(at time: Double) -> [DriverReport] {
@@ -387,7 +404,8 @@ public struct ONVIFCameraDriver: StandDriver {
         ]
         let how = [offers.absolute ? "absolute" : nil, offers.relative ? "relative" : nil, offers.continuous ? "continuous" : nil].compactMap { $0 }
         let zoomed = zoomScale.map { ", zoom to \($0.maxZoom == $0.maxZoom.rounded() ? String(Int($0.maxZoom)) : String($0.maxZoom))x" } ?? ""
-        let presets = presetLimit.map { "\($0 == 0 ? "no" : String($0)) presets" + (homeSupported ? ", a home position" : "") + "; " } ?? ""
+        let presets = nodeUnknown.map { "preset limit unknown (\($0)); " }
+            ?? presetLimit.map { "\($0 == 0 ? "no" : String($0)) presets" + (homeSupported ? ", a home position" : "") + "; " } ?? ""
         identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + "profile \(profile); " + presets + how.joined(separator: ", ") + " moves" + zoomed
         let zoomAxis = zoomScale.map { zoom in
             AxisCapability(axis: .zoom, continuous: false, min: 1, max: Float(zoom.maxZoom), maxSpeed: Float(zoom.topRate),
@@ -659,32 +677,32 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             return sendMove(move, at: time)
         }
-        if let preset = countedPreset {
+        if let counted = countedPreset {
             countedPreset = nil
-            return sendPreset(preset, at: time)
+            return sendPreset(counted.request, listed: counted.listed, at: time)
         }
         if !queuedPresets.isEmpty {
             let preset = queuedPresets.removeFirst()
             // A new preset where the node says how many it takes: the camera's counted first, so
-            // that one past the most is refused with the reason, not by the camera's fault.
+            // that a refusal of one past the most says so beside the camera's fault.
             if case .store(_, nil) = preset, presetLimit != nil {
                 return request(ptzPath, ONVIFRequests.getPresets(profile), authenticate: true, .presetCount(preset), at: time)
             }
-            return sendPreset(preset, at: time)
+            return sendPreset(preset, listed: nil, at: time)
         }
         if let renewal = renewalTime, time >= renewal, let last = lastMove { return sendMove(last.move, at: time) }
         guard time >= nextPoll else { return [] }
         return poll(at: time)
     }
 
-    private mutating func sendPreset(_ preset: CameraPresetRequest, at time: Double) -> [UInt8] {
+    private mutating func sendPreset(_ preset: CameraPresetRequest, listed: Int?, at time: Double) -> [UInt8] {
         let body = switch preset {
         case .store(let name, let slot):
             ONVIFRequests.setPreset(profile, name: name, token: slot?.token)
         case .remove(let slot):
             ONVIFRequests.removePreset(profile, token: slot.token ?? "")  // a memory number was answered when asked
         }
-        return request(ptzPath, body, authenticate: true, .preset(preset), at: time)
+        return request(ptzPath, body, authenticate: true, .preset(preset, listed: listed), at: time)
     }
 
     private mutating func poll(at time: Double) -> [UInt8] {

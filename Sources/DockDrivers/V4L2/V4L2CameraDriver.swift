@@ -74,11 +74,14 @@ public struct V4L2CameraDriver: StandDriver {
     /// The zoom, where it is steered (its values live under `.zoom` in `pending`, `heading`, `pose`).
     private var zoom: V4L2ZoomDrive?
     private var lineBuffer: [UInt8] = []
-    /// The request awaiting its answer; for a set, what each axis heads for once accepted.
-    private var inFlight: (request: V4L2Wire.Request, sentAt: Double, set: [(axis: Axis, heading: Double)])?
+    /// The request awaiting its answer; for a set, what each axis heads for once accepted, and
+    /// the command it carries (a STOP's hold, a rate or a target: what a refusal refuses).
+    private var inFlight: (request: V4L2Wire.Request, sentAt: Double, set: [(axis: Axis, heading: Double)], carries: MessageType?)?
     /// The newest value of each axis not yet sent: a target pose (arc-seconds) for absolute and
     /// relative steering, a speed (the control's units) for speed steering.
     private var pending: [Axis: Double] = [:]
+    /// Whether the newest rate or target asked was a rate or a target (a STOP's hold: `stopQueued`).
+    private var pendingMotion = MessageType.position
     private var lastSet = -Double.infinity
     /// A set went while a read was due: the read goes before the next set. One request is in
     /// flight at a time, so on a link whose round trip reaches the command interval (an ioctl
@@ -126,6 +129,7 @@ public struct V4L2CameraDriver: StandDriver {
         ratePaths = [:]
         stopQueued = false
         stopAwaited = false
+        pendingMotion = .position
         readPassedOver = false
         inFlight = nil
         trackingOff = nil
@@ -181,20 +185,20 @@ public struct V4L2CameraDriver: StandDriver {
                     if let now = estimate(axis, at: time) { pose[axis] = (now, time) }
                     heading[axis] = (value, time)
                 }
-                if stopQueued && pending.isEmpty { stopQueued = false; stopAwaited = false }
+                if flight?.carries == .stop, stopQueued, pending.isEmpty { stopQueued = false; stopAwaited = false }
                 return []
             }
             // The link's round trip is a read's: a set may take the camera most of a second to act.
             if let sent = flight?.sentAt { counters.roundTrip.sample(time - sent) }
             return feedback(values, at: time)
         case .failure(let errno, let text):
-            let request = inFlight?.request
+            let flight = inFlight
             inFlight = nil
             if errno == 19 {  // ENODEV: the camera was unplugged
                 return [.fatal("the camera is gone: \(text)")]
             }
             if phase == .querying { return [.fatal("the camera's controls cannot be listed: \(text)")] }
-            switch request {
+            switch flight?.request {
             case .extensionUnit?:
                 counters.commandsFailed += 1
                 return [.rejected("the camera's own tracking was not switched off (\(Self.errnoName(errno)): \(text)): it may steer against dockd")]
@@ -203,9 +207,11 @@ public struct V4L2CameraDriver: StandDriver {
                 return [.rejected("the camera's own tracking could not be read (\(Self.errnoName(errno)): \(text)): it is switched off and not put back after")]
             case .set?:
                 counters.refused += 1
-                let type: MessageType = stopQueued ? .stop : .position
-                stopQueued = false
-                return [.refused(command: type.rawValue, reason: "\(Self.errnoName(errno)): \(text)")]
+                // A STOP asked while another set was in flight is still pending: its hold goes
+                // next, and only its own refusal is the STOP's (which stays unconfirmed).
+                let carried = flight?.carries ?? .position
+                if carried == .stop, pending.isEmpty { stopQueued = false }
+                return [.refused(command: carried.rawValue, reason: "\(Self.errnoName(errno)): \(text)")]
             default:
                 counters.commandsFailed += 1
                 return [.rejected("reading the pose failed: \(Self.errnoName(errno)): \(text)")]
@@ -354,6 +360,7 @@ public struct V4L2CameraDriver: StandDriver {
         switch command {
         case .position(_, let targets):
             stopQueued = false
+            pendingMotion = .position
             ratePaths = [:]
             for target in targets {
                 if target.axis == .zoom, let zoom, zoom.steersByPosition {
@@ -366,6 +373,7 @@ public struct V4L2CameraDriver: StandDriver {
             // A rate takes over from a queued stop, as a target does: the stop's hold is no longer
             // what is pending (left queued, it let every set go before a due read, as stops do).
             stopQueued = false
+            pendingMotion = .velocity
             for rate in rates {
                 if rate.axis == .zoom, let zoom { askZoom(zoom, rate: Double(rate.value), at: time) }
                 guard let drive = drive(rate.axis) else { continue }
@@ -451,7 +459,7 @@ public struct V4L2CameraDriver: StandDriver {
             if !set.values.isEmpty {
                 lastSet = time
                 readPassedOver = readDue
-                return send(.set(set.values), at: time, set: set.headings)
+                return send(.set(set.values), at: time, set: set.headings, carries: stopQueued ? .stop : pendingMotion)
             }
         }
         // The camera's own tracking off, once it holds still: one try (a camera that refuses it
@@ -520,8 +528,9 @@ public struct V4L2CameraDriver: StandDriver {
         return others.compactMap { controls[$0.rawValue] }.filter { !$0.isWriteOnly && !$0.isDisabled }.map(\.id)
     }
 
-    private mutating func send(_ request: V4L2Wire.Request, at time: Double, set: [(axis: Axis, heading: Double)] = []) -> [UInt8] {
-        inFlight = (request, time, set)
+    private mutating func send(_ request: V4L2Wire.Request, at time: Double, set: [(axis: Axis, heading: Double)] = [],
+                               carries: MessageType? = nil) -> [UInt8] {
+        inFlight = (request, time, set, carries)
         return V4L2Wire.encode(request)
     }
 
