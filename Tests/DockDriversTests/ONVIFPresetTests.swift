@@ -12,6 +12,19 @@ import Testing
             + #"xmlns:ter="http://www.onvif.org/ver10/error"><env:Body>\#(body)</env:Body></env:Envelope>"#
     }
 
+    /// A new preset asked of a camera whose node takes two and whose GetPresets lists two: the
+    /// driver counts them, then sends the SetPreset all the same.
+    func askedToStoreWhereTheNodeTakesTwoAndTwoAreListed() -> (ONVIFCameraDriver, CameraPresetRequest) {
+        let nodes = ONVIFEmulatorReplies.nodes.replacing("<tt:MaximumNumberOfPresets>16<", with: "<tt:MaximumNumberOfPresets>2<")
+        var (driver, _) = camera.ready(nodes: nodes)
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
+        let store = CameraPresetRequest.store(name: "stage", slot: nil)
+        #expect(camera.action(driver.cameraPreset(store, at: 1.01)) == "/onvif/ptz_service tptz:GetPresets")
+        #expect(driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.02).isEmpty)
+        #expect(camera.action(driver.tick(at: 1.02).bytes) == "/onvif/ptz_service tptz:SetPreset")
+        return (driver, store)
+    }
+
     /// A ready driver whose first GetStatus is answered.
     func ready() -> ONVIFCameraDriver {
         var (driver, _) = camera.ready()
@@ -55,13 +68,7 @@ import Testing
     /// same (some list every slot, set or not); when it faults, the refusal says the count and the
     /// limit beside the camera's reason.
     @Test func aNewPresetPastTheNodesMaximumGoesToTheCameraAndItsFaultSaysTheCountAndTheLimit() {
-        let nodes = ONVIFEmulatorReplies.nodes.replacing("<tt:MaximumNumberOfPresets>16<", with: "<tt:MaximumNumberOfPresets>2<")
-        var (driver, _) = camera.ready(nodes: nodes)
-        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
-        let store = CameraPresetRequest.store(name: "stage", slot: nil)
-        #expect(camera.action(driver.cameraPreset(store, at: 1.01)) == "/onvif/ptz_service tptz:GetPresets")
-        #expect(driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.02).isEmpty)
-        #expect(camera.action(driver.tick(at: 1.02).bytes) == "/onvif/ptz_service tptz:SetPreset")
+        var (driver, store) = askedToStoreWhereTheNodeTakesTwoAndTwoAreListed()
         let fault = envelope("<env:Fault><env:Code><env:Value>env:Receiver</env:Value><env:Subcode><env:Value>ter:Action</env:Value>"
                              + "<env:Subcode><env:Value>ter:TooManyPresets</env:Value></env:Subcode></env:Subcode></env:Code>"
                              + #"<env:Reason><env:Text xml:lang="en">no room for another preset</env:Text></env:Reason></env:Fault>"#)
@@ -75,13 +82,7 @@ import Testing
     /// GetPresets listing exactly MaximumNumberOfPresets entries (every slot, two of them set, as
     /// an Ellinet's 10 of 10): the SetPreset goes and its token comes back.
     @Test func aCameraListingEverySlotStoresANewPreset() {
-        let nodes = ONVIFEmulatorReplies.nodes.replacing("<tt:MaximumNumberOfPresets>16<", with: "<tt:MaximumNumberOfPresets>2<")
-        var (driver, _) = camera.ready(nodes: nodes)
-        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
-        let store = CameraPresetRequest.store(name: "stage", slot: nil)
-        #expect(camera.action(driver.cameraPreset(store, at: 1.01)) == "/onvif/ptz_service tptz:GetPresets")
-        #expect(driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.02).isEmpty)
-        #expect(camera.action(driver.tick(at: 1.02).bytes) == "/onvif/ptz_service tptz:SetPreset")
+        var (driver, store) = askedToStoreWhereTheNodeTakesTwoAndTwoAreListed()
         let answer = envelope("<tptz:SetPresetResponse><tptz:PresetToken>Preset2</tptz:PresetToken></tptz:SetPresetResponse>")
         #expect(driver.receive(camera.reply(answer), at: 1.03) == [.cameraPreset(store, .success(.token("Preset2")))])
     }
