@@ -35,6 +35,13 @@ needs_video = pytest.mark.skipif(not (os.path.exists(VIDEO) and os.path.exists(D
                                  reason="make deps installs opencv-doc and python3-opencv")
 
 
+def run_in_camera(script):
+    """What a script run in camera/ under Debian's Python (OpenCV, as dock-camera runs) prints, as JSON."""
+    done = subprocess.run([DEBIAN_PYTHON, "-c", script], cwd=ROOT / "camera", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 def start_camera(tmp_path, socket_path, *args, name="camera"):
     err = open(tmp_path / f"{name}.err", "wb")
     return subprocess.Popen([DEBIAN_PYTHON, str(DOCK_CAMERA), "--socket", str(socket_path), *args], stderr=err)

@@ -2,14 +2,12 @@
 landmarks by joint name, normalized like the rect, kept with the body that stands for the person
 when another detector's body replaces the pose's. No model needed: landmarks and detections are
 made here; the sending path runs under Debian's Python, which has OpenCV, as dock-camera does."""
-import json
-import subprocess
 import sys
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 from conftest import ROOT
-from test_dock_camera import DEBIAN_PYTHON
+from test_dock_camera import run_in_camera
 
 sys.path.insert(0, str(ROOT / "camera"))
 
@@ -57,9 +55,7 @@ def test_bodies_are_sent_with_their_keypoints():
               "found = [Detection('body', 100, 50, 200, 400, 0.8, 'blazepose', True, {'nose': (200, 90, 0.99), 'left_ear': (210, 85, 0.4)}),\n"
               "         Detection('face', 180, 70, 40, 40, 0.7, 'blazepose', True)]\n"
               "print(json.dumps(observations(found, (400, 500))))\n")
-    done = subprocess.run([DEBIAN_PYTHON, "-c", script], cwd=ROOT / "camera", capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    body, face = json.loads(done.stdout)
+    body, face = run_in_camera(script)
     assert body["keypoints"] == {"nose": {"x": 0.5, "y": 0.18, "visibility": 0.99},
                                  "left_ear": {"x": 210 / 400, "y": 0.17, "visibility": 0.4}}
     assert "keypoints" not in face
@@ -79,7 +75,5 @@ def test_a_pose_is_sent_as_its_body_with_keypoints_and_no_head_box_of_its_own():
               "    landmarks[i] = P(x=x, y=y, visibility=0.95)\n"
               "print(json.dumps([[d.kind, sorted(n for n, p in (d.keypoints or {}).items() if p[2] > 0.5)]\n"
               "                  for d in pose_detections(landmarks, 640, 480)]))\n")
-    done = subprocess.run([DEBIAN_PYTHON, "-c", script], cwd=ROOT / "camera", capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [["body", ["left_ear", "left_eye", "left_hip", "left_shoulder", "nose",
+    assert run_in_camera(script) == [["body", ["left_ear", "left_eye", "left_hip", "left_shoulder", "nose",
                                                  "right_ear", "right_eye", "right_hip", "right_shoulder"]]]

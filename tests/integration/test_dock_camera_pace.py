@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import ROOT, Rig
-from test_dock_camera import DEBIAN_PYTHON, DOCK_CAMERA, VIDEO, needs_video
+from test_dock_camera import DEBIAN_PYTHON, DOCK_CAMERA, VIDEO, needs_video, run_in_camera
 
 sys.path.insert(0, str(ROOT / "camera"))
 
@@ -143,9 +143,7 @@ def test_hog_finds_the_same_people_in_the_frames_pixels_at_each_level():
               "    hog.set_level(level)\n"
               "    boxes.append([[d.x + d.width / 2, d.y + d.height / 2, d.height] for d in hog.detect(frame)])\n"
               "print(json.dumps(boxes))\n")
-    done = subprocess.run([DEBIAN_PYTHON, "-c", script], cwd=ROOT / "camera", capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    full, *cheaper = json.loads(done.stdout)
+    full, *cheaper = run_in_camera(script)
     assert len(full) >= 4 and len(cheaper) == 3
     for boxes in cheaper:
         assert boxes
