@@ -21,7 +21,7 @@ py=/usr/bin/python3
 camera="$py $root/camera/dock-camera --source /dev/video0 --pixel-format YUYV --size 640x360 --fps 30 --hfov 80"
 frames=${RELAY_FRAMES:-150}
 
-insmod "$V4L2LOOPBACK_KO" video_nr=10 card_label="\"dockd camera\"" exclusive_caps=1 \
+insmod "$V4L2LOOPBACK_KO" video_nr=10 max_buffers=2 card_label="\"dockd camera\"" exclusive_caps=1 \
     || echo "insmod v4l2loopback failed" >>"$out/errors.txt"
 v4l2-ctl -d /dev/video10 -D >"$out/loopback-caps.txt" 2>&1
 cat /proc/cpuinfo | grep -c ^processor >"$out/cpus.txt"

@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 BIN = Path(os.environ.get("DOCK_BIN", ROOT / ".build" / "debug"))
 W, H = 640, 360
 FRAME = 1 / 30
+LOOPBACK_BUFFERS = 2  # guest_relay.sh loads v4l2loopback with max_buffers=2 (its default)
 pytestmark = pytest.mark.timeout(600)
 
 
@@ -103,6 +104,21 @@ def test_the_relayed_picture_is_the_cameras(vm, name):
     assert xs == sorted(xs), xs  # it only moves one way: no frame out of order
 
 
+def frames_lost_unexplained(reader, records):
+    """Frames missing between two the reader took in turn while it kept pace: at most LOOPBACK_BUFFERS
+    writes began between its two dequeues (a frame period of margin before the first). A reader
+    descheduled for longer finds the loopback's buffers overwritten and skips to the newest frame, as
+    a meeting app would; a frame missing without that happening was lost by the relay or the loopback."""
+    frames = reader["frames"]
+    lost = []
+    for a, b in zip(frames, frames[1:]):
+        if b["sequence"] - a["sequence"] > 1:
+            writes = sum(1 for r in records if a["dequeued"] - FRAME < r["write_started"] <= b["dequeued"])
+            if writes <= LOOPBACK_BUFFERS:
+                lost.append((a["sequence"], b["sequence"], writes))
+    return lost
+
+
 @pytest.mark.parametrize("name", ["alone", "detecting"])
 def test_frames_reach_the_reader_in_order_and_none_are_lost_between_relay_and_reader(vm, name):
     reader, records, stats = run(vm, name)
@@ -112,9 +128,10 @@ def test_frames_reach_the_reader_in_order_and_none_are_lost_between_relay_and_re
     print(f"\n{name}: the reader missed {missed} of {sequences[-1] - sequences[0] + 1} relayed frames; "
           f"dock-camera relayed {stats['relay']['frames']}, missed {stats['relay']['capture_gaps']} at capture "
           f"(VM clock: frame interval {stats['relay']['frame_interval_ms']} ms)")
-    # One virtual CPU shared by the camera, the relay, the reader (and HOG): a reader descheduled
-    # for longer than v4l2loopback's two buffers skips to the newest frame, as an app would.
-    assert missed <= 0.05 * len(sequences), sequences
+    # One virtual CPU shared by the camera, the relay, the reader (and HOG): the reader is sometimes
+    # descheduled for longer than the loopback's buffers last (36 of 186 frames skipped in one CI run,
+    # none in most); only a frame missing while it kept pace is a loss.
+    assert frames_lost_unexplained(reader, records) == []
 
 
 @pytest.mark.parametrize("name", ["alone", "detecting"])
