@@ -48,5 +48,10 @@ struct NativeWalkRig {
     }
 
     var meanPanError: Double { frames.map { abs($0.subject - $0.pan) }.reduce(0, +) / Double(max(1, frames.count)) }
+    /// The same walk with the stand's pose read on a grid of `step` radians (a camera's 1° step): what
+    /// the framing error would be had this stand rested, as the webcam must, on the nearest step.
+    func meanPanError(onGridOf step: Double) -> Double {
+        frames.map { abs($0.subject - ($0.pan / step).rounded() * step) }.reduce(0, +) / Double(max(1, frames.count))
+    }
     var inFrame: Double { Double(frames.filter(\.inFrame).count) / Double(max(1, frames.count)) }
 }

@@ -7,7 +7,7 @@ import Testing
 /// `swift test --filter V4L2WalkFigures`.
 @Suite struct V4L2WalkFigures {
     @Test func theWalkOverTheDelayGridAgainstANativeStand() {
-        var lines = ["ioctl ms | observation ms | in frame | mean |subject − pan| rad | native | ratio | standing pan"]
+        var lines = ["ioctl ms | observation ms | in frame | mean |subject − pan| rad | native | ratio | native on the 1° grid | ratio | standing pan"]
         var total = 0.0, count = 0.0
         for ioctl in [0.002, 0.02, 0.04, 0.08, 0.1, 0.15, 0.2] {
             for observation in [0.01, 0.05, 0.15] {
@@ -16,9 +16,10 @@ import Testing
                 var native = NativeWalkRig(observationDelay: observation)
                 native.walk()
                 let standing = rig.standingPans
-                lines.append(String(format: "%.0f | %.0f | %.1f %% | %.4f | %.4f | %.1f× | %.3f … %.3f", ioctl * 1000, observation * 1000,
+                let gridded = native.meanPanError(onGridOf: V4L2WalkRig.step / V4L2WalkRig.arcSecondsPerRadian)
+                lines.append(String(format: "%.0f | %.0f | %.1f %% | %.4f | %.4f | %.1f× | %.4f | %.1f× | %.3f … %.3f", ioctl * 1000, observation * 1000,
                                     100 * rig.inFrame, rig.meanPanError, native.meanPanError, rig.meanPanError / native.meanPanError,
-                                    standing.lowerBound, standing.upperBound))
+                                    gridded, rig.meanPanError / gridded, standing.lowerBound, standing.upperBound))
                 if ioctl < 0.1 { total += rig.meanPanError; count += 1 }
                 #expect(rig.inFrame >= 0.95, "ioctl \(ioctl), observation \(observation): in frame \(rig.inFrame)")
             }
