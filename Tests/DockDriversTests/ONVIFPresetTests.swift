@@ -12,17 +12,21 @@ import Testing
             + #"xmlns:ter="http://www.onvif.org/ver10/error"><env:Body>\#(body)</env:Body></env:Envelope>"#
     }
 
-    /// A new preset asked of a camera whose node takes two and whose GetPresets lists two: the
-    /// driver counts them, then sends the SetPreset all the same.
-    func askedToStoreWhereTheNodeTakesTwoAndTwoAreListed() -> (ONVIFCameraDriver, CameraPresetRequest) {
+    /// A new preset asked of a camera whose node takes two: the SetPreset goes at once, with no
+    /// GetPresets before it (a round trip per save only to explain a refusal).
+    func askedToStoreWhereTheNodeTakesTwo() -> (ONVIFCameraDriver, CameraPresetRequest) {
         let nodes = ONVIFEmulatorReplies.nodes.replacing("<tt:MaximumNumberOfPresets>16<", with: "<tt:MaximumNumberOfPresets>2<")
         var (driver, _) = camera.ready(nodes: nodes)
         _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
         let store = CameraPresetRequest.store(name: "stage", slot: nil)
-        #expect(camera.action(driver.cameraPreset(store, at: 1.01)) == "/onvif/ptz_service tptz:GetPresets")
-        #expect(driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.02).isEmpty)
-        #expect(camera.action(driver.tick(at: 1.02).bytes) == "/onvif/ptz_service tptz:SetPreset")
+        #expect(camera.action(driver.cameraPreset(store, at: 1.01)) == "/onvif/ptz_service tptz:SetPreset")
         return (driver, store)
+    }
+
+    var tooManyPresets: String {
+        envelope("<env:Fault><env:Code><env:Value>env:Receiver</env:Value><env:Subcode><env:Value>ter:Action</env:Value>"
+                 + "<env:Subcode><env:Value>ter:TooManyPresets</env:Value></env:Subcode></env:Subcode></env:Code>"
+                 + #"<env:Reason><env:Text xml:lang="en">no room for another preset</env:Text></env:Reason></env:Fault>"#)
     }
 
     /// A ready driver whose first GetStatus is answered.
@@ -36,11 +40,8 @@ import Testing
         var driver = ready()
         #expect(driver.cameraPresets == .tokens)
         let store = CameraPresetRequest.store(name: "stage", slot: nil)
-        // A new preset: the camera's presets counted first (two of the node's 16: room).
-        #expect(camera.body(driver.cameraPreset(store, at: 1.01)) == "<tptz:GetPresets><tptz:ProfileToken>Profile_1</tptz:ProfileToken></tptz:GetPresets>")
-        #expect(driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.015).isEmpty)
-        #expect(driver.nextDeadline == -.infinity, "the store goes at once")
-        let sent = driver.tick(at: 1.015).bytes
+        // A new preset goes at once: the camera's presets are counted only if it refuses.
+        let sent = driver.cameraPreset(store, at: 1.01)
         #expect(camera.body(sent) == "<tptz:SetPreset><tptz:ProfileToken>Profile_1</tptz:ProfileToken><tptz:PresetName>stage</tptz:PresetName></tptz:SetPreset>")
         let answer = envelope("<tptz:SetPresetResponse><tptz:PresetToken>Preset7</tptz:PresetToken></tptz:SetPresetResponse>")
         #expect(driver.receive(camera.reply(answer), at: 1.02) == [.cameraPreset(store, .success(.token("Preset7")))])
@@ -64,27 +65,38 @@ import Testing
         #expect(driver.tick(at: 1.04).reports == [.cameraPreset(memory, .failure(CameraPresetRefusal("an ONVIF camera keeps presets by token, not memory 3")))])
     }
 
-    /// A camera listing as many presets as its node's MaximumNumberOfPresets is asked all the
-    /// same (some list every slot, set or not); when it faults, the refusal says the count and the
-    /// limit beside the camera's reason.
-    @Test func aNewPresetPastTheNodesMaximumGoesToTheCameraAndItsFaultSaysTheCountAndTheLimit() {
-        var (driver, store) = askedToStoreWhereTheNodeTakesTwoAndTwoAreListed()
-        let fault = envelope("<env:Fault><env:Code><env:Value>env:Receiver</env:Value><env:Subcode><env:Value>ter:Action</env:Value>"
-                             + "<env:Subcode><env:Value>ter:TooManyPresets</env:Value></env:Subcode></env:Subcode></env:Code>"
-                             + #"<env:Reason><env:Text xml:lang="en">no room for another preset</env:Text></env:Reason></env:Fault>"#)
-        let refused = driver.receive(camera.reply(fault, status: 500), at: 1.03)
+    /// A new preset the camera refuses where its node says how many it takes: the camera's presets
+    /// are counted after the fault, and the refusal says the count and the limit beside the
+    /// camera's reason.
+    @Test func aNewPresetTheCameraRefusesIsExplainedByTheCountAskedAfterTheFault() {
+        var (driver, store) = askedToStoreWhereTheNodeTakesTwo()
+        #expect(driver.receive(camera.reply(tooManyPresets, status: 500), at: 1.03).isEmpty, "no outcome before the count")
+        #expect(driver.nextDeadline == -.infinity, "the count goes at once")
+        #expect(camera.body(driver.tick(at: 1.03).bytes) == "<tptz:GetPresets><tptz:ProfileToken>Profile_1</tptz:ProfileToken></tptz:GetPresets>")
+        let refused = driver.receive(camera.reply(ONVIFEmulatorReplies.twoPresets), at: 1.04)
         guard case .cameraPreset(store, .failure(let why))? = refused.first, refused.count == 1 else { Issue.record("\(refused)"); return }
         #expect(why.description.hasPrefix("SetPreset: HTTP 500") && why.description.contains("no room for another preset")
                 && why.description.hasSuffix("; the camera lists 2 presets, the most its PTZ node takes (MaximumNumberOfPresets 2): delete one first"),
                 "\(why)")
     }
 
-    /// GetPresets listing exactly MaximumNumberOfPresets entries (every slot, two of them set, as
-    /// an Ellinet's 10 of 10): the SetPreset goes and its token comes back.
-    @Test func aCameraListingEverySlotStoresANewPreset() {
-        var (driver, store) = askedToStoreWhereTheNodeTakesTwoAndTwoAreListed()
+    /// The count asked after a fault fails too: the refusal is the camera's fault alone.
+    @Test func aRefusalWhoseCountFailsIsTheFaultAlone() {
+        var (driver, store) = askedToStoreWhereTheNodeTakesTwo()
+        #expect(driver.receive(camera.reply(tooManyPresets, status: 500), at: 1.03).isEmpty)
+        #expect(camera.action(driver.tick(at: 1.03).bytes) == "/onvif/ptz_service tptz:GetPresets")
+        let refused = driver.receive(camera.reply("", status: 500), at: 1.04)
+        guard case .cameraPreset(store, .failure(let why))? = refused.first, refused.count == 1 else { Issue.record("\(refused)"); return }
+        #expect(why.description.hasPrefix("SetPreset: HTTP 500") && why.description.hasSuffix("no room for another preset"), "\(why)")
+    }
+
+    /// A new preset stored (a camera listing every slot, set or not, has room all the same): one
+    /// SetPreset, its token back, no GetPresets.
+    @Test func aNewPresetStoredCostsOneRequest() {
+        var (driver, store) = askedToStoreWhereTheNodeTakesTwo()
         let answer = envelope("<tptz:SetPresetResponse><tptz:PresetToken>Preset2</tptz:PresetToken></tptz:SetPresetResponse>")
         #expect(driver.receive(camera.reply(answer), at: 1.03) == [.cameraPreset(store, .success(.token("Preset2")))])
+        #expect(driver.nextDeadline != -.infinity, "nothing more to ask")
     }
 
     /// A node with MaximumNumberOfPresets 0 keeps no presets: dockd keeps them alone, as for a

@@ -3,8 +3,9 @@
 its reply, another controller (visca-over-ip, from PyPI) recalls it there, a delete resets it, a
 refusal reaches the caller while dockd's preset is still saved, and the memory numbers survive a
 restart of dockd in presets.json; and through the ONVIF camera emulator (tests/peers/onvif_camera.py):
-SetPreset's token kept and reused, RemovePreset on delete, a camera without room heard by the caller,
-a camera listing every slot still storing new ones."""
+SetPreset's token kept and reused, RemovePreset on delete, a camera without room heard by the caller
+(its presets counted only after its fault), a camera listing every slot still storing new ones, and
+`home` going to dockd's yaw 0, pitch 0, not to the camera's own home."""
 import json
 import math
 import sys
@@ -159,9 +160,32 @@ def test_an_onvif_camera_keeps_the_preset_under_the_token_dockd_reports_and_dele
         assert token not in r.cam.presets, r.cam.presets
 
 
+def test_the_built_in_home_on_an_onvif_camera_is_dockds_forward_and_level_pose_not_the_cameras_own_home(onvif):
+    """The camera's home (SetHomePosition, or its maker's) is wherever its owner set it, and ONVIF
+    gives no way to read it without going there: `home` recalls dockd's yaw 0, pitch 0 by an
+    AbsoluteMove and never sends GotoHomePosition (docs/HARDWARE.md, ONVIF, "Home")."""
+    r = onvif()
+    c = r.client
+    with r.cam.lock:
+        r.cam.home = (0.4, 0.2, 0.0)  # generic: 68° right, 42° up
+    move(c, "motion.orient", {"yaw": 0.3, "pitch": 0.1, "duration": 1})
+    move(c, "preset.recall", {"name": "home", "duration": 1})
+    pan, tilt, _ = r.cam.pose()
+    assert abs(pan) < 0.1 and abs(tilt) < 0.1, (pan, tilt)
+    with r.cam.lock:
+        assert not any(action == "GotoHomePosition" for _, action, _ in r.cam.moves), r.cam.moves
+
+
+def preset_requests(cam):
+    """The preset requests the emulated camera was sent, in order, each with the HTTP status answered."""
+    with cam.lock:
+        return [(entry[2], entry[4]) for entry in cam.log if entry[2] in ("SetPreset", "GetPresets", "RemovePreset")]
+
+
 def test_an_onvif_camera_with_no_room_is_asked_and_the_caller_hears_its_fault_with_the_count_and_the_limit(onvif):
-    """A new preset where GetPresets lists GetNodes' MaximumNumberOfPresets goes to the camera all the
-    same (some list every slot); its fault (ter:TooManyPresets) comes back with the count and the limit."""
+    """A new preset goes to the camera without counting its presets first (some list every slot, and
+    a count before each save costs a round trip); its fault (ter:TooManyPresets) comes back with the
+    count GetPresets gives after it and the node's limit."""
     r = onvif(presets=1)
     c = r.client
     assert c.result("preset.save", {"name": "one"})["camera"] is not None
@@ -169,6 +193,7 @@ def test_an_onvif_camera_with_no_room_is_asked_and_the_caller_hears_its_fault_wi
     assert two["camera"] is None, two
     assert "TooManyPresets" in two["camera_error"] and "lists 1 presets" in two["camera_error"], two
     assert "MaximumNumberOfPresets 1" in two["camera_error"], two
+    assert preset_requests(r.cam) == [("SetPreset", 200), ("SetPreset", 500), ("GetPresets", 200)], r.cam.log
     assert {p["name"] for p in c.result("preset.list")} == {"home", "one", "two"}
     assert c.result("preset.save", {"name": "one"})["camera"] is not None, "saved again in its own token: no room needed"
 
@@ -183,6 +208,7 @@ def test_an_onvif_camera_listing_every_slot_stores_new_presets(onvif):
     assert one["camera"] is not None and two["camera"] is not None, (one, two)
     with r.cam.lock:
         assert sorted(n for n, _ in r.cam.presets.values()) == ["one", "two"], r.cam.presets
+    assert preset_requests(r.cam) == [("SetPreset", 200)] * 2, "one request per new preset stored"
 
 
 def test_an_onvif_camera_whose_node_takes_no_presets_is_asked_to_store_none(onvif):

@@ -87,9 +87,9 @@ public struct ONVIFCameraDriver: StandDriver {
         case continuous(x: Double, y: Double, zoom: Double?)
         case stop
     }
-    /// `presetCount`: GetPresets, counting the camera's presets before a new one is stored;
-    /// `listed`: the count, for the reason of a SetPreset the camera refuses.
-    private enum Flight { case setup, status, move(Move), preset(CameraPresetRequest, listed: Int?), presetCount(CameraPresetRequest) }
+    /// `presetCount`: GetPresets after the camera refused a new preset (`refusal`: why), counting
+    /// its presets for the refusal's reason.
+    private enum Flight { case setup, status, move(Move), preset(CameraPresetRequest), presetCount(CameraPresetRequest, refusal: String) }
 
     private var step = Step.clock
     private var decoder = ONVIFWire.Decoder()
@@ -102,7 +102,9 @@ public struct ONVIFCameraDriver: StandDriver {
     /// options list, read with the node's (a camera listing none there has them on its node).
     private var nodeToken: String?
     private var optionSpaces: XMLElement?
-    /// The node's MaximumNumberOfPresets (nil: it gives none) and HomeSupported.
+    /// The node's MaximumNumberOfPresets (nil: it gives none) and HomeSupported (shown only:
+    /// GotoHomePosition goes to wherever the camera's owner set its home, which ONVIF cannot read,
+    /// not to dockd's `home`; docs/HARDWARE.md, ONVIF, "Home").
     private var presetLimit: Int?
     /// Why the profile's node is not known (GetNodes refused, or no node of it listed), shown in
     /// the stand's hardware: the node is optional, the presets are then limited by the camera alone.
@@ -152,8 +154,9 @@ public struct ONVIFCameraDriver: StandDriver {
     private var queuedSetup: (path: String, body: String, flight: Flight)?
     /// SetPreset / RemovePreset asked for and not sent yet, in the order asked.
     private var queuedPresets: [CameraPresetRequest] = []
-    /// A new preset whose camera's presets were counted (nil: GetPresets failed): its SetPreset goes next.
-    private var countedPreset: (request: CameraPresetRequest, listed: Int?)?
+    /// A new preset the camera refused, its presets to be counted (GetPresets) before the refusal
+    /// is reported: asked only then, since a count before every save costs a round trip.
+    private var refusalToCount: (request: CameraPresetRequest, why: String)?
     /// Outcomes known without asking the camera (a VISCA memory number asked of an ONVIF camera).
     private var presetAnswers: [DriverReport] = []
 
@@ -192,7 +195,7 @@ public struct ONVIFCameraDriver: StandDriver {
         lastZoomRead = nil
         zoomEstimate = nil
         queuedPresets = []
-        countedPreset = nil
+        refusalToCount = nil
         presetAnswers = []
         nodeToken = nil
         optionSpaces = nil
@@ -246,7 +249,7 @@ public struct ONVIFCameraDriver: StandDriver {
             if step == .connectStop { return becomeReady(at: time) }
             estimateActed(on: move, sent: sent, at: time)
             return []
-        case .preset(let request, _):
+        case .preset(let request):
             switch request {
             case .store:
                 guard let token = reply.value("PresetToken"), !token.isEmpty else {
@@ -256,11 +259,8 @@ public struct ONVIFCameraDriver: StandDriver {
             case .remove(let slot):
                 return [.cameraPreset(request, .success(slot))]
             }
-        case .presetCount(let request):
-            // Not refused on the count: some cameras list every slot, set or not (Hikvision's
-            // "Preset N"; an Ellinet listed its 10 with 2 set). The camera is asked all the same.
-            countedPreset = (request, reply.children("Preset").count)
-            return []
+        case .presetCount(let request, let why):
+            return [.cameraPreset(request, .failure(CameraPresetRefusal(explained(why, listed: reply.children("Preset").count))))]
         }
     }
 
@@ -285,19 +285,29 @@ public struct ONVIFCameraDriver: StandDriver {
             case .absolute, .relative: .position
             }
             return [.refused(command: type.rawValue, reason: reason)]
-        case .preset(let request, let listed):
+        case .preset(let request):
             counters.refused += 1
-            var why = "\(request.isStore ? "SetPreset" : "RemovePreset"): \(reason)"
-            if let listed, let limit = presetLimit, listed >= limit {
-                why += "; the camera lists \(listed) presets, the most its PTZ node takes (MaximumNumberOfPresets \(limit)): delete one first"
+            let why = "\(request.isStore ? "SetPreset" : "RemovePreset"): \(reason)"
+            // A new preset refused where the node says how many it takes: the camera's presets are
+            // counted, so that a refusal for want of room says so beside the camera's fault.
+            if case .store(_, nil) = request, presetLimit != nil {
+                refusalToCount = (request, why)
+                return []
             }
             return [.cameraPreset(request, .failure(CameraPresetRefusal(why)))]
-        case .presetCount(let request):
-            // The count only explains a refusal: the SetPreset goes without it.
+        case .presetCount(let request, let why):
+            // The count only explains the refusal: without it, the camera's fault alone.
             counters.commandsFailed += 1
-            countedPreset = (request, nil)
-            return []
+            return [.cameraPreset(request, .failure(CameraPresetRefusal(why)))]
         }
+    }
+
+    /// A new preset's refusal, with the count of the camera's presets where it lists as many as its
+    /// node takes. The count only explains a refusal, never stands for one: some cameras list every
+    /// slot, set or not (Hikvision's "Preset N"; an Ellinet listed its 10 with 2 set).
+    private func explained(_ why: String, listed: Int) -> String {
+        guard let limit = presetLimit, listed >= limit else { return why }
+        return why + "; the camera lists \(listed) presets, the most its PTZ node takes (MaximumNumberOfPresets \(limit)): delete one first"
     }
 
     private var stepName: String {
@@ -638,7 +648,7 @@ public struct ONVIFCameraDriver: StandDriver {
         if let flight = inFlight { return flight.sentAt + Self.answerTimeout + 1e-6 }
         if queuedSetup != nil || !presetAnswers.isEmpty || readBack == .reading || readBackDue { return -.infinity }
         guard step == .ready else { return nil }
-        if !queuedPresets.isEmpty || countedPreset != nil { return -.infinity }
+        if !queuedPresets.isEmpty || refusalToCount != nil { return -.infinity }
         var deadline = nextPoll
         if let move = pending { deadline = min(deadline, move == .stop ? -.infinity : (lastMove?.time ?? -.infinity) + settings.commandInterval) }
         if let renewal = renewalTime { deadline = min(deadline, renewal) }
@@ -677,32 +687,24 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             return sendMove(move, at: time)
         }
-        if let counted = countedPreset {
-            countedPreset = nil
-            return sendPreset(counted.request, listed: counted.listed, at: time)
+        if let refused = refusalToCount {
+            refusalToCount = nil
+            return request(ptzPath, ONVIFRequests.getPresets(profile), authenticate: true, .presetCount(refused.request, refusal: refused.why), at: time)
         }
-        if !queuedPresets.isEmpty {
-            let preset = queuedPresets.removeFirst()
-            // A new preset where the node says how many it takes: the camera's counted first, so
-            // that a refusal of one past the most says so beside the camera's fault.
-            if case .store(_, nil) = preset, presetLimit != nil {
-                return request(ptzPath, ONVIFRequests.getPresets(profile), authenticate: true, .presetCount(preset), at: time)
-            }
-            return sendPreset(preset, listed: nil, at: time)
-        }
+        if !queuedPresets.isEmpty { return sendPreset(queuedPresets.removeFirst(), at: time) }
         if let renewal = renewalTime, time >= renewal, let last = lastMove { return sendMove(last.move, at: time) }
         guard time >= nextPoll else { return [] }
         return poll(at: time)
     }
 
-    private mutating func sendPreset(_ preset: CameraPresetRequest, listed: Int?, at time: Double) -> [UInt8] {
+    private mutating func sendPreset(_ preset: CameraPresetRequest, at time: Double) -> [UInt8] {
         let body = switch preset {
         case .store(let name, let slot):
             ONVIFRequests.setPreset(profile, name: name, token: slot?.token)
         case .remove(let slot):
             ONVIFRequests.removePreset(profile, token: slot.token ?? "")  // a memory number was answered when asked
         }
-        return request(ptzPath, body, authenticate: true, .preset(preset, listed: listed), at: time)
+        return request(ptzPath, body, authenticate: true, .preset(preset), at: time)
     }
 
     private mutating func poll(at time: Double) -> [UInt8] {
