@@ -537,6 +537,22 @@ def test_move_status_unknown_and_position_static(camera):
     assert q.idle()
 
 
+def test_no_position_status_moves_the_head_all_the_same(camera):
+    """A cheap continuous-only camera whose GetStatus has no Position at all (PTZStatus's Position
+    is optional in the schema): onvif-zeep reads a status without one, and the moves still turn
+    the head and Stop holds it. (The emulator's PTZ capabilities also say StatusPosition="false";
+    the ptz.wsdl onvif-zeep ships predates that attribute, so zeep does not read it.)"""
+    cam, server = camera(motion=("continuous",), no_position=True)
+    p = Ptz(server)
+    status = p.status()
+    assert status.Position is None and status.MoveStatus.PanTilt == "IDLE", status
+    p.continuous(0.5, -0.5, timeout="PT5S")
+    wait_for(lambda: cam.pose()[0] > 10 and cam.pose()[1] < 20, 5, "the head turning right and down")
+    assert p.status().Position is None and p.status().MoveStatus.PanTilt == "MOVING"
+    p.stop()
+    assert cam.still() and p.idle()
+
+
 def test_latency_delays_every_reply(camera):
     cam, server = camera(auth="wsse", latency=0.5)
     p = Ptz(server)

@@ -59,7 +59,9 @@ Options (Camera(...) keyword arguments; the command line has the same names):
   position (the Tapo C220: (-1, 1)). `default_timeout`: how long a ContinuousMove without Timeout
   runs (180 s).
 - `move_status_unknown`: MoveStatus always UNKNOWN (Hikvision, Tapo). `position_static`: GetStatus
-  reports the position where the last motion began until the head is still again.
+  reports the position where the last motion began until the head is still again. `no_position`:
+  GetStatus has no Position at all (cheap continuous-only cameras; the schema makes it optional),
+  and the PTZ service's capabilities say StatusPosition="false".
 - `latency`: every reply that many seconds late (the request acts when it arrives).
 - `requests_per_connection`: HTTP/1.1 keeps connections open; with N > 0 the Nth reply on a
   connection says "Connection: close" and the server closes it (0: never). `Server.accepted`
@@ -270,7 +272,7 @@ class Camera:
                  pan_degrees=(-170.0, 170.0), tilt_degrees=(-30.0, 90.0),
                  pan_speed=100.0, tilt_speed=60.0, zoom_speed=0.5, hfov=60.0, vfov=34.0, zoom_ratio=10.0,
                  velocity_sign=(1, 1), default_timeout=180.0, max_timeout=None, whole_second_timeouts=False,
-                 fraction_kills_for=0.0, move_status_unknown=False, position_static=False, latency=0.0,
+                 fraction_kills_for=0.0, move_status_unknown=False, position_static=False, no_position=False, latency=0.0,
                  auth="none", username="admin", password="admin", clock_skew=0.0, created_window=5.0,
                  password_text=False, huge_bytes=32 << 20, name="dockd-emulator", manufacturer="dockd tests",
                  model="Emulated PTZ", serial="EMU-0001", requests_per_connection=0, speed_space=True, verbose=False):
@@ -299,6 +301,7 @@ class Camera:
         self.fraction_kills_for = fraction_kills_for
         self.move_status_unknown = move_status_unknown
         self.position_static = position_static
+        self.no_position = no_position
         self.requests_per_connection = requests_per_connection
         self.latency = latency
         if auth not in ("none", "wsse", "digest", "any"):
@@ -602,7 +605,7 @@ class Camera:
     def ptz_GetServiceCapabilities(self, body):
         return ('<tptz:GetServiceCapabilitiesResponse><tptz:Capabilities EFlip="false" Reverse="false" '
                 f'GetCompatibleConfigurations="false" MoveStatus="{str(not self.move_status_unknown).lower()}" '
-                'StatusPosition="true"/></tptz:GetServiceCapabilitiesResponse>')
+                f'StatusPosition="{str(not self.no_position).lower()}"/></tptz:GetServiceCapabilitiesResponse>')
 
     # -- PTZ: moves
     def profile(self, body):
@@ -780,8 +783,9 @@ class Camera:
         z_pos = f'<tt:Zoom x="{zoom:.6f}" space="{Z_POSITION}"/>' if self.has_zoom else ""
         z_st = f"<tt:Zoom>{status(self.zoom.moving)}</tt:Zoom>" if self.has_zoom else ""
         utc = self.camera_now().strftime("%Y-%m-%dT%H:%M:%SZ")
-        return (f'<tptz:GetStatusResponse><tptz:PTZStatus><tt:Position><tt:PanTilt x="{pan:.6f}" y="{tilt:.6f}" space="{PT_POSITION}"/>'
-                f"{z_pos}</tt:Position><tt:MoveStatus><tt:PanTilt>{status(self.pan.moving or self.tilt.moving)}</tt:PanTilt>{z_st}"
+        position = "" if self.no_position else (
+            f'<tt:Position><tt:PanTilt x="{pan:.6f}" y="{tilt:.6f}" space="{PT_POSITION}"/>{z_pos}</tt:Position>')
+        return (f"<tptz:GetStatusResponse><tptz:PTZStatus>{position}<tt:MoveStatus><tt:PanTilt>{status(self.pan.moving or self.tilt.moving)}</tt:PanTilt>{z_st}"
                 f"</tt:MoveStatus><tt:UtcTime>{utc}</tt:UtcTime></tptz:PTZStatus></tptz:GetStatusResponse>")
 
     # -- presets and home
@@ -1357,6 +1361,7 @@ def main():
     ap.add_argument("--fraction-kills-for", type=float, default=0.0)
     ap.add_argument("--move-status-unknown", action="store_true")
     ap.add_argument("--position-static", action="store_true")
+    ap.add_argument("--no-position", action="store_true", help="GetStatus gives no Position")
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--auth", choices=["none", "wsse", "digest", "any"], default="none")
     ap.add_argument("--username", default="admin")
@@ -1372,7 +1377,7 @@ def main():
                  pan_speed=a.pan_speed, tilt_speed=a.tilt_speed, zoom_speed=a.zoom_speed,
                  velocity_sign=a.velocity_sign, default_timeout=a.default_timeout,
                  whole_second_timeouts=a.whole_second_timeouts, fraction_kills_for=a.fraction_kills_for,
-                 move_status_unknown=a.move_status_unknown, position_static=a.position_static, latency=a.latency,
+                 move_status_unknown=a.move_status_unknown, position_static=a.position_static, no_position=a.no_position, latency=a.latency,
                  auth=a.auth, username=a.username, password=a.password, password_text=a.password_text,
                  clock_skew=a.clock_skew, created_window=a.created_window, verbose=a.verbose)
     server = Server(cam, a.host, a.port).start()
