@@ -27,9 +27,11 @@ import Testing
         ONVIFWire.encode(.response(status: status, wallClock: Self.wallClock, body: Array(text.utf8)))
     }
 
-    /// A driver through its setup on the emulator's replies, up to its first GetStatus sent.
+    /// A driver through its setup on the emulator's replies, up to its first GetStatus sent once
+    /// ready; `connectStatuses` answer the GetStatus requests of the connect, one each.
     func ready(options: String = ONVIFEmulatorReplies.configurationOptions, profiles: String = ONVIFEmulatorReplies.profiles,
                nodes: String = ONVIFEmulatorReplies.nodes, nodesStatus: Int = 200,
+               connectStatuses: [String] = [ONVIFEmulatorReplies.status],
                settings: ONVIFCameraDriver.Settings = .init()) -> (ONVIFCameraDriver, [DriverReport]) {
         var driver = ONVIFCameraDriver(settings: settings)
         var t = 0.0
@@ -45,7 +47,7 @@ import Testing
             (options, 200, "/onvif/ptz_service tptz:GetNodes"),
             (nodes, nodesStatus, "/onvif/ptz_service tptz:Stop"),
             (ONVIFEmulatorReplies.stop, 200, "/onvif/ptz_service tptz:GetStatus"),
-        ]
+        ] + connectStatuses.map { ($0, 200, "/onvif/ptz_service tptz:GetStatus") }
         for (answer, status, next) in script {
             t += 0.01
             reports += driver.receive(reply(answer, status: status), at: t)
@@ -64,7 +66,8 @@ import Testing
         let (driver, reports) = ready()
         guard case .ready(let identity, let caps)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
         #expect(identity.serial == "onvif-EMU-0001" && identity.model == "dockd tests Emulated PTZ")
-        #expect(identity.hardware.contains("profile Profile_1") && identity.hardware.contains("absolute, relative, continuous"))
+        #expect(identity.hardware.contains("pose read back; profile Profile_1") && identity.hardware.contains("absolute, relative, continuous"),
+                "\(identity.hardware)")
         let yaw = try #require(caps.axis(.yaw))
         #expect(abs(Double(yaw.max) - 170 * .pi / 180) < 1e-5)
         #expect(driver.closesPositionLoop && driver.stopConfirmed)
@@ -91,10 +94,10 @@ import Testing
     }
 
     @Test func whileARequestIsInFlightOnlyItsAnswersTimeoutIsDue() {
-        var (driver, _) = ready()  // its GetStatus went at 0.14
-        #expect(abs((driver.nextDeadline ?? 0) - 10.14) < 1e-3, "no tick before the answer or its timeout (was every 20 ms)")
-        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 0.15)
-        #expect(abs((driver.nextDeadline ?? 0) - 0.24) < 1e-6, "then the next poll")
+        var (driver, _) = ready()  // its GetStatus went at 0.16
+        #expect(abs((driver.nextDeadline ?? 0) - 10.16) < 1e-3, "no tick before the answer or its timeout (was every 20 ms)")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 0.17)
+        #expect(abs((driver.nextDeadline ?? 0) - 0.26) < 1e-6, "then the next poll")
     }
 
     @Test func theStatusIsThePoseWithYawAgainstPan() {

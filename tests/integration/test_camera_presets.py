@@ -176,6 +176,26 @@ def test_the_built_in_home_on_an_onvif_camera_is_dockds_forward_and_level_pose_n
         assert not any(action == "GotoHomePosition" for _, action, _ in r.cam.moves), r.cam.moves
 
 
+def test_home_on_an_onvif_camera_giving_no_position_is_where_it_was_at_connect(onvif):
+    """A camera whose GetStatus gives no position is steered on a pose dead-reckoned from yaw 0,
+    pitch 0 where it was at connect: `home` takes it back there on that estimate, not to the
+    camera's own home (GotoHomePosition is not sent: docs/HARDWARE.md, ONVIF, "Home")."""
+    r = onvif(motion=("continuous",), no_position=True)
+    c = r.client
+    with r.cam.lock:
+        r.cam.home = (0.4, 0.2, 0.0)
+    at_connect = r.cam.pose()
+    move(c, "motion.orient", {"yaw": 0.3, "pitch": 0.1, "duration": 1})
+    assert r.cam.pose()[0] < at_connect[0] - 10, (r.cam.pose(), at_connect)  # 17° to the left
+    move(c, "preset.recall", {"name": "home", "duration": 1})
+    wait_for(r.cam.still, 10, "the head at rest")
+    back = [math.radians(now - then) for now, then in zip(r.cam.pose()[:2], at_connect[:2])]
+    print(f"\nhome on a camera giving no position: {back[0]:.4f}, {back[1]:.4f} rad from where it was at connect")
+    assert abs(back[0]) < 0.02 and abs(back[1]) < 0.02, back
+    with r.cam.lock:
+        assert not any(action == "GotoHomePosition" for _, action, _ in r.cam.moves), r.cam.moves
+
+
 def preset_requests(cam):
     """The preset requests the emulated camera was sent, in order, each with the HTTP status answered."""
     with cam.lock:

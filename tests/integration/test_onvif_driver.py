@@ -316,16 +316,17 @@ def test_dockctl_attach_takes_an_onvif_address_its_driver_and_the_password_from_
     assert cam.max_in_flight == 1 and cam2.max_in_flight == 1 and PASSWORD not in (tmp_path / "dockd.err").read_text()
 
 
-@pytest.mark.parametrize("motion,static", [(("continuous", "absolute", "relative"), False), (("continuous",), False),
-                                           (("continuous",), True), (("absolute",), False), (("relative",), False)])
-def test_dockd_tracks_a_subject_through_the_camera(rig, motion, static):
+@pytest.mark.parametrize("motion,quirk", [(("continuous", "absolute", "relative"), None), (("continuous",), None),
+                                          (("continuous",), "position_static"), (("continuous",), "no_position"),
+                                          (("absolute",), None), (("relative",), None)])
+def test_dockd_tracks_a_subject_through_the_camera(rig, motion, quirk):
     """The tracking loop closed through ONVIF: the Scene camera (test_tracking) sees a subject from
     wherever the emulated head points now; dockd centres it, by ContinuousMoves where the camera
-    offers them — also one whose GetStatus stands still while it moves (steered by the driver's
-    estimate) — else by AbsoluteMoves or RelativeMoves to targets ahead on the rate's path, at its
-    speed."""
+    offers them — also one whose GetStatus stands still while it moves, and one whose GetStatus
+    gives no position at all (both steered by the driver's estimate) — else by AbsoluteMoves or
+    RelativeMoves to targets ahead on the rate's path, at its speed."""
     from test_tracking import Scene
-    r = rig(motion=motion, position_static=static)
+    r = rig(motion=motion, **({quirk: True} if quirk else {}))
     r.cam.set_generic(0.0, -0.5)  # level: tilt 0° of -30…90° (the head starts 30° up)
     r.connected()
     subject = {"yaw": 0.35, "pitch": 0.05}
@@ -339,7 +340,7 @@ def test_dockd_tracks_a_subject_through_the_camera(rig, motion, static):
     centered = next((t for t, e in errors if e < 0.05), None)
     final = errors[-1][1]
     kinds = sorted({m[1] for m in r.moves()})
-    print(f"\n{'+'.join(motion)}{' (status static)' if static else ''}: centered (|u-0.5| < 0.05) after {centered} s, final |u-0.5| = {final:.3f}, moves {kinds}")
+    print(f"\n{'+'.join(motion)}{f' ({quirk})' if quirk else ''}: centered (|u-0.5| < 0.05) after {centered} s, final |u-0.5| = {final:.3f}, moves {kinds}")
     assert centered is not None and final < 0.05, errors
 
 
@@ -465,3 +466,42 @@ def test_a_narrower_advertised_tilt_range_is_the_pitch_limit_and_rates_stop_ther
     beyond = r.client.call("motion.orient", {"pitch": math.radians(60), "duration": 1})
     assert "error" in beyond and "outside the limits" in beyond["error"]["message"], beyond
     assert r.stand()["state"] == "connected"
+
+
+def test_a_camera_whose_status_gives_no_position_is_steered_by_the_moves_it_was_sent(rig):
+    """A cheap continuous-only camera whose GetStatus gives no Position (the emulator's
+    no_position): the driver dead-reckons the pose from the ContinuousMoves and Stops it sent
+    (pan_speed / tilt_speed: what a velocity of 1 turns), from yaw 0, pitch 0 where the camera was
+    at connect, and says so in `hardware`; dockd's controller orients it on that estimate, and
+    rates turn it and end with a Stop."""
+    r = rig(motion=("continuous",), no_position=True)
+    r.cam.set_generic(0.3, -0.2)  # wherever the camera was at connect: dockd's forward
+    stand = r.connected()
+    start = pose(r.cam)
+    assert "pose estimated from the moves" in stand["identity"]["hardware"], stand["identity"]
+    c = r.client
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    motion_id = c.result("motion.orient", {"yaw": -0.4, "pitch": 0.3, "duration": 1.5})["id"]
+    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion_id
+                               and m["params"]["state"] != "running", timeout=30)
+    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
+    wait_for(r.cam.still, 10, "the head at rest")
+    yaw, pitch = pose(r.cam)
+    print(f"\nno position: orient (-0.4, 0.3) from where it was -> turned ({yaw - start[0]:.4f}, {pitch - start[1]:.4f}) rad")
+    assert abs(yaw - start[0] + 0.4) < 0.02 and abs(pitch - start[1] - 0.3) < 0.02, (yaw - start[0], pitch - start[1])
+    assert {m[1] for m in r.moves()} == {"ContinuousMove", "Stop"}
+    # Rates: 0.3 rad/s to the left for a second, then nothing: the head turns, and stops.
+    began = time.monotonic()
+    while time.monotonic() - began < 1.0:
+        c.result("motion.velocity", {"yaw": 0.3})
+        time.sleep(0.1)
+    wait_for(r.cam.still, 10, "the camera stopped after the rates ended")
+    assert r.moves()[-1][1] == "Stop", r.moves()[-3:]
+    turned = pose(r.cam)[0] - yaw
+    # Where dockd says it points, once still, is where it really turned from its connect pose.
+    state = wait_for(lambda: (lambda m: m if all(abs(v) < 1e-3 for v in m["velocities"].values()) else None)(c.latest("motion.state")["params"]),
+                     10, "dockd's pose at rest")
+    truth = pose(r.cam)[0] - start[0]
+    print(f"rates 0.3 rad/s for 1 s: turned {turned:.3f} rad; dockd's yaw {state['positions']['yaw']:.4f}, the camera's {truth:.4f} from its connect pose")
+    assert 0.25 < turned < 0.45, turned
+    assert abs(state["positions"]["yaw"] - truth) < 0.02, (state["positions"], truth)

@@ -8,7 +8,9 @@ import DockProtocol
 /// loop) or RelativeMove; rates as ContinuousMove with a whole-second
 /// Timeout, renewed while they last, and a Stop when they end — on a camera without
 /// ContinuousMove, as AbsoluteMoves or RelativeMoves to targets ahead on the rate's path
-/// (`RateTargetPath`) at the rate's speed. Where it points comes from GetStatus at `pollHz`.
+/// (`RateTargetPath`) at the rate's speed. Where it points comes from GetStatus at `pollHz`; on a
+/// camera whose GetStatus gives no pan/tilt position (cheap continuous-only ones), it is
+/// dead-reckoned from the moves sent, from yaw 0, pitch 0 where the camera was at connect.
 ///
 /// Zoom, where the settings give its `maxZoom` and the camera offers a zoom space: the stand's
 /// zoom axis in magnification (`ONVIFZoomScale`), sent with the pan/tilt in the same AbsoluteMove
@@ -65,8 +67,8 @@ public struct ONVIFCameraDriver: StandDriver {
         /// 1 where the generic value grows with the degrees, −1 where it runs the other way.
         var direction: Double { atOne > atMinusOne ? 1 : -1 }
         func degrees(_ g: Double) -> Double { atMinusOne + (g + 1) * perUnit }
-        /// Degrees → generic, within −1…1.
-        func generic(_ degrees: Double) -> Double { min(1, max(-1, (degrees - atMinusOne) / perUnit - 1)) }
+        /// Degrees → generic (beyond −1…1 for degrees beyond the ends).
+        func generic(_ degrees: Double) -> Double { (degrees - atMinusOne) / perUnit - 1 }
         /// The degrees a generic range spans, lowest first.
         func degrees(over generic: ClosedRange<Double>) -> (low: Double, high: Double) {
             let ends = (degrees(generic.lowerBound), degrees(generic.upperBound))
@@ -78,7 +80,9 @@ public struct ONVIFCameraDriver: StandDriver {
     public let settings: Settings
     public private(set) var counters = DriverCounters()
 
-    private enum Step { case clock, capabilities, information, profiles, options, node, connectStop, ready }
+    /// `position`: GetStatus after the connect's Stop, asked again until one gives a position, at
+    /// most `connectReads` times.
+    private enum Step { case clock, capabilities, information, profiles, options, node, connectStop, position, ready }
     /// `zoom`: the zoom's target or velocity sent with the pan/tilt's (nil: none); `speed`: the
     /// pan/tilt's Speed, fractions of the top speeds (nil: none sent, the camera's default).
     private enum Move: Equatable {
@@ -129,6 +133,12 @@ public struct ONVIFCameraDriver: StandDriver {
     /// Whether the last read repeated the one before while the camera should be moving: the pose
     /// reported is the estimate.
     private var onEstimate = false
+    /// Whether GetStatus gives the camera's pan/tilt position. Without one the pose is the
+    /// estimate alone, dead-reckoned (`ONVIFPoseEstimate.travel`) from the generic values that are
+    /// yaw 0, pitch 0: where the camera was at connect is dockd's forward. Decided at connect.
+    private var readsPosition = true
+    /// The connect's GetStatus replies without a position so far.
+    private var positionlessReads = 0
     /// A Stop asked and not yet answered with nothing asked after it. A move asked before the Stop
     /// went takes its place (`pending`): no Stop is sent, so it stays unconfirmed until a later one is;
     /// a Stop refused leaves it unconfirmed too.
@@ -163,6 +173,9 @@ public struct ONVIFCameraDriver: StandDriver {
     /// The longest a request may wait for its answer before the link is given up, s (the link's
     /// own timeout is shorter: this only catches an adapter that went quiet).
     static let answerTimeout = 10.0
+    /// How many GetStatus replies without a position at connect make the pose dead-reckoned (a
+    /// camera just booted may answer its first without one).
+    static let connectReads = 3
     /// The device service's path: the one ONVIF's Core specification gives it, and the only one this driver asks.
     public static let devicePath = "/onvif/device_service"
 
@@ -182,6 +195,8 @@ public struct ONVIFCameraDriver: StandDriver {
         lastRead = nil
         estimate = nil
         onEstimate = false
+        readsPosition = true
+        positionlessReads = 0
         stopPending = false
         readBack = nil
         ratePaths.x.reset(); ratePaths.y.reset()
@@ -246,7 +261,10 @@ public struct ONVIFCameraDriver: StandDriver {
         case .move(let move):
             if move == .stop, pending == nil { stopPending = false }
             if move == .stop, readBack == .stopping { readBack = .reading }
-            if step == .connectStop { return becomeReady(at: time) }
+            if step == .connectStop {
+                step = .position
+                return next(ptzPath, ONVIFRequests.getStatus(profile), at: time)
+            }
             estimateActed(on: move, sent: sent, at: time)
             return []
         case .preset(let request):
@@ -319,6 +337,7 @@ public struct ONVIFCameraDriver: StandDriver {
         case .options: "GetConfigurationOptions"
         case .node: "GetNodes"
         case .connectStop: "the Stop sent at connect"
+        case .position: "GetStatus"
         case .ready: "a request"
         }
     }
@@ -373,9 +392,36 @@ public struct ONVIFCameraDriver: StandDriver {
             let node = nodes.first { $0.attributes["token"] == nodeToken } ?? (nodes.count == 1 ? nodes.first : nil)
             return learned(node: node, unknownBecause: "GetNodes lists no node \(nodeToken ?? "(the profile's PTZ configuration names none)") of profile \(profile)",
                            at: time)
+        case .position:
+            if Self.panTilt(in: reply) != nil { return becomeReady(at: time) }
+            positionlessReads += 1
+            guard positionlessReads >= Self.connectReads else { return next(ptzPath, ONVIFRequests.getStatus(profile), at: time) }
+            return deadReckon(at: time)
         case .connectStop, .ready:
             return []
         }
+    }
+
+    /// A camera whose GetStatus gives no position: its pose is dead-reckoned from the moves sent,
+    /// from the generic values that are yaw 0, pitch 0, its place in its range unknown, so it may
+    /// turn the range's whole width either way (the stand's limits). An AbsoluteMove names a place
+    /// in the range: only relative and continuous moves steer it.
+    private mutating func deadReckon(at time: Double) -> [DriverReport] {
+        guard offers.relative || offers.continuous else {
+            return [.fatal("profile \(profile) offers only absolute moves and its GetStatus gives no position: where the camera points cannot be known")]
+        }
+        readsPosition = false
+        offers.absolute = false
+        let origin = (x: settings.pan.generic(0), y: settings.tilt.generic(0))
+        let travel = (x: positionRange.x.upperBound - positionRange.x.lowerBound, y: positionRange.y.upperBound - positionRange.y.lowerBound)
+        positionRange = ONVIFPositionRange(x: origin.x - travel.x...origin.x + travel.x, y: origin.y - travel.y...origin.y + travel.y)
+        estimate = ONVIFPoseEstimate(topSpeed: topSpeed, at: origin, time: time, range: positionRange, travel: travel)
+        return becomeReady(at: time)
+    }
+
+    /// The top speeds (`panSpeed`, `tiltSpeed` at a velocity of 1), generic units/s.
+    private var topSpeed: (x: Double, y: Double) {
+        (settings.panSpeed / abs(settings.pan.perUnit), settings.tiltSpeed / abs(settings.tilt.perUnit))
     }
 
     /// The setup from the profile's PTZ node (nil: not known, `unknownBecause`): the moves its
@@ -416,7 +462,9 @@ public struct ONVIFCameraDriver: StandDriver {
         let zoomed = zoomScale.map { ", zoom to \($0.maxZoom == $0.maxZoom.rounded() ? String(Int($0.maxZoom)) : String($0.maxZoom))x" } ?? ""
         let presets = nodeUnknown.map { "preset limit unknown (\($0)); " }
             ?? presetLimit.map { "\($0 == 0 ? "no" : String($0)) presets" + (homeSupported ? ", a home position" : "") + "; " } ?? ""
-        identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + "profile \(profile); " + presets + how.joined(separator: ", ") + " moves" + zoomed
+        let pose = readsPosition ? "pose read back; " : "pose estimated from the moves (GetStatus gives no position); "
+        identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + pose + "profile \(profile); " + presets
+            + how.joined(separator: ", ") + " moves" + zoomed
         let zoomAxis = zoomScale.map { zoom in
             AxisCapability(axis: .zoom, continuous: false, min: 1, max: Float(zoom.maxZoom), maxSpeed: Float(zoom.topRate),
                            maxAccel: Float(4 * zoom.topRate), countsPerRev: 0)
@@ -426,13 +474,44 @@ public struct ONVIFCameraDriver: StandDriver {
         return [.ready(identity, capabilities)]
     }
 
-    private mutating func feedback(_ reply: XMLElement, at time: Double) -> [DriverReport] {
+    /// GetStatus's pan/tilt position, nil where it gives none.
+    private static func panTilt(in reply: XMLElement) -> (x: Double, y: Double)? {
         guard let panTilt = reply.find("Position")?.child("PanTilt"), let x = panTilt.attributes["x"].flatMap(Double.init),
-              let y = panTilt.attributes["y"].flatMap(Double.init), x.isFinite, y.isFinite else {
-            counters.commandsFailed += 1
-            return [.rejected("GetStatus gave no pan/tilt position")]
+              let y = panTilt.attributes["y"].flatMap(Double.init), x.isFinite, y.isFinite else { return nil }
+        return (x, y)
+    }
+
+    private mutating func feedback(_ reply: XMLElement, at time: Double) -> [DriverReport] {
+        let now: (x: Double, y: Double)
+        if !readsPosition, let estimate {
+            // Nothing to read: the pose and its rate are the estimate's.
+            now = estimate.pose(at: time)
+            rate = estimate.rate(at: time)
+            pose = (now.x, now.y, time)
+        } else {
+            guard let read = Self.panTilt(in: reply) else {
+                counters.commandsFailed += 1
+                return [.rejected("GetStatus gave no pan/tilt position")]
+            }
+            now = follow(read, at: time)
         }
-        let read = (x: x, y: y)
+        let yaw = -radians(settings.pan.degrees(now.x)), pitch = radians(settings.tilt.degrees(now.y))
+        let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
+        var axes = [
+            AxisFeedback(axis: .yaw, position: Float(yaw), velocity: Float(yawRate)),
+            AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(pitchRate)),
+        ]
+        if let zoom = zoomScale {
+            let read = reply.find("Position")?.child("Zoom")?.attributes["x"].flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+            let z = zoomFeedback(read, scale: zoom, at: time)
+            axes.append(AxisFeedback(axis: .zoom, position: Float(zoom.magnification(z)), velocity: Float(zoomRate * (zoom.maxZoom - 1) / (zoom.range.upperBound - zoom.range.lowerBound))))
+        }
+        return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: axes))]
+    }
+
+    /// The pose from a position read: the read, or the estimate while reads repeat and the camera
+    /// should be moving; its rate is kept in `rate`.
+    private mutating func follow(_ read: (x: Double, y: Double), at time: Double) -> (x: Double, y: Double) {
         var now = read
         var corrected = false
         if var estimate {
@@ -447,12 +526,11 @@ public struct ONVIFCameraDriver: StandDriver {
             if repeated {
                 now = estimate.pose(at: time)
             } else {
-                estimate.read(x: x, y: y, at: time)
+                estimate.read(x: read.x, y: read.y, at: time)
             }
             self.estimate = estimate
         } else {
-            estimate = ONVIFPoseEstimate(topSpeed: (settings.panSpeed / abs(settings.pan.perUnit), settings.tiltSpeed / abs(settings.tilt.perUnit)),
-                                         at: read, time: time)
+            estimate = ONVIFPoseEstimate(topSpeed: topSpeed, at: read, time: time)
         }
         lastRead = read
         if corrected, let estimate {
@@ -466,18 +544,7 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             if (pose.map { time - $0.time >= 0.5 / settings.pollHz }) ?? true { pose = (now.x, now.y, time) }
         }
-        let yaw = -radians(settings.pan.degrees(now.x)), pitch = radians(settings.tilt.degrees(now.y))
-        let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
-        var axes = [
-            AxisFeedback(axis: .yaw, position: Float(yaw), velocity: Float(yawRate)),
-            AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(pitchRate)),
-        ]
-        if let zoom = zoomScale {
-            let read = reply.find("Position")?.child("Zoom")?.attributes["x"].flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
-            let z = zoomFeedback(read, scale: zoom, at: time)
-            axes.append(AxisFeedback(axis: .zoom, position: Float(zoom.magnification(z)), velocity: Float(zoomRate * (zoom.maxZoom - 1) / (zoom.range.upperBound - zoom.range.lowerBound))))
-        }
-        return [.feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: axes))]
+        return now
     }
 
     /// The zoom's position now from a read: the read, or the estimate while reads repeat and
@@ -522,8 +589,9 @@ public struct ONVIFCameraDriver: StandDriver {
         guard step == .ready else { return [] }
         switch command {
         case .position(_, let targets):
-            let now = pose.map { ($0.x, $0.y) } ?? (0, 0)
-            var x = now.0, y = now.1
+            // Dead-reckoned, where the estimate says now (the last poll's may be a poll old).
+            let now = (readsPosition ? nil : estimate?.pose(at: time)) ?? pose.map { (x: $0.x, y: $0.y) } ?? (0, 0)
+            var x = now.x, y = now.y
             // A move replaces the motion in force: a zoom velocity ends with it.
             zoomAsked.velocity = 0
             panTiltRate = (0, 0)
@@ -538,7 +606,7 @@ public struct ONVIFCameraDriver: StandDriver {
             // An axis not named stays where it is read, which may be a hair past the range's end.
             (x, y) = positionRange.clamped(x: x, y: y)
             if offers.absolute { pending = .absolute(x: x, y: y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil) }
-            else if offers.relative { pending = .relative(x: x - now.0, y: y - now.1, zoom: zoomTranslation(at: time)) }
+            else if offers.relative { pending = .relative(x: x - now.x, y: y - now.y, zoom: zoomTranslation(at: time)) }
         case .velocity(let rates):
             var x = 0.0, y = 0.0
             let namesPanTilt = rates.contains { $0.axis == .yaw || $0.axis == .pitch }

@@ -1,0 +1,115 @@
+import DockDrivers
+import DockProtocol
+import Testing
+
+/// A camera whose GetStatus gives no pan/tilt position (cheap continuous-only PTZ cameras): its
+/// pose is dead-reckoned from the moves sent, from yaw 0, pitch 0 where it was at connect.
+@Suite struct ONVIFDeadReckoningTests {
+    let camera = ONVIFCameraDriverTests()
+    static let positionless = Array(repeating: ONVIFEmulatorReplies.statusWithoutPosition, count: 3)
+    static func degrees(_ d: Double) -> Float { Float(d * .pi / 180) }
+
+    /// Ready after the connect's reads, none of which gave a position; its first poll in flight.
+    func ready(options: String = ONVIFEmulatorReplies.continuousOnlyOptions) -> (ONVIFCameraDriver, [DriverReport]) {
+        camera.ready(options: options, connectStatuses: Self.positionless)
+    }
+
+    /// The driver from `from` to `until` in 10 ms steps, a yaw rate (rad/s) asked every 0.1 s as
+    /// the engine does (nil: none), each request answered 4 ms after it went; the last FEEDBACK.
+    func run(_ driver: inout ONVIFCameraDriver, yawRate: Float?, from: Double, until: Double) -> Feedback? {
+        var last: Feedback?
+        var step = 0
+        var t = from
+        while t < until {
+            var bytes = [UInt8]()
+            if let yawRate, step % 10 == 0 { bytes += driver.send(.velocity([AxisValue(.yaw, yawRate)]), at: t) }
+            bytes += driver.tick(at: t).bytes
+            if !bytes.isEmpty {
+                let polled = camera.action(bytes) == "/onvif/ptz_service tptz:GetStatus"
+                let answer = polled ? ONVIFEmulatorReplies.statusWithoutPosition : ONVIFEmulatorReplies.stop
+                for case .feedback(let f) in driver.receive(camera.reply(answer), at: t + 0.004) { last = f }
+            }
+            step += 1
+            t = from + Double(step) * 0.01
+        }
+        return last
+    }
+
+    @Test func aCameraWhoseFirstReadsGiveNoPositionIsReadyWithItsPoseEstimatedAndItsRangeWideEitherWay() throws {
+        let (driver, reports) = ready()
+        guard case .ready(let identity, let caps)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
+        #expect(identity.hardware.contains("pose estimated from the moves (GetStatus gives no position)"), "\(identity.hardware)")
+        // Where in its range the camera was at connect is unknown: it may turn the range's whole
+        // width either way (340° of −170…170°, 120° of −30…90°).
+        let yaw = try #require(caps.axis(.yaw)), pitch = try #require(caps.axis(.pitch))
+        #expect(abs(Double(yaw.max) - 340 * .pi / 180) < 1e-5 && abs(Double(yaw.min) + 340 * .pi / 180) < 1e-5, "\(yaw)")
+        #expect(abs(Double(pitch.max) - 120 * .pi / 180) < 1e-5 && abs(Double(pitch.min) + 120 * .pi / 180) < 1e-5, "\(pitch)")
+        #expect(!driver.closesPositionLoop, "dockd closes the loop on the estimate with rates")
+    }
+
+    @Test func aPositionInOneOfTheConnectsFirstReadsIsThePoseRead() {
+        let (_, reports) = camera.ready(connectStatuses: [ONVIFEmulatorReplies.statusWithoutPosition, ONVIFEmulatorReplies.status])
+        guard case .ready(let identity, _)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
+        #expect(identity.hardware.contains("pose read back"), "\(identity.hardware)")
+    }
+
+    @Test func thePoseIsDeadReckonedFromTheRatesSentFromYawZeroAtConnectAndEndsWithTheStop() throws {
+        var (driver, _) = ready()
+        let first = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        guard case .feedback(let still)? = first.first else { Issue.record("\(first)"); return }
+        let atConnect = (try #require(still.axis(.yaw)).position, try #require(still.axis(.pitch)).position)
+        #expect(abs(atConnect.0) < 1e-6 && abs(atConnect.1) < 1e-6, "\(still)")
+        // 50°/s to the left and 20°/s up: velocities of 0.5 of pan_speed (100°/s) the way pan
+        // falls, and a third of tilt_speed (60°/s).
+        let sent = driver.send(.velocity([AxisValue(.yaw, Self.degrees(50)), AxisValue(.pitch, Self.degrees(20))]), at: 1.01)
+        #expect(camera.body(sent).contains(#"x="-0.500000" y="0.333333""#), "\(camera.body(sent))")
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.stop), at: 1.02)  // counted from its reply
+        #expect(camera.action(driver.tick(at: 1.1).bytes) == "/onvif/ptz_service tptz:GetStatus")
+        let moving = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1.12)
+        guard case .feedback(let f)? = moving.first else { Issue.record("\(moving)"); return }
+        let yaw = try #require(f.axis(.yaw)), pitch = try #require(f.axis(.pitch))
+        #expect(abs(Double(yaw.position) - 5 * .pi / 180) < 1e-5 && abs(Double(pitch.position) - 2 * .pi / 180) < 1e-5, "\(f)")
+        #expect(abs(Double(yaw.velocity) - 50 * .pi / 180) < 1e-4 && abs(Double(pitch.velocity) - 20 * .pi / 180) < 1e-4, "\(f)")
+        #expect(camera.action(driver.send(.stop, at: 1.2)) == "/onvif/ptz_service tptz:Stop")
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.stop), at: 1.22)
+        #expect(camera.action(driver.tick(at: 1.3).bytes) == "/onvif/ptz_service tptz:GetStatus")
+        let stopped = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1.31)
+        guard case .feedback(let g)? = stopped.first else { Issue.record("\(stopped)"); return }
+        #expect(abs(Double(try #require(g.axis(.yaw)).position) - 10 * .pi / 180) < 1e-5, "\(g)")
+        #expect(g.axis(.yaw)?.velocity == 0 && g.axis(.pitch)?.velocity == 0)
+    }
+
+    @Test func thePoseTurnsNoFurtherThanTheRangeIsWideNorThenBackPastWhereItBegan() throws {
+        var (driver, _) = ready()
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        // Right at the top speed (100°/s) for 5 s: 500° asked, but the camera turns 340° at most.
+        let right = try #require(run(&driver, yawRate: Self.degrees(-100), from: 1.01, until: 6))
+        #expect(abs(Double(try #require(right.axis(.yaw)).position) + 340 * .pi / 180) < 1e-4, "\(right)")
+        #expect(right.axis(.yaw)?.velocity == 0, "at the end of its range the head stands")
+        // Having turned 340° right, it began at its left end: back left, it stops where it began.
+        let left = try #require(run(&driver, yawRate: Self.degrees(100), from: 6, until: 11))
+        #expect(abs(Double(try #require(left.axis(.yaw)).position)) < 1e-4, "\(left)")
+    }
+
+    @Test func aRelativeOnlyCameraIsOrientedByTranslationsFromTheEstimate() {
+        var (driver, _) = ready(options: ONVIFCameraDriverTests.options(without: ["Continuous", "Absolute"]))
+        #expect(driver.closesPositionLoop)
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        // Yaw 0.5 rad from yaw 0: 28.648° left, pan −28.648°, −0.168517 of the generic space's 170° a unit.
+        let there = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.5)]), at: 1.01)
+        #expect(camera.action(there) == "/onvif/ptz_service tptz:RelativeMove" && camera.body(there).contains(#"x="-0.168517" y="0.000000""#),
+                "\(camera.body(there))")
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.stop), at: 1.02)
+        // At its top speed (no Speed sent: 100°/s) it is there 0.29 s later; back is the opposite translation.
+        _ = run(&driver, yawRate: nil, from: 1.03, until: 2)
+        let back = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0)]), at: 2.01)
+        #expect(camera.body(back).contains(#"x="0.168517" y="0.000000""#), "\(camera.body(back))")
+    }
+
+    @Test func anAbsoluteOnlyCameraGivingNoPositionIsNotSteered() {
+        var (driver, _) = camera.ready(options: ONVIFCameraDriverTests.options(without: ["Continuous", "Relative"]),
+                                       connectStatuses: Array(Self.positionless.dropLast()))
+        let reports = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        #expect(reports == [.fatal("profile Profile_1 offers only absolute moves and its GetStatus gives no position: where the camera points cannot be known")])
+    }
+}
