@@ -165,8 +165,9 @@ def mavlink():
         g.stop()
 
 
-def onvif(motion, static=False, speed_space=True):
-    cam = oc.Camera(motion=motion, position_static=static, auth="wsse", password=PASSWORD, speed_space=speed_space)
+def onvif(motion, static=False, speed_space=True, no_position=False):
+    cam = oc.Camera(motion=motion, position_static=static, auth="wsse", password=PASSWORD, speed_space=speed_space,
+                    no_position=no_position)
     cam.set_generic(0.0, -0.5)  # level: tilt 0° of -30…90°
     server = oc.Server(cam).start()
     credentials = Path(tempfile.mkdtemp(prefix="walk-bench-cred-")) / "cam.cred"
@@ -189,6 +190,7 @@ CASES = [
     ("onvif: continuous + absolute + relative", lambda: onvif(("continuous", "absolute", "relative"))),
     ("onvif: continuous only", lambda: onvif(("continuous",))),
     ("onvif: continuous only, GetStatus static while moving", lambda: onvif(("continuous",), static=True)),
+    ("onvif: continuous only, GetStatus gives no position (dead-reckoned)", lambda: onvif(("continuous",), no_position=True)),
     ("onvif: absolute only", lambda: onvif(("absolute",))),
     ("onvif: relative only", lambda: onvif(("relative",))),
     ("onvif: absolute only, no speed space (moves at its top speed)", lambda: onvif(("absolute",), speed_space=False)),
