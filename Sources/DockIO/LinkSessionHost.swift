@@ -20,7 +20,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     public typealias Session = Shell.Session
     /// How long bytes may wait in a link read in batches, s: below the 50 ms in which a frame that
     /// asks for an ACK must have it (PROTOCOL.md §3.1); the link's silence is judged at most this late.
-    public static var batchPeriod: Double { 0.03 }
+    static var batchPeriod: Double { 0.03 }
 
     public let loop: any EventLoop
     private let now: @Sendable () -> Double
