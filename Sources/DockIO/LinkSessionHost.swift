@@ -88,7 +88,8 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     // MARK: - The program's side (on the loop)
 
     /// Gives the session one of the program's events (on the loop) and carries out its output; the
-    /// shell is there to note what the event awaits (a reply's promise).
+    /// shell is there to note what the event awaits (a reply's promise). `event` must not reach the
+    /// host: the session is being changed.
     public func handle(_ event: (inout Session, Shell, _ now: Double) -> Session.Output) {
         let out = event(&state.value.session, state.value.shell, now())
         apply(out)
@@ -113,6 +114,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         }
     }
 
+    /// The same, awaited; it fails only if the host's loop was shut down.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Session) -> T) async throws -> T {
         try await read(body).get()
     }
