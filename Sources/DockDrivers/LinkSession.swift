@@ -3,7 +3,7 @@
 /// bytes and time: it opens the link, hands over what arrives, ticks the session when `nextTick`
 /// comes, and writes what each step returns. dockd's engine is one (StandEngine+LinkSession.swift),
 /// dock-driver-probe's run another; the virtual link (EngineSimulation) runs either in virtual time,
-/// `LinkSessionHost` (DockIO) the probe's on a real link.
+/// `LinkSessionHost` (DockIO) either on a real link.
 public protocol LinkSession: Sendable {
     associatedtype Output: LinkSessionOutput
     mutating func handle(link event: LinkEvent, at now: Double) -> Output

@@ -1,102 +1,310 @@
 import DockDrivers
 import NIOCore
 import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Runs one `LinkSession` over one real link in real time, pinned to the link's event loop: bytes
-/// in → session → bytes out in the same call, and one timer armed for the session's `nextTick` (no
-/// periodic tick). It runs until the session asks to close the link or the link closes, and hands
-/// back the session as it ended. `now` is the host clock (s) the session's times are on; `deliver`
-/// gets every output, on the loop, before its writes go out.
-public enum LinkSessionHost {
-    public static func run<Session: LinkSession>(_ session: Session, over endpoint: StandEndpoint,
-                                                 group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                                                 now: @escaping @Sendable () -> Double,
-                                                 deliver: @escaping @Sendable (Session.Output) -> Void) async throws -> Session {
-        let ended = try await StandTransport.open(endpoint, group: group) { channel, _ in
-            channel.eventLoop.makeCompletedFuture {
-                let handler = LinkSessionHandler(session: session, now: now, deliver: deliver, loop: channel.eventLoop)
-                try channel.pipeline.syncOperations.addHandler(handler)
-                return handler.ended.futureResult
+/// Runs one `LinkSession` over real links in real time, pinned to one event loop: bytes in → session
+/// → bytes out in the same call, and one timer armed for the session's `nextTick` (no periodic tick).
+/// The session outlives its links: `open` runs it over one link until that closes (a program that
+/// reconnects opens again), and `handle` gives it the program's own events, between links too. What
+/// the outputs ask beyond their writes is the shell's (`LinkSessionShell`). dockd runs each stand's
+/// engine in one (`StandHost`: reconnects, replies, liveness), dock-driver-probe its run over one link.
+///
+/// When the shell allows it, the host reads a serial link itself in batches instead of waking for
+/// every chunk the link delivers (a stand at rest that nobody watches sends a FEEDBACK every 20 ms):
+/// every `batchPeriod`, before each tick, and when the program asks (`readHeldBytes`), so that what
+/// it reads of the session is as fresh as the bytes the link holds.
+public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
+    public typealias Session = Shell.Session
+    /// How long bytes may wait in a link read in batches, s: below the 50 ms in which a frame that
+    /// asks for an ACK must have it (PROTOCOL.md §3.1); the link's silence is judged at most this late.
+    static var batchPeriod: Double { 0.03 }
+
+    public let loop: any EventLoop
+    private let now: @Sendable () -> Double
+    private let state: NIOLoopBoundBox<State>
+
+    /// Loop-confined. A class, so that reading `state.value` yields a reference: a struct would be
+    /// copied at each read, the whole session with it, several times per chunk read.
+    private final class State {
+        var session: Session
+        let shell: Shell
+        var channel: (any Channel)?
+        /// The one timer, armed for the session's next tick (or sooner: see `armTimer`).
+        var timer: (at: Double, task: Scheduled<Void>)?
+        /// Why the link is being closed from our side (the session's reason, or an I/O error).
+        var closeReason: String?
+        /// The link's descriptor while the host may read it itself (a byte stream of a device).
+        var byteStream: Int32?
+        /// NIO does not read the link (`autoRead` off): the host reads it in batches.
+        var batching = false
+        var lastBatchRead = -Double.infinity
+        /// A read asked of NIO (after a write) and not done yet: the host does not read the link
+        /// itself meanwhile (NIO would find it drained, which it asserts against).
+        var nioReadPending = false
+
+        init(session: Session, shell: Shell) {
+            self.session = session
+            self.shell = shell
+        }
+    }
+
+    /// `now` is the clock (s) the session's times are on.
+    public init(session: Session, shell: sending Shell, loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
+                now: @escaping @Sendable () -> Double) {
+        self.loop = loop
+        self.now = now
+        state = .makeBoxSendingValue(State(session: session, shell: shell), as: State.self, eventLoop: loop)
+    }
+
+    /// A link the session runs over.
+    public struct Link: Sendable {
+        fileprivate let channel: any Channel
+
+        /// Waits until the link has closed (the session has heard it); cancelling the wait closes it.
+        public func untilClosed() async {
+            try? await withTaskCancellationHandler {
+                try await channel.closeFuture.get()
+            } onCancel: {
+                channel.close(promise: nil)
             }
         }
-        return try await ended.get()
+    }
+
+    /// Opens a link to `endpoint` on the host's loop; the session hears it open, and every byte
+    /// and the close that follow.
+    public func open(_ endpoint: StandEndpoint) async throws -> Link {
+        let channel = try await StandTransport.open(endpoint, group: loop) { channel, byteStream in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(LinkSessionHandler(host: self, byteStream: byteStream))
+                return channel
+            }
+        }
+        return Link(channel: channel)
+    }
+
+    // MARK: - The program's side (on the loop)
+
+    /// Gives the session one of the program's events (on the loop) and carries out its output; the
+    /// shell is there to note what the event awaits (a reply's promise). `event` must not reach the
+    /// host: the session is being changed.
+    public func handle(_ event: (inout Session, Shell, _ now: Double) -> Session.Output) {
+        let out = event(&state.value.session, state.value.shell, now())
+        apply(out)
+    }
+
+    /// Reads the session where it is (on the loop). Calling a computed property on
+    /// `state.value.session` copies the whole session first (the class's field might change during
+    /// the call), retaining and releasing each of its arrays and dictionaries.
+    public func inspect<T>(_ body: (inout Session) -> T) -> T {
+        body(&state.value.session)
+    }
+
+    /// Reads the session on its loop (at once when called on it), after the bytes the link holds.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Session) -> T) -> EventLoopFuture<T> {
+        if loop.inEventLoop {
+            readHeldBytes()
+            return loop.makeSucceededFuture(body(state.value.session))
+        }
+        return loop.submit {
+            self.readHeldBytes()
+            return body(self.state.value.session)
+        }
+    }
+
+    /// The same, awaited; it fails only if the host's loop was shut down.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Session) -> T) async throws -> T {
+        try await read(body).get()
+    }
+
+    /// While reading in batches: hands the session, as one read, what the link holds now. An end
+    /// of file or an error is left to NIO to find and report: the host reads this link itself no more.
+    public func readHeldBytes() {
+        guard state.value.batching, !state.value.nioReadPending, let fd = state.value.byteStream else { return }
+        state.value.lastBatchRead = now()
+        var bytes: [UInt8] = []
+        var ended = false
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { chunk in
+            while true {
+                let n = Glibc.read(fd, chunk.baseAddress, chunk.count)
+                if n > 0 {
+                    bytes.append(contentsOf: chunk[..<n])
+                    // Less than asked for is all the link held: a second read would only say EAGAIN.
+                    if n < chunk.count { return }
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    ended = !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                    return
+                }
+            }
+        }
+        if ended { state.value.byteStream = nil }
+        if !bytes.isEmpty {
+            apply(state.value.session.handle(link: .received(bytes), at: now()))
+        } else {
+            chooseReading()
+        }
+    }
+
+    // MARK: - The link's side (on the loop)
+
+    fileprivate func opened(_ channel: any Channel, byteStream: Int32?) {
+        state.value.channel = channel
+        state.value.byteStream = byteStream
+        state.value.shell.linkOpened()
+        apply(state.value.session.handle(link: .opened, at: now()))
+    }
+
+    fileprivate func received(_ buffer: ByteBuffer) {
+        state.value.nioReadPending = false
+        // `getBytes` copies with one memcpy (a walk of `readableBytesView` goes byte by byte).
+        let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
+        apply(state.value.session.handle(link: .received(bytes), at: now()))
+    }
+
+    fileprivate func close(_ reason: String) {
+        if state.value.closeReason == nil { state.value.closeReason = reason }
+        state.value.channel?.close(promise: nil)
+    }
+
+    fileprivate func closed() {
+        let reason = state.value.closeReason ?? "the stand closed the link (EOF or hangup)"
+        state.value.closeReason = nil
+        state.value.timer?.task.cancel()
+        state.value.timer = nil
+        state.value.channel = nil
+        state.value.byteStream = nil
+        state.value.batching = false
+        state.value.nioReadPending = false
+        state.value.shell.linkClosed()
+        apply(state.value.session.handle(link: .closed(reason: reason), at: now()))
+    }
+
+    /// Carries out an output: its writes first, then what the shell does with it, then the reading
+    /// and the timer the session now needs.
+    private func apply(_ out: Session.Output) {
+        if !out.writes.isEmpty, let channel = state.value.channel {
+            // One write per driver call: a datagram each on a UDP link.
+            for bytes in out.writes { channel.write(ByteBuffer(bytes: bytes), promise: nil) }
+            channel.flush()
+        }
+        state.value.shell.carryOut(out, from: self)
+        if let reason = out.closeLink { close(reason) }
+        chooseReading()
+        // What was written may be acknowledged (a probe timing the link, a command): the next bytes
+        // are read as they come, once, so the round trip is measured on them and not on the batch.
+        if state.value.batching && !out.writes.isEmpty, let channel = state.value.channel {
+            state.value.nioReadPending = true
+            channel.read()
+        }
+        armTimer()
+    }
+
+    /// Reads the link in batches while the shell allows it; else NIO reads it.
+    private func chooseReading() {
+        guard let channel = state.value.channel else { return }
+        let batch = state.value.byteStream != nil && state.value.closeReason == nil
+            && state.value.shell.mayReadInBatches(&state.value.session)
+        guard batch != state.value.batching else { return }
+        state.value.batching = batch
+        if batch { state.value.lastBatchRead = now() }
+        try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: !batch)
+        // Turning `autoRead` off drops a read asked of NIO: asked again, or the answer to the last
+        // write waits, unread, for the next one (a heartbeat, up to 100 ms).
+        if batch && state.value.nioReadPending { channel.read() }
+    }
+
+    /// Arms the timer for the session's next tick (or the next batch read, if sooner). A timer armed
+    /// for that time or sooner stays: the due time moves later with every chunk read (a link's
+    /// silence limit, a control step a stalled stream would leave undone), and moving the timer each
+    /// time would not save its wake-up (NIO keeps its timerfd armed for a cancelled deadline); an
+    /// early one only re-arms.
+    private func armTimer() {
+        // No link is due nothing; a link being closed neither (its silence, past, would be judged
+        // again and again).
+        guard state.value.channel != nil, state.value.closeReason == nil, var due = inspect({ $0.nextTick }) else {
+            state.value.timer?.task.cancel()
+            state.value.timer = nil
+            return
+        }
+        // While a read asked of NIO is pending the host does not read the link itself (`readHeldBytes`):
+        // a batch read due would fire the timer again and again, at once, until the link answers.
+        if state.value.batching && !state.value.nioReadPending { due = min(due, state.value.lastBatchRead + Self.batchPeriod) }
+        if let armed = state.value.timer, armed.at <= due { return }
+        state.value.timer?.task.cancel()
+        let delay = Int64((max(0, due - now()) * 1e9).rounded(.up))
+        let task = loop.scheduleTask(in: .nanoseconds(delay)) { self.timerFired() }
+        state.value.timer = (due, task)
+    }
+
+    private func timerFired() {
+        state.value.timer = nil
+        state.value.shell.timerWoke()
+        // What the link delivered meanwhile comes before the tick: its silence is judged on it.
+        readHeldBytes()
+        let now = now()
+        if let due = inspect({ $0.nextTick }), due <= now {
+            apply(state.value.session.handle(link: .tick, at: now))
+        } else {
+            armTimer()
+        }
     }
 }
 
-/// The session and its timer, confined to the link's event loop.
-private final class LinkSessionHandler<Session: LinkSession>: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    private var session: Session
-    private let now: @Sendable () -> Double
-    private let deliver: @Sendable (Session.Output) -> Void
-    private let loop: any EventLoop
-    let ended: EventLoopPromise<Session>
-    private var channel: (any Channel)?
-    private var timer: Scheduled<Void>?
-    /// Why the link is being closed from our side (the session's reason, or an I/O error).
-    private var closeReason: String?
+/// What a `LinkSessionHost` leaves to its program: carrying out each output beyond its writes (log
+/// lines, replies, notifications, printed lines), and the program's own watch of the link. Held by
+/// the host and called on its loop. A class: a reply carried out may run, at once, code that gives
+/// the host another event, which a shell held as a value being mutated could not take.
+public protocol LinkSessionShell: AnyObject {
+    associatedtype Session: LinkSession
+    /// Every output of the session, after its writes went out; `host.inspect` reads the session.
+    func carryOut(_ output: Session.Output, from host: LinkSessionHost<Self>)
+    /// A link opened; the session hears it next.
+    func linkOpened()
+    /// The link closed; the session hears it next.
+    func linkClosed()
+    /// The host's timer woke it (whether or not the session was due its tick).
+    func timerWoke()
+    /// Whether the host may read a byte stream in batches now (it asks after each output).
+    func mayReadInBatches(_ session: inout Session) -> Bool
+}
 
-    init(session: Session, now: @escaping @Sendable () -> Double, deliver: @escaping @Sendable (Session.Output) -> Void, loop: any EventLoop) {
-        self.session = session
-        self.now = now
-        self.deliver = deliver
-        self.loop = loop
-        ended = loop.makePromise(of: Session.self)
+extension LinkSessionShell {
+    public func linkOpened() {}
+    public func linkClosed() {}
+    public func timerWoke() {}
+    public func mayReadInBatches(_ session: inout Session) -> Bool { false }
+}
+
+/// Bytes of one link to and from its host, on the link's event loop.
+private final class LinkSessionHandler<Shell: LinkSessionShell>: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    private let host: LinkSessionHost<Shell>
+    private let byteStream: Int32?
+
+    init(host: LinkSessionHost<Shell>, byteStream: Int32?) {
+        self.host = host
+        self.byteStream = byteStream
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        channel = context.channel
-        apply(session.handle(link: .opened, at: now()))
+        host.opened(context.channel, byteStream: byteStream)
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        // `getBytes` copies with one memcpy (a walk of `readableBytesView` goes byte by byte).
-        apply(session.handle(link: .received(buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []), at: now()))
+        host.received(unwrapInboundIn(data))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
-        channel = nil
-        let reason = closeReason ?? "the stand closed the link (EOF or hangup)"
-        deliver(session.handle(link: .closed(reason: reason), at: now()))
-        ended.succeed(session)
+        host.closed()
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        close("link error: \(error)")
-    }
-
-    private func apply(_ out: Session.Output) {
-        deliver(out)
-        if !out.writes.isEmpty, let channel {
-            for bytes in out.writes { channel.write(ByteBuffer(bytes: bytes), promise: nil) }
-            channel.flush()
-        }
-        if let reason = out.closeLink { close(reason) } else { armTimer() }
-    }
-
-    private func close(_ reason: String) {
-        if closeReason == nil { closeReason = reason }
-        timer?.cancel()
-        timer = nil
-        channel?.close(promise: nil)
-    }
-
-    private func armTimer() {
-        timer?.cancel()
-        timer = nil
-        guard closeReason == nil, channel != nil, let due = session.nextTick else { return }
-        let delay = Int64((max(0, due - now()) * 1e9).rounded(.up))
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        timer = loop.scheduleTask(in: .nanoseconds(delay)) { bound.value.timerFired() }
-    }
-
-    private func timerFired() {
-        timer = nil
-        if let due = session.nextTick, due <= now() { apply(session.handle(link: .tick, at: now())) } else { armTimer() }
+        host.close("link error: \(error)")
     }
 }

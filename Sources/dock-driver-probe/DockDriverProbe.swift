@@ -124,10 +124,10 @@ struct DockDriverProbe: AsyncParsableCommand {
         let session = ProbeSession(driver: made, script: script, trace: traceBytes, calibration: calibration,
                                    deadline: seconds ?? (calibrate ? 900 : 3))
         // The session's steps run on the link's event loop as bytes and ticks come (DockIO's host of
-        // one pure session over one real link); their lines are printed as they go.
-        let ended = try await LinkSessionHost.run(session, over: link, now: now) { output in
-            for line in output.lines { emit(line) }
-        }
+        // a pure session over a real link, dockd's too); their lines are printed as they go.
+        let host = LinkSessionHost(session: session, shell: ProbePrinter(), now: now)
+        try await host.open(link).untilClosed()
+        let ended = try await host.read { $0 }
         emit(ended.summary(at: now()))
         if let reason = ended.linkLost {
             writeAll(Array("dock-driver-probe: the link closed: \(reason)\n".utf8), to: STDERR_FILENO)
@@ -194,6 +194,14 @@ struct DockDriverProbe: AsyncParsableCommand {
             out[axis] = v
         }
         return out
+    }
+}
+
+/// What the probe's host does with each step of the session beyond its writes: its lines printed.
+private final class ProbePrinter: LinkSessionShell {
+    typealias Session = ProbeSession
+    func carryOut(_ output: ProbeSession.Output, from host: LinkSessionHost<ProbePrinter>) {
+        for line in output.lines { emit(line) }
     }
 }
 
