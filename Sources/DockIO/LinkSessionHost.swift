@@ -32,8 +32,11 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         var session: Session
         let shell: Shell
         var channel: (any Channel)?
-        /// The one timer, armed for the session's next tick (or sooner: see `armTimer`).
-        var timer: (at: Double, task: Scheduled<Void>)?
+        /// The one timer, armed for the session's next tick (or sooner: see `armTimer`); `arming`
+        /// tells it from one cancelled after NIO took it into the batch it is running (it runs all
+        /// the same, and must then do nothing).
+        var timer: (at: Double, arming: UInt64, task: Scheduled<Void>)?
+        var armings: UInt64 = 0
         /// Why the link is being closed from our side (the session's reason, or an I/O error).
         var closeReason: String?
         /// The link's descriptor while the host may read it itself (a byte stream of a device).
@@ -152,6 +155,9 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     // MARK: - The link's side (on the loop)
 
     fileprivate func opened(_ channel: any Channel, byteStream: Int32?) {
+        // A close asked while no link was open (an output's, after its write's failure had closed
+        // the link) is not this link's.
+        state.value.closeReason = nil
         state.value.channel = channel
         state.value.byteStream = byteStream
         state.value.shell.linkOpened()
@@ -166,8 +172,9 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     }
 
     fileprivate func close(_ reason: String) {
+        guard let channel = state.value.channel else { return }
         if state.value.closeReason == nil { state.value.closeReason = reason }
-        state.value.channel?.close(promise: nil)
+        channel.close(promise: nil)
     }
 
     fileprivate func closed() {
@@ -236,11 +243,14 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         if let armed = state.value.timer, armed.at <= due { return }
         state.value.timer?.task.cancel()
         let delay = Int64((max(0, due - now()) * 1e9).rounded(.up))
-        let task = loop.scheduleTask(in: .nanoseconds(delay)) { self.timerFired() }
-        state.value.timer = (due, task)
+        state.value.armings &+= 1
+        let arming = state.value.armings
+        let task = loop.scheduleTask(in: .nanoseconds(delay)) { self.timerFired(arming) }
+        state.value.timer = (due, arming, task)
     }
 
-    private func timerFired() {
+    private func timerFired(_ arming: UInt64) {
+        guard state.value.timer?.arming == arming else { return }
         state.value.timer = nil
         state.value.shell.timerWoke()
         // What the link delivered meanwhile comes before the tick: its silence is judged on it.

@@ -51,6 +51,24 @@ import Glibc
         var read: [String] { entries.withLock { $0 } }
     }
 
+    /// A pty: the master (the test's end), the slave's descriptor (kept open) and its path.
+    private func openPty() throws -> (master: CInt, slave: CInt, path: String) {
+        var master: CInt = -1, slave: CInt = -1
+        try #require(openpty(&master, &slave, nil, nil, nil) == 0)
+        var name = [CChar](repeating: 0, count: 256)
+        try #require(ttyname_r(slave, &name, name.count) == 0)
+        return (master, slave, String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    /// Seconds since the call, on the monotonic clock.
+    private static func seconds() -> @Sendable () -> Double {
+        let clock = ContinuousClock(), origin = clock.now
+        return {
+            let d = clock.now - origin
+            return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+        }
+    }
+
     /// Polls `condition` for up to 15 s (a loaded machine); the host itself is not polled.
     private func eventually(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<1500 where !condition() { try? await Task.sleep(for: .milliseconds(10)) }
@@ -58,19 +76,10 @@ import Glibc
     }
 
     @Test func aTimerArmedForAnEarlierTickStaysWhenTheTickMovesLater() async throws {
-        var master: CInt = -1, slave: CInt = -1
-        try #require(openpty(&master, &slave, nil, nil, nil) == 0)
+        let (master, slave, path) = try openPty()
         defer { close(slave) }
-        var name = [CChar](repeating: 0, count: 256)
-        try #require(ttyname_r(slave, &name, name.count) == 0)
-        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-
-        let clock = ContinuousClock(), origin = clock.now
         let journal = Journal()
-        let host = LinkSessionHost(session: LaterTick(), shell: journal) {
-            let d = clock.now - origin
-            return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-        }
+        let host = LinkSessionHost(session: LaterTick(), shell: journal, now: Self.seconds())
         let link = try await host.open(.serial(path: path, baud: 115_200))
         #expect(await eventually { journal.read == ["opened"] })
         var byte: UInt8 = 0x55
@@ -80,6 +89,76 @@ import Glibc
         try #require(heardAt < openedAt + 2, "the byte came after the first due time: nothing to judge")
         // The timer armed for the first due time woke the host then, and was armed again for the later one.
         #expect(journal.read == ["opened", "woke", "woke", "tick"])
+        close(master)
+        await link.untilClosed()
+    }
+
+    /// Due 0.3 s after the link opened, or 0.25 s once told `sooner`; one tick, then none.
+    private struct SoonerTick: LinkSession {
+        struct Output: LinkSessionOutput {
+            var writes: [[UInt8]] = []
+            var closeLink: String?
+            var ticked = false
+        }
+        var openedAt: Double?
+        var sooner = false
+        var ticked = false
+
+        var nextTick: Double? {
+            guard !ticked, let openedAt else { return nil }
+            return openedAt + (sooner ? 0.25 : 0.3)
+        }
+
+        mutating func handle(link event: LinkEvent, at now: Double) -> Output {
+            switch event {
+            case .opened: openedAt = now
+            case .tick:
+                ticked = true
+                return Output(ticked: true)
+            case .received, .closed: break
+            }
+            return Output()
+        }
+    }
+
+    private final class SoonerJournal: LinkSessionShell, Sendable {
+        typealias Session = SoonerTick
+        let entries = Mutex<[String]>([])
+        func carryOut(_ output: SoonerTick.Output, from host: LinkSessionHost<SoonerJournal>) {
+            if output.ticked { entries.withLock { $0.append("tick") } }
+        }
+        func linkOpened() { entries.withLock { $0.append("opened") } }
+        func timerWoke() { entries.withLock { $0.append("woke") } }
+        var read: [String] { entries.withLock { $0 } }
+    }
+
+    /// NIO runs a scheduled task it has taken into the batch it is running even when an earlier
+    /// task of that batch cancels it: here the program's event that moves the tick sooner re-arms
+    /// the timer while the first one, due, waits behind it in the same batch (the loop was busy past
+    /// both times). The first must then do nothing: it used to take the new timer's place (woke and
+    /// ticked), leaving the new one armed and forgotten, which woke the host once more for nothing —
+    /// and, after a close, beat dockd's watchdog for a link already closed.
+    @Test func aTimerCancelledWithinNIOsBatchDoesNothing() async throws {
+        let (master, slave, path) = try openPty()
+        defer { close(slave) }
+        let journal = SoonerJournal()
+        let host = LinkSessionHost(session: SoonerTick(), shell: journal, now: Self.seconds())
+        let link = try await host.open(.serial(path: path, baud: 115_200))
+        #expect(await eventually { journal.read == ["opened"] })
+        // Hold the loop past both due times; the event is queued while it is held, so that it
+        // shares the next batch with the first timer, ahead of it.
+        let holding = Atomic<Bool>(false)
+        host.loop.execute {
+            holding.store(true, ordering: .sequentiallyConsistent)
+            usleep(600_000)
+        }
+        #expect(await eventually { holding.load(ordering: .sequentiallyConsistent) })
+        host.loop.execute { host.handle { session, _, _ in session.sooner = true; return SoonerTick.Output() } }
+        #expect(await eventually { journal.read.contains("tick") })
+        // Two turns of the loop after the tick: a timer armed and forgotten, already due, has run.
+        _ = try await host.read { $0.ticked }
+        _ = try await host.read { $0.ticked }
+        #expect(journal.read == ["opened", "woke", "tick"])
         close(master)
         await link.untilClosed()
     }
