@@ -7,7 +7,6 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import StandEngine
-import Synchronization
 import UnixSignals
 
 /// The running daemon: the stands, the API socket, systemd's notifications, and an orderly stop
@@ -29,7 +28,13 @@ package struct Daemon: Service {
 
     package func run() async throws {
         let group = MultiThreadedEventLoopGroup.singleton
-        let layout = LoopLayout(group)
+        // Every stand, the API's connections and the timers on one event loop: an observation is then
+        // read, steered on and answered in one wake-up of one thread, where a loop for the API and
+        // another for the stands woke both for it (its request, the hop to the stand, the reply's hop
+        // back). The price: a flood of requests shares the thread with the stands' FEEDBACK → VELOCITY
+        // step, one 16 KiB read at a time (`APIServer`; BENCHMARKS.md, "Control-loop timing under API
+        // abuse"). dockd's main makes the group one loop (`NIOSingletons.groupLoopCountSuggestion`).
+        let loop = group.next()
         let clock = DaemonClock()
         let hub = EventHub()
         let linkChanges = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -43,7 +48,7 @@ package struct Daemon: Service {
         initial.defaults = stored.defaults
         let engineSettings = Shared(initial)
         let stands = StandRegistry { endpoint, driver in
-            StandHost(endpoint: endpoint, driver: driver, settings: engineSettings.current, loop: layout.nextStandLoop(), hub: hub, clock: clock,
+            StandHost(endpoint: endpoint, driver: driver, settings: engineSettings.current, loop: loop, hub: hub, clock: clock,
                       liveness: liveness, logger: logger, linkStateChanged: { linkChanges.continuation.yield() })
         }
         for device in configuration.devices { attach(device, to: stands, heartbeat: heartbeat) }
@@ -59,7 +64,7 @@ package struct Daemon: Service {
         if let problem = presetStore.problem { logger.error("the stored presets are not used: \(problem)") }
         let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, engineSettings: engineSettings,
                              defaultsStore: store, presets: PresetMethods(stands: stands, store: presetStore),
-                             pans: PanMethods(stands: stands, store: presetStore), loop: layout.clientLoop, logger: logger)
+                             pans: PanMethods(stands: stands, store: presetStore), loop: loop, logger: logger)
         let server = APIServer(api: api, hub: hub, logger: logger, maxClients: maxClients.map { APIServer.clamp($0, openFileLimit: FileLimit.raise()) } ?? APIServer.defaultMaxClients())
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
@@ -69,7 +74,7 @@ package struct Daemon: Service {
         try await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
-                    try await server.serve(listener: listener, loop: layout.clientLoop) {
+                    try await server.serve(listener: listener, loop: loop) {
                         logger.info("serving the API", metadata: ["socket": "\(configuration.socketPath)", "stands": "\(configuration.devices.count)"])
                         // What the stands are now: one may have connected before the socket was bound (on a
                         // busy machine it did, and this READY's STATUS then hid it until the next change).
@@ -215,27 +220,5 @@ package struct Daemon: Service {
                 }
             }
         }
-    }
-}
-
-/// Which event loops run the stands' links and which the API's connections: the API gets a loop of
-/// its own (the last one) and the stands the others, so a flood of requests or a fan-out to hundreds
-/// of subscribers never delays a stand's FEEDBACK → VELOCITY step behind API work on the same thread
-/// (measured on 2 cores in BENCHMARKS.md, "Control-loop timing under API abuse"). With a single loop
-/// both share it.
-final class LoopLayout: Sendable {
-    let clientLoop: any EventLoop
-    private let standLoops: [any EventLoop]
-    private let counter = Atomic<Int>(0)
-
-    init(_ group: MultiThreadedEventLoopGroup) {
-        let loops = Array(group.makeIterator())
-        clientLoop = loops[loops.count - 1]
-        standLoops = loops.count > 1 ? Array(loops.dropLast()) : loops
-    }
-
-    /// The loop of the next stand, round-robin.
-    func nextStandLoop() -> any EventLoop {
-        standLoops[counter.wrappingAdd(1, ordering: .relaxed).oldValue % standLoops.count]
     }
 }

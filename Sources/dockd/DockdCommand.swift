@@ -3,6 +3,7 @@ import DockDaemon
 import DockIO
 import DockVersion
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import UnixSignals
@@ -115,6 +116,9 @@ struct DockdCommand: AsyncParsableCommand {
         if !FileManagerLite.exists(path) {
             logger.notice("no configuration file at \(path): using the defaults")
         }
+        // One event loop thread for the whole daemon (the group's size can only be set before its
+        // first use): see `Daemon.run`.
+        NIOSingletons.groupLoopCountSuggestion = 1
         var daemon = Daemon(configuration: configuration, source: source, logLevels: levels, logger: logger)
         daemon.stallOnSignal = debugStallOnSigusr2
         let group = ServiceGroup(configuration: .init(
