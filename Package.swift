@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),
         .testTarget(name: "DockCoreTests", dependencies: ["DockCore", "DockSim", "DockProtocol"]),
         .testTarget(name: "StandEngineTests", dependencies: ["StandEngine", "EngineSimulation", "DockSim", "DockProtocol", "DockCore", "DockTracking", "DockDrivers"]),
-        .testTarget(name: "DockIOTests", dependencies: ["DockIO", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "DockIOTests", dependencies: ["DockIO", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
     ]
 )
 

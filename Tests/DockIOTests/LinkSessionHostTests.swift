@@ -1,6 +1,7 @@
 import DockDrivers
 @testable import DockIO
 import Foundation
+import NIOPosix
 import Synchronization
 import Testing
 #if canImport(Glibc)
@@ -39,14 +40,21 @@ import Glibc
         }
     }
 
-    /// What the host did, in order.
+    /// What the host did, in order. When the link opens it has the pty's other end send a byte, from
+    /// the loop: the test's own task may wait seconds for a thread while the suite's other tests run.
     private final class Journal: LinkSessionShell, Sendable {
         typealias Session = LaterTick
         let entries = Mutex<[String]>([])
+        let peer: CInt
+        init(peer: CInt) { self.peer = peer }
         func carryOut(_ output: LaterTick.Output, from host: LinkSessionHost<Journal>) {
             if output.ticked { entries.withLock { $0.append("tick") } }
         }
-        func linkOpened() { entries.withLock { $0.append("opened") } }
+        func linkOpened() {
+            entries.withLock { $0.append("opened") }
+            var byte: UInt8 = 0x55
+            _ = write(peer, &byte, 1)
+        }
         func timerWoke() { entries.withLock { $0.append("woke") } }
         var read: [String] { entries.withLock { $0 } }
     }
@@ -78,12 +86,10 @@ import Glibc
     @Test func aTimerArmedForAnEarlierTickStaysWhenTheTickMovesLater() async throws {
         let (master, slave, path) = try openPty()
         defer { close(slave) }
-        let journal = Journal()
-        let host = LinkSessionHost(session: LaterTick(), shell: journal, now: Self.seconds())
+        let journal = Journal(peer: master)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let host = LinkSessionHost(session: LaterTick(), shell: journal, loop: group.next(), now: Self.seconds())
         let link = try await host.open(.serial(path: path, baud: 115_200))
-        #expect(await eventually { journal.read == ["opened"] })
-        var byte: UInt8 = 0x55
-        #expect(write(master, &byte, 1) == 1)
         #expect(await eventually { journal.read.contains("tick") })
         let (openedAt, heardAt) = try await host.read { ($0.openedAt ?? 0, $0.heardAt ?? .infinity) }
         try #require(heardAt < openedAt + 2, "the byte came after the first due time: nothing to judge")
@@ -91,6 +97,7 @@ import Glibc
         #expect(journal.read == ["opened", "woke", "woke", "tick"])
         close(master)
         await link.untilClosed()
+        try await group.shutdownGracefully()
     }
 
     /// Due 0.3 s after the link opened, or 0.25 s once told `sooner`; one tick, then none.
@@ -121,11 +128,20 @@ import Glibc
         }
     }
 
+    /// On the link's opening it holds the loop past both due times; the event that moves the tick
+    /// sooner is queued while it is held, so that it shares the next batch with the first timer,
+    /// ahead of it. All from the loop: the test's own task may wait seconds for a thread.
     private final class SoonerJournal: LinkSessionShell, Sendable {
         typealias Session = SoonerTick
         let entries = Mutex<[String]>([])
+        let held = Atomic<Bool>(false)
         func carryOut(_ output: SoonerTick.Output, from host: LinkSessionHost<SoonerJournal>) {
             if output.ticked { entries.withLock { $0.append("tick") } }
+            guard !held.exchange(true, ordering: .relaxed) else { return }
+            host.loop.execute {
+                host.loop.execute { host.handle { session, _, _ in session.sooner = true; return SoonerTick.Output() } }
+                usleep(600_000)
+            }
         }
         func linkOpened() { entries.withLock { $0.append("opened") } }
         func timerWoke() { entries.withLock { $0.append("woke") } }
@@ -142,18 +158,11 @@ import Glibc
         let (master, slave, path) = try openPty()
         defer { close(slave) }
         let journal = SoonerJournal()
-        let host = LinkSessionHost(session: SoonerTick(), shell: journal, now: Self.seconds())
+        // A loop of its own: this test holds it for 0.6 s, and the other tests' loops must not
+        // hold it (in the whole suite the shared loops were once busy for 20 s).
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let host = LinkSessionHost(session: SoonerTick(), shell: journal, loop: group.next(), now: Self.seconds())
         let link = try await host.open(.serial(path: path, baud: 115_200))
-        #expect(await eventually { journal.read == ["opened"] })
-        // Hold the loop past both due times; the event is queued while it is held, so that it
-        // shares the next batch with the first timer, ahead of it.
-        let holding = Atomic<Bool>(false)
-        host.loop.execute {
-            holding.store(true, ordering: .sequentiallyConsistent)
-            usleep(600_000)
-        }
-        #expect(await eventually { holding.load(ordering: .sequentiallyConsistent) })
-        host.loop.execute { host.handle { session, _, _ in session.sooner = true; return SoonerTick.Output() } }
         #expect(await eventually { journal.read.contains("tick") })
         // Two turns of the loop after the tick: a timer armed and forgotten, already due, has run.
         _ = try await host.read { $0.ticked }
@@ -161,5 +170,6 @@ import Glibc
         #expect(journal.read == ["opened", "woke", "tick"])
         close(master)
         await link.untilClosed()
+        try await group.shutdownGracefully()
     }
 }
