@@ -14,9 +14,16 @@ public struct TrackingTarget: Sendable, Equatable {
     public var yawRate: Double
     public var pitchRate: Double
     public var time: Double
+    /// The same point where the frame's detection put it, before the tracker's filter (nil: the
+    /// same as `yaw`, `pitch`). A constant-velocity filter runs past a face that stops (sit-stand:
+    /// 20 mrad past for 0.1 s); the detection does not.
+    public var measuredYaw: Double?
+    public var measuredPitch: Double?
 
-    public init(yaw: Double, pitch: Double, yawRate: Double = 0, pitchRate: Double = 0, time: Double) {
+    public init(yaw: Double, pitch: Double, yawRate: Double = 0, pitchRate: Double = 0, time: Double,
+                measuredYaw: Double? = nil, measuredPitch: Double? = nil) {
         self.yaw = yaw; self.pitch = pitch; self.yawRate = yawRate; self.pitchRate = pitchRate; self.time = time
+        self.measuredYaw = measuredYaw; self.measuredPitch = measuredPitch
     }
 }
 
@@ -86,11 +93,18 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     /// noise on a still subject neither restarts the camera nor keeps it from settling; an error of
     /// twice the dead band (a real move) restarts it at once, s.
     public var restSmoothing: Double = 0.4
-    /// Axes whose target is predicted across the lead only while the camera is behind it as last
-    /// measured (`TrackingController.axisRate`): pitch, where a person's head moves by posture
-    /// changes that stop short (sit, stand, bend), and a prediction on the tracker's lagging rate
-    /// overshot them (sit-stand: 11 % of the FOV with the face's rate predicted, 3 % trailing).
+    /// Axes whose target's rate (predicted across the lead and fed forward) counts only while the
+    /// camera is behind the target as last measured, fading out over `trailingSpan` past it
+    /// (`TrackingController.axisRate`): pitch, where a person's head moves by posture changes that
+    /// stop short (sit, stand, bend), and the tracker's lagging rate carried the camera past them
+    /// (sit-stand: 11 % of the FOV with the face's rate predicted; 3 % with the prediction dropped
+    /// at the filtered face, whose estimate itself runs past a face that stops).
     public var trailingAxes: Set<Axis> = []
+    /// How far past the measured target (rad, judged magnified by the zoom like the dead band) a
+    /// trailing axis's rate fades out: a blend, not a switch, so the command does not step as the
+    /// camera crosses a noisy face (a switch there raised sit-stand's RMS jerk from 52 to 85 rad/s³).
+    /// 0: the rate stops counting at the measured target.
+    public var trailingSpan: Double = 0.02
     /// Fraction of the target's rate fed forward (1 = all of it).
     public var feedforwardGain: Double = 1
     /// Time constant of the low-pass on the target's rate, s: the rate comes from a filter fed by
@@ -153,12 +167,14 @@ public struct TrackingController: Sendable {
             lastCommandTime = now
             var rates: [Axis: Double] = [:]
             if let yaw = positions[.yaw] {
-                rates[.yaw] = axisRate(target: target.yaw, rate: rate.yaw, lead: lead, trails: c.trailingAxes.contains(.yaw), position: yaw,
-                                       base: base.yaw, baseRate: base.yawRate, dt: dt, rest: &rest.yaw, partnerMoving: rest.pitch.moving)
+                rates[.yaw] = axisRate(target: target.yaw, measured: target.measuredYaw ?? target.yaw, rate: rate.yaw, lead: lead,
+                                       trails: c.trailingAxes.contains(.yaw), position: yaw, base: base.yaw, baseRate: base.yawRate, dt: dt,
+                                       rest: &rest.yaw, partnerMoving: rest.pitch.moving)
             }
             if let pitch = positions[.pitch] {
-                rates[.pitch] = axisRate(target: target.pitch, rate: rate.pitch, lead: lead, trails: c.trailingAxes.contains(.pitch), position: pitch,
-                                         base: base.pitch, baseRate: base.pitchRate, dt: dt, rest: &rest.pitch, partnerMoving: rest.yaw.moving)
+                rates[.pitch] = axisRate(target: target.pitch, measured: target.measuredPitch ?? target.pitch, rate: rate.pitch, lead: lead,
+                                         trails: c.trailingAxes.contains(.pitch), position: pitch, base: base.pitch, baseRate: base.pitchRate, dt: dt,
+                                         rest: &rest.pitch, partnerMoving: rest.yaw.moving)
             }
             // Both axes moving and both on target: the camera comes to rest as a whole.
             if rest.yaw.moving && rest.pitch.moving && rest.yaw.onTarget && rest.pitch.onTarget {
@@ -194,15 +210,16 @@ public struct TrackingController: Sendable {
     /// hysteresis. The camera's angle is the motor's plus the base's (predicted across the command
     /// latency); the base's rate is cancelled even inside the dead band, where the camera should
     /// stay still in the world, not on the swaying base.
-    private func axisRate(target: Double, rate: Double, lead: Double, trails: Bool, position: Double,
+    private func axisRate(target: Double, measured: Double, rate: Double, lead: Double, trails: Bool, position: Double,
                           base: Double, baseRate: Double, dt: Double, rest: inout AxisDeadBand, partnerMoving: Bool) -> Double {
         let c = configuration
         let camera = position + base + baseRate * c.latency
-        // A trailing axis predicts the target only while the camera is behind it as last
-        // measured: a move that ends where nobody can predict (a person sitting down) is followed
-        // once, not run past its end on the tracker's lagging rate.
-        let lead = trails && rate * (target - camera) <= 0 ? 0 : lead
-        let error = target + rate * lead - camera
+        // A trailing axis counts the target's rate only while the camera is behind the target as
+        // last detected, fading out past it: a move that ends where nobody can predict (a person
+        // sitting down) is followed once, not run past its end on the tracker's lagging rate.
+        let past = trails ? max(0, (camera - measured) * (rate > 0 ? 1 : rate < 0 ? -1 : 0)) * magnification : 0
+        let weight = c.trailingSpan > 0 ? max(0, 1 - past / c.trailingSpan) : (past > 0 ? 0 : 1)
+        let error = target + rate * lead * weight - camera
         if c.deadBand > 0 {
             // Whether to move is judged on the error as measured, not as predicted: a rate from
             // jittery detections times the lead (0.1–0.4 s) is noise enough to restart the camera on
@@ -211,7 +228,7 @@ public struct TrackingController: Sendable {
             if !rest.moving { return -baseRate }
         }
         let gain = roundTrip > 0 ? min(c.gain, c.delayMargin / roundTrip) : c.gain
-        return c.feedforwardGain * rate - baseRate + gain * error
+        return c.feedforwardGain * weight * rate - baseRate + gain * error
     }
 
     private mutating func smooth(_ rates: [Axis: Double], at now: Double) -> [Axis: Double] {

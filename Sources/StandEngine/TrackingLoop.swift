@@ -129,12 +129,18 @@ public struct TrackingLoop: Sendable {
     /// The framer's desired aim as stand angles, moving with the primary subject (the controller's
     /// dead band decides whether the camera follows). The rate is the primary's face's where it
     /// has one (what the framer anchors on): a body box's top and height jump when the person sits,
-    /// bends or stands, and a change of shape is a posture, not a velocity to feed forward.
+    /// bends or stands, and a change of shape is a posture, not a velocity to feed forward. The
+    /// measured aim moves the desired one by where this frame's face detection is against the
+    /// filtered face: where the face really stopped.
     private static func target(_ step: TrackingStep, tracks: [Track], time: Double) -> TrackingTarget? {
         guard let primary = step.selection.selected.first, let track = tracks.first(where: { $0.id == primary }) else { return nil }
         let desired = step.framing.desiredAim
         let velocity = track.face?.filter.velocity ?? track.velocity
-        return TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: -velocity.x, pitchRate: -velocity.y, time: time)
+        let measured = track.face.map { face in
+            (x: desired.x + face.lastMeasurement.centerX - face.box.centerX, y: desired.y + face.lastMeasurement.centerY - face.box.centerY)
+        } ?? (x: desired.x, y: desired.y)
+        return TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: -velocity.x, pitchRate: -velocity.y, time: time,
+                              measuredYaw: -measured.x, measuredPitch: -measured.y)
     }
 
     /// Rates for the motors while tracking is active, nil when it is not; `roundTrip` is the link's

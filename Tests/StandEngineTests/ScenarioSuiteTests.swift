@@ -74,6 +74,17 @@ struct ScenarioSuiteTests {
         #expect(run.metrics.settleTime < 1, "settled in \(run.metrics.settleTime) s")
     }
 
+    /// Issue 22: no scenario worse than the naive client; sit-stand was 1.03–1.06× its RMS error
+    /// (the camera ran past the face after each quick change). The naive client of the suite's
+    /// best grid point: gain 6/s, no dead zone.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func aPostureChangeIsFramedNoWorseThanTheNaiveClient(seed: UInt64) throws {
+        let scenario = try Self.scenario("sit-stand")
+        let run = try runScene(scenario, seed: seed, kind: .ours, record: false)
+        let naive = try runScene(scenario, seed: seed, kind: .naive(gain: 6, deadZone: 0), record: false)
+        #expect(run.metrics.rmsError <= naive.metrics.rmsError, "RMS \(run.metrics.rmsError), the naive client's \(naive.metrics.rmsError)")
+    }
+
     @Test func aContinuousYawFollowsPastAWholeTurnAndGoesHomeTheShortestWay() throws {
         let run = try runScene(try Self.scenario("walk-around"), seed: 1, kind: .ours, record: true)
         let yaws = run.trace.camera.map { -$0.x }  // camera x is right-positive, yaw left-positive
