@@ -9,9 +9,13 @@ import Testing
     static let positionless = Array(repeating: ONVIFEmulatorReplies.statusWithoutPosition, count: 3)
     static func degrees(_ d: Double) -> Float { Float(d * .pi / 180) }
 
-    /// Ready after the connect's reads, none of which gave a position; its first poll in flight.
-    func ready(options: String = ONVIFEmulatorReplies.continuousOnlyOptions) -> (ONVIFCameraDriver, [DriverReport]) {
-        camera.ready(options: options, connectStatuses: Self.positionless)
+    static let faults = Array(repeating: ONVIFEmulatorReplies.noStatusFault, count: 3)
+
+    /// Ready after the connect's reads, none of which gave a position (`faults`: each a fault); its
+    /// first poll in flight, sent before 0 s (the reads are half a second apart).
+    func ready(options: String = ONVIFEmulatorReplies.continuousOnlyOptions, faults: Bool = false) -> (ONVIFCameraDriver, [DriverReport]) {
+        camera.ready(options: options, connectStatuses: faults ? Self.faults : Self.positionless, connectCodes: faults ? [500, 500, 500] : [],
+                     startingAt: -2)
     }
 
     /// The driver from `from` to `until` in 10 ms steps, a yaw rate (rad/s) asked every 0.1 s as
@@ -106,9 +110,53 @@ import Testing
         #expect(camera.body(back).contains(#"x="0.168517" y="0.000000""#), "\(camera.body(back))")
     }
 
+    @Test func aFaultToEachOfTheConnectsReadsIsAReplyWithoutAPositionAndARefusedPollStillGivesFeedback() throws {
+        // onvif_simple_server answers GetStatus with ter:NoStatus where the camera has no position.
+        var (driver, reports) = ready(faults: true)
+        guard case .ready(let identity, _)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
+        #expect(identity.hardware.contains("pose estimated from the moves (GetStatus gives no position: it answered HTTP 500, ter:NoStatus: No PTZ status is available"),
+                "\(identity.hardware)")
+        // Every poll faults too: the pose goes on from the estimate, and the engine is fed.
+        _ = driver.send(.velocity([AxisValue(.yaw, Self.degrees(50))]), at: 1)
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.noStatusFault, status: 500), at: 1.01)  // the poll in flight
+        _ = driver.tick(at: 1.01)  // the ContinuousMove
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.stop), at: 1.02)
+        #expect(camera.action(driver.tick(at: 1.1).bytes) == "/onvif/ptz_service tptz:GetStatus")
+        let polled = driver.receive(camera.reply(ONVIFEmulatorReplies.noStatusFault, status: 500), at: 1.12)
+        guard case .feedback(let f)? = polled.first, polled.count == 1 else { Issue.record("\(polled)"); return }
+        #expect(abs(Double(try #require(f.axis(.yaw)).position) - 5 * .pi / 180) < 1e-5, "\(f)")
+    }
+
+    @Test func oneFaultAtConnectThenAPositionIsThePoseRead() {
+        let (_, reports) = camera.ready(connectStatuses: [ONVIFEmulatorReplies.noStatusFault, ONVIFEmulatorReplies.status], connectCodes: [500])
+        guard case .ready(let identity, _)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
+        #expect(identity.hardware.contains("pose read back"), "\(identity.hardware)")
+    }
+
+    @Test func theConnectsReadsAreHalfASecondApartSoThatATransientIsNotTakenForACameraGivingNoPosition() {
+        var (driver, _) = camera.ready(connectStatuses: [])  // its first connect read in flight
+        #expect(driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 10).isEmpty)
+        #expect(driver.nextDeadline == 10.5)
+        #expect(driver.tick(at: 10.1).bytes.isEmpty)
+        #expect(camera.action(driver.tick(at: 10.5).bytes) == "/onvif/ptz_service tptz:GetStatus")
+        // A camera polled more slowly than that is read at its poll rate.
+        var settings = ONVIFCameraDriver.Settings()
+        settings.pollHz = 1
+        var (slow, _) = camera.ready(connectStatuses: [], settings: settings)
+        _ = slow.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 10)
+        #expect(slow.nextDeadline == 11)
+    }
+
+    @Test func aPositionReadWhileDeadReckonedClosesTheLinkForTheConnectToDecideAgain() {
+        var (driver, _) = ready()
+        let reports = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
+        guard case .fatal(let why)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
+        #expect(why.hasPrefix("GetStatus gives a position now"), "\(why)")
+    }
+
     @Test func anAbsoluteOnlyCameraGivingNoPositionIsNotSteered() {
         var (driver, _) = camera.ready(options: ONVIFCameraDriverTests.options(without: ["Continuous", "Relative"]),
-                                       connectStatuses: Array(Self.positionless.dropLast()))
+                                       connectStatuses: Array(Self.positionless.dropLast()), startingAt: -2)
         let reports = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
         #expect(reports == [.fatal("profile Profile_1 offers only absolute moves and its GetStatus gives no position: where the camera points cannot be known")])
     }

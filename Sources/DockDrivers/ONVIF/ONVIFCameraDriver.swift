@@ -137,8 +137,10 @@ public struct ONVIFCameraDriver: StandDriver {
     /// estimate alone, dead-reckoned (`ONVIFPoseEstimate.travel`) from the generic values that are
     /// yaw 0, pitch 0: where the camera was at connect is dockd's forward. Decided at connect.
     private var readsPosition = true
-    /// The connect's GetStatus replies without a position so far.
+    /// The connect's GetStatus replies without a position so far (a fault counts as one), and the
+    /// last fault's reason, shown in the stand's hardware.
     private var positionlessReads = 0
+    private var positionlessFault: String?
     /// A Stop asked and not yet answered with nothing asked after it. A move asked before the Stop
     /// went takes its place (`pending`): no Stop is sent, so it stays unconfirmed until a later one is;
     /// a Stop refused leaves it unconfirmed too.
@@ -161,7 +163,8 @@ public struct ONVIFCameraDriver: StandDriver {
     private var zoomRate = 0.0
     private var lastZoomRead: Double?
     private var zoomEstimate: ONVIFPoseEstimate?
-    private var queuedSetup: (path: String, body: String, flight: Flight)?
+    /// The setup's next request and when it is due.
+    private var queuedSetup: (path: String, body: String, flight: Flight, due: Double)?
     /// SetPreset / RemovePreset asked for and not sent yet, in the order asked.
     private var queuedPresets: [CameraPresetRequest] = []
     /// A new preset the camera refused, its presets to be counted (GetPresets) before the refusal
@@ -176,6 +179,12 @@ public struct ONVIFCameraDriver: StandDriver {
     /// How many GetStatus replies without a position at connect make the pose dead-reckoned (a
     /// camera just booted may answer its first without one).
     static let connectReads = 3
+    /// The least time between the connect's GetStatus reads, s: spread over a second, so that a
+    /// transient failure or a camera still booting is not taken for one that gives no position
+    /// (back to back they spanned three round trips, a few ms). It delays only the connect of a
+    /// camera giving none (by a second); one that gives a position is ready on its first read, and
+    /// one whose position comes later still is reconnected then (`feedback`).
+    static let connectReadSpacing = 0.5
     /// The device service's path: the one ONVIF's Core specification gives it, and the only one this driver asks.
     public static let devicePath = "/onvif/device_service"
 
@@ -197,6 +206,7 @@ public struct ONVIFCameraDriver: StandDriver {
         onEstimate = false
         readsPosition = true
         positionlessReads = 0
+        positionlessFault = nil
         stopPending = false
         readBack = nil
         ratePaths.x.reset(); ratePaths.y.reset()
@@ -284,12 +294,18 @@ public struct ONVIFCameraDriver: StandDriver {
 
     private mutating func refused(_ reason: String, flight: Flight, at time: Double) -> [DriverReport] {
         if step == .node { return learned(node: nil, unknownBecause: "GetNodes: \(reason)", at: time) }
+        // Cheap cameras' servers answer GetStatus with a fault (ter:NoStatus) where they have no
+        // position: a reply without one, not a broken camera.
+        if step == .position { return positionless(fault: reason, at: time) }
         if step != .ready { return [.fatal("the camera refused \(stepName): \(reason)")] }
         switch flight {
         case .setup:
             return []  // (none is sent once ready)
         case .status:
             if readBack == .reading { readBack = nil }
+            // Dead-reckoned, nothing is read from the reply but the zoom: the pose goes on from the
+            // estimate (the engine steers on FEEDBACK, and some cameras fault on every GetStatus).
+            if !readsPosition { return feedback(nil, at: time) }
             counters.commandsFailed += 1
             return [.rejected("GetStatus failed: \(reason)")]
         case .move(let move):
@@ -394,12 +410,22 @@ public struct ONVIFCameraDriver: StandDriver {
                            at: time)
         case .position:
             if Self.panTilt(in: reply) != nil { return becomeReady(at: time) }
-            positionlessReads += 1
-            guard positionlessReads >= Self.connectReads else { return next(ptzPath, ONVIFRequests.getStatus(profile), at: time) }
-            return deadReckon(at: time)
+            return positionless(fault: nil, at: time)
         case .connectStop, .ready:
             return []
         }
+    }
+
+    /// A connect read without a position (`fault`: a fault's reason): read again
+    /// `connectReadSpacing` later (or `1 / pollHz`, if longer: a camera asked to be polled more
+    /// slowly), `connectReads` times in all, then dead-reckoned.
+    private mutating func positionless(fault: String?, at time: Double) -> [DriverReport] {
+        positionlessReads += 1
+        positionlessFault = fault
+        guard positionlessReads >= Self.connectReads else {
+            return next(ptzPath, ONVIFRequests.getStatus(profile), after: max(Self.connectReadSpacing, 1 / settings.pollHz), at: time)
+        }
+        return deadReckon(at: time)
     }
 
     /// A camera whose GetStatus gives no position: its pose is dead-reckoned from the moves sent,
@@ -462,7 +488,8 @@ public struct ONVIFCameraDriver: StandDriver {
         let zoomed = zoomScale.map { ", zoom to \($0.maxZoom == $0.maxZoom.rounded() ? String(Int($0.maxZoom)) : String($0.maxZoom))x" } ?? ""
         let presets = nodeUnknown.map { "preset limit unknown (\($0)); " }
             ?? presetLimit.map { "\($0 == 0 ? "no" : String($0)) presets" + (homeSupported ? ", a home position" : "") + "; " } ?? ""
-        let pose = readsPosition ? "pose read back; " : "pose estimated from the moves (GetStatus gives no position); "
+        let pose = readsPosition ? "pose read back; "
+            : "pose estimated from the moves (GetStatus gives no position\(positionlessFault.map { ": it answered \($0)" } ?? "")); "
         identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + pose + "profile \(profile); " + presets
             + how.joined(separator: ", ") + " moves" + zoomed
         let zoomAxis = zoomScale.map { zoom in
@@ -481,15 +508,21 @@ public struct ONVIFCameraDriver: StandDriver {
         return (x, y)
     }
 
-    private mutating func feedback(_ reply: XMLElement, at time: Double) -> [DriverReport] {
+    /// FEEDBACK from a GetStatus reply (nil: a refused one, dead-reckoned).
+    private mutating func feedback(_ reply: XMLElement?, at time: Double) -> [DriverReport] {
         let now: (x: Double, y: Double)
         if !readsPosition, let estimate {
+            if let read = reply.flatMap(Self.panTilt(in:)) {
+                // Changing the pose's frame mid-link (yaw 0 where the camera was at connect) would
+                // move every target and limit: the connect decides again, and reads it.
+                return [.fatal("GetStatus gives a position now (\(read.x), \(read.y)) where it gave none at connect: reconnecting to steer on it")]
+            }
             // Nothing to read: the pose and its rate are the estimate's.
             now = estimate.pose(at: time)
             rate = estimate.rate(at: time)
             pose = (now.x, now.y, time)
         } else {
-            guard let read = Self.panTilt(in: reply) else {
+            guard let read = reply.flatMap(Self.panTilt(in:)) else {
                 counters.commandsFailed += 1
                 return [.rejected("GetStatus gave no pan/tilt position")]
             }
@@ -502,7 +535,7 @@ public struct ONVIFCameraDriver: StandDriver {
             AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(pitchRate)),
         ]
         if let zoom = zoomScale {
-            let read = reply.find("Position")?.child("Zoom")?.attributes["x"].flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+            let read = reply?.find("Position")?.child("Zoom")?.attributes["x"].flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
             let z = zoomFeedback(read, scale: zoom, at: time)
             axes.append(AxisFeedback(axis: .zoom, position: Float(zoom.magnification(z)), velocity: Float(zoomRate * (zoom.maxZoom - 1) / (zoom.range.upperBound - zoom.range.lowerBound))))
         }
@@ -714,7 +747,8 @@ public struct ONVIFCameraDriver: StandDriver {
         // A request in flight: nothing is due but its answer's timeout, judged with `>` (the
         // answer itself comes as bytes).
         if let flight = inFlight { return flight.sentAt + Self.answerTimeout + 1e-6 }
-        if queuedSetup != nil || !presetAnswers.isEmpty || readBack == .reading || readBackDue { return -.infinity }
+        if !presetAnswers.isEmpty || readBack == .reading || readBackDue { return -.infinity }
+        if let setup = queuedSetup { return setup.due }
         guard step == .ready else { return nil }
         if !queuedPresets.isEmpty || refusalToCount != nil { return -.infinity }
         var deadline = nextPoll
@@ -733,6 +767,7 @@ public struct ONVIFCameraDriver: StandDriver {
     private mutating func pump(at time: Double) -> [UInt8] {
         guard inFlight == nil else { return [] }
         if let setup = queuedSetup {
+            guard time >= setup.due else { return [] }
             queuedSetup = nil
             return request(setup.path, setup.body, authenticate: true, setup.flight, at: time)
         }
@@ -841,10 +876,10 @@ public struct ONVIFCameraDriver: StandDriver {
         }
     }
 
-    /// The setup's next request, sent with the next tick (`nextDeadline` is now): a reply's
-    /// handling returns reports, not bytes.
-    private mutating func next(_ path: String, _ body: String, flight: Flight = .setup, at time: Double) -> [DriverReport] {
-        queuedSetup = (path, body, flight)
+    /// The setup's next request, sent with the first tick `after` seconds (`nextDeadline`): a
+    /// reply's handling returns reports, not bytes.
+    private mutating func next(_ path: String, _ body: String, flight: Flight = .setup, after: Double = 0, at time: Double) -> [DriverReport] {
+        queuedSetup = (path, body, flight, time + after)
         return []
     }
 
