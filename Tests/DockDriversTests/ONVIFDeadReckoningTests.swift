@@ -154,6 +154,53 @@ import Testing
         #expect(why.hasPrefix("GetStatus gives a position now"), "\(why)")
     }
 
+    /// The pan translations of the RelativeMoves a relative-only camera is sent from `from` to
+    /// `until`, each answered 4 ms after it went (GetStatus without a position), a position asked
+    /// of it at `from`.
+    func translations(_ driver: inout ONVIFCameraDriver, yaw: Double, from: Double, until: Double) -> [String] {
+        var sent: [String] = []
+        var bytes = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: Float(yaw))]), at: from)
+        var t = from
+        while t < until {
+            bytes += driver.tick(at: t).bytes
+            if !bytes.isEmpty {
+                let polled = camera.action(bytes) == "/onvif/ptz_service tptz:GetStatus"
+                if !polled, let x = camera.body(bytes).firstRange(of: #"x=""#).map({ camera.body(bytes)[$0.upperBound...].prefix { $0 != "\"" } }) {
+                    sent.append(String(x))
+                }
+                _ = driver.receive(camera.reply(polled ? ONVIFEmulatorReplies.statusWithoutPosition : ONVIFEmulatorReplies.stop), at: t + 0.004)
+            }
+            bytes = []
+            t += 0.01
+        }
+        return sent
+    }
+
+    @Test func aRelativeOnlyCamerasTranslationStaysWithinItsSpaceAndTheRestGoesOnceTheCameraIsThere() {
+        var (driver, _) = ready(options: ONVIFCameraDriverTests.options(without: ["Continuous", "Absolute"]))
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        // Yaw −300°: pan 300° from where it was at connect, 1.764706 of the generic space's 170° a
+        // unit, within the ±2 units it may turn but beyond the translation space's −1…1: one unit,
+        // then (1.7 s later at 100°/s) the rest.
+        let sent = translations(&driver, yaw: -300 * .pi / 180, from: 1.01, until: 5)
+        #expect(sent == ["1.000000", "0.764706"], "\(sent)")
+        // The estimate followed what was sent: back to yaw 0 is the opposite, in two steps too.
+        let back = translations(&driver, yaw: 0, from: 5.01, until: 9)
+        #expect(back == ["-1.000000", "-0.764706"], "\(back)")
+    }
+
+    @Test func aTranslationStaysWithinTheRangeTheCameraListsForIt() {
+        // A camera reading its position, its translation space −0.5…0.5 in pan: from pan 0.25 to
+        // −0.75 (yaw 127.5°) is a translation of −1, sent as −0.5.
+        let options = ONVIFCameraDriverTests.options(without: ["Continuous", "Absolute"]).replacing(
+            "TranslationGenericSpace</tt:URI><tt:XRange><tt:Min>-1</tt:Min><tt:Max>1</tt:Max>",
+            with: "TranslationGenericSpace</tt:URI><tt:XRange><tt:Min>-0.5</tt:Min><tt:Max>0.5</tt:Max>")
+        var (driver, _) = camera.ready(options: options)
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
+        let sent = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: Self.degrees(127.5))]), at: 1.01)
+        #expect(camera.body(sent).contains(#"x="-0.500000" y="0.000000""#), "\(camera.body(sent))")
+    }
+
     @Test func anAbsoluteOnlyCameraGivingNoPositionIsNotSteered() {
         var (driver, _) = camera.ready(options: ONVIFCameraDriverTests.options(without: ["Continuous", "Relative"]),
                                        connectStatuses: Array(Self.positionless.dropLast()), startingAt: -2)

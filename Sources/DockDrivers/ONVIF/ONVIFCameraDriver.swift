@@ -119,6 +119,14 @@ public struct ONVIFCameraDriver: StandDriver {
     private var offersSpeed = false
     /// The generic positions the camera takes: its profile's PanTiltLimits, then its absolute space's ranges.
     private var positionRange = ONVIFPositionRange()
+    /// The generic translations a RelativeMove may carry: its translation space's ranges (−1…1
+    /// where it lists none). Dead-reckoned, the position range is twice as wide as the camera's,
+    /// so a target may be up to twice a translation away.
+    private var translationRange = ONVIFPositionRange()
+    /// A position target on a relative-only camera further than one translation: the rest is sent
+    /// once the camera is there by the estimate (a camera clamping a translation silently would
+    /// leave the estimate wrong; one refusing it would not move).
+    private var relativeGoal: (x: Double, y: Double)?
     private var inFlight: (what: Flight, sentAt: Double)?
     private var pending: Move?
     private var lastMove: (move: Move, time: Double)?
@@ -212,6 +220,8 @@ public struct ONVIFCameraDriver: StandDriver {
         ratePaths.x.reset(); ratePaths.y.reset()
         queuedSetup = nil
         positionRange = ONVIFPositionRange()
+        translationRange = ONVIFPositionRange()
+        relativeGoal = nil
         zoomOffers = (nil, false, false)
         panTiltRate = (0, 0)
         zoomAsked = (0, nil)
@@ -464,6 +474,8 @@ public struct ONVIFCameraDriver: StandDriver {
             return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
         }
         positionRange = positionRange.narrowed(by: spaces?.children("AbsolutePanTiltPositionSpace") ?? [])
+        translationRange = ONVIFPositionRange().narrowed(by: spaces?.children("RelativePanTiltTranslationSpace") ?? [],
+                                                         uri: ONVIFPositionRange.translationSpace)
         let zoomPosition = spaces?.child("AbsoluteZoomPositionSpace")?.child("XRange")
         let low = zoomPosition?.value("Min").flatMap(Double.init), high = zoomPosition?.value("Max").flatMap(Double.init)
         zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil,
@@ -629,6 +641,7 @@ public struct ONVIFCameraDriver: StandDriver {
             zoomAsked.velocity = 0
             panTiltRate = (0, 0)
             ratePaths.x.reset(); ratePaths.y.reset()
+            relativeGoal = nil
             for target in targets {
                 if target.axis == .yaw { x = settings.pan.generic(-degrees(radians: Double(target.position))) }
                 if target.axis == .pitch { y = settings.tilt.generic(degrees(radians: Double(target.position))) }
@@ -639,8 +652,12 @@ public struct ONVIFCameraDriver: StandDriver {
             // An axis not named stays where it is read, which may be a hair past the range's end.
             (x, y) = positionRange.clamped(x: x, y: y)
             if offers.absolute { pending = .absolute(x: x, y: y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil) }
-            else if offers.relative { pending = .relative(x: x - now.x, y: y - now.y, zoom: zoomTranslation(at: time)) }
+            else if offers.relative {
+                relativeGoal = (x, y)
+                pending = relativeStep(from: now, at: time)
+            }
         case .velocity(let rates):
+            relativeGoal = nil
             var x = 0.0, y = 0.0
             let namesPanTilt = rates.contains { $0.axis == .yaw || $0.axis == .pitch }
             if !namesPanTilt { (x, y) = panTiltRate }
@@ -663,6 +680,7 @@ public struct ONVIFCameraDriver: StandDriver {
         case .stop:
             pending = .stop
             stopPending = true
+            relativeGoal = nil
             panTiltRate = (0, 0)
             ratePaths.x.reset(); ratePaths.y.reset()
             zoomAsked = (0, nil)
@@ -701,8 +719,18 @@ public struct ONVIFCameraDriver: StandDriver {
             return .absolute(x: target.x, y: target.y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil, speed: speed)
         }
         let zoomAhead = zoomScale.map { zoomAsked.velocity * $0.topSpeed * horizon }.flatMap { $0 == 0 ? nil : $0 }
-        return .relative(x: target.x - now.x, y: target.y - now.y, zoom: zoomOffers.relative ? zoomAhead ?? zoomTranslation(at: time) : nil,
-                         speed: speed)
+        let step = translationRange.clamped(x: target.x - now.x, y: target.y - now.y)
+        return .relative(x: step.x, y: step.y, zoom: zoomOffers.relative ? zoomAhead ?? zoomTranslation(at: time) : nil, speed: speed)
+    }
+
+    /// The RelativeMove from `now` toward `relativeGoal`, within the translation space; the goal
+    /// is kept while it is further than that.
+    private mutating func relativeStep(from now: (x: Double, y: Double), at time: Double) -> Move? {
+        guard let goal = relativeGoal else { return nil }
+        let wanted = (x: goal.x - now.x, y: goal.y - now.y)
+        let step = translationRange.clamped(x: wanted.x, y: wanted.y)
+        if step == wanted { relativeGoal = nil }
+        return .relative(x: step.x, y: step.y, zoom: zoomTranslation(at: time))
     }
 
     /// A RelativeMove's zoom: from where the zoom is by the estimate (the last read, and the moves
@@ -780,6 +808,10 @@ public struct ONVIFCameraDriver: StandDriver {
                 if pending == nil { pending = last.move }
                 return sendMove(.stop, at: time)
             }
+        }
+        // The rest of a position further than one translation, once the camera is there.
+        if pending == nil, relativeGoal != nil, let estimate, !estimate.moving(at: time) {
+            pending = relativeStep(from: estimate.pose(at: time), at: time)
         }
         // A stop waits for nothing but the request in flight.
         if let move = pending, move == .stop || time >= (lastMove?.time ?? -.infinity) + settings.commandInterval {
