@@ -19,7 +19,8 @@ import Testing
     }
 
     /// The driver from `from` to `until` in 10 ms steps, a yaw rate (rad/s) asked every 0.1 s as
-    /// the engine does (nil: none), each request answered 4 ms after it went; the last FEEDBACK.
+    /// the engine does (nil: none), each request answered 4 ms after it went; the last FEEDBACK
+    /// (from a reply or a tick).
     func run(_ driver: inout ONVIFCameraDriver, yawRate: Float?, from: Double, until: Double) -> Feedback? {
         var last: Feedback?
         var step = 0
@@ -27,7 +28,9 @@ import Testing
         while t < until {
             var bytes = [UInt8]()
             if let yawRate, step % 10 == 0 { bytes += driver.send(.velocity([AxisValue(.yaw, yawRate)]), at: t) }
-            bytes += driver.tick(at: t).bytes
+            let output = driver.tick(at: t)
+            for case .feedback(let f) in output.reports { last = f }
+            bytes += output.bytes
             if !bytes.isEmpty {
                 let polled = camera.action(bytes) == "/onvif/ptz_service tptz:GetStatus"
                 let answer = polled ? ONVIFEmulatorReplies.statusWithoutPosition : ONVIFEmulatorReplies.stop
@@ -76,9 +79,10 @@ import Testing
         #expect(abs(Double(yaw.velocity) - 50 * .pi / 180) < 1e-4 && abs(Double(pitch.velocity) - 20 * .pi / 180) < 1e-4, "\(f)")
         #expect(camera.action(driver.send(.stop, at: 1.2)) == "/onvif/ptz_service tptz:Stop")
         _ = driver.receive(camera.reply(ONVIFEmulatorReplies.stop), at: 1.22)
-        #expect(camera.action(driver.tick(at: 1.3).bytes) == "/onvif/ptz_service tptz:GetStatus")
-        let stopped = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1.31)
-        guard case .feedback(let g)? = stopped.first else { Issue.record("\(stopped)"); return }
+        // FEEDBACK from the estimate on a tick: GetStatus, which gives nothing it needs, goes once a second.
+        let stopped = driver.tick(at: 1.3)
+        #expect(stopped.bytes.isEmpty)
+        guard case .feedback(let g)? = stopped.reports.first else { Issue.record("\(stopped.reports)"); return }
         #expect(abs(Double(try #require(g.axis(.yaw)).position) - 10 * .pi / 180) < 1e-5, "\(g)")
         #expect(g.axis(.yaw)?.velocity == 0 && g.axis(.pitch)?.velocity == 0)
     }
@@ -108,6 +112,24 @@ import Testing
         _ = run(&driver, yawRate: nil, from: 1.03, until: 2)
         let back = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0)]), at: 2.01)
         #expect(camera.body(back).contains(#"x="0.168517" y="0.000000""#), "\(camera.body(back))")
+    }
+
+    @Test func withNoZoomToReadFeedbackComesFromTheEstimateAtPollHzAndGetStatusOnceASecond() {
+        var (driver, _) = ready()
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        var polls = 0, feedbacks = 0
+        var t = 1.01
+        while t < 3 {
+            let output = driver.tick(at: t)
+            feedbacks += output.reports.filter { if case .feedback = $0 { true } else { false } }.count
+            if !output.bytes.isEmpty {
+                polls += 1
+                feedbacks += driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: t + 0.004).count
+            }
+            #expect((driver.nextDeadline ?? .infinity) <= t + 0.105, "FEEDBACK is due at 10 Hz (from a reply 4 ms after a tick)")
+            t += 0.01
+        }
+        #expect(polls == 2 && feedbacks >= 19, "\(polls) GetStatus, \(feedbacks) FEEDBACK in 2 s")
     }
 
     @Test func aFaultToEachOfTheConnectsReadsIsAReplyWithoutAPositionAndARefusedPollStillGivesFeedback() throws {

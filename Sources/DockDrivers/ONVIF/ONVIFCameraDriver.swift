@@ -131,6 +131,8 @@ public struct ONVIFCameraDriver: StandDriver {
     private var pending: Move?
     private var lastMove: (move: Move, time: Double)?
     private var nextPoll = 0.0
+    /// When FEEDBACK is next due from the estimate alone (`estimateOnly`).
+    private var nextFeedback = 0.0
     /// The last pose read (generic x, y) and when.
     private var pose: (x: Double, y: Double, time: Double)?
     private var rate: (x: Double, y: Double) = (0, 0)
@@ -193,6 +195,10 @@ public struct ONVIFCameraDriver: StandDriver {
     /// camera giving none (by a second); one that gives a position is ready on its first read, and
     /// one whose position comes later still is reconnected then (`feedback`).
     static let connectReadSpacing = 0.5
+    /// How often GetStatus is asked while it gives nothing the pose needs (`estimateOnly`), s: the
+    /// one request slot is kept for the moves, and a read a second still tells a camera that went
+    /// away (its answer times out) or whose position came later (`feedback`).
+    static let estimateOnlyPollInterval = 1.0
     /// The device service's path: the one ONVIF's Core specification gives it, and the only one this driver asks.
     public static let devicePath = "/onvif/device_service"
 
@@ -208,6 +214,7 @@ public struct ONVIFCameraDriver: StandDriver {
         pending = nil
         lastMove = nil
         pose = nil
+        nextFeedback = 0
         rate = (0, 0)
         lastRead = nil
         estimate = nil
@@ -540,6 +547,7 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             now = follow(read, at: time)
         }
+        nextFeedback = time + 1 / settings.pollHz
         let yaw = -radians(settings.pan.degrees(now.x)), pitch = radians(settings.tilt.degrees(now.y))
         let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
         var axes = [
@@ -753,7 +761,9 @@ public struct ONVIFCameraDriver: StandDriver {
             return DriverOutput(reports: [.fatal("the camera did not answer in \(Self.answerTimeout) s")])
         }
         defer { presetAnswers = [] }
-        return DriverOutput(bytes: pump(at: time), reports: presetAnswers)
+        var reports = presetAnswers
+        if estimateOnly, step == .ready, time >= nextFeedback { reports += feedback(nil, at: time) }
+        return DriverOutput(bytes: pump(at: time), reports: reports)
     }
 
     // MARK: - Presets
@@ -774,12 +784,15 @@ public struct ONVIFCameraDriver: StandDriver {
     public var nextDeadline: Double? {
         // A request in flight: nothing is due but its answer's timeout, judged with `>` (the
         // answer itself comes as bytes).
-        if let flight = inFlight { return flight.sentAt + Self.answerTimeout + 1e-6 }
+        if let flight = inFlight {
+            let timeout = flight.sentAt + Self.answerTimeout + 1e-6
+            return estimateOnly && step == .ready ? min(timeout, nextFeedback) : timeout
+        }
         if !presetAnswers.isEmpty || readBack == .reading || readBackDue { return -.infinity }
         if let setup = queuedSetup { return setup.due }
         guard step == .ready else { return nil }
         if !queuedPresets.isEmpty || refusalToCount != nil { return -.infinity }
-        var deadline = nextPoll
+        var deadline = estimateOnly ? min(nextPoll, nextFeedback) : nextPoll
         if let move = pending { deadline = min(deadline, move == .stop ? -.infinity : (lastMove?.time ?? -.infinity) + settings.commandInterval) }
         if let renewal = renewalTime { deadline = min(deadline, renewal) }
         return deadline
@@ -842,8 +855,12 @@ public struct ONVIFCameraDriver: StandDriver {
         return request(ptzPath, body, authenticate: true, .preset(preset), at: time)
     }
 
+    /// Dead-reckoned with no zoom to read: GetStatus gives nothing FEEDBACK needs, which comes from
+    /// the estimate at `pollHz` (ticks), GetStatus only every `estimateOnlyPollInterval`.
+    private var estimateOnly: Bool { !readsPosition && zoomScale == nil }
+
     private mutating func poll(at time: Double) -> [UInt8] {
-        nextPoll = time + 1 / settings.pollHz
+        nextPoll = time + (estimateOnly ? max(Self.estimateOnlyPollInterval, 1 / settings.pollHz) : 1 / settings.pollHz)
         return request(ptzPath, ONVIFRequests.getStatus(profile), authenticate: true, .status, at: time)
     }
 
