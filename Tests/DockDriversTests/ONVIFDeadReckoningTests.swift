@@ -211,6 +211,27 @@ import Testing
         #expect(back == ["-1.000000", "-0.764706"], "\(back)")
     }
 
+    @Test func aRefusedStepEndsTheTargetsRestInsteadOfSendingItAgainAndAgain() {
+        var (driver, _) = ready(options: ONVIFCameraDriverTests.options(without: ["Continuous", "Absolute"]))
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        let first = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: Float(-300 * Double.pi / 180))]), at: 1.01)
+        #expect(camera.action(first) == "/onvif/ptz_service tptz:RelativeMove")
+        let refused = driver.receive(camera.reply(ONVIFEmulatorReplies.notAuthorized, status: 400), at: 1.02)
+        #expect(refused.count == 1, "\(refused)")
+        var moves = 0
+        var t = 1.03
+        while t < 3 {
+            let bytes = driver.tick(at: t).bytes
+            if !bytes.isEmpty {
+                let polled = camera.action(bytes) == "/onvif/ptz_service tptz:GetStatus"
+                if !polled { moves += 1 }
+                _ = driver.receive(camera.reply(polled ? ONVIFEmulatorReplies.statusWithoutPosition : ONVIFEmulatorReplies.stop), at: t + 0.004)
+            }
+            t += 0.01
+        }
+        #expect(moves == 0, "\(moves) moves sent after the refusal")
+    }
+
     @Test func aTranslationStaysWithinTheRangeTheCameraListsForIt() {
         // A camera reading its position, its translation space −0.5…0.5 in pan: from pan 0.25 to
         // −0.75 (yaw 127.5°) is a translation of −1, sent as −0.5.

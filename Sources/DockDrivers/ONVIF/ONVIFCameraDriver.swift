@@ -327,6 +327,8 @@ public struct ONVIFCameraDriver: StandDriver {
             return [.rejected("GetStatus failed: \(reason)")]
         case .move(let move):
             counters.refused += 1
+            // A position's rest goes no further than its refused step (it would be the same refusal).
+            relativeGoal = nil
             // A refused Stop may have left the camera moving: the stop stays unconfirmed until a
             // later one is answered (a read-back's Stop refused leaves a user's STOP unconfirmed too).
             if move == .stop, readBack == .stopping { readBack = nil }
