@@ -27,14 +27,16 @@ import Testing
         ONVIFWire.encode(.response(status: status, wallClock: Self.wallClock, body: Array(text.utf8)))
     }
 
-    /// A driver through its setup on the emulator's replies, up to its first GetStatus sent once
-    /// ready; `connectStatuses` answer the GetStatus requests of the connect, one each.
+    /// A driver through its setup on the emulator's replies from `startingAt`, up to its first
+    /// GetStatus sent once ready, each request sent when it is due; `connectStatuses` answer the
+    /// GetStatus requests of the connect, one each, with the HTTP status `connectCodes` gives (200
+    /// where it gives none).
     func ready(options: String = ONVIFEmulatorReplies.configurationOptions, profiles: String = ONVIFEmulatorReplies.profiles,
                nodes: String = ONVIFEmulatorReplies.nodes, nodesStatus: Int = 200,
-               connectStatuses: [String] = [ONVIFEmulatorReplies.status],
-               settings: ONVIFCameraDriver.Settings = .init()) -> (ONVIFCameraDriver, [DriverReport]) {
+               connectStatuses: [String] = [ONVIFEmulatorReplies.status], connectCodes: [Int] = [],
+               settings: ONVIFCameraDriver.Settings = .init(), startingAt: Double = 0) -> (ONVIFCameraDriver, [DriverReport]) {
         var driver = ONVIFCameraDriver(settings: settings)
-        var t = 0.0
+        var t = startingAt
         let first = driver.start(at: t)
         #expect(action(first) == "/onvif/device_service tds:GetSystemDateAndTime")
         #expect(request(first)?.authenticate == false, "the clock is asked before any digest can be made")
@@ -47,12 +49,13 @@ import Testing
             (options, 200, "/onvif/ptz_service tptz:GetNodes"),
             (nodes, nodesStatus, "/onvif/ptz_service tptz:Stop"),
             (ONVIFEmulatorReplies.stop, 200, "/onvif/ptz_service tptz:GetStatus"),
-        ] + connectStatuses.map { ($0, 200, "/onvif/ptz_service tptz:GetStatus") }
+        ] + connectStatuses.enumerated().map { ($1, $0 < connectCodes.count ? connectCodes[$0] : 200, "/onvif/ptz_service tptz:GetStatus") }
         for (answer, status, next) in script {
             t += 0.01
             reports += driver.receive(reply(answer, status: status), at: t)
-            #expect(driver.nextDeadline.map { $0 <= t } ?? false)
-            t += 0.01
+            let due = driver.nextDeadline
+            #expect(due != nil, "the next request is due")
+            t = max(t + 0.01, due ?? t)
             let bytes = driver.tick(at: t).bytes
             #expect(action(bytes) == next)
             if let r = request(bytes) {

@@ -9,13 +9,18 @@ import Testing
     static let positionless = Array(repeating: ONVIFEmulatorReplies.statusWithoutPosition, count: 3)
     static func degrees(_ d: Double) -> Float { Float(d * .pi / 180) }
 
-    /// Ready after the connect's reads, none of which gave a position; its first poll in flight.
-    func ready(options: String = ONVIFEmulatorReplies.continuousOnlyOptions) -> (ONVIFCameraDriver, [DriverReport]) {
-        camera.ready(options: options, connectStatuses: Self.positionless)
+    static let faults = Array(repeating: ONVIFEmulatorReplies.noStatusFault, count: 3)
+
+    /// Ready after the connect's reads, none of which gave a position (`faults`: each a fault); its
+    /// first poll in flight, sent before 0 s (the reads are half a second apart).
+    func ready(options: String = ONVIFEmulatorReplies.continuousOnlyOptions, faults: Bool = false) -> (ONVIFCameraDriver, [DriverReport]) {
+        camera.ready(options: options, connectStatuses: faults ? Self.faults : Self.positionless, connectCodes: faults ? [500, 500, 500] : [],
+                     startingAt: -2)
     }
 
     /// The driver from `from` to `until` in 10 ms steps, a yaw rate (rad/s) asked every 0.1 s as
-    /// the engine does (nil: none), each request answered 4 ms after it went; the last FEEDBACK.
+    /// the engine does (nil: none), each request answered 4 ms after it went; the last FEEDBACK
+    /// (from a reply or a tick).
     func run(_ driver: inout ONVIFCameraDriver, yawRate: Float?, from: Double, until: Double) -> Feedback? {
         var last: Feedback?
         var step = 0
@@ -23,7 +28,9 @@ import Testing
         while t < until {
             var bytes = [UInt8]()
             if let yawRate, step % 10 == 0 { bytes += driver.send(.velocity([AxisValue(.yaw, yawRate)]), at: t) }
-            bytes += driver.tick(at: t).bytes
+            let output = driver.tick(at: t)
+            for case .feedback(let f) in output.reports { last = f }
+            bytes += output.bytes
             if !bytes.isEmpty {
                 let polled = camera.action(bytes) == "/onvif/ptz_service tptz:GetStatus"
                 let answer = polled ? ONVIFEmulatorReplies.statusWithoutPosition : ONVIFEmulatorReplies.stop
@@ -72,9 +79,10 @@ import Testing
         #expect(abs(Double(yaw.velocity) - 50 * .pi / 180) < 1e-4 && abs(Double(pitch.velocity) - 20 * .pi / 180) < 1e-4, "\(f)")
         #expect(camera.action(driver.send(.stop, at: 1.2)) == "/onvif/ptz_service tptz:Stop")
         _ = driver.receive(camera.reply(ONVIFEmulatorReplies.stop), at: 1.22)
-        #expect(camera.action(driver.tick(at: 1.3).bytes) == "/onvif/ptz_service tptz:GetStatus")
-        let stopped = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1.31)
-        guard case .feedback(let g)? = stopped.first else { Issue.record("\(stopped)"); return }
+        // FEEDBACK from the estimate on a tick: GetStatus, which gives nothing it needs, goes once a second.
+        let stopped = driver.tick(at: 1.3)
+        #expect(stopped.bytes.isEmpty)
+        guard case .feedback(let g)? = stopped.reports.first else { Issue.record("\(stopped.reports)"); return }
         #expect(abs(Double(try #require(g.axis(.yaw)).position) - 10 * .pi / 180) < 1e-5, "\(g)")
         #expect(g.axis(.yaw)?.velocity == 0 && g.axis(.pitch)?.velocity == 0)
     }
@@ -106,9 +114,139 @@ import Testing
         #expect(camera.body(back).contains(#"x="0.168517" y="0.000000""#), "\(camera.body(back))")
     }
 
+    @Test func withNoZoomToReadFeedbackComesFromTheEstimateAtPollHzAndGetStatusOnceASecond() {
+        var (driver, _) = ready()
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        var polls = 0, feedbacks = 0
+        var t = 1.01
+        while t < 3 {
+            let output = driver.tick(at: t)
+            feedbacks += output.reports.filter { if case .feedback = $0 { true } else { false } }.count
+            if !output.bytes.isEmpty {
+                polls += 1
+                feedbacks += driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: t + 0.004).count
+            }
+            #expect((driver.nextDeadline ?? .infinity) <= t + 0.105, "FEEDBACK is due at 10 Hz (from a reply 4 ms after a tick)")
+            t += 0.01
+        }
+        #expect(polls == 2 && feedbacks >= 19, "\(polls) GetStatus, \(feedbacks) FEEDBACK in 2 s")
+    }
+
+    @Test func aFaultToEachOfTheConnectsReadsIsAReplyWithoutAPositionAndARefusedPollStillGivesFeedback() throws {
+        // onvif_simple_server answers GetStatus with ter:NoStatus where the camera has no position.
+        var (driver, reports) = ready(faults: true)
+        guard case .ready(let identity, _)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
+        #expect(identity.hardware.contains("pose estimated from the moves (GetStatus gives no position: it answered HTTP 500, ter:NoStatus: No PTZ status is available"),
+                "\(identity.hardware)")
+        // Every poll faults too: the pose goes on from the estimate, and the engine is fed.
+        _ = driver.send(.velocity([AxisValue(.yaw, Self.degrees(50))]), at: 1)
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.noStatusFault, status: 500), at: 1.01)  // the poll in flight
+        _ = driver.tick(at: 1.01)  // the ContinuousMove
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.stop), at: 1.02)
+        #expect(camera.action(driver.tick(at: 1.1).bytes) == "/onvif/ptz_service tptz:GetStatus")
+        let polled = driver.receive(camera.reply(ONVIFEmulatorReplies.noStatusFault, status: 500), at: 1.12)
+        guard case .feedback(let f)? = polled.first, polled.count == 1 else { Issue.record("\(polled)"); return }
+        #expect(abs(Double(try #require(f.axis(.yaw)).position) - 5 * .pi / 180) < 1e-5, "\(f)")
+    }
+
+    @Test func oneFaultAtConnectThenAPositionIsThePoseRead() {
+        let (_, reports) = camera.ready(connectStatuses: [ONVIFEmulatorReplies.noStatusFault, ONVIFEmulatorReplies.status], connectCodes: [500])
+        guard case .ready(let identity, _)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
+        #expect(identity.hardware.contains("pose read back"), "\(identity.hardware)")
+    }
+
+    @Test func theConnectsReadsAreHalfASecondApartSoThatATransientIsNotTakenForACameraGivingNoPosition() {
+        var (driver, _) = camera.ready(connectStatuses: [])  // its first connect read in flight
+        #expect(driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 10).isEmpty)
+        #expect(driver.nextDeadline == 10.5)
+        #expect(driver.tick(at: 10.1).bytes.isEmpty)
+        #expect(camera.action(driver.tick(at: 10.5).bytes) == "/onvif/ptz_service tptz:GetStatus")
+        // A camera polled more slowly than that is read at its poll rate.
+        var settings = ONVIFCameraDriver.Settings()
+        settings.pollHz = 1
+        var (slow, _) = camera.ready(connectStatuses: [], settings: settings)
+        _ = slow.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 10)
+        #expect(slow.nextDeadline == 11)
+    }
+
+    @Test func aPositionReadWhileDeadReckonedClosesTheLinkForTheConnectToDecideAgain() {
+        var (driver, _) = ready()
+        let reports = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
+        guard case .fatal(let why)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
+        #expect(why.hasPrefix("GetStatus gives a position now"), "\(why)")
+    }
+
+    /// The pan translations of the RelativeMoves a relative-only camera is sent from `from` to
+    /// `until`, each answered 4 ms after it went (GetStatus without a position), a position asked
+    /// of it at `from`.
+    func translations(_ driver: inout ONVIFCameraDriver, yaw: Double, from: Double, until: Double) -> [String] {
+        var sent: [String] = []
+        var bytes = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: Float(yaw))]), at: from)
+        var t = from
+        while t < until {
+            bytes += driver.tick(at: t).bytes
+            if !bytes.isEmpty {
+                let polled = camera.action(bytes) == "/onvif/ptz_service tptz:GetStatus"
+                if !polled, let x = camera.body(bytes).firstRange(of: #"x=""#).map({ camera.body(bytes)[$0.upperBound...].prefix { $0 != "\"" } }) {
+                    sent.append(String(x))
+                }
+                _ = driver.receive(camera.reply(polled ? ONVIFEmulatorReplies.statusWithoutPosition : ONVIFEmulatorReplies.stop), at: t + 0.004)
+            }
+            bytes = []
+            t += 0.01
+        }
+        return sent
+    }
+
+    @Test func aRelativeOnlyCamerasTranslationStaysWithinItsSpaceAndTheRestGoesOnceTheCameraIsThere() {
+        var (driver, _) = ready(options: ONVIFCameraDriverTests.options(without: ["Continuous", "Absolute"]))
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        // Yaw −300°: pan 300° from where it was at connect, 1.764706 of the generic space's 170° a
+        // unit, within the ±2 units it may turn but beyond the translation space's −1…1: one unit,
+        // then (1.7 s later at 100°/s) the rest.
+        let sent = translations(&driver, yaw: -300 * .pi / 180, from: 1.01, until: 5)
+        #expect(sent == ["1.000000", "0.764706"], "\(sent)")
+        // The estimate followed what was sent: back to yaw 0 is the opposite, in two steps too.
+        let back = translations(&driver, yaw: 0, from: 5.01, until: 9)
+        #expect(back == ["-1.000000", "-0.764706"], "\(back)")
+    }
+
+    @Test func aRefusedStepEndsTheTargetsRestInsteadOfSendingItAgainAndAgain() {
+        var (driver, _) = ready(options: ONVIFCameraDriverTests.options(without: ["Continuous", "Absolute"]))
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        let first = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: Float(-300 * Double.pi / 180))]), at: 1.01)
+        #expect(camera.action(first) == "/onvif/ptz_service tptz:RelativeMove")
+        let refused = driver.receive(camera.reply(ONVIFEmulatorReplies.notAuthorized, status: 400), at: 1.02)
+        #expect(refused.count == 1, "\(refused)")
+        var moves = 0
+        var t = 1.03
+        while t < 3 {
+            let bytes = driver.tick(at: t).bytes
+            if !bytes.isEmpty {
+                let polled = camera.action(bytes) == "/onvif/ptz_service tptz:GetStatus"
+                if !polled { moves += 1 }
+                _ = driver.receive(camera.reply(polled ? ONVIFEmulatorReplies.statusWithoutPosition : ONVIFEmulatorReplies.stop), at: t + 0.004)
+            }
+            t += 0.01
+        }
+        #expect(moves == 0, "\(moves) moves sent after the refusal")
+    }
+
+    @Test func aTranslationStaysWithinTheRangeTheCameraListsForIt() {
+        // A camera reading its position, its translation space −0.5…0.5 in pan: from pan 0.25 to
+        // −0.75 (yaw 127.5°) is a translation of −1, sent as −0.5.
+        let options = ONVIFCameraDriverTests.options(without: ["Continuous", "Absolute"]).replacing(
+            "TranslationGenericSpace</tt:URI><tt:XRange><tt:Min>-1</tt:Min><tt:Max>1</tt:Max>",
+            with: "TranslationGenericSpace</tt:URI><tt:XRange><tt:Min>-0.5</tt:Min><tt:Max>0.5</tt:Max>")
+        var (driver, _) = camera.ready(options: options)
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
+        let sent = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: Self.degrees(127.5))]), at: 1.01)
+        #expect(camera.body(sent).contains(#"x="-0.500000" y="0.000000""#), "\(camera.body(sent))")
+    }
+
     @Test func anAbsoluteOnlyCameraGivingNoPositionIsNotSteered() {
         var (driver, _) = camera.ready(options: ONVIFCameraDriverTests.options(without: ["Continuous", "Relative"]),
-                                       connectStatuses: Array(Self.positionless.dropLast()))
+                                       connectStatuses: Array(Self.positionless.dropLast()), startingAt: -2)
         let reports = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
         #expect(reports == [.fatal("profile Profile_1 offers only absolute moves and its GetStatus gives no position: where the camera points cannot be known")])
     }

@@ -35,6 +35,12 @@ enum ONVIFEmulatorReplies {
 <?xml version="1.0" encoding="UTF-8"?>
 <env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope" xmlns:tds="http://www.onvif.org/ver10/device/wsdl" xmlns:trt="http://www.onvif.org/ver10/media/wsdl" xmlns:tptz="http://www.onvif.org/ver20/ptz/wsdl" xmlns:tt="http://www.onvif.org/ver10/schema" xmlns:ter="http://www.onvif.org/ver10/error"><env:Header></env:Header><env:Body><tptz:GetStatusResponse><tptz:PTZStatus><tt:MoveStatus><tt:PanTilt>IDLE</tt:PanTilt><tt:Zoom>IDLE</tt:Zoom></tt:MoveStatus><tt:UtcTime>2026-11-26T19:07:32Z</tt:UtcTime></tptz:PTZStatus></tptz:GetStatusResponse></env:Body></env:Envelope>
 """#
+    /// GetStatus of the emulator's `status_fault` camera (onvif_simple_server's, HTTP 500): no
+    /// position, as a fault.
+    static let noStatusFault = #"""
+<?xml version="1.0" encoding="UTF-8"?>
+<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope" xmlns:tds="http://www.onvif.org/ver10/device/wsdl" xmlns:trt="http://www.onvif.org/ver10/media/wsdl" xmlns:tptz="http://www.onvif.org/ver20/ptz/wsdl" xmlns:tt="http://www.onvif.org/ver10/schema" xmlns:ter="http://www.onvif.org/ver10/error"><env:Header></env:Header><env:Body><env:Fault><env:Code><env:Value>env:Receiver</env:Value><env:Subcode><env:Value>ter:Action</env:Value><env:Subcode><env:Value>ter:NoStatus</env:Value></env:Subcode></env:Subcode></env:Code><env:Reason><env:Text xml:lang="en">No PTZ status is available in the requested Media Profile</env:Text></env:Reason></env:Fault></env:Body></env:Envelope>
+"""#
     static let notAuthorized = #"""
 <?xml version="1.0" encoding="UTF-8"?>
 <env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope" xmlns:tds="http://www.onvif.org/ver10/device/wsdl" xmlns:trt="http://www.onvif.org/ver10/media/wsdl" xmlns:tptz="http://www.onvif.org/ver20/ptz/wsdl" xmlns:tt="http://www.onvif.org/ver10/schema" xmlns:ter="http://www.onvif.org/ver10/error"><env:Header></env:Header><env:Body><env:Fault><env:Code><env:Value>env:Sender</env:Value><env:Subcode><env:Value>ter:NotAuthorized</env:Value></env:Subcode></env:Code><env:Reason><env:Text xml:lang="en">Sender not authorized: wrong password digest</env:Text></env:Reason></env:Fault></env:Body></env:Envelope>

@@ -470,13 +470,15 @@ def test_a_narrower_advertised_tilt_range_is_the_pitch_limit_and_rates_stop_ther
     assert r.stand()["state"] == "connected"
 
 
-def test_a_camera_whose_status_gives_no_position_is_steered_by_the_moves_it_was_sent(rig):
+@pytest.mark.parametrize("quirk", ["no_position", "status_fault"])
+def test_a_camera_whose_status_gives_no_position_is_steered_by_the_moves_it_was_sent(rig, quirk):
     """A cheap continuous-only camera whose GetStatus gives no Position (the emulator's
-    no_position): the driver dead-reckons the pose from the ContinuousMoves and Stops it sent
-    (pan_speed / tilt_speed: what a velocity of 1 turns), from yaw 0, pitch 0 where the camera was
-    at connect, and says so in `hardware`; dockd's controller orients it on that estimate, and
-    rates turn it and end with a Stop."""
-    r = rig(motion=("continuous",), no_position=True)
+    no_position), or answers it with onvif_simple_server's fault ter:NoStatus (status_fault): the
+    driver dead-reckons the pose from the ContinuousMoves and Stops it sent (pan_speed /
+    tilt_speed: what a velocity of 1 turns), from yaw 0, pitch 0 where the camera was at connect,
+    and says so in `hardware`; dockd's controller orients it on that estimate, and rates turn it
+    and end with a Stop."""
+    r = rig(motion=("continuous",), **{quirk: True})
     r.cam.set_generic(0.3, -0.2)  # wherever the camera was at connect: dockd's forward
     stand = r.connected()
     start = pose(r.cam)
@@ -507,3 +509,18 @@ def test_a_camera_whose_status_gives_no_position_is_steered_by_the_moves_it_was_
     print(f"rates 0.3 rad/s for 1 s: turned {turned:.3f} rad; dockd's yaw {state['positions']['yaw']:.4f}, the camera's {truth:.4f} from its connect pose")
     assert 0.25 < turned < 0.45, turned
     assert abs(state["positions"]["yaw"] - truth) < 0.02, (state["positions"], truth)
+
+
+def test_a_camera_whose_position_comes_later_is_reconnected_to_steer_on_it(rig):
+    """A camera that gave no position at connect (its three reads half a second apart) and gives
+    one later (a camera that was still booting): the link is closed with the reason, and the
+    connect after it reads the position."""
+    r = rig(motion=("continuous",), no_position=True)
+    stand = r.connected()
+    assert "pose estimated from the moves" in stand["identity"]["hardware"], stand["identity"]
+    statuses = [t for t, _, action, _, _ in r.cam.log if action == "GetStatus"]
+    assert len(statuses) >= 3 and statuses[2] - statuses[0] >= 0.9, statuses[:3]
+    r.cam.no_position = False
+    wait_for(lambda: "pose read back" in r.stand()["identity"]["hardware"], 30,
+             f"the camera reconnected and read ({r.stand()}; {r.log.read_text()[-800:]})")
+    assert "GetStatus gives a position now" in r.log.read_text(), r.log.read_text()[-1500:]

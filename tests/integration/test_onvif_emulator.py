@@ -553,6 +553,24 @@ def test_no_position_status_moves_the_head_all_the_same(camera):
     assert cam.still() and p.idle()
 
 
+def test_status_fault_answers_get_status_with_no_status_and_the_moves_still_turn_the_head(camera):
+    """`status_fault`: GetStatus answered with the fault onvif_simple_server sends where the camera
+    has no position (HTTP 500, env:Receiver / ter:Action / ter:NoStatus), read by onvif-zeep as a
+    SOAP fault with its subcodes; the moves still turn the head and Stop holds it; switched off
+    while the server runs, GetStatus gives the position."""
+    cam, server = camera(motion=("continuous",), status_fault=True)
+    p = Ptz(server)
+    f = fault_of(p.raw.GetStatus, ProfileToken=p.token)
+    assert subcodes(f) == ["Action", "NoStatus"] and f.message == "No PTZ status is available in the requested Media Profile", (f.code, f.message)
+    p.continuous(0.5, 0, timeout="PT5S")
+    wait_for(lambda: cam.pose()[0] > 10, 5, "the head turning right")
+    assert "NoStatus" in subcodes(fault_of(p.raw.GetStatus, ProfileToken=p.token))
+    p.stop()
+    assert cam.still()
+    cam.status_fault = False
+    assert p.pose()[0] > 10 / 170 and p.idle()
+
+
 def test_latency_delays_every_reply(camera):
     cam, server = camera(auth="wsse", latency=0.5)
     p = Ptz(server)

@@ -61,7 +61,11 @@ Options (Camera(...) keyword arguments; the command line has the same names):
 - `move_status_unknown`: MoveStatus always UNKNOWN (Hikvision, Tapo). `position_static`: GetStatus
   reports the position where the last motion began until the head is still again. `no_position`:
   GetStatus has no Position at all (cheap continuous-only cameras; the schema makes it optional),
-  and the PTZ service's capabilities say StatusPosition="false".
+  and the PTZ service's capabilities say StatusPosition="false". `status_fault`: GetStatus is
+  answered with the fault onvif_simple_server (the ONVIF server of many hacked-firmware cameras)
+  sends where the camera has no position: HTTP 500, env:Receiver / ter:Action / ter:NoStatus, "No
+  PTZ status is available in the requested Media Profile" (StatusPosition="false" too). Both may be
+  changed while the server runs (a camera whose position comes later).
 - `latency`: every reply that many seconds late (the request acts when it arrives).
 - `requests_per_connection`: HTTP/1.1 keeps connections open; with N > 0 the Nth reply on a
   connection says "Connection: close" and the server closes it (0: never). `Server.accepted`
@@ -272,8 +276,8 @@ class Camera:
                  pan_degrees=(-170.0, 170.0), tilt_degrees=(-30.0, 90.0),
                  pan_speed=100.0, tilt_speed=60.0, zoom_speed=0.5, hfov=60.0, vfov=34.0, zoom_ratio=10.0,
                  velocity_sign=(1, 1), default_timeout=180.0, max_timeout=None, whole_second_timeouts=False,
-                 fraction_kills_for=0.0, move_status_unknown=False, position_static=False, no_position=False, latency=0.0,
-                 auth="none", username="admin", password="admin", clock_skew=0.0, created_window=5.0,
+                 fraction_kills_for=0.0, move_status_unknown=False, position_static=False, no_position=False, status_fault=False,
+                 latency=0.0, auth="none", username="admin", password="admin", clock_skew=0.0, created_window=5.0,
                  password_text=False, huge_bytes=32 << 20, name="dockd-emulator", manufacturer="dockd tests",
                  model="Emulated PTZ", serial="EMU-0001", requests_per_connection=0, speed_space=True, verbose=False):
         self.motion = set(motion)
@@ -302,6 +306,7 @@ class Camera:
         self.move_status_unknown = move_status_unknown
         self.position_static = position_static
         self.no_position = no_position
+        self.status_fault = status_fault
         self.requests_per_connection = requests_per_connection
         self.latency = latency
         if auth not in ("none", "wsse", "digest", "any"):
@@ -605,7 +610,7 @@ class Camera:
     def ptz_GetServiceCapabilities(self, body):
         return ('<tptz:GetServiceCapabilitiesResponse><tptz:Capabilities EFlip="false" Reverse="false" '
                 f'GetCompatibleConfigurations="false" MoveStatus="{str(not self.move_status_unknown).lower()}" '
-                f'StatusPosition="{str(not self.no_position).lower()}"/></tptz:GetServiceCapabilitiesResponse>')
+                f'StatusPosition="{str(not (self.no_position or self.status_fault)).lower()}"/></tptz:GetServiceCapabilitiesResponse>')
 
     # -- PTZ: moves
     def profile(self, body):
@@ -775,6 +780,8 @@ class Camera:
 
     def ptz_GetStatus(self, body):
         self.profile(body)
+        if self.status_fault:
+            raise Fault("Receiver", ["Action", "NoStatus"], "No PTZ status is available in the requested Media Profile")
         self.step()
         pan, tilt, zoom = self.reported if self.reported is not None else self.generic()
 
@@ -1362,6 +1369,7 @@ def main():
     ap.add_argument("--move-status-unknown", action="store_true")
     ap.add_argument("--position-static", action="store_true")
     ap.add_argument("--no-position", action="store_true", help="GetStatus gives no Position")
+    ap.add_argument("--status-fault", action="store_true", help="GetStatus answered with ter:NoStatus (onvif_simple_server)")
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--auth", choices=["none", "wsse", "digest", "any"], default="none")
     ap.add_argument("--username", default="admin")
@@ -1377,7 +1385,8 @@ def main():
                  pan_speed=a.pan_speed, tilt_speed=a.tilt_speed, zoom_speed=a.zoom_speed,
                  velocity_sign=a.velocity_sign, default_timeout=a.default_timeout,
                  whole_second_timeouts=a.whole_second_timeouts, fraction_kills_for=a.fraction_kills_for,
-                 move_status_unknown=a.move_status_unknown, position_static=a.position_static, no_position=a.no_position, latency=a.latency,
+                 move_status_unknown=a.move_status_unknown, position_static=a.position_static, no_position=a.no_position, status_fault=a.status_fault,
+                 latency=a.latency,
                  auth=a.auth, username=a.username, password=a.password, password_text=a.password_text,
                  clock_skew=a.clock_skew, created_window=a.created_window, verbose=a.verbose)
     server = Server(cam, a.host, a.port).start()

@@ -119,10 +119,20 @@ public struct ONVIFCameraDriver: StandDriver {
     private var offersSpeed = false
     /// The generic positions the camera takes: its profile's PanTiltLimits, then its absolute space's ranges.
     private var positionRange = ONVIFPositionRange()
+    /// The generic translations a RelativeMove may carry: its translation space's ranges (−1…1
+    /// where it lists none). Dead-reckoned, the position range is twice as wide as the camera's,
+    /// so a target may be up to twice a translation away.
+    private var translationRange = ONVIFPositionRange()
+    /// A position target on a relative-only camera further than one translation: the rest is sent
+    /// once the camera is there by the estimate (a camera clamping a translation silently would
+    /// leave the estimate wrong; one refusing it would not move).
+    private var relativeGoal: (x: Double, y: Double)?
     private var inFlight: (what: Flight, sentAt: Double)?
     private var pending: Move?
     private var lastMove: (move: Move, time: Double)?
     private var nextPoll = 0.0
+    /// When FEEDBACK is next due from the estimate alone (`estimateOnly`).
+    private var nextFeedback = 0.0
     /// The last pose read (generic x, y) and when.
     private var pose: (x: Double, y: Double, time: Double)?
     private var rate: (x: Double, y: Double) = (0, 0)
@@ -137,8 +147,10 @@ public struct ONVIFCameraDriver: StandDriver {
     /// estimate alone, dead-reckoned (`ONVIFPoseEstimate.travel`) from the generic values that are
     /// yaw 0, pitch 0: where the camera was at connect is dockd's forward. Decided at connect.
     private var readsPosition = true
-    /// The connect's GetStatus replies without a position so far.
+    /// The connect's GetStatus replies without a position so far (a fault counts as one), and the
+    /// last fault's reason, shown in the stand's hardware.
     private var positionlessReads = 0
+    private var positionlessFault: String?
     /// A Stop asked and not yet answered with nothing asked after it. A move asked before the Stop
     /// went takes its place (`pending`): no Stop is sent, so it stays unconfirmed until a later one is;
     /// a Stop refused leaves it unconfirmed too.
@@ -161,7 +173,8 @@ public struct ONVIFCameraDriver: StandDriver {
     private var zoomRate = 0.0
     private var lastZoomRead: Double?
     private var zoomEstimate: ONVIFPoseEstimate?
-    private var queuedSetup: (path: String, body: String, flight: Flight)?
+    /// The setup's next request and when it is due.
+    private var queuedSetup: (path: String, body: String, flight: Flight, due: Double)?
     /// SetPreset / RemovePreset asked for and not sent yet, in the order asked.
     private var queuedPresets: [CameraPresetRequest] = []
     /// A new preset the camera refused, its presets to be counted (GetPresets) before the refusal
@@ -176,6 +189,16 @@ public struct ONVIFCameraDriver: StandDriver {
     /// How many GetStatus replies without a position at connect make the pose dead-reckoned (a
     /// camera just booted may answer its first without one).
     static let connectReads = 3
+    /// The least time between the connect's GetStatus reads, s: spread over a second, so that a
+    /// transient failure or a camera still booting is not taken for one that gives no position
+    /// (back to back they spanned three round trips, a few ms). It delays only the connect of a
+    /// camera giving none (by a second); one that gives a position is ready on its first read, and
+    /// one whose position comes later still is reconnected then (`feedback`).
+    static let connectReadSpacing = 0.5
+    /// How often GetStatus is asked while it gives nothing the pose needs (`estimateOnly`), s: the
+    /// one request slot is kept for the moves, and a read a second still tells a camera that went
+    /// away (its answer times out) or whose position came later (`feedback`).
+    static let estimateOnlyPollInterval = 1.0
     /// The device service's path: the one ONVIF's Core specification gives it, and the only one this driver asks.
     public static let devicePath = "/onvif/device_service"
 
@@ -191,17 +214,21 @@ public struct ONVIFCameraDriver: StandDriver {
         pending = nil
         lastMove = nil
         pose = nil
+        nextFeedback = 0
         rate = (0, 0)
         lastRead = nil
         estimate = nil
         onEstimate = false
         readsPosition = true
         positionlessReads = 0
+        positionlessFault = nil
         stopPending = false
         readBack = nil
         ratePaths.x.reset(); ratePaths.y.reset()
         queuedSetup = nil
         positionRange = ONVIFPositionRange()
+        translationRange = ONVIFPositionRange()
+        relativeGoal = nil
         zoomOffers = (nil, false, false)
         panTiltRate = (0, 0)
         zoomAsked = (0, nil)
@@ -284,16 +311,24 @@ public struct ONVIFCameraDriver: StandDriver {
 
     private mutating func refused(_ reason: String, flight: Flight, at time: Double) -> [DriverReport] {
         if step == .node { return learned(node: nil, unknownBecause: "GetNodes: \(reason)", at: time) }
+        // Cheap cameras' servers answer GetStatus with a fault (ter:NoStatus) where they have no
+        // position: a reply without one, not a broken camera.
+        if step == .position { return positionless(fault: reason, at: time) }
         if step != .ready { return [.fatal("the camera refused \(stepName): \(reason)")] }
         switch flight {
         case .setup:
             return []  // (none is sent once ready)
         case .status:
             if readBack == .reading { readBack = nil }
+            // Dead-reckoned, nothing is read from the reply but the zoom: the pose goes on from the
+            // estimate (the engine steers on FEEDBACK, and some cameras fault on every GetStatus).
+            if !readsPosition { return feedback(nil, at: time) }
             counters.commandsFailed += 1
             return [.rejected("GetStatus failed: \(reason)")]
         case .move(let move):
             counters.refused += 1
+            // A position's rest goes no further than its refused step (it would be the same refusal).
+            relativeGoal = nil
             // A refused Stop may have left the camera moving: the stop stays unconfirmed until a
             // later one is answered (a read-back's Stop refused leaves a user's STOP unconfirmed too).
             if move == .stop, readBack == .stopping { readBack = nil }
@@ -394,12 +429,22 @@ public struct ONVIFCameraDriver: StandDriver {
                            at: time)
         case .position:
             if Self.panTilt(in: reply) != nil { return becomeReady(at: time) }
-            positionlessReads += 1
-            guard positionlessReads >= Self.connectReads else { return next(ptzPath, ONVIFRequests.getStatus(profile), at: time) }
-            return deadReckon(at: time)
+            return positionless(fault: nil, at: time)
         case .connectStop, .ready:
             return []
         }
+    }
+
+    /// A connect read without a position (`fault`: a fault's reason): read again
+    /// `connectReadSpacing` later (or `1 / pollHz`, if longer: a camera asked to be polled more
+    /// slowly), `connectReads` times in all, then dead-reckoned.
+    private mutating func positionless(fault: String?, at time: Double) -> [DriverReport] {
+        positionlessReads += 1
+        positionlessFault = fault
+        guard positionlessReads >= Self.connectReads else {
+            return next(ptzPath, ONVIFRequests.getStatus(profile), after: max(Self.connectReadSpacing, 1 / settings.pollHz), at: time)
+        }
+        return deadReckon(at: time)
     }
 
     /// A camera whose GetStatus gives no position: its pose is dead-reckoned from the moves sent,
@@ -438,6 +483,8 @@ public struct ONVIFCameraDriver: StandDriver {
             return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
         }
         positionRange = positionRange.narrowed(by: spaces?.children("AbsolutePanTiltPositionSpace") ?? [])
+        translationRange = ONVIFPositionRange().narrowed(by: spaces?.children("RelativePanTiltTranslationSpace") ?? [],
+                                                         uri: ONVIFPositionRange.translationSpace)
         let zoomPosition = spaces?.child("AbsoluteZoomPositionSpace")?.child("XRange")
         let low = zoomPosition?.value("Min").flatMap(Double.init), high = zoomPosition?.value("Max").flatMap(Double.init)
         zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil,
@@ -462,7 +509,8 @@ public struct ONVIFCameraDriver: StandDriver {
         let zoomed = zoomScale.map { ", zoom to \($0.maxZoom == $0.maxZoom.rounded() ? String(Int($0.maxZoom)) : String($0.maxZoom))x" } ?? ""
         let presets = nodeUnknown.map { "preset limit unknown (\($0)); " }
             ?? presetLimit.map { "\($0 == 0 ? "no" : String($0)) presets" + (homeSupported ? ", a home position" : "") + "; " } ?? ""
-        let pose = readsPosition ? "pose read back; " : "pose estimated from the moves (GetStatus gives no position); "
+        let pose = readsPosition ? "pose read back; "
+            : "pose estimated from the moves (GetStatus gives no position\(positionlessFault.map { ": it answered \($0)" } ?? "")); "
         identity.hardware = (identity.hardware.isEmpty ? "" : identity.hardware + "; ") + pose + "profile \(profile); " + presets
             + how.joined(separator: ", ") + " moves" + zoomed
         let zoomAxis = zoomScale.map { zoom in
@@ -481,20 +529,27 @@ public struct ONVIFCameraDriver: StandDriver {
         return (x, y)
     }
 
-    private mutating func feedback(_ reply: XMLElement, at time: Double) -> [DriverReport] {
+    /// FEEDBACK from a GetStatus reply (nil: a refused one, dead-reckoned).
+    private mutating func feedback(_ reply: XMLElement?, at time: Double) -> [DriverReport] {
         let now: (x: Double, y: Double)
         if !readsPosition, let estimate {
+            if let read = reply.flatMap(Self.panTilt(in:)) {
+                // Changing the pose's frame mid-link (yaw 0 where the camera was at connect) would
+                // move every target and limit: the connect decides again, and reads it.
+                return [.fatal("GetStatus gives a position now (\(read.x), \(read.y)) where it gave none at connect: reconnecting to steer on it")]
+            }
             // Nothing to read: the pose and its rate are the estimate's.
             now = estimate.pose(at: time)
             rate = estimate.rate(at: time)
             pose = (now.x, now.y, time)
         } else {
-            guard let read = Self.panTilt(in: reply) else {
+            guard let read = reply.flatMap(Self.panTilt(in:)) else {
                 counters.commandsFailed += 1
                 return [.rejected("GetStatus gave no pan/tilt position")]
             }
             now = follow(read, at: time)
         }
+        nextFeedback = time + 1 / settings.pollHz
         let yaw = -radians(settings.pan.degrees(now.x)), pitch = radians(settings.tilt.degrees(now.y))
         let yawRate = -radians(rate.x * settings.pan.perUnit), pitchRate = radians(rate.y * settings.tilt.perUnit)
         var axes = [
@@ -502,7 +557,7 @@ public struct ONVIFCameraDriver: StandDriver {
             AxisFeedback(axis: .pitch, position: Float(pitch), velocity: Float(pitchRate)),
         ]
         if let zoom = zoomScale {
-            let read = reply.find("Position")?.child("Zoom")?.attributes["x"].flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+            let read = reply?.find("Position")?.child("Zoom")?.attributes["x"].flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
             let z = zoomFeedback(read, scale: zoom, at: time)
             axes.append(AxisFeedback(axis: .zoom, position: Float(zoom.magnification(z)), velocity: Float(zoomRate * (zoom.maxZoom - 1) / (zoom.range.upperBound - zoom.range.lowerBound))))
         }
@@ -596,6 +651,7 @@ public struct ONVIFCameraDriver: StandDriver {
             zoomAsked.velocity = 0
             panTiltRate = (0, 0)
             ratePaths.x.reset(); ratePaths.y.reset()
+            relativeGoal = nil
             for target in targets {
                 if target.axis == .yaw { x = settings.pan.generic(-degrees(radians: Double(target.position))) }
                 if target.axis == .pitch { y = settings.tilt.generic(degrees(radians: Double(target.position))) }
@@ -606,8 +662,12 @@ public struct ONVIFCameraDriver: StandDriver {
             // An axis not named stays where it is read, which may be a hair past the range's end.
             (x, y) = positionRange.clamped(x: x, y: y)
             if offers.absolute { pending = .absolute(x: x, y: y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil) }
-            else if offers.relative { pending = .relative(x: x - now.x, y: y - now.y, zoom: zoomTranslation(at: time)) }
+            else if offers.relative {
+                relativeGoal = (x, y)
+                pending = relativeStep(from: now, at: time)
+            }
         case .velocity(let rates):
+            relativeGoal = nil
             var x = 0.0, y = 0.0
             let namesPanTilt = rates.contains { $0.axis == .yaw || $0.axis == .pitch }
             if !namesPanTilt { (x, y) = panTiltRate }
@@ -630,6 +690,7 @@ public struct ONVIFCameraDriver: StandDriver {
         case .stop:
             pending = .stop
             stopPending = true
+            relativeGoal = nil
             panTiltRate = (0, 0)
             ratePaths.x.reset(); ratePaths.y.reset()
             zoomAsked = (0, nil)
@@ -668,8 +729,18 @@ public struct ONVIFCameraDriver: StandDriver {
             return .absolute(x: target.x, y: target.y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil, speed: speed)
         }
         let zoomAhead = zoomScale.map { zoomAsked.velocity * $0.topSpeed * horizon }.flatMap { $0 == 0 ? nil : $0 }
-        return .relative(x: target.x - now.x, y: target.y - now.y, zoom: zoomOffers.relative ? zoomAhead ?? zoomTranslation(at: time) : nil,
-                         speed: speed)
+        let step = translationRange.clamped(x: target.x - now.x, y: target.y - now.y)
+        return .relative(x: step.x, y: step.y, zoom: zoomOffers.relative ? zoomAhead ?? zoomTranslation(at: time) : nil, speed: speed)
+    }
+
+    /// The RelativeMove from `now` toward `relativeGoal`, within the translation space; the goal
+    /// is kept while it is further than that.
+    private mutating func relativeStep(from now: (x: Double, y: Double), at time: Double) -> Move? {
+        guard let goal = relativeGoal else { return nil }
+        let wanted = (x: goal.x - now.x, y: goal.y - now.y)
+        let step = translationRange.clamped(x: wanted.x, y: wanted.y)
+        if step == wanted { relativeGoal = nil }
+        return .relative(x: step.x, y: step.y, zoom: zoomTranslation(at: time))
     }
 
     /// A RelativeMove's zoom: from where the zoom is by the estimate (the last read, and the moves
@@ -692,7 +763,9 @@ public struct ONVIFCameraDriver: StandDriver {
             return DriverOutput(reports: [.fatal("the camera did not answer in \(Self.answerTimeout) s")])
         }
         defer { presetAnswers = [] }
-        return DriverOutput(bytes: pump(at: time), reports: presetAnswers)
+        var reports = presetAnswers
+        if estimateOnly, step == .ready, time >= nextFeedback { reports += feedback(nil, at: time) }
+        return DriverOutput(bytes: pump(at: time), reports: reports)
     }
 
     // MARK: - Presets
@@ -713,11 +786,15 @@ public struct ONVIFCameraDriver: StandDriver {
     public var nextDeadline: Double? {
         // A request in flight: nothing is due but its answer's timeout, judged with `>` (the
         // answer itself comes as bytes).
-        if let flight = inFlight { return flight.sentAt + Self.answerTimeout + 1e-6 }
-        if queuedSetup != nil || !presetAnswers.isEmpty || readBack == .reading || readBackDue { return -.infinity }
+        if let flight = inFlight {
+            let timeout = flight.sentAt + Self.answerTimeout + 1e-6
+            return estimateOnly && step == .ready ? min(timeout, nextFeedback) : timeout
+        }
+        if !presetAnswers.isEmpty || readBack == .reading || readBackDue { return -.infinity }
+        if let setup = queuedSetup { return setup.due }
         guard step == .ready else { return nil }
         if !queuedPresets.isEmpty || refusalToCount != nil { return -.infinity }
-        var deadline = nextPoll
+        var deadline = estimateOnly ? min(nextPoll, nextFeedback) : nextPoll
         if let move = pending { deadline = min(deadline, move == .stop ? -.infinity : (lastMove?.time ?? -.infinity) + settings.commandInterval) }
         if let renewal = renewalTime { deadline = min(deadline, renewal) }
         return deadline
@@ -733,6 +810,7 @@ public struct ONVIFCameraDriver: StandDriver {
     private mutating func pump(at time: Double) -> [UInt8] {
         guard inFlight == nil else { return [] }
         if let setup = queuedSetup {
+            guard time >= setup.due else { return [] }
             queuedSetup = nil
             return request(setup.path, setup.body, authenticate: true, setup.flight, at: time)
         }
@@ -745,6 +823,10 @@ public struct ONVIFCameraDriver: StandDriver {
                 if pending == nil { pending = last.move }
                 return sendMove(.stop, at: time)
             }
+        }
+        // The rest of a position further than one translation, once the camera is there.
+        if pending == nil, relativeGoal != nil, let estimate, !estimate.moving(at: time) {
+            pending = relativeStep(from: estimate.pose(at: time), at: time)
         }
         // A stop waits for nothing but the request in flight.
         if let move = pending, move == .stop || time >= (lastMove?.time ?? -.infinity) + settings.commandInterval {
@@ -775,8 +857,12 @@ public struct ONVIFCameraDriver: StandDriver {
         return request(ptzPath, body, authenticate: true, .preset(preset), at: time)
     }
 
+    /// Dead-reckoned with no zoom to read: GetStatus gives nothing FEEDBACK needs, which comes from
+    /// the estimate at `pollHz` (ticks), GetStatus only every `estimateOnlyPollInterval`.
+    private var estimateOnly: Bool { !readsPosition && zoomScale == nil }
+
     private mutating func poll(at time: Double) -> [UInt8] {
-        nextPoll = time + 1 / settings.pollHz
+        nextPoll = time + (estimateOnly ? max(Self.estimateOnlyPollInterval, 1 / settings.pollHz) : 1 / settings.pollHz)
         return request(ptzPath, ONVIFRequests.getStatus(profile), authenticate: true, .status, at: time)
     }
 
@@ -841,10 +927,10 @@ public struct ONVIFCameraDriver: StandDriver {
         }
     }
 
-    /// The setup's next request, sent with the next tick (`nextDeadline` is now): a reply's
-    /// handling returns reports, not bytes.
-    private mutating func next(_ path: String, _ body: String, flight: Flight = .setup, at time: Double) -> [DriverReport] {
-        queuedSetup = (path, body, flight)
+    /// The setup's next request, sent with the first tick `after` seconds (`nextDeadline`): a
+    /// reply's handling returns reports, not bytes.
+    private mutating func next(_ path: String, _ body: String, flight: Flight = .setup, after: Double = 0, at time: Double) -> [DriverReport] {
+        queuedSetup = (path, body, flight, time + after)
         return []
     }
 

@@ -8,12 +8,15 @@ struct ONVIFPositionRange: Sendable, Equatable {
 
     /// The space the driver's moves are in: they name none, so the camera's default, the generic one.
     static let genericSpace = "http://www.onvif.org/ver10/tptz/PanTiltSpaces/PositionGenericSpace"
+    /// The generic translation space, whose XRange and YRange bound a RelativeMove's translations
+    /// (the same shape: the driver keeps them as a range too).
+    static let translationSpace = "http://www.onvif.org/ver10/tptz/PanTiltSpaces/TranslationGenericSpace"
 
     /// Narrowed by the XRange and YRange of the first of `spaces` (Space2DDescriptions, or
-    /// PanTiltLimits Ranges) in the generic space or naming none; a range that does not parse or
-    /// leaves nothing is ignored.
-    func narrowed(by spaces: [XMLElement]) -> ONVIFPositionRange {
-        guard let space = spaces.first(where: { $0.value("URI").map { $0 == Self.genericSpace } ?? true }) else { return self }
+    /// PanTiltLimits Ranges) in the generic space (`uri`) or naming none; a range that does not
+    /// parse or leaves nothing is ignored.
+    func narrowed(by spaces: [XMLElement], uri: String = genericSpace) -> ONVIFPositionRange {
+        guard let space = spaces.first(where: { $0.value("URI").map { $0 == uri } ?? true }) else { return self }
         var out = self
         if let x = Self.range(space.child("XRange"), within: x) { out.x = x }
         if let y = Self.range(space.child("YRange"), within: y) { out.y = y }
