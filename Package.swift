@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "StandEngine", dependencies: ["DockProtocol", "DockCore", "DockTracking", "DockDrivers"]),
         // The virtual link (any link session — the engine, dock-driver-probe's run — against a peer over
         // the wire in virtual time) and the engine's virtual host on it (tests, benchmarks).
-        .target(name: "EngineSimulation", dependencies: ["StandEngine", "DockSim", "DockDrivers", "DockProtocol", "DockCore", "DockTracking"]),
+        .target(name: "VirtualTime", dependencies: ["StandEngine", "DockSim", "DockDrivers", "DockProtocol", "DockCore", "DockTracking"]),
         // JSON-RPC 2.0 text (pure, no Foundation): values, the strict parser, the writer, requests and
         // errors. dockd's API and its clients share it.
         .target(name: "DockJSON"),
@@ -85,7 +85,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "dock-bench", dependencies: [
-            "DockVersion", "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockAPI", "DockClient", "DockJSON", "StandEngine", "EngineSimulation",
+            "DockVersion", "DockProtocol", "DockSim", "DockCore", "DockTracking", "DockAPI", "DockClient", "DockJSON", "StandEngine", "VirtualTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "dock-driver-probe", dependencies: [
@@ -126,13 +126,13 @@ let package = Package(
                                                           .product(name: "NIOCore", package: "swift-nio"),
                                                           .product(name: "NIOEmbedded", package: "swift-nio"),
                                                           .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine", "EngineSimulation",
+        .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine", "VirtualTime",
                                                            "DockJSON", "dock-driver-probe"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "DockProtocolTests", dependencies: ["DockProtocol"]),
         .testTarget(name: "DockSimTests", dependencies: ["DockSim", "DockProtocol"]),
         .testTarget(name: "DockCoreTests", dependencies: ["DockCore", "DockSim", "DockProtocol"]),
-        .testTarget(name: "StandEngineTests", dependencies: ["StandEngine", "EngineSimulation", "DockSim", "DockProtocol", "DockCore", "DockTracking", "DockDrivers"]),
+        .testTarget(name: "StandEngineTests", dependencies: ["StandEngine", "VirtualTime", "DockSim", "DockProtocol", "DockCore", "DockTracking", "DockDrivers"]),
         .testTarget(name: "DockIOTests", dependencies: ["DockIO", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
     ]
 )

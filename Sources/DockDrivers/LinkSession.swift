@@ -2,7 +2,7 @@
 /// they happened, answering with what to write. The host (an I/O shell, or a virtual one) only moves
 /// bytes and time: it opens the link, hands over what arrives, ticks the session when `nextTick`
 /// comes, and writes what each step returns. dockd's engine is one (StandEngine+LinkSession.swift),
-/// dock-driver-probe's run another; the virtual link (EngineSimulation) runs either in virtual time,
+/// dock-driver-probe's run another; the virtual link (VirtualTime) runs either in virtual time,
 /// `LinkSessionHost` (DockIO) either on a real link.
 public protocol LinkSession: Sendable {
     associatedtype Output: LinkSessionOutput

@@ -14,7 +14,7 @@ import DockAPI
 import DockClient
 import DockJSON
 import DockSim
-import EngineSimulation
+import VirtualTime
 
 /// `dock-bench live`: a scenario in real time through the real daemon. dock-sim plays the stand on
 /// a pty, dockd owns it, and the scene simulator plays the camera app: it renders the detector's

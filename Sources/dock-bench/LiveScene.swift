@@ -7,7 +7,7 @@ import DockAPI
 import DockClient
 import DockJSON
 import DockSim
-import EngineSimulation
+import VirtualTime
 import StandEngine
 
 /// What a live run saw: the stand's path, the primary subject dockd reported, and how its
@@ -223,7 +223,7 @@ final class LiveScene {
     /// reported angles for the camera's), and its trace for a plot.
     func evaluate(_ record: LiveRecord) -> (metrics: SceneMetrics, trace: SceneTrace) {
         // Who each reported primary really is, seen from where the stand pointed at its capture.
-        // As the virtual scorer (EngineSimulation's `primary`): a primary not measured in its frame
+        // As the virtual scorer (VirtualTime's `primary`): a primary not measured in its frame
         // keeps the person it had, since its identity cannot change without a detection, though its
         // predicted box may drift onto whoever hides it.
         var numbers: [String: Int] = [:]

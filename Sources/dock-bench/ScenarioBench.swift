@@ -11,7 +11,7 @@ import Foundation
 #endif
 import ArgumentParser
 import DockSim
-import EngineSimulation
+import VirtualTime
 import StandEngine
 
 /// The tracking benchmark: scenario files through the scene simulator and dockd's engine (the code

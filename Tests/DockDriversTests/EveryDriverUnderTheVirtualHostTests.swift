@@ -1,7 +1,7 @@
 import DockDrivers
 import DockProtocol
 import DockSim
-import EngineSimulation
+import VirtualTime
 import StandEngine
 import Testing
 

@@ -3,7 +3,7 @@ import DockDrivers
 import DockJSON
 import DockProtocol
 import DockSim
-import EngineSimulation
+import VirtualTime
 import Testing
 
 /// dock-driver-probe's run (`ProbeSession`) on the virtual link, the host that runs dockd's engine

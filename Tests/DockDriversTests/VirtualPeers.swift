@@ -1,6 +1,6 @@
 import DockDrivers
 import DockProtocol
-import EngineSimulation
+import VirtualTime
 
 /// The scripted VISCA camera (VISCAScriptedCamera.swift) on the virtual host's clock, with a lens:
 /// its zoom position inquiry answered at once (the wide end), as every shipped profile has a zoom.

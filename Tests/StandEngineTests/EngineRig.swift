@@ -1,7 +1,7 @@
 import DockCore
 import DockProtocol
 import DockSim
-import EngineSimulation
+import VirtualTime
 import StandEngine
 
 /// Helpers over the virtual host on the simulated stand for the engine's tests.

@@ -1,7 +1,7 @@
 import DockCore
 import DockProtocol
 import DockSim
-import EngineSimulation
+import VirtualTime
 import StandEngine
 import Testing
 

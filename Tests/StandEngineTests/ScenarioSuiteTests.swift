@@ -1,5 +1,5 @@
 import DockSim
-import EngineSimulation
+import VirtualTime
 import Foundation
 import StandEngine
 import Testing

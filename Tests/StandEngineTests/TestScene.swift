@@ -4,7 +4,7 @@ import Glibc
 #endif
 import DockTracking
 import DockSim
-import EngineSimulation
+import VirtualTime
 import StandEngine
 
 /// People at fixed directions around the stand (angles in the stand's frame: yaw positive left,

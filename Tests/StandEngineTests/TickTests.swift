@@ -1,6 +1,6 @@
 import DockProtocol
 import DockSim
-import EngineSimulation
+import VirtualTime
 import StandEngine
 import Testing
 

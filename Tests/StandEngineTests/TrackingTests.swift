@@ -5,7 +5,7 @@ import DockCore
 import DockProtocol
 import DockTracking
 import DockSim
-import EngineSimulation
+import VirtualTime
 import StandEngine
 import Testing
 

@@ -2,7 +2,7 @@ import DockCore
 import DockProtocol
 import DockSim
 import DockTracking
-import EngineSimulation
+import VirtualTime
 import StandEngine
 import Testing
 
