@@ -369,6 +369,17 @@ def test_a_broken_reply_closes_the_link_and_the_camera_is_stopped_on_reconnect(r
     print(f"\n{fault}: {[ln for ln in r.log.read_text().splitlines() if 'reconnect' in ln or 'did not answer' in ln][:1]}")
 
 
+def orient_and_settle(r, yaw, pitch):
+    """motion.orient to (yaw, pitch) over 1.5 s: it completes, and the emulator's head comes to rest."""
+    c = r.client
+    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
+    motion_id = c.result("motion.orient", {"yaw": yaw, "pitch": pitch, "duration": 1.5})["id"]
+    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion_id
+                               and m["params"]["state"] != "running", timeout=30)
+    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
+    wait_for(r.cam.still, 10, "the head at rest")
+
+
 @pytest.mark.parametrize("static", [False, True])
 @pytest.mark.parametrize("motion", [("absolute",), ("relative",), ("continuous",)])
 def test_each_motion_model_orients_within_tolerance(rig, motion, static):
@@ -379,13 +390,7 @@ def test_each_motion_model_orients_within_tolerance(rig, motion, static):
     driver estimates the pose from its moves and pan_speed/tilt_speed."""
     r = rig(motion=motion, position_static=static)
     r.connected()
-    c = r.client
-    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
-    motion_id = c.result("motion.orient", {"yaw": -0.4, "pitch": 0.3, "duration": 1.5})["id"]
-    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion_id
-                               and m["params"]["state"] != "running", timeout=30)
-    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
-    wait_for(r.cam.still, 10, "the head at rest")
+    orient_and_settle(r, -0.4, 0.3)
     yaw, pitch = pose(r.cam)
     kinds = sorted({m[1] for m in r.moves()})
     print(f"\n{motion[0]} only{', status static while moving' if static else ''}: orient (-0.4, 0.3) -> ({yaw:.4f}, {pitch:.4f}) rad with {kinds}")
@@ -484,12 +489,7 @@ def test_a_camera_whose_status_gives_no_position_is_steered_by_the_moves_it_was_
     start = pose(r.cam)
     assert "pose estimated from the moves" in stand["identity"]["hardware"], stand["identity"]
     c = r.client
-    c.result("subscribe", {"topics": ["motion"], "motion_rate": 20})
-    motion_id = c.result("motion.orient", {"yaw": -0.4, "pitch": 0.3, "duration": 1.5})["id"]
-    done = c.wait_notification(lambda m: m.get("method") == "motion.progress" and m["params"]["id"] == motion_id
-                               and m["params"]["state"] != "running", timeout=30)
-    assert done["params"]["state"] == "completed", (done, r.log.read_text()[-1500:])
-    wait_for(r.cam.still, 10, "the head at rest")
+    orient_and_settle(r, -0.4, 0.3)
     yaw, pitch = pose(r.cam)
     print(f"\nno position: orient (-0.4, 0.3) from where it was -> turned ({yaw - start[0]:.4f}, {pitch - start[1]:.4f}) rad")
     assert abs(yaw - start[0] + 0.4) < 0.02 and abs(pitch - start[1] - 0.3) < 0.02, (yaw - start[0], pitch - start[1])
