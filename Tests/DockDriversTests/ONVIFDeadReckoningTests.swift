@@ -114,22 +114,28 @@ import Testing
         #expect(camera.body(back).contains(#"x="0.168517" y="0.000000""#), "\(camera.body(back))")
     }
 
-    @Test func withNoZoomToReadFeedbackComesFromTheEstimateAtPollHzAndGetStatusOnceASecond() {
+    /// GetStatus is still asked often enough that its answers keep the link alive: FEEDBACK made
+    /// from the estimate is not heard from the camera, and the engine drops a link silent for
+    /// `ProtocolTiming.linkTimeout` (1 s). Asked once a second, a camera at rest lost its link.
+    @Test func withNoZoomToReadFeedbackComesFromTheEstimateAtPollHzAndGetStatusWithinHalfTheSilenceLimit() {
         var (driver, _) = ready()
         _ = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
-        var polls = 0, feedbacks = 0
+        var polls: [Double] = [], feedbacks = 0
         var t = 1.01
         while t < 3 {
             let output = driver.tick(at: t)
             feedbacks += output.reports.filter { if case .feedback = $0 { true } else { false } }.count
             if !output.bytes.isEmpty {
-                polls += 1
+                polls.append(t)
                 feedbacks += driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: t + 0.004).count
             }
             #expect((driver.nextDeadline ?? .infinity) <= t + 0.105, "FEEDBACK is due at 10 Hz (from a reply 4 ms after a tick)")
             t += 0.01
         }
-        #expect(polls == 2 && feedbacks >= 19, "\(polls) GetStatus, \(feedbacks) FEEDBACK in 2 s")
+        let gaps = zip(polls, polls.dropFirst()).map { $1 - $0 }
+        #expect(polls.count >= 3 && (gaps.max() ?? .infinity) <= ProtocolTiming.linkTimeout / 2 + 0.011,
+                "GetStatus at \(polls): the link's silence limit is \(ProtocolTiming.linkTimeout) s")
+        #expect(polls.count <= 4 && feedbacks >= 19, "\(polls.count) GetStatus, \(feedbacks) FEEDBACK in 2 s")
     }
 
     @Test func aFaultToEachOfTheConnectsReadsIsAReplyWithoutAPositionAndARefusedPollStillGivesFeedback() throws {
@@ -161,12 +167,12 @@ import Testing
         #expect(driver.nextDeadline == 10.5)
         #expect(driver.tick(at: 10.1).bytes.isEmpty)
         #expect(camera.action(driver.tick(at: 10.5).bytes) == "/onvif/ptz_service tptz:GetStatus")
-        // A camera polled more slowly than that is read at its poll rate.
+        // Polled at its slowest (poll_hz 2), still half a second: the link is lost after 1 s of silence.
         var settings = ONVIFCameraDriver.Settings()
-        settings.pollHz = 1
+        settings.pollHz = 2
         var (slow, _) = camera.ready(connectStatuses: [], settings: settings)
         _ = slow.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 10)
-        #expect(slow.nextDeadline == 11)
+        #expect(slow.nextDeadline == 10.5)
     }
 
     @Test func aPositionReadWhileDeadReckonedClosesTheLinkForTheConnectToDecideAgain() {
@@ -209,6 +215,19 @@ import Testing
         // The estimate followed what was sent: back to yaw 0 is the opposite, in two steps too.
         let back = translations(&driver, yaw: 0, from: 5.01, until: 9)
         #expect(back == ["-1.000000", "-0.764706"], "\(back)")
+    }
+
+    /// A goal past where the estimate lets the camera go (no further than the range's width from
+    /// the lowest and highest pose reached) ends once a step no longer moves the pose: it was sent
+    /// again every command interval for as long as nothing else was asked (review).
+    @Test func aStepThatNoLongerMovesThePoseEndsTheTargetsRest() {
+        var (driver, _) = ready(options: ONVIFCameraDriverTests.options(without: ["Continuous", "Absolute"]))
+        _ = driver.receive(camera.reply(ONVIFEmulatorReplies.statusWithoutPosition), at: 1)
+        // Pan 255° right (1.5 units), then 340° left of the start (−2 units): from 1.5 the camera may
+        // reach −0.5 at most (the range is 2 units wide), two whole steps away; a third goes nowhere.
+        _ = translations(&driver, yaw: -255 * .pi / 180, from: 1.01, until: 5)
+        let sent = translations(&driver, yaw: 340 * .pi / 180, from: 5.01, until: 15)
+        #expect(sent.count <= 3, "\(sent.count) translations: \(sent.prefix(6))")
     }
 
     @Test func aRefusedStepEndsTheTargetsRestInsteadOfSendingItAgainAndAgain() {

@@ -19,7 +19,7 @@ extension ONVIFCameraDriver {
             DriverOption("pan_velocity_sign", .integer(-1...1), default: .integer(1),
                          "-1 where a positive pan velocity turns the way the pan position decreases (a Tapo C220), else 1"),
             DriverOption("tilt_velocity_sign", .integer(-1...1), default: .integer(1), "the same for tilt"),
-            DriverOption("poll_hz", .number(0.5...20), default: .number(10), "GetStatus requests a second (lower for a camera that struggles; tracking is smoother faster); on a camera whose GetStatus gives no position, the rate of FEEDBACK from the estimate, GetStatus then asked once a second (at this rate with max_zoom: the zoom is read from it)"),
+            DriverOption("poll_hz", .number(2...20), default: .number(10), "GetStatus requests a second (lower for a camera that struggles; tracking is smoother faster; at least 2: a camera silent for 1 s is taken for lost); on a camera whose GetStatus gives no position, the rate of FEEDBACK from the estimate, GetStatus then asked twice a second (at this rate with max_zoom: the zoom is read from it)"),
             DriverOption("command_interval", .number(0.05...5), default: .number(0.1), "the least time between two moves sent, s"),
             DriverOption("move_timeout", .integer(1...60), default: .integer(1),
                          "a ContinuousMove's Timeout, whole seconds (a fraction broke a Tapo's HTTP server): the camera stops by itself this long after dockd falls silent"),

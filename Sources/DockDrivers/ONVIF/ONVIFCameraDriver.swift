@@ -127,6 +127,9 @@ public struct ONVIFCameraDriver: StandDriver {
     /// once the camera is there by the estimate (a camera clamping a translation silently would
     /// leave the estimate wrong; one refusing it would not move).
     private var relativeGoal: (x: Double, y: Double)?
+    /// Where the last step toward `relativeGoal` was sent from: a step from the same pose did not
+    /// move it (the estimate holds the camera at the end of where it may go), and the goal ends.
+    private var relativeStepFrom: (x: Double, y: Double)?
     private var inFlight: (what: Flight, sentAt: Double)?
     private var pending: Move?
     private var lastMove: (move: Move, time: Double)?
@@ -196,9 +199,11 @@ public struct ONVIFCameraDriver: StandDriver {
     /// one whose position comes later still is reconnected then (`feedback`).
     static let connectReadSpacing = 0.5
     /// How often GetStatus is asked while it gives nothing the pose needs (`estimateOnly`), s: the
-    /// one request slot is kept for the moves, and a read a second still tells a camera that went
-    /// away (its answer times out) or whose position came later (`feedback`).
-    static let estimateOnlyPollInterval = 1.0
+    /// one request slot is kept for the moves, and a read every half second still tells a camera
+    /// that went away (its answer times out) or whose position came later (`feedback`). Its answers
+    /// are what keeps the link alive (FEEDBACK from the estimate is not heard from the camera): half
+    /// the engine's silence limit, so that one late answer does not lose the link.
+    static let estimateOnlyPollInterval = ProtocolTiming.linkTimeout / 2
     /// The device service's path: the one ONVIF's Core specification gives it, and the only one this driver asks.
     public static let devicePath = "/onvif/device_service"
 
@@ -436,13 +441,13 @@ public struct ONVIFCameraDriver: StandDriver {
     }
 
     /// A connect read without a position (`fault`: a fault's reason): read again
-    /// `connectReadSpacing` later (or `1 / pollHz`, if longer: a camera asked to be polled more
-    /// slowly), `connectReads` times in all, then dead-reckoned.
+    /// `connectReadSpacing` later (half the link's silence limit, as the polls: `poll_hz` is at
+    /// least 2), `connectReads` times in all, then dead-reckoned.
     private mutating func positionless(fault: String?, at time: Double) -> [DriverReport] {
         positionlessReads += 1
         positionlessFault = fault
         guard positionlessReads >= Self.connectReads else {
-            return next(ptzPath, ONVIFRequests.getStatus(profile), after: max(Self.connectReadSpacing, 1 / settings.pollHz), at: time)
+            return next(ptzPath, ONVIFRequests.getStatus(profile), after: Self.connectReadSpacing, at: time)
         }
         return deadReckon(at: time)
     }
@@ -664,6 +669,7 @@ public struct ONVIFCameraDriver: StandDriver {
             if offers.absolute { pending = .absolute(x: x, y: y, zoom: zoomOffers.position != nil ? zoomAsked.target : nil) }
             else if offers.relative {
                 relativeGoal = (x, y)
+                relativeStepFrom = nil
                 pending = relativeStep(from: now, at: time)
             }
         case .velocity(let rates):
@@ -737,6 +743,11 @@ public struct ONVIFCameraDriver: StandDriver {
     /// is kept while it is further than that.
     private mutating func relativeStep(from now: (x: Double, y: Double), at time: Double) -> Move? {
         guard let goal = relativeGoal else { return nil }
+        if let from = relativeStepFrom, abs(from.x - now.x) < 1e-9, abs(from.y - now.y) < 1e-9 {
+            relativeGoal = nil
+            return nil
+        }
+        relativeStepFrom = now
         let wanted = (x: goal.x - now.x, y: goal.y - now.y)
         let step = translationRange.clamped(x: wanted.x, y: wanted.y)
         if step == wanted { relativeGoal = nil }

@@ -7,7 +7,7 @@ extension V4L2CameraDriver {
         defaultBaud: nil,
         options: [
             DriverOption("max_speed", .number(0.05...10), default: nil, "the camera's top rate, rad/s (UVC reports none; the pose is estimated with it where the camera does not read back its position); default: its profile's, else 1"),
-            DriverOption("poll_hz", .number(1...50), default: .number(10), "pose reads a second"),
+            DriverOption("poll_hz", .number(2...50), default: .number(10), "pose reads a second (at least 2: a camera silent for 1 s is taken for lost)"),
             DriverOption("command_interval", .number(0.01...2), default: nil, "the least time between two sets, s (a camera sent faster can wedge); default: its profile's, else 0.1"),
             DriverOption("profile", .text, default: .text("auto"),
                          "the camera model's profile (profiles/v4l2/): auto (the one whose card name the camera's contains; none: the defaults), a name found in $DOCKD_V4L2_PROFILES, /etc/dockd/profiles/v4l2 or the installed profiles, or the path of a JSON file"),

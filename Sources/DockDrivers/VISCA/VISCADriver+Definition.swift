@@ -11,7 +11,7 @@ extension VISCADriver {
                          "the camera model's profile: a name found in $DOCKD_VISCA_PROFILES, /etc/dockd/profiles/visca or the installed profiles (/usr/share/dockd/profiles/visca), or the path of a JSON file"),
             DriverOption("transport", .choice(Transport.allCases.map(\.configName)), default: .text(Transport.serial.configName),
                          "serial bytes, Sony's VISCA over IP (UDP, 8-byte header), raw VISCA in UDP datagrams, or raw VISCA on TCP"),
-            DriverOption("poll_hz", .number(1...100), default: .number(20), "position inquiries a second"),
+            DriverOption("poll_hz", .number(2...100), default: .number(20), "position inquiries a second (at least 2: a camera silent for 1 s is taken for lost)"),
             DriverOption("name", .text, default: nil, "the stand's id in the API (default visca-ADDRESS)"),
         ],
         capabilities: [.angles, .rates, .measuredPosition, .presets],
