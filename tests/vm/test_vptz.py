@@ -98,11 +98,15 @@ def test_v4l2_compliance_passes_in_other_modes(vm, mode):
 
 def test_v4l2_compliance_with_busy_ms_fails_where_a_busy_camera_would(vm):
     """busy_ms is a deviation from the V4L2 rules on purpose (a real camera's EBUSY): the suite sets
-    pan_absolute to its limits back to back and fails exactly the two control tests."""
+    pan_absolute to its limits back to back and fails a control test on EBUSY (16), nothing else.
+    Usually both control tests fail; in two CI runs only G/S_CTRL did (what the suite set between
+    them — a speed, a relative move — can leave the axis idle, and a set on an idle axis is taken)."""
     text = (vm / "compliance-busy_ms=600000.txt").read_text()
-    assert compliance_totals(text)[2] == 2
-    assert sorted(l.strip() for l in text.splitlines() if l.strip().endswith(": FAIL")) == [
-        "test VIDIOC_G/S/TRY_EXT_CTRLS: FAIL", "test VIDIOC_G/S_CTRL: FAIL"]
+    failed = sorted(l.strip() for l in text.splitlines() if l.strip().endswith(": FAIL"))
+    assert compliance_totals(text)[2] == len(failed) >= 1, failed
+    assert set(failed) <= {"test VIDIOC_G/S/TRY_EXT_CTRLS: FAIL", "test VIDIOC_G/S_CTRL: FAIL"}, failed
+    reasons = [l.strip() for l in text.splitlines() if l.strip().startswith("fail:")]
+    assert reasons and all(r.endswith("(16)") for r in reasons), reasons
     assert "s_ext_ctrls returned an error (16)" in text  # 16: EBUSY
 
 
