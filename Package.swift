@@ -147,6 +147,7 @@ if Context.environment["DOCKD_FUZZ"] != nil {
         ("VISCAFuzz", ["DockDrivers", "DockProtocol", "FuzzDriverChecks"]),
         ("MAVLinkFuzz", ["DockDrivers", "DockProtocol", "FuzzDriverChecks"]),
         ("ONVIFFuzz", ["DockDrivers", "DockProtocol"]),
+        ("DriverFuzz", ["DockDrivers", "FuzzDriverChecks"]),
         ("ConfigFuzz", ["DockDaemon", "DockDrivers", "DockIO"]),
     ]
     package.targets += [

@@ -10,8 +10,8 @@
 #   FUZZ_MAVLINK_SECONDS time limit of MAVLinkFuzz (default 60)
 #   FUZZ_CONFIG_SECONDS  time limit of ConfigFuzz (default 60)
 #   FUZZ_ONVIF_SECONDS   time limit of ONVIFFuzz (default 60)
-#   FUZZ_TARGETS         targets to run (default: all of them, "FrameDecoderFuzz RoundTripFuzz
-#                        JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz ONVIFFuzz")
+#   FUZZ_DRIVER_SECONDS  time limit of DriverFuzz (every driver of the table; default 60)
+#   FUZZ_TARGETS         targets to run (default: every Fuzz/<Target>/ with a main.swift)
 #   FUZZ_MAX_LEN         -max_len of the stream targets (default 600: two maximal frames and change;
 #                        ConfigFuzz takes 4096, a whole configuration file; ONVIFFuzz 16384, a
 #                        camera's setup replies)
@@ -28,8 +28,9 @@ FUZZ_VISCA_SECONDS=${FUZZ_VISCA_SECONDS:-60}
 FUZZ_MAVLINK_SECONDS=${FUZZ_MAVLINK_SECONDS:-60}
 FUZZ_CONFIG_SECONDS=${FUZZ_CONFIG_SECONDS:-60}
 FUZZ_ONVIF_SECONDS=${FUZZ_ONVIF_SECONDS:-60}
+FUZZ_DRIVER_SECONDS=${FUZZ_DRIVER_SECONDS:-60}
 FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-600}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"FrameDecoderFuzz RoundTripFuzz JSONRPCFuzz VISCAFuzz MAVLinkFuzz ConfigFuzz ONVIFFuzz"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-$(cd Fuzz && ls -d */main.swift | sed 's,/main.swift,,' | tr '\n' ' ')}
 # No allocation stacks (Swift allocates a lot; the stacks halve the speed); set ASAN_OPTIONS to override.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 # Swift's own crash backtracer reads memory ASan calls wild and buries the report: leave crashes to ASan.
@@ -84,6 +85,13 @@ seed() {
         MAVLinkFuzz) committed=mavlink ;;
         ConfigFuzz) committed=config ;;
         ONVIFFuzz) committed=onvif ;;
+        DriverFuzz)
+            # Every driver target's seeds and the native vectors behind each driver index (byte 0,
+            # taken modulo the table's length: 8 covers a table of up to 8 drivers).
+            n=$(python3 "$ROOT/Fuzz/seed_corpus.py" --drivers 8 "$ROOT/protocol/vectors" "$ROOT"/Fuzz/seeds/{visca,mavlink,onvif} \
+                "$OUT/corpus/$1-seeds") || { echo "run.sh: seeding failed (python3?)" >&2; exit 2; }
+            echo "== $n seed inputs in .build-fuzz/corpus/$1-seeds"
+            return ;;
     esac
     if [ -n "${committed:-}" ]; then
         mkdir -p "$OUT/corpus/$1-seeds"
@@ -136,6 +144,7 @@ for target in $FUZZ_TARGETS; do
         MAVLinkFuzz) run "$target" "$FUZZ_MAVLINK_SECONDS" ;;
         ConfigFuzz) run "$target" "$FUZZ_CONFIG_SECONDS" -max_len=4096 ;;  # a whole dockd.conf (the later flag wins)
         ONVIFFuzz) run "$target" "$FUZZ_ONVIF_SECONDS" -max_len=16384 ;;  # a camera's setup replies
+        DriverFuzz) run "$target" "$FUZZ_DRIVER_SECONDS" -max_len=16384 ;;  # an ONVIF camera's setup replies too
         *) run "$target" "$FUZZ_RT_SECONDS" ;;
     esac
 done

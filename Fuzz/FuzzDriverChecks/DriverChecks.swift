@@ -84,3 +84,34 @@ package func checkReports(_ reports: [DriverReport]) {
 func violation(_ what: String) -> Never {
     fatalError("driver check violated: \(what)")
 }
+
+/// Feeds `stream` to `driver` as `exercise` does, with the checks that hold for every driver
+/// whatever its wire (DriverFuzz runs each driver of the table through it): its reports, its
+/// counters' signs and its deadlines. What it sends is not read: only the driver's own target knows
+/// its wire.
+package func exerciseAnyDriver<D: StandDriver>(_ driver: D, stream: ArraySlice<UInt8>, control: UInt8) {
+    var driver = driver
+    var reports: [DriverReport] = []
+    var time = 0.0
+    var ready = false
+    func checkDeadline() {
+        if let deadline = driver.nextDeadline, !deadline.isFinite { violation("\(driver.name): nextDeadline \(deadline)") }
+    }
+    _ = driver.start(at: time)
+    checkDeadline()
+    forEachChunk(of: stream, control: control) { chunk in
+        time += 0.01
+        let received = driver.receive(Array(chunk), at: time)
+        ready = ready || received.contains { if case .ready = $0 { true } else { false } }
+        reports += received
+        if ready, let first = chunk.first { _ = driver.send(command(first), at: time) }
+        reports += driver.tick(at: time).reports
+        checkDeadline()
+    }
+    let counters = driver.counters
+    if counters.retries < 0 || counters.commandsFailed < 0 || counters.refused < 0 || counters.decoder.bytes < 0
+        || counters.decoder.frames < 0 || counters.decoder.errors.values.contains(where: { $0 < 0 }) {
+        violation("\(driver.name): negative counter: \(counters)")
+    }
+    checkReports(reports)
+}
