@@ -53,7 +53,7 @@ for page in "$man"/*.[158] docs/man/*.[158]; do
     gzip -9n < "$page" > "$root/share/man/man$section/$(basename "$page").gz"
 done
 
-for t in dockd dockctl dock-sim; do
+for t in dockd "${tools[@]}"; do
     # From the installed names, as people run them. bash-completion sources these: no #! line.
     "$root/bin/$t" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/share/bash-completion/completions/$t"
     "$root/bin/$t" --generate-completion-script zsh > "$root/share/zsh/vendor-completions/_$t"

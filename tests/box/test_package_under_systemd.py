@@ -52,11 +52,16 @@ def test_the_package_installs_with_its_dependencies_met(box):
     for path in ("/usr/lib/systemd/system/dockd.service", "/usr/lib/systemd/system/dockd.socket",
                  "/usr/lib/udev/rules.d/70-dockd.rules", "/usr/lib/sysusers.d/dockd.conf",
                  "/usr/share/dockd/profiles/visca/generic-ptzoptics.json", "/usr/share/dockd/profiles/v4l2/obsbot-tiny-2.json",
-                 "/usr/share/man/man8/dockd.8.gz",
-                 "/usr/share/man/man5/dockd.conf.5.gz", "/usr/share/man/man1/dockctl.1.gz",
-                 "/usr/share/man/man1/dock-sim.1.gz", "/usr/share/bash-completion/completions/dockctl",
+                 "/usr/share/man/man8/dockd.8.gz", "/usr/share/man/man5/dockd.conf.5.gz",
                  "/usr/share/doc/dockd/copyright"):
         assert path in files, path
+    # Every tool's page and completions for bash, zsh and fish.
+    for tool in ("dockctl", "dock-sim", "dock-bench", "dock-driver-probe"):
+        assert f"/usr/share/man/man1/{tool}.1.gz" in files, tool
+    for tool in ("dockd", "dockctl", "dock-sim", "dock-bench", "dock-driver-probe"):
+        for path in (f"/usr/share/bash-completion/completions/{tool}", f"/usr/share/zsh/vendor-completions/_{tool}",
+                     f"/usr/share/fish/vendor_completions.d/{tool}.fish"):
+            assert path in files, path
     # The Swift runtime is linked in: nothing is looked up in a toolchain.
     ldd = box.run("ldd", "/usr/bin/dockd").stdout
     assert "not found" not in ldd and "swift" not in ldd, ldd
