@@ -89,7 +89,7 @@ struct PresetMethods: Sendable {
             case .failure?: preset.camera = store.presets(of: stand)[name]?.camera
             case nil: break
             }
-            return store.save(preset, as: name, for: stand).map {
+            return store.save(preset, as: name, for: stand).map { [preset] in
                 guard case .failure(let refusal)? = camera else { return entry(name, preset, stand: stand) }
                 var fields = entry(name, preset, stand: stand).object ?? [:]
                 fields["camera_error"] = JSONValue(refusal.description)
@@ -103,9 +103,9 @@ struct PresetMethods: Sendable {
                 let full = CameraPresetRefusal("every camera memory dockd may use (\(range.lowerBound)…\(range.upperBound)) holds another preset")
                 return saved(.failure(full))
             }
+            // Held until the file holds the preset with it (or the save failed): no other save takes it meanwhile.
             return camera(.store(name: name, slot: .memory(number)), host: host, client: client).flatMap { outcome in
-                store.release(memory: number, of: stand)
-                return saved(outcome)
+                saved(outcome).always { _ in store.release(memory: number, of: stand) }
             }
         case .tokens:
             let existing = store.presets(of: stand)[name]?.camera
