@@ -29,6 +29,27 @@ struct DefaultsStoreTests {
         #expect(access(store.path + ".new", F_OK) != 0, "the temporary file is renamed, not left behind")
     }
 
+    @Test func twoSetsInARowEachChooseOverTheOneBeforeIt() throws {
+        let slow = StateWriterTests.SlowFirstWrite()
+        let store = DefaultsStore(directory: temporaryDirectory(), writer: StateWriter(loop: writer.loop, replace: slow.replace))
+        let trackingOff = store.set(in: settings) { inForce in
+            var d = inForce
+            d.systemTracking = false
+            return d
+        }
+        let framingLeft = store.set(in: settings) { inForce in
+            var d = inForce
+            d.framing = .left
+            return d
+        }
+        #expect(slow.waitUntilWriting())
+        slow.open()  // the first write ends only now, after the second was asked
+        _ = try trackingOff.wait()
+        let both = StandDefaults(systemTracking: false, framing: .left)
+        #expect(try framingLeft.wait() == both)
+        #expect(store.load().defaults == both && settings.current.defaults == both)
+    }
+
     @Test func aFileThatCannotBeWrittenOrReadIsReportedWithItsReason() throws {
         let missing = DefaultsStore(directory: temporaryDirectory() + "/nowhere", writer: writer)
         #expect(throws: RPCError.internal("cannot write \(missing.path): No such file or directory (the state directory, [daemon] state_directory)")) {
