@@ -13,16 +13,10 @@ package struct JournalLogHandler: LogHandler {
     package var metadata: Logger.Metadata = [:]
     package var logLevel: Logger.Level
     let label: String
-    let queue: LogLineQueue<[String]>
 
     package init(label: String, level: Logger.Level) {
-        self.init(label: label, level: level, queue: Self.journal)
-    }
-
-    init(label: String, level: Logger.Level, queue: LogLineQueue<[String]>) {
         self.label = label
         self.logLevel = level
-        self.queue = queue
     }
 
     /// Every handler's lines, in one order, to the journal.
@@ -59,7 +53,7 @@ package struct JournalLogHandler: LogHandler {
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
             fields.append("DOCKD_\(Self.fieldName(key))=\(value)")
         }
-        queue.enqueue(fields)
+        Self.journal.enqueue(fields)
     }
 
     @Sendable private static func send(_ fields: [String]) {

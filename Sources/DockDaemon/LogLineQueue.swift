@@ -9,7 +9,7 @@ import Synchronization
 /// every stand and the API. The queue is bounded: a line given while it is full is dropped and
 /// counted, and the count is sent, as a line of its own, where the lines were lost, once there is room.
 final class LogLineQueue<Line: Sendable>: Sendable {
-    /// Lines queued and being sent at most (about a second of a debug log's worst burst).
+    /// Lines queued and being sent at most.
     let capacity: Int
     private let thread = NIOThreadPool(numberOfThreads: 1)
     private let send: @Sendable (Line) -> Void
