@@ -125,6 +125,8 @@ let package = Package(
         .testTarget(name: "DockDaemonTests", dependencies: ["DockDaemon", "DockJSON", "DockDrivers", "DockIO",
                                                           .product(name: "NIOCore", package: "swift-nio"),
                                                           .product(name: "NIOEmbedded", package: "swift-nio"),
+                                                          .product(name: "NIOPosix", package: "swift-nio"),
+                                                          .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                                                           .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DockDriversTests", dependencies: ["DockDrivers", "DockProtocol", "DockSim", "StandEngine", "VirtualTime",
                                                            "DockJSON", "dock-driver-probe"],

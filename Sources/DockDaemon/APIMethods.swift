@@ -181,15 +181,18 @@ struct APIMethods: Sendable {
         case .defaultsGet:
             return .value(DefaultsStore.json(engineSettings.current.defaults))
         case .defaultsSet:
-            let base = try p.optionalBool("reset") == true ? StandDefaults() : engineSettings.current.defaults
-            let defaults = try DefaultsStore.defaults(from: p, over: base)
-            try defaultsStore.save(defaults)
-            var settings = engineSettings.current
-            settings.defaults = defaults
-            engineSettings.set(settings)
-            for s in stands.all { s.setDefaults(defaults) }
-            logger.notice("the stands' defaults are now \(DefaultsStore.json(defaults)) (stored in \(defaultsStore.path))")
-            return .value(DefaultsStore.json(defaults))
+            let reset = try p.optionalBool("reset") == true
+            // Checked now; applied over the defaults in force when the change runs (after any before it).
+            _ = try DefaultsStore.defaults(from: p, over: StandDefaults())
+            let (stands, store, logger) = (stands, defaultsStore, logger)
+            let stored = store.set(in: engineSettings) { inForce throws(RPCError) in
+                try DefaultsStore.defaults(from: p, over: reset ? StandDefaults() : inForce)
+            }
+            return .later(stored.map { defaults in
+                for s in stands.all { s.setDefaults(defaults) }
+                logger.notice("the stands' defaults are now \(DefaultsStore.json(defaults)) (stored in \(store.path))")
+                return DefaultsStore.json(defaults)
+            })
         case .presetSave, .presetRecall, .presetList, .presetDelete:
             return try presets.call(method, p, session: session)
         case .trackingLostPolicy, .sweepStart, .sweepStop, .tourStart, .tourStop:

@@ -41,7 +41,9 @@ package struct Daemon: Service {
         let liveness = Liveness()
         let heartbeat = configuration.heartbeatTimeoutMs
         // What new stands start with; a reload changes it for them and tells the running ones.
-        let store = DefaultsStore(directory: DefaultsStore.directory(configured: configuration.stateDirectory))
+        // The state files are written on NIO's blocking pool: an fsync must not stall the loop.
+        let stateWriter = StateWriter(loop: loop)
+        let store = DefaultsStore(directory: DefaultsStore.directory(configured: configuration.stateDirectory), writer: stateWriter)
         let stored = store.load()
         if let problem = stored.problem { logger.error("the stands' stored defaults are not used: \(problem)") }
         var initial = configuration.engineSettings
@@ -60,7 +62,7 @@ package struct Daemon: Service {
                 attach(event, baud: hotplug.baud, to: stands, heartbeat: heartbeat)
             }
         }
-        let presetStore = PresetStore(directory: store.directory)
+        let presetStore = PresetStore(directory: store.directory, writer: stateWriter)
         if let problem = presetStore.problem { logger.error("the stored presets are not used: \(problem)") }
         let api = APIMethods(stands: stands, hub: hub, clock: clock, heartbeatTimeoutMs: heartbeat, engineSettings: engineSettings,
                              defaultsStore: store, presets: PresetMethods(stands: stands, store: presetStore),

@@ -3,12 +3,14 @@ import Glibc
 #endif
 import DockJSON
 import DockTracking
+import NIOCore
 import StandEngine
 
 /// The stands' defaults (what they do while no client controls them), kept in the state directory
 /// (`defaults.json`, a `StateFile`) so an administrator's choice survives restarts.
 struct DefaultsStore: Sendable {
     let directory: String
+    let writer: StateWriter
     var path: String { directory + "/defaults.json" }
 
     /// The state directory systemd made (StateDirectory=), else the configuration's.
@@ -31,8 +33,19 @@ struct DefaultsStore: Sendable {
     /// What dockd writes is under 200 bytes; a larger file is not its own.
     static let largestFile = 64 * 1024
 
-    func save(_ defaults: StandDefaults) throws(RPCError) {
-        try StateFile.write(Self.json(defaults), to: path)
+    /// Stores the defaults `choose` makes of the ones in force and puts them in force in
+    /// `settings`, once the file holds them (changes run one at a time, off the event loop: each
+    /// chooses over the one before it). Fails with an `RPCError`.
+    func set(in settings: Shared<EngineSettings>,
+             _ choose: @escaping @Sendable (StandDefaults) throws(RPCError) -> StandDefaults) -> EventLoopFuture<StandDefaults> {
+        writer.change { [self] () throws(RPCError) -> StandDefaults in
+            let defaults = try choose(settings.current.defaults)
+            try writer.write(Self.json(defaults), to: path)
+            var next = settings.current
+            next.defaults = defaults
+            settings.set(next)
+            return defaults
+        }
     }
 
     /// `{tracking, framing, roi}`, each optional, over `base`.

@@ -7,6 +7,8 @@ import Glibc
 /// swift-log to journald: each entry with its PRIORITY, the message, and swift-log metadata as
 /// journal fields (`stand=…` becomes `DOCKD_STAND=…`), so `journalctl -u dockd DOCKD_STAND=SIM-0001`
 /// finds one stand's lines. Used when systemd connected stderr to the journal (JOURNAL_STREAM).
+/// Sent by the journal's own thread (`LogLineQueue`): sd_journal_sendv blocks while journald's
+/// socket is full.
 package struct JournalLogHandler: LogHandler {
     package var metadata: Logger.Metadata = [:]
     package var logLevel: Logger.Level
@@ -15,6 +17,17 @@ package struct JournalLogHandler: LogHandler {
     package init(label: String, level: Logger.Level) {
         self.label = label
         self.logLevel = level
+    }
+
+    /// Every handler's lines, in one order, to the journal.
+    private static let journal = LogLineQueue<[String]>(send: send, dropNote: { dropped in
+        ["MESSAGE=\(dropped) log line(s) dropped here: journald did not take them as fast as dockd wrote them",
+         "PRIORITY=\(priority(.warning))", "SYSLOG_IDENTIFIER=dockd"]
+    })
+
+    /// Waits, at most `seconds`, for the lines logged so far to reach the journal (before dockd exits).
+    package static func flush(upTo seconds: Double) {
+        journal.flush(upTo: seconds)
     }
 
     package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -40,10 +53,10 @@ package struct JournalLogHandler: LogHandler {
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
             fields.append("DOCKD_\(Self.fieldName(key))=\(value)")
         }
-        Self.send(fields)
+        Self.journal.enqueue(fields)
     }
 
-    private static func send(_ fields: [String]) {
+    @Sendable private static func send(_ fields: [String]) {
         // C copies, so the pointers in the iovecs stay valid for the whole call.
         let copies = fields.map { strdup($0) }
         defer { copies.forEach { free($0) } }

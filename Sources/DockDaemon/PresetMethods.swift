@@ -62,11 +62,13 @@ struct PresetMethods: Sendable {
                 return ["id": JSONValue(id.rawValue)]
             })
         case .presetDelete:
-            let deleted = try store.delete(try Self.name(p), for: stand)
-            guard let slot = deleted.camera else { return .value(["ok": true]) }
-            return .later(camera(.remove(slot), host: host, client: session.client).map { outcome in
-                if case .memory(let number) = slot { store.release(memory: number, of: stand) }
-                if case .failure(let refusal) = outcome { return ["ok": true, "camera_error": JSONValue(refusal.description)] } else { return ["ok": true] }
+            let client = session.client
+            return .later(store.delete(try Self.name(p), for: stand).flatMap { deleted in
+                guard let slot = deleted.camera else { return host.loop.makeSucceededFuture(["ok": true]) }
+                return camera(.remove(slot), host: host, client: client).map { outcome in
+                    if case .memory(let number) = slot { store.release(memory: number, of: stand) }
+                    if case .failure(let refusal) = outcome { return ["ok": true, "camera_error": JSONValue(refusal.description)] } else { return ["ok": true] }
+                }
             })
         default:
             throw .methodNotFound(method.name)
@@ -78,7 +80,7 @@ struct PresetMethods: Sendable {
     /// name has or a new one. The preset is saved whatever the camera answers.
     private func save(_ pose: Preset, as name: String, for stand: String, in storage: CameraPresetStorage?,
                       host: StandHost, client: ClientRef) -> EventLoopFuture<JSONValue> {
-        @Sendable func saved(_ camera: Result<CameraPresetSlot, CameraPresetRefusal>?) throws(RPCError) -> JSONValue {
+        @Sendable func saved(_ camera: Result<CameraPresetSlot, CameraPresetRefusal>?) -> EventLoopFuture<JSONValue> {
             var preset = pose
             switch camera {
             case .success(let slot)?: preset.camera = slot
@@ -87,27 +89,28 @@ struct PresetMethods: Sendable {
             case .failure?: preset.camera = store.presets(of: stand)[name]?.camera
             case nil: break
             }
-            try store.save(preset, as: name, for: stand)
-            guard case .failure(let refusal)? = camera else { return entry(name, preset, stand: stand) }
-            var fields = entry(name, preset, stand: stand).object ?? [:]
-            fields["camera_error"] = JSONValue(refusal.description)
-            return .object(fields)
+            return store.save(preset, as: name, for: stand).map { [preset] in
+                guard case .failure(let refusal)? = camera else { return entry(name, preset, stand: stand) }
+                var fields = entry(name, preset, stand: stand).object ?? [:]
+                fields["camera_error"] = JSONValue(refusal.description)
+                return .object(fields)
+            }
         }
-        guard let storage, name != Preset.homeName else { return host.loop.makeCompletedFuture(withResultOf: { try saved(nil) }) }
+        guard let storage, name != Preset.homeName else { return saved(nil) }
         switch storage {
         case .memories(let range):
             guard let number = store.reserveMemory(for: name, of: stand, in: range) else {
                 let full = CameraPresetRefusal("every camera memory dockd may use (\(range.lowerBound)…\(range.upperBound)) holds another preset")
-                return host.loop.makeCompletedFuture(withResultOf: { try saved(.failure(full)) })
+                return saved(.failure(full))
             }
-            return camera(.store(name: name, slot: .memory(number)), host: host, client: client).flatMapThrowing { outcome in
-                store.release(memory: number, of: stand)
-                return try saved(outcome)
+            // Held until the file holds the preset with it (or the save failed): no other save takes it meanwhile.
+            return camera(.store(name: name, slot: .memory(number)), host: host, client: client).flatMap { outcome in
+                saved(outcome).always { _ in store.release(memory: number, of: stand) }
             }
         case .tokens:
             let existing = store.presets(of: stand)[name]?.camera
             let slot = if case .token? = existing { existing } else { nil as CameraPresetSlot? }
-            return camera(.store(name: name, slot: slot), host: host, client: client).flatMapThrowing { try saved($0) }
+            return camera(.store(name: name, slot: slot), host: host, client: client).flatMap { saved($0) }
         }
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import DockAPI
 import DockDrivers
 import DockJSON
+import NIOCore
 import Synchronization
 
 /// A pose a stand can be sent back to: the measured yaw, pitch and zoom when it was saved (nil for
@@ -47,11 +48,12 @@ extension CameraPresetSlot {
 
 /// Every stand's presets, by the stand's stable id (the serial number it reports, or a camera's
 /// configured `name`: what `stands.list` shows as `id`), kept in the state directory
-/// (`presets.json`, a `StateFile`) so they survive a restart of dockd and a stand's reconnect. It is
-/// written under the lock, so two saves never interleave and memory changes only once the file
-/// holds the change.
+/// (`presets.json`, a `StateFile`) so they survive a restart of dockd and a stand's reconnect. Its
+/// changes are the `StateWriter`'s, off the event loop and one at a time: memory changes only once
+/// the file holds the change, and reads meanwhile see what the file held before it.
 final class PresetStore: Sendable {
     let path: String
+    private let writer: StateWriter
     /// Stand id → preset name → pose.
     private let table: Mutex<[String: [String: Preset]]>
     /// Stand id → camera memory → how many camera operations hold it until the camera answers: a
@@ -65,8 +67,9 @@ final class PresetStore: Sendable {
 
     /// Loads `presets.json` from `directory`. A file that cannot be used is renamed aside
     /// (`presets.json.unreadable`, so the next save does not destroy it) and reported.
-    init(directory: String) {
+    init(directory: String, writer: StateWriter) {
         path = directory + "/presets.json"
+        self.writer = writer
         let loaded = Self.load(path)
         table = Mutex(loaded.table)
         problem = loaded.problem
@@ -98,8 +101,9 @@ final class PresetStore: Sendable {
         }
     }
 
-    func save(_ preset: Preset, as name: String, for stand: String) throws(RPCError) {
-        try change { table throws(RPCError) in
+    /// Saved once the file holds it; fails with an `RPCError`.
+    func save(_ preset: Preset, as name: String, for stand: String) -> EventLoopFuture<Void> {
+        change { table throws(RPCError) in
             var presets = table[stand] ?? [:]
             try Self.checkRoom(for: name, of: stand, in: presets)
             presets[name] = preset
@@ -107,28 +111,21 @@ final class PresetStore: Sendable {
         }
     }
 
-    /// Forgets a saved preset (`home` then is the built-in home pose again); what it was. A camera
-    /// memory it had is held from now until `release` (once the camera has answered its Reset).
-    @discardableResult
-    func delete(_ name: String, for stand: String) throws(RPCError) -> Preset {
-        var deleted: Preset?
-        var held: Int?
-        do {
-            try change { table throws(RPCError) in
-                deleted = table[stand]?.removeValue(forKey: name)
-                guard deleted != nil else {
-                    let why = name == Preset.homeName ? "home is the built-in home pose (nothing saved to delete)" : "no preset '\(name)'"
-                    throw .invalidParameter("stand \(stand): \(why)", field: "name")
-                }
-                if table[stand]?.isEmpty == true { table[stand] = nil }
-                // Under the table's lock: no save picks the memory between the two.
-                if case .memory(let number)? = deleted?.camera { held = number; hold(memory: number, of: stand) }
+    /// Forgets a saved preset (`home` then is the built-in home pose again); what it was, once the
+    /// file no longer holds it. A camera memory it had is held from then until `release` (once the
+    /// camera has answered its Reset).
+    func delete(_ name: String, for stand: String) -> EventLoopFuture<Preset> {
+        change(committed: { (deleted: Preset) in
+            // Under the table's lock: no save picks the memory between the two.
+            if case .memory(let number)? = deleted.camera { self.hold(memory: number, of: stand) }
+        }) { table throws(RPCError) in
+            guard let deleted = table[stand]?.removeValue(forKey: name) else {
+                let why = name == Preset.homeName ? "home is the built-in home pose (nothing saved to delete)" : "no preset '\(name)'"
+                throw .invalidParameter("stand \(stand): \(why)", field: "name")
             }
-        } catch {
-            if let held { release(memory: held, of: stand) }  // the file kept the preset
-            throw error
+            if table[stand]?.isEmpty == true { table[stand] = nil }
+            return deleted
         }
-        return deleted!
     }
 
     /// The camera memory a save of `name` stores into, held until `release`: the one it has if it
@@ -164,12 +161,20 @@ final class PresetStore: Sendable {
         }
     }
 
-    private func change(_ body: (inout [String: [String: Preset]]) throws(RPCError) -> Void) throws(RPCError) {
-        try table.withLock { table throws(RPCError) in
-            var next = table
-            try body(&next)
-            try StateFile.write(Self.json(next), to: path)
-            table = next
+    /// `body` changes the table as the file holds it; the change is written (off the event loop, after
+    /// every change asked before it: only changes change the table) and then made in memory, with
+    /// `committed` under the table's lock.
+    private func change<T: Sendable>(committed: @escaping @Sendable (T) -> Void = { _ in },
+                                     _ body: @escaping @Sendable (inout [String: [String: Preset]]) throws(RPCError) -> T) -> EventLoopFuture<T> {
+        writer.change { [self] () throws(RPCError) -> T in
+            var next = table.withLock { $0 }
+            let result = try body(&next)
+            try writer.write(Self.json(next), to: path)
+            table.withLock { table in
+                table = next
+                committed(result)
+            }
+            return result
         }
     }
 

@@ -11,7 +11,8 @@ import DockDrivers
 /// the sign; drive to the positive end stop at the top byte (no change for `restTime`), then to the
 /// other; then each byte from the slowest, from the end it stands at: after `settleTime` (the ramp),
 /// the slope of the position (Theil–Sen) over a window long enough for 60 units (0.5 s at
-/// least, `maxWindow` at most), turning round when the next byte would run out of room.
+/// least, `maxWindow` at most), turning round when the next byte would run out of room; then, while
+/// the table is out of order, the byte `SpeedOrder` picks again (a bounded number of times).
 struct Calibration {
     struct AxisSetup {
         var name: String
@@ -26,9 +27,11 @@ struct Calibration {
         /// Units at the positive (left / up) and negative (right / down) end stops.
         var positiveEnd = 0.0, negativeEnd = 0.0
         var unitsPerDegree = 1.0
-        /// deg/s per byte, as measured, then made strictly increasing.
+        /// deg/s per byte, as measured (the last time), then made strictly increasing.
         var speeds: [Double] = []
-        /// Bytes measured no faster than the one below (raised to keep the table increasing).
+        /// How many times each byte was measured.
+        var measured: [Int] = []
+        /// Bytes measured no faster than the one below even so (raised to keep the table increasing).
         var adjusted: [Int] = []
     }
 
@@ -136,19 +139,41 @@ struct Calibration {
             }
             let speed = abs(Self.slope(samples)) / results[axis].unitsPerDegree
             events.append(.speed(axis: axis, byte: byte, degreesPerSecond: speed, seconds: measured))
-            results[axis].speeds.append(speed)
-            guard byte < setup.bytes else { return finishAxis(at: time) }
+            let again = byte <= results[axis].speeds.count
+            if again {
+                results[axis].speeds[byte - 1] = speed
+                results[axis].measured[byte - 1] += 1
+            } else {
+                results[axis].speeds.append(speed)
+                results[axis].measured.append(1)
+            }
+            guard byte < setup.bytes && !again else { return measureAgainOrFinishAxis(at: time, positive: positive, room: room) }
             // The next byte's run: its ramp and window at up to twice this speed.
-            let next = 2 * speed * results[axis].unitsPerDegree
-            let window = min(maxWindow, max(minWindow, 60 / max(next, 1e-6)))
-            let travel = next * (settleTime + window + 0.1) + 0.05 * span
-            let behind = span - room
-            let turn = room < travel && behind > room
-            phase = .speed(byte: byte + 1, positive: turn ? !positive : positive, since: time, samples: [])
-            return .drive(axis: axis, positive: turn ? !positive : positive, byte: byte + 1)
+            return drive(byte: byte + 1, planned: 2 * speed, positive: positive, room: room, at: time)
         case .done:
             return nil
         }
+    }
+
+    /// Drives toward `positive` at `byte`, or the other way when a run at `planned` deg/s would run
+    /// out of room (`room` units left that way) and there is more behind.
+    private mutating func drive(byte: Int, planned: Double, positive: Bool, room: Double, at time: Double) -> Command {
+        let span = abs(results[axis].positiveEnd - results[axis].negativeEnd)
+        let units = planned * results[axis].unitsPerDegree
+        let window = min(maxWindow, max(minWindow, 60 / max(units, 1e-6)))
+        let travel = units * (settleTime + window + 0.1) + 0.05 * span
+        let turn = room < travel && span - room > room
+        phase = .speed(byte: byte, positive: turn ? !positive : positive, since: time, samples: [])
+        return .drive(axis: axis, positive: turn ? !positive : positive, byte: byte)
+    }
+
+    /// Every byte measured: the one `SpeedOrder` picks measured again (planned at twice the fastest
+    /// of it and its neighbours), or the axis done.
+    private mutating func measureAgainOrFinishAxis(at time: Double, positive: Bool, room: Double) -> Command {
+        let r = results[axis]
+        guard let again = SpeedOrder.byteToMeasureAgain(speeds: r.speeds, measured: r.measured) else { return finishAxis(at: time) }
+        let planned = 2 * r.speeds[max(0, again - 1)...min(r.speeds.count - 1, again + 1)].max()!
+        return drive(byte: again + 1, planned: planned, positive: positive, room: room, at: time)
     }
 
     private mutating func finishAxis(at time: Double) -> Command {
@@ -220,7 +245,10 @@ struct Calibration {
             provenance["\(key).unitsPerDegree"] = "measured: \(ends) between the end stops over \(axes[i].spanDegrees)° (the span given)"
             provenance["\(key).range"] = "measured: the end stops at \(ends)"
             provenance["\(key).sign"] = "measured: driving \(i == 0 ? "left" : "up") moved the units \(i == 0 ? (r.sign == 1 ? "down" : "up") : (r.sign == 1 ? "up" : "down"))"
-            provenance["\(key).speeds"] = "measured: \(how)" + (r.adjusted.isEmpty ? "" : "; bytes \(r.adjusted.map(String.init).joined(separator: ", ")) were no faster than the byte below and were raised to keep the table increasing")
+            let again = r.measured.indices.filter { r.measured[$0] > 1 }.map { String($0 + 1) }
+            provenance["\(key).speeds"] = "measured: \(how)"
+                + (again.isEmpty ? "" : "; bytes \(again.joined(separator: ", ")) measured again (the table was out of order)")
+                + (r.adjusted.isEmpty ? "" : "; bytes \(r.adjusted.map(String.init).joined(separator: ", ")) were no faster than the byte below and were raised to keep the table increasing")
         }
         out.provenance = provenance
         return out

@@ -112,6 +112,8 @@ struct DockdCommand: AsyncParsableCommand {
             handler.logLevel = .trace
             return SwitchedLogHandler(inner: handler, levels: levels)
         }
+        // The journal's lines are sent by a thread of their own: the last ones reach it before dockd exits.
+        defer { if journal { JournalLogHandler.flush(upTo: 2) } }
         let logger = Logger(label: "dockd")
         if !FileManagerLite.exists(path) {
             logger.notice("no configuration file at \(path): using the defaults")

@@ -10,14 +10,41 @@ import Glibc
 
 /// The host of a link session (dockd's stands, dock-driver-probe's runs) on a real pty.
 @Suite struct LinkSessionHostTests {
+    /// A test session's output: whether it ticked.
+    private struct TickOutput: LinkSessionOutput {
+        var writes: [[UInt8]] = []
+        var closeLink: String?
+        var ticked = false
+    }
+
+    /// What the host did, in order ("opened", "woke", "tick"), and what a test has done from the
+    /// loop — the test's own task may wait seconds for a thread while the suite's other tests run:
+    /// `whenOpened` as the link opens, `afterFirstOutput` once the session's first output is carried out.
+    private final class Journal<Session: LinkSession>: LinkSessionShell, Sendable where Session.Output == TickOutput {
+        let entries = Mutex<[String]>([])
+        let whenOpened: @Sendable () -> Void
+        let afterFirstOutput: @Sendable (LinkSessionHost<Journal>) -> Void
+        private let carriedOut = Atomic<Bool>(false)
+
+        init(whenOpened: @escaping @Sendable () -> Void = {}, afterFirstOutput: @escaping @Sendable (LinkSessionHost<Journal>) -> Void = { _ in }) {
+            self.whenOpened = whenOpened; self.afterFirstOutput = afterFirstOutput
+        }
+
+        func carryOut(_ output: TickOutput, from host: LinkSessionHost<Journal>) {
+            if output.ticked { entries.withLock { $0.append("tick") } }
+            if !carriedOut.exchange(true, ordering: .relaxed) { afterFirstOutput(host) }
+        }
+        func linkOpened() {
+            entries.withLock { $0.append("opened") }
+            whenOpened()
+        }
+        func timerWoke() { entries.withLock { $0.append("woke") } }
+        var read: [String] { entries.withLock { $0 } }
+    }
+
     /// Wants its tick 2 s after the link opened, 4 s after once it has heard a byte (as a link's
     /// silence limit moves later with every read); then none.
     private struct LaterTick: LinkSession {
-        struct Output: LinkSessionOutput {
-            var writes: [[UInt8]] = []
-            var closeLink: String?
-            var ticked = false
-        }
         var openedAt: Double?
         var heardAt: Double?
         var ticked = false
@@ -27,36 +54,17 @@ import Glibc
             return openedAt + (heardAt == nil ? 2 : 4)
         }
 
-        mutating func handle(link event: LinkEvent, at now: Double) -> Output {
+        mutating func handle(link event: LinkEvent, at now: Double) -> TickOutput {
             switch event {
             case .opened: openedAt = now
             case .received: heardAt = heardAt ?? now
             case .tick:
                 ticked = true
-                return Output(ticked: true)
+                return TickOutput(ticked: true)
             case .closed: break
             }
-            return Output()
+            return TickOutput()
         }
-    }
-
-    /// What the host did, in order. When the link opens it has the pty's other end send a byte, from
-    /// the loop: the test's own task may wait seconds for a thread while the suite's other tests run.
-    private final class Journal: LinkSessionShell, Sendable {
-        typealias Session = LaterTick
-        let entries = Mutex<[String]>([])
-        let peer: CInt
-        init(peer: CInt) { self.peer = peer }
-        func carryOut(_ output: LaterTick.Output, from host: LinkSessionHost<Journal>) {
-            if output.ticked { entries.withLock { $0.append("tick") } }
-        }
-        func linkOpened() {
-            entries.withLock { $0.append("opened") }
-            var byte: UInt8 = 0x55
-            _ = write(peer, &byte, 1)
-        }
-        func timerWoke() { entries.withLock { $0.append("woke") } }
-        var read: [String] { entries.withLock { $0 } }
     }
 
     /// A pty: the master (the test's end), the slave's descriptor (kept open) and its path.
@@ -86,7 +94,11 @@ import Glibc
     @Test func aTimerArmedForAnEarlierTickStaysWhenTheTickMovesLater() async throws {
         let (master, slave, path) = try openPty()
         defer { close(slave) }
-        let journal = Journal(peer: master)
+        // As the link opens, the pty's other end sends a byte.
+        let journal = Journal<LaterTick> {
+            var byte: UInt8 = 0x55
+            _ = write(master, &byte, 1)
+        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let host = LinkSessionHost(session: LaterTick(), shell: journal, loop: group.next(), now: Self.seconds())
         let link = try await host.open(.serial(path: path, baud: 115_200))
@@ -102,11 +114,6 @@ import Glibc
 
     /// Due 0.3 s after the link opened, or 0.25 s once told `sooner`; one tick, then none.
     private struct SoonerTick: LinkSession {
-        struct Output: LinkSessionOutput {
-            var writes: [[UInt8]] = []
-            var closeLink: String?
-            var ticked = false
-        }
         var openedAt: Double?
         var sooner = false
         var ticked = false
@@ -116,36 +123,16 @@ import Glibc
             return openedAt + (sooner ? 0.25 : 0.3)
         }
 
-        mutating func handle(link event: LinkEvent, at now: Double) -> Output {
+        mutating func handle(link event: LinkEvent, at now: Double) -> TickOutput {
             switch event {
             case .opened: openedAt = now
             case .tick:
                 ticked = true
-                return Output(ticked: true)
+                return TickOutput(ticked: true)
             case .received, .closed: break
             }
-            return Output()
+            return TickOutput()
         }
-    }
-
-    /// On the link's opening it holds the loop past both due times; the event that moves the tick
-    /// sooner is queued while it is held, so that it shares the next batch with the first timer,
-    /// ahead of it. All from the loop: the test's own task may wait seconds for a thread.
-    private final class SoonerJournal: LinkSessionShell, Sendable {
-        typealias Session = SoonerTick
-        let entries = Mutex<[String]>([])
-        let held = Atomic<Bool>(false)
-        func carryOut(_ output: SoonerTick.Output, from host: LinkSessionHost<SoonerJournal>) {
-            if output.ticked { entries.withLock { $0.append("tick") } }
-            guard !held.exchange(true, ordering: .relaxed) else { return }
-            host.loop.execute {
-                host.loop.execute { host.handle { session, _, _ in session.sooner = true; return SoonerTick.Output() } }
-                usleep(600_000)
-            }
-        }
-        func linkOpened() { entries.withLock { $0.append("opened") } }
-        func timerWoke() { entries.withLock { $0.append("woke") } }
-        var read: [String] { entries.withLock { $0 } }
     }
 
     /// NIO runs a scheduled task it has taken into the batch it is running even when an earlier
@@ -157,7 +144,15 @@ import Glibc
     @Test func aTimerCancelledWithinNIOsBatchDoesNothing() async throws {
         let (master, slave, path) = try openPty()
         defer { close(slave) }
-        let journal = SoonerJournal()
+        // On the link's opening the loop is held past both due times; the event that moves the tick
+        // sooner is queued while it is held, so that it shares the next batch with the first timer,
+        // ahead of it.
+        let journal = Journal<SoonerTick>(afterFirstOutput: { host in
+            host.loop.execute {
+                host.loop.execute { host.handle { session, _, _ in session.sooner = true; return TickOutput() } }
+                usleep(600_000)
+            }
+        })
         // A loop of its own: this test holds it for 0.6 s, and the other tests' loops must not
         // hold it (in the whole suite the shared loops were once busy for 20 s).
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
