@@ -77,7 +77,7 @@ def test_dockd_reattaches_a_replugged_camera(vm):
     replug = json.loads(text(vm, "replug.json"))
     assert text(vm, "replug.rc").strip() == "0", (replug, text(vm, "replug.err"), log(vm))
     # The target, by the guest's clock: the node watch attaches the camera as its node
-    # returns, 0.05-0.10 s after the replug here under load (BENCHMARKS.md); before it, the
+    # returns, 0.05-0.19 s after the replug here under load (BENCHMARKS.md); before it, the
     # reconnect backoff's next retry, up to 2.19 s, and once since (2.31 s) a node back between a
     # failed open and the wait, which the wait now sees.
     print(f"\nreattach: {replug['reattach_s']:.3f} s after the replug")
