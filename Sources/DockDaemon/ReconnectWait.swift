@@ -10,8 +10,14 @@ final class ReconnectWait: Sendable {
     private let wait = Mutex(Wait())
 
     /// Sleeps `seconds`, or less when `deviceReturned()` comes meanwhile; not at all when it came
-    /// since the last attempt (once: the next wait is whole again).
-    func sleep(seconds: Double, deviceNode: String?, logger: Logger) async {
+    /// since the last attempt (once: the next wait is whole again), nor when `nodeWasMissing` (not
+    /// usable before the attempt) and the node is usable now: it came back after the attempt failed
+    /// for it. (A node there all along waits out the backoff: the attempt failed for another reason.)
+    func sleep(seconds: Double, deviceNode: String?, nodeWasMissing: Bool, logger: Logger) async {
+        if nodeWasMissing, let node = deviceNode, NodeWatch.usable(node) {
+            logger.info("the device node is back: reconnecting now", metadata: ["device": "\(node)"])
+            return
+        }
         // A device node that is gone (or not yet ours to open): its return, usable, cuts the wait
         // short too, udev or not.
         let watch = deviceNode.flatMap { node in

@@ -52,6 +52,10 @@ final class StandHost: Sendable {
         // The USB device the stand last completed a handshake on, which a reopened node must hold.
         var standDevice: String?
         while !Task.isCancelled {
+            // Looked at before the attempt, for the wait after it: a node back between a failed
+            // attempt and the wait's own look was seen by neither (a replug in the VM, attached
+            // 2.3 s late, at the backoff's next try).
+            let nodeWasMissing = endpoint.deviceNode.map { !NodeWatch.usable($0) } ?? false
             do {
                 if let node = endpoint.deviceNode, let expected = standDevice, let found = USBIdentity.of(node: node), found != expected {
                     throw USBIdentity.Changed(node: node, expected: expected, found: found)
@@ -74,7 +78,7 @@ final class StandHost: Sendable {
             if let id = standID { metadata["stand"] = .string(id) }
             let delay = await read({ $0.incompatible }) ? ProtocolTiming.incompatibleRetry : backoff
             logger.info("reconnecting in \(delay) s", metadata: metadata)
-            await reconnectWait.sleep(seconds: delay, deviceNode: endpoint.deviceNode, logger: logger)
+            await reconnectWait.sleep(seconds: delay, deviceNode: endpoint.deviceNode, nodeWasMissing: nodeWasMissing, logger: logger)
             backoff = min(ProtocolTiming.reconnectBackoff.upperBound, backoff * 2)
         }
     }

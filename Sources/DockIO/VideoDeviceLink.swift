@@ -7,8 +7,11 @@ import Glibc
 /// A V4L2 device (a PTZ webcam's /dev/videoN) as a byte link: its control ioctls run on a thread of
 /// their own, one request at a time (a UVC camera can take most of a second to answer one, and must
 /// never block a stand's event loop), answering `V4L2Wire` lines over a socketpair whose other end
-/// the stand's host reads like any link. Opening it for controls takes no stream: another program
-/// (dock-camera, a browser) may capture from the same device at the same time. The host closing
+/// the stand's host reads like any link. A set waits, if it must, until its `spacing` (the driver's
+/// command interval) has passed since the last set's ioctl returned: the driver spaces its sets when
+/// it sends them, and only this thread knows when they reach the camera. Opening it for controls
+/// takes no stream: another program (dock-camera, a browser) may capture from the same device at
+/// the same time. The host closing
 /// the link closes the device, after setting back the extension-unit controls the driver asked to
 /// have put back (the camera's own tracking, as it was); a device unplugged answers ENODEV and the
 /// link closes.
@@ -64,6 +67,9 @@ public enum VideoDeviceLink {
             }
             var pending: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4096)
+            /// When the last set's ioctl returned (CLOCK_MONOTONIC s): the next waits `spacing` from
+            /// there, so the camera has it that long after the last one, however long that took.
+            var lastSet = -Double.infinity
             while true {
                 let count = read(socket, &chunk, chunk.count)
                 if count < 0 && errno == EINTR { continue }
@@ -75,7 +81,9 @@ public enum VideoDeviceLink {
                     let line = String(decoding: pending[..<newline], as: UTF8.self)
                     pending.removeSubrange(...newline)
                     let request = V4L2Wire.request(Substring(line))
+                    if case .set(_, let spacing)? = request { Self.sleep(until: lastSet + spacing) }
                     let replies = answer(request)
+                    if case .set? = request { lastSet = Self.monotonicNow() }
                     if case .extensionUnit(_, _, let selector, _, let restore?)? = request, case .unit(let unit)? = replies.last,
                        !restores.contains(where: { $0.unit == unit && $0.selector == selector }) {
                         restores.append((unit, selector, restore))
@@ -109,7 +117,7 @@ public enum VideoDeviceLink {
                     values.append((id, value))
                 }
                 return [.values(values)]
-            case .set(let values):
+            case .set(let values, _):
                 let ids = values.map(\.0), settings = values.map(\.1)
                 guard dockd_v4l2_set_ext_ctrls(device, ids, settings, UInt32(values.count)) == 0 else { return [failure()] }
                 return [.values(values)]
@@ -129,6 +137,21 @@ public enum VideoDeviceLink {
                 var bytes = [UInt8](repeating: 0, count: size)
                 guard dockd_uvc_xu_query(device, unit, selector, dockd_uvc_get_cur, UInt16(size), &bytes) == 0 else { return [failure()] }
                 return [.unitRead(unit, bytes)]
+            }
+        }
+
+        static func monotonicNow() -> Double {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        }
+
+        static func sleep(until time: Double) {
+            var wait = time - monotonicNow()
+            while wait > 0 {  // again after a signal cut the sleep short
+                var span = timespec(tv_sec: Int(wait), tv_nsec: Int((wait - wait.rounded(.down)) * 1e9))
+                _ = nanosleep(&span, nil)
+                wait = time - monotonicNow()
             }
         }
 

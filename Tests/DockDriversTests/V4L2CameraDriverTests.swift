@@ -39,13 +39,13 @@ import Testing
         var (driver, _) = connected()
         #expect(!driver.stopConfirmed, "the hold on connect is still to be sent")
         // Pan and tilt in one set: halves of one UVC control.
-        #expect(text(driver.tick(at: 0.04).bytes) == "S \(Self.pan)=36000 \(Self.tilt)=-7200\n")
+        #expect(text(driver.tick(at: 0.04).bytes) == "S 0.1 \(Self.pan)=36000 \(Self.tilt)=-7200\n")
         _ = driver.receive(line(.values([(Self.pan, Int32(36000)), (Self.tilt, Int32(-7200))])), at: 0.05)
         #expect(driver.stopConfirmed)
         // An orientation: yaw 0.2 rad (11.46° left) → pan −41253″, to the 3600″ step: −39600″.
         #expect(text(driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2)]), at: 0.08)).isEmpty,
                 "the pan was set 0.04 s ago: the next waits for the command interval")
-        #expect(text(driver.tick(at: 0.15).bytes) == "S \(Self.pan)=-39600 \(Self.tilt)=-7200\n", "the tilt goes with it, where it was told")
+        #expect(text(driver.tick(at: 0.15).bytes) == "S 0.1 \(Self.pan)=-39600 \(Self.tilt)=-7200\n", "the tilt goes with it, where it was told")
     }
 
     /// A rate asked before a STOP went (the stop waited out the command interval) takes the stop's
@@ -60,7 +60,7 @@ import Testing
         _ = driver.send(.velocity([AxisValue(.yaw, 0.2)]), at: 0.1)
         #expect(!driver.stopConfirmed, "the stop was never sent")
         let set = text(driver.tick(at: 0.15).bytes)
-        #expect(set.hasPrefix("S \(Self.pan)="), "\(set)")
+        #expect(set.hasPrefix("S 0.1 \(Self.pan)="), "\(set)")
         _ = driver.receive(line(.values([(Self.pan, Int32(32400)), (Self.tilt, Int32(-7200))])), at: 0.16)
         #expect(!driver.stopConfirmed, "the rate's set was accepted, not a stop")
         _ = driver.send(.stop, at: 0.3)
@@ -171,7 +171,7 @@ import Testing
         _ = driver.receive(camera.answer(driver.tick(at: 0.04).bytes), at: 0.045)
         // 0.3 rad/s to the right (yaw −0.3) from a camera at rest: 0.03 rad (6188″) in an interval.
         let sent = text(driver.send(.velocity([AxisValue(.yaw, -0.3)]), at: 0.2))
-        #expect(sent == "S \(Self.pan)=43200 \(Self.tilt)=-7200\n", "a leap of 0.09 rad was 18000″: \(sent)")
+        #expect(sent == "S 0.1 \(Self.pan)=43200 \(Self.tilt)=-7200\n", "a leap of 0.09 rad was 18000″: \(sent)")
     }
 
     @Test func aReadGoesBetweenSetsWhenTheRoundTripReachesTheCommandInterval() {
@@ -209,9 +209,9 @@ import Testing
         mutating func answer(_ bytes: [UInt8]) -> [UInt8] {
             guard !bytes.isEmpty, let request = V4L2Wire.request(Substring(String(decoding: bytes.dropLast(), as: UTF8.self))) else { return [] }
             switch request {
-            case .set(let set):
+            case .set(let set, let spacing):
                 for (id, value) in set { values[id] = value }
-                sets.append("S " + set.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
+                sets.append("S \(spacing) " + set.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
                 return V4L2Wire.encode(.values(set))
             case .get(let ids):
                 reads += 1
@@ -257,7 +257,7 @@ import Testing
         var camera = ScriptedCamera()
         #expect(text(driver.tick(at: 0.02).bytes) == "G \(Self.panSpeed) \(Self.tiltSpeed)\n")
         _ = run(&driver, &camera, from: 0.02, to: 0.5, first: V4L2Wire.encode(.get([Self.panSpeed, Self.tiltSpeed])))
-        #expect(camera.sets == ["S \(Self.panSpeed)=0 \(Self.tiltSpeed)=0"])
+        #expect(camera.sets == ["S 0.1 \(Self.panSpeed)=0 \(Self.tiltSpeed)=0"])
         #expect(driver.stopConfirmed && camera.reads >= 4)
         // Yaw 0.5 rad/s to the left at a 1 rad/s top speed: pan speed −80 of ±160; the same rate
         // again sends nothing (a camera sent the same set over and over can wedge).
@@ -267,7 +267,7 @@ import Testing
         #expect(driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.8).isEmpty)
         // A second at that speed: the estimate has the camera 0.5 rad to the left.
         let feedback = run(&driver, &camera, from: 0.8, to: 1.51)
-        #expect(camera.sets == ["S \(Self.panSpeed)=-80 \(Self.tiltSpeed)=0"], "with the tilt's speed, as it was")
+        #expect(camera.sets == ["S 0.1 \(Self.panSpeed)=-80 \(Self.tiltSpeed)=0"], "with the tilt's speed, as it was")
         let yaw = feedback.last.map { Double($0.axis(.yaw)!.position) } ?? .nan
         #expect(abs(yaw - 0.5) < 0.03, "yaw \(yaw)")
         // STOP: speed 0 on both axes, confirmed once both are set.
@@ -275,7 +275,7 @@ import Testing
         let stop = driver.send(.stop, at: 1.51)
         #expect(!driver.stopConfirmed)
         _ = run(&driver, &camera, from: 1.51, to: 1.9, first: stop)
-        #expect(camera.sets == ["S \(Self.panSpeed)=0 \(Self.tiltSpeed)=0"])
+        #expect(camera.sets == ["S 0.1 \(Self.panSpeed)=0 \(Self.tiltSpeed)=0"])
         #expect(driver.stopConfirmed)
     }
 
@@ -287,12 +287,12 @@ import Testing
         var camera = ScriptedCamera()
         _ = run(&driver, &camera, from: 0.01, to: 0.5)
         #expect(driver.stopConfirmed, "the connect's hold")
-        #expect(text(driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.5)) == "S \(Self.panSpeed)=-80 \(Self.tiltSpeed)=0\n")
+        #expect(text(driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.5)) == "S 0.1 \(Self.panSpeed)=-80 \(Self.tiltSpeed)=0\n")
         #expect(driver.send(.stop, at: 0.51).isEmpty, "the stop waits for the set in flight")
         let refused = driver.receive(line(.failure(errno: 16, text: "Device or resource busy")), at: 0.52)
         #expect(refused == [.refused(command: MessageType.velocity.rawValue, reason: "EBUSY: Device or resource busy")])
         #expect(!driver.stopConfirmed)
-        #expect(text(driver.tick(at: 0.6).bytes) == "S \(Self.panSpeed)=0 \(Self.tiltSpeed)=0\n", "the stop's hold")
+        #expect(text(driver.tick(at: 0.6).bytes) == "S 0.1 \(Self.panSpeed)=0 \(Self.tiltSpeed)=0\n", "the stop's hold")
         _ = driver.receive(line(.values([(Self.panSpeed, Int32(0)), (Self.tiltSpeed, Int32(0))])), at: 0.61)
         #expect(driver.stopConfirmed)
     }
@@ -304,7 +304,7 @@ import Testing
         #expect(driver.closesPositionLoop)
         var camera = ScriptedCamera()
         _ = run(&driver, &camera, from: 0.01, to: 0.5)
-        #expect(camera.sets == ["S \(Self.panRelative)=0 \(Self.tiltRelative)=0"], "a zero step ends any step in progress")
+        #expect(camera.sets == ["S 0.1 \(Self.panRelative)=0 \(Self.tiltRelative)=0"], "a zero step ends any step in progress")
         // Yaw 0.2 rad to the left = pan −41253″: a step of −39600″ (the 3600″ step) from where it is.
         camera.sets = []
         let go = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2)]), at: 0.5)
@@ -312,7 +312,7 @@ import Testing
         // The same target again, once it is there: no step.
         let again = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2)]), at: 1.5)
         let feedback = run(&driver, &camera, from: 1.5, to: 1.8, first: again)
-        #expect(camera.sets == ["S \(Self.panRelative)=-39600"])
+        #expect(camera.sets == ["S 0.1 \(Self.panRelative)=-39600"])
         // The estimate: there after 0.19 rad at 1 rad/s.
         let yaw = feedback.last.map { Double($0.axis(.yaw)!.position) } ?? .nan
         #expect(abs(yaw - 39600 / (180 * 3600 / Double.pi)) < 1e-4, "yaw \(yaw)")
@@ -358,7 +358,7 @@ import Testing
         var camera = ScriptedCamera()
         _ = run(&driver, &camera, from: 0.01, to: 0.6, first: driver.tick(at: 0.01).bytes)
         // The hold first, then the camera's own tracking off (unit 2, selector 6, 60 bytes), once.
-        #expect(camera.sets == ["S \(Self.pan)=0 \(Self.tilt)=0", "X 2 6 60"])
+        #expect(camera.sets == ["S 0.2 \(Self.pan)=0 \(Self.tilt)=0", "X 2 6 60"])
         // The profile's command interval: two targets 0.2 s apart at the earliest.
         camera.sets = []
         let go = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.1)]), at: 0.6)
@@ -379,7 +379,7 @@ import Testing
                            + line(.card("Another camera")), at: 0.01)
         _ = driver.tick(at: 0.02)
         _ = driver.receive(line(.values([(Self.pan, Int32(0))])), at: 0.03)
-        #expect(text(driver.tick(at: 0.04).bytes) == "S \(Self.pan)=0\n")
+        #expect(text(driver.tick(at: 0.04).bytes) == "S 0.2 \(Self.pan)=0\n")
         _ = driver.receive(line(.values([(Self.pan, Int32(0))])), at: 0.05)
         let request = text(driver.tick(at: 0.06).bytes)
         #expect(request == "X 91721e9a43688346" + "6d9239bc7906ee49 2 6 16020000" + String(repeating: "00", count: 56) + "\n",
@@ -405,7 +405,7 @@ import Testing
         camera.extensionUnitState[0x18] = 2
         camera.extensionUnitState[0x1c] = 1
         _ = run(&driver, &camera, from: 0.01, to: 0.6, first: driver.tick(at: 0.01).bytes)
-        #expect(camera.sets == ["S \(Self.pan)=0", "R 2 6", "X 2 6 60 restore 16 2 2 1"])
+        #expect(camera.sets == ["S 0.2 \(Self.pan)=0", "R 2 6", "X 2 6 60 restore 16 2 2 1"])
     }
 
     @Test func restoreTemplatesFillTheirBytesFromTheReadAndRefuseWhatTheyCannot() throws {
@@ -432,7 +432,7 @@ import Testing
     }
 
     @Test func theWireReadsBackWhatItWrites() {
-        for request in [V4L2Wire.Request.query, .get([Self.pan, Self.tilt]), .set([(Self.pan, Int32(-3600)), (Self.tilt, Int32(7200))]),
+        for request in [V4L2Wire.Request.query, .get([Self.pan, Self.tilt]), .set([(Self.pan, Int32(-3600)), (Self.tilt, Int32(7200))], spacing: 0.1),
                         .extensionUnit(guid: Array(0..<16), unit: 9, selector: 2, data: [0, 0xff], restore: nil),
                         .extensionUnit(guid: Array(0..<16), unit: 9, selector: 2, data: [0, 0xff], restore: [1, 0]),
                         .extensionUnitRead(guid: Array(0..<16), unit: 2, selector: 6)] {

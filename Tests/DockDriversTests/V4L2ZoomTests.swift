@@ -23,7 +23,7 @@ import Testing
         let read = rig.text(driver.tick(at: 0.02).bytes)
         #expect(read == (maxZoom == nil ? "G \(Self.pan) \(Self.tilt)\n" : "G \(Self.pan) \(Self.tilt) \(Self.zoom)\n"))
         reports += driver.receive(rig.line(.values([(Self.pan, Int32(0)), (Self.tilt, Int32(0)), (Self.zoom, Int32(200))])), at: 0.03)
-        #expect(rig.text(driver.tick(at: 0.04).bytes) == "S \(Self.pan)=0 \(Self.tilt)=0\n", "the hold leaves the zoom as it is")
+        #expect(rig.text(driver.tick(at: 0.04).bytes) == "S 0.1 \(Self.pan)=0 \(Self.tilt)=0\n", "the hold leaves the zoom as it is")
         _ = driver.receive(rig.line(.values([(Self.pan, Int32(0)), (Self.tilt, Int32(0))])), at: 0.05)
         return (driver, reports)
     }
@@ -46,12 +46,12 @@ import Testing
         var (driver, _) = connected()
         #expect(rig.text(driver.send(.position(duration: 1, targets: [PositionTarget(axis: .zoom, position: 2.5)]), at: 0.08)).isEmpty,
                 "the hold was set 0.04 s ago: the zoom shares the pan/tilt's command interval")
-        #expect(rig.text(driver.tick(at: 0.15).bytes) == "S \(Self.zoom)=250\n")
+        #expect(rig.text(driver.tick(at: 0.15).bytes) == "S 0.1 \(Self.zoom)=250\n")
         _ = driver.receive(rig.line(.values([(Self.zoom, Int32(250))])), at: 0.16)
         // That set went over a due read: the read goes before the next.
         #expect(rig.text(driver.tick(at: 0.25).bytes).hasPrefix("G "))
         _ = driver.receive(rig.line(.values([(Self.pan, Int32(0)), (Self.tilt, Int32(0)), (Self.zoom, Int32(250))])), at: 0.26)
-        #expect(rig.text(driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2), PositionTarget(axis: .zoom, position: 9)]), at: 0.27)) == "S \(Self.pan)=-39600 \(Self.tilt)=0 \(Self.zoom)=400\n", "one request; beyond the lens is its top")
+        #expect(rig.text(driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2), PositionTarget(axis: .zoom, position: 9)]), at: 0.27)) == "S 0.1 \(Self.pan)=-39600 \(Self.tilt)=0 \(Self.zoom)=400\n", "one request; beyond the lens is its top")
     }
 
     @Test func aZoomSetBySomeoneElseIsWhereItHeadsNotWhatDockdLastSet() throws {
@@ -69,7 +69,7 @@ import Testing
         var (driver, _) = connected()
         // A digital zoom (no zoomSeconds) is where it was set at once: 1×/s for one command
         // interval (0.1 s) of the 300 units over 3×: 10 units ahead.
-        #expect(rig.text(driver.send(.velocity([AxisValue(.zoom, 1)]), at: 0.15)) == "S \(Self.zoom)=210\n")
+        #expect(rig.text(driver.send(.velocity([AxisValue(.zoom, 1)]), at: 0.15)) == "S 0.1 \(Self.zoom)=210\n")
     }
 
     @Test func aCameraWithOnlyZoomContinuousIsSteeredBySpeed() throws {
@@ -88,10 +88,10 @@ import Testing
         #expect(try #require(caps.axis(.zoom)).maxSpeed == 2.25)
         _ = driver.tick(at: 0.02)
         _ = driver.receive(rig.line(.values([(Self.pan, Int32(0)), (Self.tilt, Int32(0))])), at: 0.03)
-        #expect(rig.text(driver.tick(at: 0.04).bytes) == "S \(Self.pan)=0 \(Self.tilt)=0 \(Self.zoomContinuous)=0\n", "the connect stops the zoom too")
+        #expect(rig.text(driver.tick(at: 0.04).bytes) == "S 0.1 \(Self.pan)=0 \(Self.tilt)=0 \(Self.zoomContinuous)=0\n", "the connect stops the zoom too")
         _ = driver.receive(rig.line(.values([(Self.pan, Int32(0)), (Self.tilt, Int32(0)), (Self.zoomContinuous, Int32(0))])), at: 0.05)
         // Half the top rate.
-        #expect(rig.text(driver.send(.velocity([AxisValue(.zoom, 1.125)]), at: 0.2)) == "S \(Self.zoomContinuous)=4\n")
+        #expect(rig.text(driver.send(.velocity([AxisValue(.zoom, 1.125)]), at: 0.2)) == "S 0.1 \(Self.zoomContinuous)=4\n")
         _ = driver.receive(rig.line(.values([(Self.zoomContinuous, Int32(4))])), at: 0.21)
         #expect(rig.text(driver.send(.stop, at: 0.4)).contains("\(Self.zoomContinuous)=0"))
     }

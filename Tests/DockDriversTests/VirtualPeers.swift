@@ -105,7 +105,7 @@ struct V4L2CameraPeer: VirtualPeer {
                 answer += V4L2Wire.encode(.control(.init(id: Self.tilt, minimum: -324_000, maximum: 324_000, step: 3600, defaultValue: 0, flags: 0x80)))
                 answer += V4L2Wire.encode(.card("Virtual PTZ"))
             case .get(let ids)?: answer += V4L2Wire.encode(.values(ids.map { ($0, values[$0] ?? 0) }))
-            case .set(let set)?:
+            case .set(let set, _)?:
                 for (id, value) in set { values[id] = value }
                 answer += V4L2Wire.encode(.values(set))
             case .extensionUnit(_, let unit, _, _, _)?: answer += V4L2Wire.encode(.unit(unit))

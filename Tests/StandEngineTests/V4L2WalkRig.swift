@@ -135,7 +135,7 @@ struct V4L2WalkRig {
         case .get(let ids):
             func read(_ value: Double) -> Int32 { Int32((value / Self.step).rounded() * Self.step) }
             return V4L2Wire.encode(.values(ids.map { ($0, $0 == Self.pan ? read(pose.pan) : read(pose.tilt)) }))
-        case .set(let values):
+        case .set(let values, _):
             for (id, value) in values {
                 if id == Self.pan { target.pan = Double(value) } else if id == Self.tilt { target.tilt = Double(value) }
             }

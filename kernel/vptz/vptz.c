@@ -650,6 +650,82 @@ static const struct v4l2_ioctl_ops vptz_ioctl_ops = {
 	.vidioc_unsubscribe_event = v4l2_event_unsubscribe,
 };
 
+/*
+ * The control sets the camera received (VIDIOC_S_CTRL and VIDIOC_S_EXT_CTRLS from any opener, each
+ * counted once however many controls it carries): how many, when the last arrived, and the least
+ * time between two in a row. A real camera sent sets faster than it takes them can wedge; tests
+ * read these to judge a driver's rate, and when its stop reached the camera.
+ */
+static DEFINE_SPINLOCK(vptz_sets_lock);
+static u64 vptz_sets_count;
+static ktime_t vptz_sets_last;
+static s64 vptz_sets_min_gap_ns = -1;	/* until two sets have arrived */
+
+static long vptz_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	if (cmd == VIDIOC_S_CTRL || cmd == VIDIOC_S_EXT_CTRLS) {
+		ktime_t now = ktime_get();
+		unsigned long flags;
+
+		spin_lock_irqsave(&vptz_sets_lock, flags);
+		if (vptz_sets_count) {
+			s64 gap = ktime_to_ns(ktime_sub(now, vptz_sets_last));
+
+			if (vptz_sets_min_gap_ns < 0 || gap < vptz_sets_min_gap_ns)
+				vptz_sets_min_gap_ns = gap;
+		}
+		vptz_sets_count++;
+		vptz_sets_last = now;
+		spin_unlock_irqrestore(&vptz_sets_lock, flags);
+	}
+	return video_ioctl2(file, cmd, arg);
+}
+
+/*
+ * /sys/module/vptz/parameters/sets: "COUNT LAST_NS MIN_GAP_NS", the sets received since the module
+ * was loaded or the count was last reset, LAST_NS when the last arrived (CLOCK_MONOTONIC, as
+ * ktime_get; 0 before any), MIN_GAP_NS the least time between two in a row (-1 before two).
+ * Writing 0 resets them.
+ */
+static int vptz_sets_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned long flags;
+	u64 count;
+	s64 last, gap;
+
+	spin_lock_irqsave(&vptz_sets_lock, flags);
+	count = vptz_sets_count;
+	last = ktime_to_ns(vptz_sets_last);
+	gap = vptz_sets_min_gap_ns;
+	spin_unlock_irqrestore(&vptz_sets_lock, flags);
+	return sysfs_emit(buf, "%llu %lld %lld\n", count, last, gap);
+}
+
+static int vptz_sets_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long flags;
+	u64 v;
+	int ret = kstrtou64(val, 10, &v);
+
+	if (ret)
+		return ret;
+	if (v)
+		return -EINVAL;
+	spin_lock_irqsave(&vptz_sets_lock, flags);
+	vptz_sets_count = 0;
+	vptz_sets_last = 0;
+	vptz_sets_min_gap_ns = -1;
+	spin_unlock_irqrestore(&vptz_sets_lock, flags);
+	return 0;
+}
+
+static const struct kernel_param_ops vptz_sets_ops = {
+	.get = vptz_sets_get,
+	.set = vptz_sets_set,
+};
+module_param_cb(sets, &vptz_sets_ops, NULL, 0644);
+MODULE_PARM_DESC(sets, "the control sets received: COUNT LAST_NS (CLOCK_MONOTONIC) MIN_GAP_NS (-1 before two); write 0 to reset");
+
 static const struct v4l2_file_operations vptz_fops = {
 	.owner = THIS_MODULE,
 	.open = v4l2_fh_open,
@@ -657,7 +733,7 @@ static const struct v4l2_file_operations vptz_fops = {
 	.read = vb2_fop_read,
 	.poll = vb2_fop_poll,
 	.mmap = vb2_fop_mmap,
-	.unlocked_ioctl = video_ioctl2,
+	.unlocked_ioctl = vptz_ioctl,
 };
 
 /* ---- plug and unplug ---- */

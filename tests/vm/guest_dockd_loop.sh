@@ -2,7 +2,8 @@
 # Runs inside the VM (tests/vm/run.sh) with vptz loaded (profile tiny2) as /dev/video0: the real
 # dockd owns it through the v4l2 driver and is driven through its API, the way a client would:
 #   1. the zoom: motion.orient to 3x and back to 1x (dockd_rpc.py), ZOOM_ABSOLUTE read with v4l2-ctl;
-#   2. a walking subject (walking_subject.py) fed to tracking.observe while v4l2-ctl samples the pan;
+#   2. a walking subject (walking_subject.py) fed to tracking.observe while v4l2-ctl samples the pan
+#      and vptz counts the sets dockd sends (sysfs `sets`: how many, the least gap between two);
 #   3. unplug and replug (replug.py): the reattach time, and the camera still after it.
 # Records what it sees into OUT for tests/vm/test_dockd_loop.py to judge; nothing is asserted here.
 #   guest_dockd_loop.sh OUT BIN
@@ -48,8 +49,11 @@ phase zoomed
 : >"$out/walk-pan.txt"
 (while [ ! -e /tmp/walk-done ]; do echo "$(date +%s.%N) $(get pan_absolute)" >>"$out/walk-pan.txt"; sleep 1; done) &
 sampler=$!
+# vptz counts the control sets it receives, and the least gap between two (the walk's only setter is dockd)
+echo 0 >/sys/module/vptz/parameters/sets
 $py "$here/walking_subject.py" $sock "$out/walk.jsonl" 2>"$out/walk.err"
 echo $? >"$out/walk.rc"
+cat /sys/module/vptz/parameters/sets >"$out/walk-sets.txt"
 touch /tmp/walk-done
 wait $sampler
 phase walked

@@ -4,7 +4,8 @@
 # the pose the kernel holds, sets the zoom for dockd to read back, and dockd is stopped mid-move. Then twice more with the module loaded
 # again: the ptzpro2 profile (no absolute pan/tilt, a speed that is only a direction: dockd steers
 # it by relative steps), and tiny2 steered by speed (steering = "speed"), stopped mid-move; the
-# pose is read from /sys/module/vptz/parameters/pose, the module's ground truth. Records what it
+# pose is read from /sys/module/vptz/parameters/pose, the module's ground truth. At each SIGTERM the
+# signal's time and vptz's `sets` (when the last set, the stop, arrived) are kept. Records what it
 # sees into OUT for tests/vm/test_v4l2_driver.py to judge; nothing is asserted here.
 #   guest_dockd_v4l2.sh OUT BIN
 set -u
@@ -22,6 +23,23 @@ phase boot-done
 : "${VPTZ_KO:?VPTZ_KO is not set (run through tests/vm/run.sh)}"
 reload() { rmmod vptz && insmod "$VPTZ_KO" "$@" || echo "reload $* failed" >>"$out/errors.txt"; }
 truth() { cat /sys/module/vptz/parameters/pose; }
+# sigterm FILE: SIGTERM to dockd ($pid) at once (builtins only: with a python3 started to stamp it,
+# under load, the move it was to interrupt had ended before the signal); FILE gets /proc/uptime read
+# just before, CLOCK_BOOTTIME in 10 ms steps, rounded down: the clock of vptz's `sets` (ktime_get,
+# CLOCK_MONOTONIC: the same in a VM never suspended)
+sigterm() { read -r up _ </proc/uptime; kill -TERM "$pid"; echo "$up" >"$1"; }
+sets() { cat /sys/module/vptz/parameters/sets; }
+# on_its_way: until the module's pan is 20000″ past $start (at most 30 s); pan is then where it is.
+# Read with builtins: through v4l2-ctl (up to 1.5 s a read under load) the 1.3 s move had ended
+# before the signal meant to interrupt it.
+on_its_way() {
+    end=$(($(date +%s) + 30))
+    while :; do
+        read -r pan _ </sys/module/vptz/parameters/pose
+        [ $((pan - start)) -gt 20000 ] && return 0
+        [ "$(date +%s)" -lt $end ] || return 1
+    done
+}
 # at_rest: until the pose reads the same twice 0.5 s apart (at most 30 s), rather than a fixed wait
 at_rest() {
     end=$(($(date +%s) + 30))
@@ -75,15 +93,12 @@ phase zoom-read
 start=$(get pan_absolute)
 ctl orient --yaw=-1.5 --wait --json >"$out/second-orient.json" 2>&1 &
 # until the camera is on its way (dockctl starts slowly under emulation), at most 30 s
-end=$(($(date +%s) + 30))
-while [ "$(date +%s)" -lt $end ]; do
-    pan=$(get pan_absolute)
-    [ $((pan - start)) -gt 20000 ] && break
-done
+on_its_way
 echo "$pan" >"$out/pan-before-term.txt"
-kill -TERM $pid
+sigterm "$out/term-uptime.txt"
 wait $pid
 echo $? >"$out/dockd.rc"
+sets >"$out/sets-at-exit.txt"
 echo "$(get pan_absolute)" >"$out/pan-at-exit.txt"
 cat /sys/module/vptz/parameters/ai_mode >"$out/ai-mode-at-exit.txt"
 sleep 2
@@ -119,15 +134,12 @@ echo $? >"$out/orient-speed.rc"
 truth >"$out/pose-speed.txt"
 start=$(get pan_absolute)
 ctl orient --yaw=-1.5 --wait --json >"$out/second-orient-speed.json" 2>&1 &
-end=$(($(date +%s) + 30))
-while [ "$(date +%s)" -lt $end ]; do
-    pan=$(get pan_absolute)
-    [ $((pan - start)) -gt 20000 ] && break
-done
+on_its_way
 echo "$pan" >"$out/speed-pan-before-term.txt"
-kill -TERM $pid
+sigterm "$out/speed-term-uptime.txt"
 wait $pid
 echo $? >"$out/dockd-speed.rc"
+sets >"$out/speed-sets-at-exit.txt"
 truth >"$out/speed-at-exit.txt"
 sleep 2
 truth >"$out/speed-2s-later.txt"

@@ -106,6 +106,19 @@ v4l2-ctl -d $dev -c pan_absolute=180000 >/dev/null 2>&1
 echo "$(now) $(get pan_absolute)" >"$out/echo.txt"
 v4l2-ctl -d $dev --list-ctrls >"$out/ctrls-echo.txt" 2>&1
 
+# 6b. the sets the module counts (sysfs `sets`): none after a load; a set of two controls (one
+# S_EXT_CTRLS), a read (not counted) and a set of one; none again after a reset
+phase sets
+reload
+sets=/sys/module/vptz/parameters/sets
+cat $sets >"$out/sets.txt"
+v4l2-ctl -d $dev -c pan_absolute=3600,tilt_absolute=3600 2>>"$out/sets.txt"
+get pan_absolute >/dev/null
+v4l2-ctl -d $dev -c zoom_absolute=200 2>>"$out/sets.txt"
+cat $sets >>"$out/sets.txt"
+echo 0 >$sets
+cat $sets >>"$out/sets.txt"
+
 # 7. the other profiles
 phase profiles
 reload profile=link

@@ -5,11 +5,16 @@ second open of the same device, reads what the camera did. One boot; guest_dockd
 these tests judge."""
 import json
 import math
+from pathlib import Path
 
 import pytest
 
 ARCSEC = 180 * 3600 / math.pi
 STEP = 3600  # the tiny2 profile's pan/tilt step, arc-seconds
+# The profile dockd matches to vptz's tiny2 card: the least time between two sets it may send.
+COMMAND_INTERVAL = json.loads((Path(__file__).resolve().parents[2] / "profiles/v4l2/obsbot-tiny-2.json").read_text())["commandInterval"]
+# dockd's link thread and vptz read the same CLOCK_MONOTONIC: the slack is for rounding only.
+GAP_TOLERANCE_S = 0.001
 pytestmark = pytest.mark.timeout(600)
 
 
@@ -59,12 +64,24 @@ def test_tracking_turns_the_camera_after_a_walking_subject(vm):
     assert in_frame >= 0.75, (in_frame, [f for f in frames if not f["in_frame"]][:5])
 
 
+def test_tracking_never_sets_the_camera_faster_than_its_profiles_command_interval(vm):
+    # vptz's own count of the sets it received during the walk and the least gap between two, by
+    # the guest's CLOCK_MONOTONIC at the ioctl's arrival. Fewer than two sets read as a gap of -1:
+    # they fail too. (41-117 sets where the walk tracked; 12 where the loaded VM starved its client.)
+    count, _last, least_gap = (int(v) for v in text(vm, "walk-sets.txt").split())
+    print(f"\nwalk: {count} sets, the least gap {least_gap / 1e9:.4f} s (command interval {COMMAND_INTERVAL} s)")
+    assert least_gap / 1e9 >= COMMAND_INTERVAL - GAP_TOLERANCE_S, (count, least_gap, log(vm))
+
+
 def test_dockd_reattaches_a_replugged_camera(vm):
     replug = json.loads(text(vm, "replug.json"))
     assert text(vm, "replug.rc").strip() == "0", (replug, text(vm, "replug.err"), log(vm))
-    # The issue's target is 2 s; 0.28-2.19 s measured (BENCHMARKS.md). The reconnect backoff
-    # (0.25 s doubling to 8 s) decides it, so the bound here is the backoff's longest wait.
-    assert replug["reattach_s"] < 10, replug
+    # The issue's target, by the guest's clock: the node watch attaches the camera as its node
+    # returns, 0.05-0.19 s after the replug here under load (BENCHMARKS.md); before it, the
+    # reconnect backoff's next retry, up to 2.19 s, and once since (2.31 s) a node back between a
+    # failed open and the wait, which the wait now sees.
+    print(f"\nreattach: {replug['reattach_s']:.3f} s after the replug")
+    assert replug["reattach_s"] <= 2, replug
     assert text(vm, "dockd.rc").strip() == "0", log(vm)
 
 

@@ -1,15 +1,27 @@
 """The v4l2 driver under a real kernel: the real dockd, built on the host, owns kernel/vptz's
 virtual PTZ webcam in the VM (tests/vm/run.sh) through the V4L2 control ioctls; dockctl orients it
-and v4l2-ctl reads the pose the kernel holds; dockd stopped mid-move leaves the camera still. The
+and v4l2-ctl reads the pose the kernel holds; dockd stopped mid-move leaves the camera still, its stop
+there soon after the signal (vptz counts the sets it receives and stamps the last). The
 same for a camera with no absolute pan/tilt (steered by relative steps, its pose estimated) and for
 one steered by speed. One boot; guest_dockd_v4l2.sh records, these tests judge."""
 import json
 import math
+from pathlib import Path
 
 import pytest
 
 ARCSEC = 180 * 3600 / math.pi
 STEP = 3600  # the tiny2 profile's pan/tilt step, arc-seconds
+# The profile dockd matches to vptz's tiny2 card: the least time between two sets it may send.
+COMMAND_INTERVAL = json.loads((Path(__file__).resolve().parents[2] / "profiles/v4l2/obsbot-tiny-2.json").read_text())["commandInterval"]
+# Issue 23's target: the stop at the camera within one command interval of SIGTERM (a stop, like
+# any set, waits for the interval since the last one). Under emulation it took 0.12-0.96 s mid-move
+# (BENCHMARKS.md): the VM's one emulated CPU, shared by dockd and the guest's script, runs at a
+# fraction of a native one on a loaded host, and dockd's way from the signal to the stop (the API
+# server closed, then each stand told) is many steps of it. Timed by the guest's clock, which runs
+# in real time: a loaded host stretches everything it times. The bound allows 2 s more, twice the
+# worst seen at host load 8-27.
+STOP_MARGIN_S = 2.0
 pytestmark = pytest.mark.timeout(600)
 
 
@@ -78,6 +90,18 @@ def test_sigterm_mid_move_leaves_the_camera_still(vm):
     # The move (to pan +1.5 rad, 309000″) was stopped: two seconds later it has not gone on.
     assert later == at_exit or abs(later - at_exit) <= 2 * STEP, (before, at_exit, later, log(vm))
     assert later < 1.5 * ARCSEC - 10 * STEP, (before, at_exit, later)
+    stop = stop_after_sigterm(vm)
+    print(f"\nabsolute: the stop reached the camera {stop:.3f} s after SIGTERM (command interval {COMMAND_INTERVAL} s)")
+    assert 0 < stop <= COMMAND_INTERVAL + STOP_MARGIN_S, (stop, log(vm))
+
+
+def stop_after_sigterm(vm, prefix=""):
+    """Seconds from SIGTERM to the last control set vptz received (the stop), by the guest's clock
+    (the signal's time read from /proc/uptime just before it, in 10 ms steps rounded down: up to
+    10 ms more than it was); negative when no set came after the signal."""
+    sent = float((vm / f"{prefix}term-uptime.txt").read_text())
+    _count, last, _gap = (int(v) for v in (vm / f"{prefix}sets-at-exit.txt").read_text().split())
+    return last / 1e9 - sent
 
 
 def truth(vm, name):
@@ -111,3 +135,6 @@ def test_a_camera_steered_by_speed_reaches_its_target_and_stops_on_sigterm(vm):
     # At 60°/s a camera left at its speed would have run 2 s × 216000″/s further, to its end stop.
     assert abs(later - at_exit) <= STEP, (before, at_exit, later, log(vm, "speed"))
     assert later < 1.5 * ARCSEC - 10 * STEP, (before, at_exit, later)
+    stop = stop_after_sigterm(vm, "speed-")
+    print(f"\nspeed: the stop reached the camera {stop:.3f} s after SIGTERM (command interval {COMMAND_INTERVAL} s)")
+    assert 0 < stop <= COMMAND_INTERVAL + STOP_MARGIN_S, (stop, log(vm, "speed"))

@@ -220,6 +220,14 @@ def test_echo_mode_returns_the_last_value_set(vm):
     assert "volatile" not in controls((vm / "ctrls-echo.txt").read_text())["pan_absolute"]["flags"]
 
 
+def test_sets_are_counted_with_the_least_gap_between_two(vm):
+    after_load, after_two, after_reset = (vm / "sets.txt").read_text().splitlines()
+    assert after_load == "0 0 -1" and after_reset == "0 0 -1", (after_load, after_reset)
+    count, last, gap = (int(v) for v in after_two.split())
+    # two v4l2-ctl runs and one between them: well over 0.1 s apart even unloaded
+    assert count == 2 and last > 0 and gap > 100_000_000, after_two
+
+
 def square(frame):
     """The bright square's centre (x, y) in a YUYV frame, or None."""
     luma = frame[0::2]

@@ -459,7 +459,7 @@ public struct V4L2CameraDriver: StandDriver {
             if !set.values.isEmpty {
                 lastSet = time
                 readPassedOver = readDue
-                return send(.set(set.values), at: time, set: set.headings, carries: stopQueued ? .stop : pendingMotion)
+                return send(.set(set.values, spacing: tuning.commandInterval), at: time, set: set.headings, carries: stopQueued ? .stop : pendingMotion)
             }
         }
         // The camera's own tracking off, once it holds still: one try (a camera that refuses it

@@ -57,8 +57,12 @@ public enum V4L2Wire {
         /// Set at once: pan and tilt are halves of one UVC control (CT_PANTILT_ABSOLUTE, and
         /// CT_PANTILT_RELATIVE for the speeds), so one set per axis makes uvcvideo read the other
         /// half back and write it again (a stale or live value that can cancel the other's move),
-        /// and some cameras (Insta360 Link 2) refuse a single axis.
-        case set([(UInt32, Int32)])
+        /// and some cameras (Insta360 Link 2) refuse a single axis. `spacing`: the least time, s,
+        /// from the end of the previous set's ioctl to this one's start (the command interval): the
+        /// driver sends its sets that far apart, but one delivered to the link's thread late and the
+        /// next on time reached the camera closer together (85 ms for 100 in the VM), so the
+        /// thread waits out the rest.
+        case set([(UInt32, Int32)], spacing: Double)
         /// A vendor extension-unit control: the unit is found by its GUID (16 bytes as the USB
         /// descriptor holds them) where the camera's descriptors can be read, else `unit` is used.
         /// `restore`: set on the same control when the link closes (the camera's own setting put
@@ -70,7 +74,7 @@ public enum V4L2Wire {
             switch (a, b) {
             case (.query, .query): true
             case (.get(let x), .get(let y)): x == y
-            case (.set(let x), .set(let y)): x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
+            case (.set(let x, let s1), .set(let y, let s2)): x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1) && s1 == s2
             case (.extensionUnit(let g1, let u1, let s1, let d1, let r1), .extensionUnit(let g2, let u2, let s2, let d2, let r2)):
                 g1 == g2 && u1 == u2 && s1 == s2 && d1 == d2 && r1 == r2
             case (.extensionUnitRead(let g1, let u1, let s1), .extensionUnitRead(let g2, let u2, let s2)):
@@ -107,7 +111,7 @@ public enum V4L2Wire {
         let line = switch request {
         case .query: "Q"
         case .get(let ids): "G " + ids.map(String.init).joined(separator: " ")
-        case .set(let values): "S " + values.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        case .set(let values, let spacing): "S \(spacing) " + values.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
         case .extensionUnit(let guid, let unit, let selector, let data, let restore):
             "X \(hex(guid)) \(unit) \(selector) \(hex(data))" + (restore.map { " " + hex($0) } ?? "")
         case .extensionUnitRead(let guid, let unit, let selector): "R \(hex(guid)) \(unit) \(selector)"
@@ -134,9 +138,10 @@ public enum V4L2Wire {
         case "G" where words.count > 1:
             let ids = words.dropFirst().compactMap { UInt32($0) }
             return ids.count == words.count - 1 ? .get(ids) : nil
-        case "S" where words.count > 1:
-            let values = words.dropFirst().compactMap(pair)
-            return values.count == words.count - 1 ? .set(values) : nil
+        case "S" where words.count > 2:
+            guard let spacing = Double(words[1]), spacing >= 0 else { return nil }
+            let values = words.dropFirst(2).compactMap(pair)
+            return values.count == words.count - 2 ? .set(values, spacing: spacing) : nil
         case "X" where words.count == 5 || words.count == 6:
             guard let guid = bytes(hex: words[1]), guid.count == 16, let unit = UInt8(words[2]), let selector = UInt8(words[3]),
                   let data = bytes(hex: words[4]), !data.isEmpty else { return nil }
