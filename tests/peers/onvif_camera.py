@@ -1034,8 +1034,13 @@ class Handler(BaseHTTPRequestHandler):
         try:
             self.respond(owner, cam, arrived)
         finally:
-            with cam.lock:
-                del cam.in_flight[id(self)]
+            self.answering(cam)
+
+    def answering(self, cam):
+        """The request is no longer in flight once its reply goes: the client may send its next
+        before this thread has finished (a thread descheduled after writing counted it twice)."""
+        with cam.lock:
+            cam.in_flight.pop(id(self), None)
 
     def held_until_released(self, cam, action):
         """Holds the reply of an action in `Camera.hold`: True once released, False when the client
@@ -1082,6 +1087,7 @@ class Handler(BaseHTTPRequestHandler):
         if delay > 0:
             time.sleep(delay)
         kind, payload, extra = out
+        self.answering(cam)
         if kind == "raw":
             self.close_connection = True
             try:
