@@ -66,7 +66,9 @@ final class StandHost: Sendable {
                 let openedDevice = endpoint.deviceNode.flatMap(USBIdentity.of(node:))
                 await link.untilClosed()
                 let handshakes = await read { $0.counters.handshakes }
-                if handshakes > 0 { backoff = ProtocolTiming.reconnectBackoff.lowerBound }
+                // A stand that keeps contradicting its handshake (`DriverReport.reconnect`) is
+                // reconnected with backoff all the same: each of its links had a handshake.
+                if handshakes > 0, await !read({ $0.closedToDecideAgain }) { backoff = ProtocolTiming.reconnectBackoff.lowerBound }
                 if handshakes > handshakesBefore, let openedDevice { standDevice = openedDevice }
             } catch {
                 let reason = "\(error)"

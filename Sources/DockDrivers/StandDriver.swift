@@ -89,6 +89,11 @@ public enum DriverReport: Sendable, Equatable {
     case rejected(String)
     /// The link cannot work now (no answer to the handshake, a stand that cannot be steered): close it.
     case fatal(String)
+    /// The stand contradicts what its handshake decided (an ONVIF camera that gave no position at
+    /// connect gives one now): close the link, so that the next handshake decides again. Not a
+    /// failure, but a link closed this way does not reset the reconnection backoff, so a stand
+    /// flapping between the two is asked less and less often.
+    case reconnect(String)
     /// The stand speaks another major version of the protocol: close the link; asking again soon
     /// cannot help (only a firmware update can), so the host waits longer before it does.
     case incompatible(String)

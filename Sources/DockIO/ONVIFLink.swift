@@ -13,7 +13,8 @@ import Glibc
 /// once at open from a file no one else can read) and adds the WS-Security UsernameToken; the
 /// driver and everything above it never see it. Each request has a deadline and each reply a size
 /// cap: a camera that does not answer, answers garbage or too much is an `E` line, and the driver
-/// gives the link up.
+/// gives the link up. A request the driver abandons (`ONVIFWire.abandon`) has its connection
+/// closed at once, and the next request goes on a new one.
 public enum ONVIFLink {
     public struct OpenError: Error, CustomStringConvertible {
         public let description: String
@@ -67,24 +68,21 @@ public enum ONVIFLink {
                 connection?.channel.close(promise: nil)
                 close(socket)
             }
-            var decoder = ONVIFWire.Decoder()
+            guard let host = ONVIFHostRequests(socket: socket) else { return }
             var digest = HTTPDigest()
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = read(socket, &chunk, chunk.count)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0, let frames = decoder.feed(Array(chunk[0..<count])) else { return }
-                for case .request(let request) in frames {
-                    let reply = answer(request, digest: &digest, connection: &connection)
-                    guard DetachedThread.writeAll(socket, ONVIFWire.encode(reply)) else { return }
-                }
+            while let frame = host.next() {
+                // (An abandonment read here came after its request's reply: nothing to give up.)
+                guard case .request(let request) = frame else { continue }
+                let reply = answer(request, host: host, digest: &digest, connection: &connection)
+                guard DetachedThread.writeAll(socket, ONVIFWire.encode(reply)) else { return }
             }
         }
 
         /// One request: with a UsernameToken where the driver asks for authentication, and HTTP
         /// Digest where the camera asked for it (a 401 with a Digest challenge is answered once,
         /// then its challenge is kept for the requests after).
-        private func answer(_ request: ONVIFWire.Request, digest: inout HTTPDigest, connection: inout KeptConnection?) -> ONVIFWire.Reply {
+        private func answer(_ request: ONVIFWire.Request, host: ONVIFHostRequests, digest: inout HTTPDigest,
+                            connection: inout KeptConnection?) -> ONVIFWire.Reply {
             var security: String?
             if request.authenticate, let user = address.user, let password {
                 let created = ONVIFSOAP.created(wallClock() + request.clockOffset)
@@ -97,11 +95,11 @@ public enum ONVIFLink {
                 return digest.authorization(user: user, password: password, method: "POST", uri: request.path, cnonce: cnonce)
             }
             do {
-                var reply = try post(path: request.path, envelope: envelope, authorization: authorization(), connection: &connection)
+                var reply = try post(path: request.path, envelope: envelope, authorization: authorization(), host: host, connection: &connection)
                 if reply.status == 401, request.authenticate, address.user != nil, password != nil,
                    let challenge = reply.challenge.flatMap(HTTPDigest.challenge) {
                     digest.accept(challenge)
-                    reply = try post(path: request.path, envelope: envelope, authorization: authorization(), connection: &connection)
+                    reply = try post(path: request.path, envelope: envelope, authorization: authorization(), host: host, connection: &connection)
                 }
                 return .response(status: reply.status, wallClock: wallClock(), body: reply.body)
             } catch {
@@ -119,17 +117,18 @@ public enum ONVIFLink {
         /// one. A kept connection found closed by the camera before the request went goes for a
         /// new one; one that closes after it went fails the request (sent again, a RelativeMove
         /// would move twice).
-        private func post(path: String, envelope: [UInt8], authorization: String?, connection: inout KeptConnection?) throws -> Reply {
+        private func post(path: String, envelope: [UInt8], authorization: String?, host: ONVIFHostRequests,
+                          connection: inout KeptConnection?) throws -> Reply {
             if let kept = connection, kept.channel.isActive {
                 do {
-                    return try exchange(on: kept, path: path, envelope: envelope, authorization: authorization, connection: &connection)
+                    return try exchange(on: kept, path: path, envelope: envelope, authorization: authorization, host: host, connection: &connection)
                 } catch let failure as LinkError where failure.neverSent {
                     // (closed by the camera between requests: on a fresh connection)
                 }
             }
             connection?.channel.close(promise: nil)
             connection = try connect()
-            return try exchange(on: connection!, path: path, envelope: envelope, authorization: authorization, connection: &connection)
+            return try exchange(on: connection!, path: path, envelope: envelope, authorization: authorization, host: host, connection: &connection)
         }
 
         private func connect() throws -> KeptConnection {
@@ -155,10 +154,11 @@ public enum ONVIFLink {
         }
 
         /// The request on `kept`, and its reply; the connection is let go after a reply that
-        /// ends it (Connection: close), a failure or a timeout (a late reply must not be taken
-        /// for the next request's).
+        /// ends it (Connection: close), a failure, a timeout (a late reply must not be taken
+        /// for the next request's) or the host's abandoning the request (closed before the next
+        /// request connects anew, so the camera has one request in flight from dockd).
         private func exchange(on kept: KeptConnection, path: String, envelope: [UInt8], authorization: String?,
-                              connection: inout KeptConnection?) throws -> Reply {
+                              host: ONVIFHostRequests, connection: inout KeptConnection?) throws -> Reply {
             let channel = kept.channel, collector = kept.collector
             let promise = channel.eventLoop.makePromise(of: Reply.self)
             channel.eventLoop.execute { collector.value.expect(promise) }
@@ -175,8 +175,10 @@ public enum ONVIFLink {
             channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: envelope))), promise: nil)
             channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
             defer { deadline.cancel() }
+            let (result, abandoned) = host.wait(for: promise.futureResult) { _ = try? channel.close().wait() }
             do {
-                let reply = try promise.futureResult.wait()
+                if abandoned { throw LinkError(description: "abandoned by dockd before its reply") }
+                let reply = try result.get()
                 if !reply.keepAlive {
                     channel.close(promise: nil)
                     connection = nil

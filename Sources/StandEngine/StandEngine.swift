@@ -62,6 +62,9 @@ public struct StandEngine: Sendable {
     /// The stand last refused dockd's protocol version (or spoke another): until it says otherwise
     /// the host asks again only after `ProtocolTiming.incompatibleRetry`.
     public private(set) var incompatible = false
+    /// The link last closed was closed by the driver to decide again what the stand is
+    /// (`DriverReport.reconnect`) after its handshake: the host keeps backing off.
+    public private(set) var closedToDecideAgain = false
     public var systemTracking: Bool { steering.systemTracking }
     /// What the stand does while no client holds the lease.
     public private(set) var defaults: StandDefaults
@@ -273,6 +276,9 @@ public struct StandEngine: Sendable {
             break
         case .fatal(let reason):
             out.append(link.handle(.drop(reason: reason), at: now))
+        case .reconnect(let reason):
+            closedToDecideAgain = true
+            out.append(link.handle(.drop(reason: reason), at: now))
         case .incompatible(let reason):
             incompatible = true
             out.append(link.handle(.drop(reason: "\(reason); asking again in \(Int(ProtocolTiming.incompatibleRetry)) s or when it is plugged in again"), at: now))
@@ -285,6 +291,7 @@ public struct StandEngine: Sendable {
         connection?.motion.feedback(feedback, at: now)
         out.append(link.handle(.handshakeDone, at: now))
         counters.handshakes += 1
+        closedToDecideAgain = false
         out.log(.info, "stand connected", ["serial": identity?.serial ?? "?", "model": identity?.model ?? "?",
                                           "firmware": identity?.firmware ?? "?", "driver": driver.name])
         out.notifications.append(.connected(description))

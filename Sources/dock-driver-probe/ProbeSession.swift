@@ -206,7 +206,7 @@ struct ProbeSession: LinkSession {
         case .rejected(let text):
             count("rejected")
             emit(["t": JSONValue(t), "report": "rejected", "reason": JSONValue(text)])
-        case .fatal(let text), .incompatible(let text):
+        case .fatal(let text), .incompatible(let text), .reconnect(let text):
             count("fatal")
             fatal = true
             emit(["t": JSONValue(t), "report": "fatal", "reason": JSONValue(text)])

@@ -206,7 +206,7 @@ import Testing
     /// is never sent, so it is not confirmed — not when the move goes, nor when it is answered.
     @Test func aStopOvertakenByARateBeforeItWentIsNotConfirmed() {
         var (driver, _) = ready()  // its GetStatus in flight
-        #expect(driver.send(.stop, at: 0.2).isEmpty, "the Stop waits for the GetStatus in flight")
+        #expect(driver.send(.velocity([AxisValue(.yaw, 0)]), at: 0.2).isEmpty, "the end of a rate waits for the GetStatus in flight")
         #expect(!driver.stopConfirmed)
         #expect(driver.send(.velocity([AxisValue(.pitch, 0.2)]), at: 0.21).isEmpty)
         #expect(!driver.stopConfirmed, "the Stop was never sent")
@@ -217,6 +217,50 @@ import Testing
         #expect(action(driver.send(.stop, at: 0.4)) == "/onvif/ptz_service tptz:Stop")
         _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 0.41)
         #expect(driver.stopConfirmed)
+    }
+
+    /// The frames a driver wrote.
+    func frames(_ bytes: [UInt8]) -> [ONVIFWire.Decoder.Frame] {
+        var decoder = ONVIFWire.Decoder()
+        return decoder.feed(bytes) ?? []
+    }
+
+    /// A STOP (a client's, a lost lease's, dockd's exit) gives up the GetStatus in flight and goes
+    /// at once; the read's reply, or the link's error for it, is skipped when it comes.
+    @Test(arguments: [false, true])
+    func aStopDoesNotWaitBehindAGetStatusInFlight(readFailed: Bool) {
+        var (driver, _) = ready()  // its GetStatus in flight since 0.16
+        let sent = frames(driver.send(.stop, at: 0.2))
+        guard sent.count == 2, sent[0] == .abandon, case .request(let stop) = sent[1] else { Issue.record("\(sent)"); return }
+        #expect(String(decoding: stop.body, as: UTF8.self).hasPrefix("<tptz:Stop>"))
+        let abandoned = readFailed ? ONVIFWire.encode(.failure("abandoned by dockd before its reply")) : reply(ONVIFEmulatorReplies.status)
+        #expect(driver.receive(abandoned, at: 0.21).isEmpty, "the abandoned read's reply is not the Stop's")
+        #expect(!driver.stopConfirmed && driver.tick(at: 0.22).bytes.isEmpty, "the Stop is still in flight")
+        #expect(driver.receive(reply(ONVIFEmulatorReplies.stop), at: 0.23).isEmpty)
+        #expect(driver.stopConfirmed)
+        #expect(action(driver.tick(at: 0.3).bytes) == "/onvif/ptz_service tptz:GetStatus", "then the polls go on")
+        #expect(driver.receive(reply(ONVIFEmulatorReplies.status), at: 0.31).count == 1)
+    }
+
+    /// A move in flight is abandoned too, and the Stop sent again once answered: the first, on a
+    /// new connection beside the move, could be overtaken by it on a camera serving connections in
+    /// parallel. The end of a rate still waits for what is in flight.
+    @Test func aStopDoesNotWaitBehindAMoveInFlightAndGoesTwice() {
+        var (driver, _) = ready()
+        _ = driver.receive(reply(ONVIFEmulatorReplies.status), at: 1)
+        #expect(action(driver.send(.velocity([AxisValue(.yaw, 0.2)]), at: 1.01)) == "/onvif/ptz_service tptz:ContinuousMove")
+        #expect(driver.send(.velocity([AxisValue(.yaw, 0)]), at: 1.02).isEmpty, "the end of a rate waits")
+        let sent = frames(driver.send(.stop, at: 1.03))
+        guard sent.count == 2, sent[0] == .abandon, case .request(let stop) = sent[1] else { Issue.record("\(sent)"); return }
+        #expect(String(decoding: stop.body, as: UTF8.self).hasPrefix("<tptz:Stop>"))
+        #expect(driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.04).isEmpty, "the move's reply, skipped")
+        #expect(driver.tick(at: 1.05).bytes.isEmpty, "the Stop is still in flight")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.06)
+        #expect(!driver.stopConfirmed)
+        #expect(action(driver.tick(at: 1.06).bytes) == "/onvif/ptz_service tptz:Stop", "the second Stop")
+        _ = driver.receive(reply(ONVIFEmulatorReplies.stop), at: 1.07)
+        #expect(driver.stopConfirmed)
+        #expect(action(driver.tick(at: 1.1).bytes) == "/onvif/ptz_service tptz:GetStatus", "then the polls go on")
     }
 
     /// A Stop the camera answers with a fault or an HTTP error may have left it moving: the stop

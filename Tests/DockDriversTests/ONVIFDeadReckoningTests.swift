@@ -178,7 +178,8 @@ import Testing
     @Test func aPositionReadWhileDeadReckonedClosesTheLinkForTheConnectToDecideAgain() {
         var (driver, _) = ready()
         let reports = driver.receive(camera.reply(ONVIFEmulatorReplies.status), at: 1)
-        guard case .fatal(let why)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
+        // Not a failure: a camera flapping between the two is reconnected with backoff all the same.
+        guard case .reconnect(let why)? = reports.first, reports.count == 1 else { Issue.record("\(reports)"); return }
         #expect(why.hasPrefix("GetStatus gives a position now"), "\(why)")
     }
 

@@ -199,20 +199,46 @@ def test_rates_move_the_camera_by_continuous_moves_with_whole_second_timeouts_th
     assert r.stand()["state"] == "connected"  # no fractional Timeout broke the camera
 
 
-def test_sigterm_mid_move_leaves_the_camera_stopped(rig):
+@pytest.mark.parametrize("held", [None, "GetStatus", "ContinuousMove"])
+def test_sigterm_mid_move_stops_the_camera_without_waiting_for_the_request_in_flight(rig, held):
+    """Issue 24: the Stop reaches the camera within one round trip of SIGTERM. With `held` the
+    camera holds every reply to that request from before the signal: the Stop must reach it while
+    the request in flight is still unanswered (dockd gives it up, closing its connection, rather
+    than wait for an answer it no longer needs), and dockd never has two requests in flight (the
+    fixture's check: one given up is no longer in flight). A move given up is followed by a second
+    Stop once the first is answered (a camera serving connections in parallel could act on the
+    move after the first)."""
     r = rig(default_timeout=180.0)
     r.connected()
     r.client.result("motion.velocity", {"yaw": 0.3})
     wait_for(lambda: not r.cam.still(), 10, "the camera moving")
     round_trip = r.client.result("stand.get")["counters"]["round_trip_ms"]
+    if held:
+        with r.cam.lock:
+            r.cam.hold = {held}
+        if held == "ContinuousMove":
+            r.client.result("motion.velocity", {"yaw": 0.35})  # a new rate: a ContinuousMove now
+        wait_for(lambda: r.cam.held, 10, f"a {held} reply held")
     signalled = time.monotonic()
     r.dockd.send_signal(signal.SIGTERM)
     r.dockd.wait(20)
-    moves = r.moves()
-    assert moves[-1][1] == "Stop", moves[-3:]
+    moves = r.moves(since=signalled)
+    assert moves and moves[-1][1] == "Stop", (r.moves()[-3:], r.log.read_text()[-1500:])
     assert r.cam.still()
-    print(f"\nSIGTERM mid-move: the camera's Stop {moves[-1][0] - signalled:.3f} s after the signal (the camera's round trip "
-          f"{round_trip} ms, smoothed), dockd gone {time.monotonic() - signalled:.2f} s after it")
+    if held:
+        # No held reply was ever sent: the Stop went without one.
+        wait_for(lambda: len(r.cam.given_up) == len(r.cam.held), 10, f"every held {held} given up by dockd")
+        assert {a for _, a in r.cam.given_up} == {held}, r.cam.given_up
+    if held == "ContinuousMove":
+        assert [m[1] for m in moves] == ["Stop", "Stop"], moves
+    with r.cam.lock:
+        requests = list(r.cam.log)
+    stop_arrived = next(e[0] for e in requests if e[2] == "Stop" and e[0] >= signalled)
+    before = max((e for e in requests if e[0] < signalled), key=lambda e: e[0])
+    print(f"\nSIGTERM mid-move{f' ({held} replies held)' if held else ''}: the camera's Stop arrived "
+          f"{stop_arrived - signalled:.3f} s after the signal, acted on {moves[0][0] - signalled:.3f} s after it (the camera's "
+          f"round trip {round_trip} ms, smoothed; the last request before the signal a {before[2]} {signalled - before[0]:.3f} s "
+          f"before it), dockd gone {time.monotonic() - signalled:.2f} s after it")
 
 
 def test_a_wrong_password_is_a_clear_error_and_never_shown(rig):
@@ -509,6 +535,21 @@ def test_a_camera_whose_status_gives_no_position_is_steered_by_the_moves_it_was_
     print(f"rates 0.3 rad/s for 1 s: turned {turned:.3f} rad; dockd's yaw {state['positions']['yaw']:.4f}, the camera's {truth:.4f} from its connect pose")
     assert 0.25 < turned < 0.45, turned
     assert abs(state["positions"]["yaw"] - truth) < 0.02, (state["positions"], truth)
+
+
+def test_a_camera_whose_position_keeps_coming_late_is_reconnected_with_growing_backoff(rig):
+    """A camera whose GetStatus gives no position to the connect's three reads and one to the first
+    poll after, at every connect: each link is closed for the connect to decide again, and though
+    each had a handshake, the reconnects back off (0.25 s doubling) rather than go on every 1.5 s."""
+    r = rig(motion=("continuous",), position_late=3)
+
+    def delays():
+        return [float(line.split("reconnecting in ")[1].split(" s")[0]) for line in r.log.read_text().splitlines()
+                if "reconnecting in " in line and "GetStatus gives a position now" in line]
+    wait_for(lambda: len(delays()) >= 4, 60, f"four links closed ({r.log.read_text()[-1500:]})")
+    delays = delays()[:4]
+    print(f"\nposition late at every connect: reconnected after {delays} s")
+    assert delays == [0.25, 0.5, 1.0, 2.0], (delays, r.log.read_text()[-2000:])
 
 
 def test_a_camera_whose_position_comes_later_is_reconnected_to_steer_on_it(rig):

@@ -65,8 +65,14 @@ Options (Camera(...) keyword arguments; the command line has the same names):
   answered with the fault onvif_simple_server (the ONVIF server of many hacked-firmware cameras)
   sends where the camera has no position: HTTP 500, env:Receiver / ter:Action / ter:NoStatus, "No
   PTZ status is available in the requested Media Profile" (StatusPosition="false" too). Both may be
-  changed while the server runs (a camera whose position comes later).
+  changed while the server runs (a camera whose position comes later). `position_late` = N: the
+  first N GetStatus after each GetSystemDateAndTime (a client's connect) give no Position, the
+  rest do (a camera whose position comes and goes, at each connect).
 - `latency`: every reply that many seconds late (the request acts when it arrives).
+- `Camera.hold`: the actions (e.g. {"GetStatus"}) whose replies are held, the request acted on,
+  until `Camera.release_held()` or until the client closes the connection, giving the request up
+  (then no reply goes). `Camera.held` and `Camera.given_up` list (time, action) of each held reply
+  and of each the client gave up.
 - `requests_per_connection`: HTTP/1.1 keeps connections open; with N > 0 the Nth reply on a
   connection says "Connection: close" and the server closes it (0: never). `Server.accepted`
   counts the connections accepted.
@@ -84,7 +90,8 @@ Options (Camera(...) keyword arguments; the command line has the same names):
 
 Every request (time, client, action, how it was authenticated, the HTTP status answered) is kept in
 `Camera.log` and printed to stderr with `--verbose`; every move and Stop accepted, with its time, in
-`Camera.moves`; the most requests in flight at once in `Camera.max_in_flight`.
+`Camera.moves`; the most requests in flight at once in `Camera.max_in_flight` (a request whose client
+closed its connection, giving it up, is no longer in flight for it).
 
 WS-Discovery: `DiscoveryResponder` answers Probes on UDP: bound to 0.0.0.0:3702 and joined to
 239.255.255.250 on one interface (multicast: it needs a multicast route; the tests make a network
@@ -277,7 +284,7 @@ class Camera:
                  pan_speed=100.0, tilt_speed=60.0, zoom_speed=0.5, hfov=60.0, vfov=34.0, zoom_ratio=10.0,
                  velocity_sign=(1, 1), default_timeout=180.0, max_timeout=None, whole_second_timeouts=False,
                  fraction_kills_for=0.0, move_status_unknown=False, position_static=False, no_position=False, status_fault=False,
-                 latency=0.0, auth="none", username="admin", password="admin", clock_skew=0.0, created_window=5.0,
+                 position_late=0, latency=0.0, auth="none", username="admin", password="admin", clock_skew=0.0, created_window=5.0,
                  password_text=False, huge_bytes=32 << 20, name="dockd-emulator", manufacturer="dockd tests",
                  model="Emulated PTZ", serial="EMU-0001", requests_per_connection=0, speed_space=True, verbose=False):
         self.motion = set(motion)
@@ -307,6 +314,8 @@ class Camera:
         self.position_static = position_static
         self.no_position = no_position
         self.status_fault = status_fault
+        self.position_late = position_late
+        self.statuses_since_clock = 0  # GetStatus requests since the last GetSystemDateAndTime
         self.requests_per_connection = requests_per_connection
         self.latency = latency
         if auth not in ("none", "wsse", "digest", "any"):
@@ -329,9 +338,19 @@ class Camera:
         self.moves = []  # (time, action, details) for every move accepted
         self.seen_nonces = {}  # wsse nonce -> when it was used
         self.counts = {"requests": 0, "faults": 0, "refused_auth": 0}
-        self.in_flight = 0  # requests received and not yet answered
-        self.max_in_flight = 0  # the most at once (a client should keep it at one)
+        self.in_flight = {}  # the connection of each request received and not yet answered
+        self.max_in_flight = 0  # the most at once whose client still waits for them (a client should keep it at one)
+        self.hold = set()  # actions whose replies wait for release_held() or the client's giving up
+        self.released = threading.Event()
+        self.held = []  # (time, action) of each reply held
+        self.given_up = []  # (time, action) of each held reply its client gave up (closed its connection)
         self.xaddr_base = "http://127.0.0.1:80"
+
+    def release_held(self):
+        """Sends the replies held, and every later one."""
+        with self.lock:
+            self.hold = set()
+        self.released.set()
 
     # -- time
     def camera_now(self):
@@ -422,6 +441,7 @@ class Camera:
     # -- device service
     def device_GetSystemDateAndTime(self, body):
         now = self.camera_now()
+        self.statuses_since_clock = 0
 
         def dt(t):
             return (f"<tt:Time><tt:Hour>{t.hour}</tt:Hour><tt:Minute>{t.minute}</tt:Minute><tt:Second>{t.second}</tt:Second></tt:Time>"
@@ -784,13 +804,14 @@ class Camera:
             raise Fault("Receiver", ["Action", "NoStatus"], "No PTZ status is available in the requested Media Profile")
         self.step()
         pan, tilt, zoom = self.reported if self.reported is not None else self.generic()
+        self.statuses_since_clock += 1
 
         def status(moving):
             return "UNKNOWN" if self.move_status_unknown else ("MOVING" if moving else "IDLE")
         z_pos = f'<tt:Zoom x="{zoom:.6f}" space="{Z_POSITION}"/>' if self.has_zoom else ""
         z_st = f"<tt:Zoom>{status(self.zoom.moving)}</tt:Zoom>" if self.has_zoom else ""
         utc = self.camera_now().strftime("%Y-%m-%dT%H:%M:%SZ")
-        position = "" if self.no_position else (
+        position = "" if self.no_position or self.statuses_since_clock <= self.position_late else (
             f'<tt:Position><tt:PanTilt x="{pan:.6f}" y="{tilt:.6f}" space="{PT_POSITION}"/>{z_pos}</tt:Position>')
         return (f"<tptz:GetStatusResponse><tptz:PTZStatus>{position}<tt:MoveStatus><tt:PanTilt>{status(self.pan.moving or self.tilt.moving)}</tt:PanTilt>{z_st}"
                 f"</tt:MoveStatus><tt:UtcTime>{utc}</tt:UtcTime></tptz:PTZStatus></tptz:GetStatusResponse>")
@@ -956,6 +977,17 @@ class Digest:
         return True, False
 
 
+def client_waits(conn):
+    """Whether the client of a request in flight on `conn` still has the connection open: one
+    that closed it gave the request up."""
+    try:
+        return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "EmulatedONVIF/1.0"
@@ -974,6 +1006,12 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             self.server.owner.track(self.connection, False)
 
+    def handle_one_request(self):
+        try:
+            super().handle_one_request()
+        except ConnectionResetError:  # a client that gave up a request the reply of which went after it closed
+            self.close_connection = True
+
     def do_GET(self):
         self.reply(405, b"SOAP over POST only\n", "text/plain")
 
@@ -990,13 +1028,33 @@ class Handler(BaseHTTPRequestHandler):
         owner, cam = self.server.owner, self.server.owner.cam
         arrived = time.monotonic()
         with cam.lock:
-            cam.in_flight += 1
-            cam.max_in_flight = max(cam.max_in_flight, cam.in_flight)
+            waiting = sum(1 for conn in cam.in_flight.values() if client_waits(conn))
+            cam.in_flight[id(self)] = self.connection
+            cam.max_in_flight = max(cam.max_in_flight, waiting + 1)
         try:
             self.respond(owner, cam, arrived)
         finally:
-            with cam.lock:
-                cam.in_flight -= 1
+            self.answering(cam)
+
+    def answering(self, cam):
+        """The request is no longer in flight once its reply goes: the client may send its next
+        before this thread has finished (a thread descheduled after writing counted it twice)."""
+        with cam.lock:
+            cam.in_flight.pop(id(self), None)
+
+    def held_until_released(self, cam, action):
+        """Holds the reply of an action in `Camera.hold`: True once released, False when the client
+        closed the connection first (it gave the request up)."""
+        with cam.lock:
+            if action not in cam.hold:
+                return True
+            cam.held.append((time.monotonic(), action))
+        while not cam.released.wait(0.005):
+            if not client_waits(self.connection):
+                with cam.lock:
+                    cam.given_up.append((time.monotonic(), action))
+                return False
+        return True
 
     def respond(self, owner, cam, arrived):
         length = int(self.headers.get("Content-Length") or 0)
@@ -1022,13 +1080,14 @@ class Handler(BaseHTTPRequestHandler):
                                  f"{action} auth={auth} -> {status}\n")
         if raise_later is not None and cam.verbose:
             sys.stderr.write(f"{time.time():.3f} emulator error: {raise_later!r}\n")
-        if out is None:  # the connection is dropped
+        if out is None or not self.held_until_released(cam, action):  # the connection is dropped, or given up
             self.close_connection = True
             return
         delay = arrived + cam.latency - time.monotonic()
         if delay > 0:
             time.sleep(delay)
         kind, payload, extra = out
+        self.answering(cam)
         if kind == "raw":
             self.close_connection = True
             try:
@@ -1370,6 +1429,7 @@ def main():
     ap.add_argument("--position-static", action="store_true")
     ap.add_argument("--no-position", action="store_true", help="GetStatus gives no Position")
     ap.add_argument("--status-fault", action="store_true", help="GetStatus answered with ter:NoStatus (onvif_simple_server)")
+    ap.add_argument("--position-late", type=int, default=0, help="the first N GetStatus after each GetSystemDateAndTime give no Position")
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--auth", choices=["none", "wsse", "digest", "any"], default="none")
     ap.add_argument("--username", default="admin")
@@ -1386,7 +1446,7 @@ def main():
                  velocity_sign=a.velocity_sign, default_timeout=a.default_timeout,
                  whole_second_timeouts=a.whole_second_timeouts, fraction_kills_for=a.fraction_kills_for,
                  move_status_unknown=a.move_status_unknown, position_static=a.position_static, no_position=a.no_position, status_fault=a.status_fault,
-                 latency=a.latency,
+                 position_late=a.position_late, latency=a.latency,
                  auth=a.auth, username=a.username, password=a.password, password_text=a.password_text,
                  clock_skew=a.clock_skew, created_window=a.created_window, verbose=a.verbose)
     server = Server(cam, a.host, a.port).start()

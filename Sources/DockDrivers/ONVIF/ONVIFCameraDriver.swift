@@ -22,7 +22,7 @@ import DockProtocol
 ///
 /// Pure: it speaks `ONVIFWire` with DockIO's `ONVIFLink`, which does the HTTP and adds the
 /// WS-Security header. One request is in flight at a time; moves coalesce to the newest and go at
-/// most once per `commandInterval`, before polls.
+/// most once per `commandInterval`, before polls; a STOP abandons a GetStatus or move in flight.
 public struct ONVIFCameraDriver: StandDriver {
     public struct Settings: Sendable, Equatable {
         /// What the generic space's −1…1 is, in degrees (ONVIF does not say).
@@ -131,6 +131,12 @@ public struct ONVIFCameraDriver: StandDriver {
     /// move it (the estimate holds the camera at the end of where it may go), and the goal ends.
     private var relativeStepFrom: (x: Double, y: Double)?
     private var inFlight: (what: Flight, sentAt: Double)?
+    /// Requests abandoned before their answer (`ONVIFWire.abandon`): their replies, which the link
+    /// still sends in order, are skipped.
+    private var abandonedReplies = 0
+    /// A move was abandoned for the Stop in flight: once that Stop is answered, another goes (a
+    /// camera serving connections in parallel may have acted on the move after the first).
+    private var stopAgain = false
     private var pending: Move?
     private var lastMove: (move: Move, time: Double)?
     private var nextPoll = 0.0
@@ -192,12 +198,14 @@ public struct ONVIFCameraDriver: StandDriver {
     /// How many GetStatus replies without a position at connect make the pose dead-reckoned (a
     /// camera just booted may answer its first without one).
     static let connectReads = 3
-    /// The least time between the connect's GetStatus reads, s: spread over a second, so that a
-    /// transient failure or a camera still booting is not taken for one that gives no position
-    /// (back to back they spanned three round trips, a few ms). It delays only the connect of a
-    /// camera giving none (by a second); one that gives a position is ready on its first read, and
-    /// one whose position comes later still is reconnected then (`feedback`).
-    static let connectReadSpacing = 0.5
+    /// The least time between the connect's GetStatus reads, s: spread over the link's silence
+    /// limit (a second), so that a transient failure or a camera still booting is not taken for one
+    /// that gives no position (back to back they spanned three round trips, a few ms); no more than
+    /// half of it, for the same reason as `estimateOnlyPollInterval`: the answers are what keeps the
+    /// link alive. It delays only the connect of a camera giving none (by a second); one that gives
+    /// a position is ready on its first read, and one whose position comes later still is
+    /// reconnected then (`feedback`).
+    static let connectReadSpacing = ProtocolTiming.linkTimeout / 2
     /// How often GetStatus is asked while it gives nothing the pose needs (`estimateOnly`), s: the
     /// one request slot is kept for the moves, and a read every half second still tells a camera
     /// that went away (its answer times out) or whose position came later (`feedback`). Its answers
@@ -216,6 +224,8 @@ public struct ONVIFCameraDriver: StandDriver {
         step = .clock
         decoder = ONVIFWire.Decoder()
         inFlight = nil
+        abandonedReplies = 0
+        stopAgain = false
         pending = nil
         lastMove = nil
         pose = nil
@@ -259,6 +269,10 @@ public struct ONVIFCameraDriver: StandDriver {
         var reports: [DriverReport] = []
         for case .reply(let reply) in frames {
             counters.decoder.frames += 1
+            if abandonedReplies > 0 {
+                abandonedReplies -= 1
+                continue
+            }
             guard let flight = inFlight else { reports.append(.garbage(.malformed)); continue }
             inFlight = nil
             switch reply {
@@ -291,6 +305,10 @@ public struct ONVIFCameraDriver: StandDriver {
             if readBack == .reading { readBack = nil }
             return feedback(reply, at: time)
         case .move(let move):
+            if move == .stop, stopAgain {
+                stopAgain = false
+                if pending == nil { pending = .stop }
+            }
             if move == .stop, pending == nil { stopPending = false }
             if move == .stop, readBack == .stopping { readBack = .reading }
             if step == .connectStop {
@@ -337,6 +355,7 @@ public struct ONVIFCameraDriver: StandDriver {
             // A refused Stop may have left the camera moving: the stop stays unconfirmed until a
             // later one is answered (a read-back's Stop refused leaves a user's STOP unconfirmed too).
             if move == .stop, readBack == .stopping { readBack = nil }
+            if move == .stop { stopAgain = false }
             let type: MessageType = switch move {
             case .stop: .stop
             case .continuous: .velocity
@@ -441,8 +460,7 @@ public struct ONVIFCameraDriver: StandDriver {
     }
 
     /// A connect read without a position (`fault`: a fault's reason): read again
-    /// `connectReadSpacing` later (half the link's silence limit, as the polls: `poll_hz` is at
-    /// least 2), `connectReads` times in all, then dead-reckoned.
+    /// `connectReadSpacing` later, `connectReads` times in all, then dead-reckoned.
     private mutating func positionless(fault: String?, at time: Double) -> [DriverReport] {
         positionlessReads += 1
         positionlessFault = fault
@@ -541,7 +559,7 @@ public struct ONVIFCameraDriver: StandDriver {
             if let read = reply.flatMap(Self.panTilt(in:)) {
                 // Changing the pose's frame mid-link (yaw 0 where the camera was at connect) would
                 // move every target and limit: the connect decides again, and reads it.
-                return [.fatal("GetStatus gives a position now (\(read.x), \(read.y)) where it gave none at connect: reconnecting to steer on it")]
+                return [.reconnect("GetStatus gives a position now (\(read.x), \(read.y)) where it gave none at connect: reconnecting to steer on it")]
             }
             // Nothing to read: the pose and its rate are the estimate's.
             now = estimate.pose(at: time)
@@ -700,10 +718,35 @@ public struct ONVIFCameraDriver: StandDriver {
             panTiltRate = (0, 0)
             ratePaths.x.reset(); ratePaths.y.reset()
             zoomAsked = (0, nil)
+            return abandonInFlight(at: time) + pump(at: time)
         default:
             break  // LIMITS: the camera keeps its own range; no LED, no MOTORS
         }
         return pump(at: time)
+    }
+
+    /// A STOP (a client's, a lost lease's, dockd's exit) does not wait behind a GetStatus or a
+    /// move in flight: the request is abandoned (its connection let go, so the camera still has one
+    /// request from dockd) and the Stop goes at once — it reached the camera up to a round trip and
+    /// a half after the STOP otherwise. A read moves nothing, and the next poll's answer replaces
+    /// it. A move is counted in the estimate as acted on now (its reply, the usual bound, would
+    /// have come within the round trip), and the Stop is sent a second time once the first is
+    /// answered: a camera serving connections in parallel may act on the move after the first
+    /// Stop, never after one sent a round trip later. A preset's request, whose answer the engine
+    /// awaits, and a Stop are waited for. The end of a rate (a zero velocity) waits as before:
+    /// tracking ends rates often, and each abandonment costs a new connection.
+    private mutating func abandonInFlight(at time: Double) -> [UInt8] {
+        guard step == .ready, let flight = inFlight else { return [] }
+        switch flight.what {
+        case .status: break
+        case .move(let move) where move != .stop:
+            estimateActed(on: move, sent: flight.sentAt, at: time)
+            stopAgain = true
+        default: return []
+        }
+        inFlight = nil
+        abandonedReplies += 1
+        return ONVIFWire.abandon
     }
 
     /// A rate (`x`, `y`: the generic position's way) as the camera can take it: a ContinuousMove,

@@ -6,8 +6,13 @@
 /// driver keeps the camera's clock offset that the header's Created needs.
 ///
 ///     host → adapter   P <path> <authenticate 0|1> <clock offset s> <length>\n<SOAP Body content>
+///                      A\n                 the request in flight is abandoned: its answer is not
+///                                          wanted; its connection is let go, and its reply (or
+///                                          an E if none had come) still goes, in order
 ///     adapter → host   R <HTTP status> <wall clock s> <length>\n<HTTP body>
 ///                      E <text>\n          no answer: refused, reset, timed out, too big, not HTTP
+///
+/// Every request gets exactly one reply frame, abandoned or not, so the host matches them in order.
 public enum ONVIFWire {
     public struct Request: Sendable, Equatable {
         /// The service's path on the camera (the host and port are the link's).
@@ -30,6 +35,9 @@ public enum ONVIFWire {
     /// The largest body either way: a bigger reply is an error, never buffered.
     public static let maximumBody = 1 << 20
 
+    /// The host gives up the request in flight (a Stop must not wait behind a GetStatus).
+    public static let abandon = Array("A\n".utf8)
+
     public static func encode(_ request: Request) -> [UInt8] {
         let path = request.path.isEmpty ? "/" : String(request.path.filter { $0 != " " && $0 != "\n" })
         return Array("P \(path) \(request.authenticate ? 1 : 0) \(request.clockOffset) \(request.body.count)\n".utf8) + request.body
@@ -46,6 +54,7 @@ public enum ONVIFWire {
     public struct Decoder: Sendable {
         public enum Frame: Sendable, Equatable {
             case request(Request)
+            case abandon
             case reply(Reply)
         }
 
@@ -63,6 +72,9 @@ public enum ONVIFWire {
                 switch words.first {
                 case "E":
                     frames.append(.reply(.failure(words.dropFirst().joined(separator: " "))))
+                    buffer.removeSubrange(..<bodyStart)
+                case "A" where words.count == 1:
+                    frames.append(.abandon)
                     buffer.removeSubrange(..<bodyStart)
                 case "R" where words.count == 4:
                     guard let status = Int(words[1]), let wall = Double(words[2]), let length = Int(words[3]),
