@@ -14,13 +14,16 @@ import Glibc
 ///
 /// When the shell allows it, the host reads a serial link itself in batches instead of waking for
 /// every chunk the link delivers (a stand at rest that nobody watches sends a FEEDBACK every 20 ms):
-/// every `batchPeriod`, before each tick, and when the program asks (`readHeldBytes`), so that what
-/// it reads of the session is as fresh as the bytes the link holds.
+/// at most `batchPeriod` after its last read of the link, the reads spaced evenly up to the next tick
+/// (which reads first too), and when the program asks (`readHeldBytes`), so that what it reads of the
+/// session is as fresh as the bytes the link holds.
 public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     public typealias Session = Shell.Session
     /// How long bytes may wait in a link read in batches, s: below the 50 ms in which a frame that
     /// asks for an ACK must have it (PROTOCOL.md §3.1); the link's silence is judged at most this late.
-    static var batchPeriod: Double { 0.03 }
+    /// Above a third of 100 ms, dockd's heartbeat interval at the default timeout: two reads between
+    /// heartbeats, not three.
+    static var batchPeriod: Double { 0.034 }
 
     public let loop: any EventLoop
     private let now: @Sendable () -> Double
@@ -35,14 +38,18 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         /// The one timer, armed for the session's next tick (or sooner: see `armTimer`); `arming`
         /// tells it from one cancelled after NIO took it into the batch it is running (it runs all
         /// the same, and must then do nothing).
-        var timer: (at: Double, arming: UInt64, task: Scheduled<Void>)?
+        var timer: (at: Double, arming: UInt64, callback: NIOScheduledCallback)?
         var armings: UInt64 = 0
+        /// The timer's turn is running: it arms the next once, at its end (the read before the tick
+        /// would arm one for the tick, due already: a turn of the loop for nothing).
+        var firing = false
         /// Why the link is being closed from our side (the session's reason, or an I/O error).
         var closeReason: String?
         /// The link's descriptor while the host may read it itself (a byte stream of a device).
         var byteStream: Int32?
         /// NIO does not read the link (`autoRead` off): the host reads it in batches.
         var batching = false
+        /// The last read of the link, the host's or NIO's: what it held then has been read.
         var lastBatchRead = -Double.infinity
         /// A read asked of NIO (after a write) and not done yet: the host does not read the link
         /// itself meanwhile (NIO would find it drained, which it asserts against).
@@ -166,9 +173,11 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
 
     fileprivate func received(_ buffer: ByteBuffer) {
         state.value.nioReadPending = false
+        let now = now()
+        if state.value.batching { state.value.lastBatchRead = now }
         // `getBytes` copies with one memcpy (a walk of `readableBytesView` goes byte by byte).
         let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
-        apply(state.value.session.handle(link: .received(bytes), at: now()))
+        apply(state.value.session.handle(link: .received(bytes), at: now))
     }
 
     fileprivate func close(_ reason: String) {
@@ -180,7 +189,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     fileprivate func closed() {
         let reason = state.value.closeReason ?? "the stand closed the link (EOF or hangup)"
         state.value.closeReason = nil
-        state.value.timer?.task.cancel()
+        state.value.timer?.callback.cancel()
         state.value.timer = nil
         state.value.channel = nil
         state.value.byteStream = nil
@@ -230,23 +239,37 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     /// time would not save its wake-up (NIO keeps its timerfd armed for a cancelled deadline); an
     /// early one only re-arms.
     private func armTimer() {
+        guard !state.value.firing else { return }
         // No link is due nothing; a link being closed neither (its silence, past, would be judged
         // again and again).
         guard state.value.channel != nil, state.value.closeReason == nil, var due = inspect({ $0.nextTick }) else {
-            state.value.timer?.task.cancel()
+            state.value.timer?.callback.cancel()
             state.value.timer = nil
             return
         }
         // While a read asked of NIO is pending the host does not read the link itself (`readHeldBytes`):
         // a batch read due would fire the timer again and again, at once, until the link answers.
-        if state.value.batching && !state.value.nioReadPending { due = min(due, state.value.lastBatchRead + Self.batchPeriod) }
+        if state.value.batching && !state.value.nioReadPending { due = min(due, nextBatchRead(before: due)) }
         if let armed = state.value.timer, armed.at <= due { return }
-        state.value.timer?.task.cancel()
+        state.value.timer?.callback.cancel()
         let delay = Int64((max(0, due - now()) * 1e9).rounded(.up))
         state.value.armings &+= 1
         let arming = state.value.armings
-        let task = loop.scheduleTask(in: .nanoseconds(delay)) { self.timerFired(arming) }
-        state.value.timer = (due, arming, task)
+        // A callback, not `scheduleTask`: no promise and no closures to allocate at every arming.
+        guard let callback = try? loop.scheduleCallback(in: .nanoseconds(delay), handler: TimerCallback(host: self, arming: arming)) else {
+            state.value.timer = nil
+            return
+        }
+        state.value.timer = (due, arming, callback)
+    }
+
+    /// When to read the link next while reading in batches: at most `batchPeriod` after the last read,
+    /// the reads spaced evenly up to `tick` (which reads the link first), so that no more of them
+    /// come between two ticks than the period asks for.
+    private func nextBatchRead(before tick: Double) -> Double {
+        let span = tick - state.value.lastBatchRead
+        guard span.isFinite, span > Self.batchPeriod else { return tick }
+        return state.value.lastBatchRead + span / (span / Self.batchPeriod).rounded(.up)
     }
 
     private func timerFired(_ arming: UInt64) {
@@ -254,13 +277,21 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         state.value.timer = nil
         state.value.shell.timerWoke()
         // What the link delivered meanwhile comes before the tick: its silence is judged on it.
+        state.value.firing = true
         readHeldBytes()
         let now = now()
         if let due = inspect({ $0.nextTick }), due <= now {
             apply(state.value.session.handle(link: .tick, at: now))
-        } else {
-            armTimer()
         }
+        state.value.firing = false
+        armTimer()
+    }
+
+    /// The timer's callback: the host and the arming it is for.
+    private struct TimerCallback: NIOScheduledCallbackHandler, Sendable {
+        let host: LinkSessionHost
+        let arming: UInt64
+        func handleScheduledCallback(eventLoop: some EventLoop) { host.timerFired(arming) }
     }
 }
 

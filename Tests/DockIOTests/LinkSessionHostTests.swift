@@ -167,4 +167,58 @@ import Glibc
         await link.untilClosed()
         try await group.shutdownGracefully()
     }
+    /// Wants a tick every 0.1 s (dockd's heartbeat at the default timeout), from the link's opening.
+    private struct TenTicksASecond: LinkSession {
+        struct Output: LinkSessionOutput {
+            var writes: [[UInt8]] = []
+            var closeLink: String?
+            var ticked = false
+        }
+        var lastTick: Double?
+
+        var nextTick: Double? { lastTick.map { $0 + 0.1 } }
+
+        mutating func handle(link event: LinkEvent, at now: Double) -> Output {
+            switch event {
+            case .opened: lastTick = now
+            case .tick:
+                lastTick = now
+                return Output(ticked: true)
+            case .received, .closed: break
+            }
+            return Output()
+        }
+    }
+
+    /// Lets the host read the link in batches, and notes each wake of its timer and each tick.
+    private final class BatchJournal: LinkSessionShell, Sendable {
+        typealias Session = TenTicksASecond
+        let entries = Mutex<[String]>([])
+        func carryOut(_ output: TenTicksASecond.Output, from host: LinkSessionHost<BatchJournal>) {
+            if output.ticked { entries.withLock { $0.append("tick") } }
+        }
+        func timerWoke() { entries.withLock { $0.append("woke") } }
+        func mayReadInBatches(_ session: inout TenTicksASecond) -> Bool { true }
+        var read: [String] { entries.withLock { $0 } }
+    }
+
+    /// A link read in batches is read at most `batchPeriod` after the last read, and the tick reads it
+    /// too: between ticks 0.1 s apart, two batch reads and the tick, three wakes. Reads every 30 ms
+    /// from the last took three and the tick (four); a late timer only spaces them more.
+    @Test func batchReadsBetweenTicksAreSpacedEvenlyUpToTheTick() async throws {
+        let (master, slave, path) = try openPty()
+        defer { close(slave) }
+        let journal = BatchJournal()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let host = LinkSessionHost(session: TenTicksASecond(), shell: journal, loop: group.next(), now: Self.seconds())
+        let link = try await host.open(.serial(path: path, baud: 115_200))
+        #expect(await eventually { journal.read.filter { $0 == "tick" }.count >= 6 })
+        // The wakes of each interval between ticks (a tick's own wake comes before it); the first
+        // interval (from the opening) left out.
+        let intervals = journal.read.split(separator: "tick", omittingEmptySubsequences: false).dropFirst().dropLast()
+        #expect(!intervals.isEmpty && intervals.allSatisfy { $0.count <= 3 }, "wakes per tick: \(intervals.map(\.count))")
+        close(master)
+        await link.untilClosed()
+        try await group.shutdownGracefully()
+    }
 }
