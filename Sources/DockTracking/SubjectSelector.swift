@@ -143,7 +143,8 @@ public struct SubjectSelector: Sendable {
     }
 
     /// Ranks the tracks' confirmed and lost subjects and decides what to frame. Call once per
-    /// tracker step with the same time.
+    /// tracker step with the same time, and again with that time to apply a new selection to the
+    /// same frame (`TrackingPipeline.reselect`).
     public mutating func update(tracks: [Track], field: Box, time: Double) -> Selection {
         if !requestedIDs.isEmpty { followRequested(tracks, time: time) }
         var scored: [(id: SubjectIdentifier, score: Double)] = []

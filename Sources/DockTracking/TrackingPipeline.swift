@@ -43,6 +43,17 @@ public struct TrackingPipeline: Sendable {
     @discardableResult
     public mutating func step(observations: [Observation], time: Double, aim: Aim) -> TrackingStep {
         tracker.update(observations: KeypointHead.addingHeads(to: observations), time: time)
+        return select(time: time, aim: aim)
+    }
+
+    /// Selection and framing again on the tracks as the frame of `time` left them, with no new
+    /// detections: a client's selection applies to the frame it was made on (a tap on the
+    /// preview), not only from the next one.
+    public mutating func reselect(_ step: TrackingStep, aim: Aim) -> TrackingStep {
+        select(time: step.time, aim: aim)
+    }
+
+    private mutating func select(time: Double, aim: Aim) -> TrackingStep {
         // The selector and framer skip tentative tracks themselves; passing all tracks saves a copy.
         let field = camera.angularBox(of: .fullFrame, aim: aim)
         let selection = selector.update(tracks: tracker.tracks, field: field, time: time)

@@ -114,16 +114,27 @@ public struct TrackingLoop: Sendable {
             }
             return observation
         }
-        let step = pipeline.step(observations: observations, time: captureTime, aim: aim)
-        lastStep = step
         lastStepAim = aim
         lastObservation = now
+        take(pipeline.step(observations: observations, time: captureTime, aim: aim))
+    }
+
+    private mutating func take(_ step: TrackingStep) {
+        lastStep = step
         // Every framed subject hidden: hold the last target (its age stops the chase, and the
         // controller's lost behaviour starts once the tracker lets the subjects go).
         if !pipeline.framesOnlyLostSubjects(step) {
-            target = Self.target(step, tracks: pipeline.tracker.tracks, time: captureTime)
+            target = Self.target(step, tracks: pipeline.tracker.tracks, time: step.time)
             if let target { lastSeen = target }
         }
+    }
+
+    /// A client's selection, framed from the latest frame on: the app taps what its preview shows,
+    /// and the camera should not steer one more frame toward whoever was framed before (`child`:
+    /// the adult behind was framed on the session's first frame, the tapped child from the second).
+    private mutating func applySelection() {
+        guard let step = lastStep else { return }
+        take(pipeline.reselect(step, aim: lastStepAim))
     }
 
     /// The framer's desired aim as stand angles, moving with the primary subject (the controller's
@@ -131,13 +142,17 @@ public struct TrackingLoop: Sendable {
     /// has one (what the framer anchors on): a body box's top and height jump when the person sits,
     /// bends or stands, and a change of shape is a posture, not a velocity to feed forward. The
     /// measured aim moves the desired one by where this frame's face detection is against the
-    /// filtered face: where the face really stopped.
+    /// filtered face: where the face really stopped. A frame that missed the face has no such
+    /// detection, and the filtered face stands for it: the last detection, a frame or more old,
+    /// lags a moving face by the frames since.
     private static func target(_ step: TrackingStep, tracks: [Track], time: Double) -> TrackingTarget? {
         guard let primary = step.selection.selected.first, let track = tracks.first(where: { $0.id == primary }) else { return nil }
         let desired = step.framing.desiredAim
         let velocity = track.face?.filter.velocity ?? track.velocity
-        let measured = track.face.map { face in
-            (x: desired.x + face.lastMeasurement.centerX - face.box.centerX, y: desired.y + face.lastMeasurement.centerY - face.box.centerY)
+        let measured = track.face.flatMap { face in
+            face.lastUpdateTime == time
+                ? (x: desired.x + face.lastMeasurement.centerX - face.box.centerX, y: desired.y + face.lastMeasurement.centerY - face.box.centerY)
+                : nil
         } ?? (x: desired.x, y: desired.y)
         return TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: -velocity.x, pitchRate: -velocity.y, time: time,
                               measuredYaw: -measured.x, measuredPitch: -measured.y)
@@ -179,6 +194,7 @@ public struct TrackingLoop: Sendable {
             chosen.append(id)
         }
         pipeline.selector.select(ids: chosen)
+        applySelection()
     }
 
     /// Selects the subject at a normalized point (upper-left origin) of the latest frame.
@@ -186,6 +202,7 @@ public struct TrackingLoop: Sendable {
         do {
             let id = try pipeline.selectSubject(atNormalizedX: x, y: y, aim: lastStepAim)
             pipeline.selector.select(ids: [id])
+            applySelection()
             return id.description
         } catch {
             throw .noSubjectFound

@@ -20,6 +20,8 @@ struct TestScene {
         /// The body box runs on to the feet (a whole-person detector).
         var fullBody = false
         var confidence = 0.9
+        /// The detector finds the body but misses the face in this frame.
+        var faceMissed = false
     }
 
     var people: [Person]
@@ -37,7 +39,7 @@ struct TestScene {
             let top = face.top - faceHeight * 0.3
             let bodyHeight = p.fullBody ? p.size * 2.6 : p.size
             let body = Box(left: -p.yaw - p.size * 0.2, top: top, width: p.size * 0.4, height: bodyHeight)
-            for (kind, box) in [(ObservationKind.face, face), (.body, body)] {
+            for (kind, box) in [(ObservationKind.face, face), (.body, body)] where kind == .body || !p.faceMissed {
                 var rect = camera.normalizedRect(of: box, aim: aim)
                 // What the image shows of it; gone when less than a third is inside.
                 let visible = NormalizedRect(x: max(0, rect.x), y: max(0, rect.y), width: min(1, rect.maxX) - max(0, rect.x),
