@@ -42,8 +42,14 @@ final class LogLineQueue<Line: Sendable>: Sendable {
         }
     }
 
-    /// Waits, at most `seconds`, until every queued line is sent (dockd before it exits).
+    /// Waits, at most `seconds`, until every queued line is sent (dockd before it exits), the count
+    /// of lines dropped since the last one sent included.
     func flush(upTo seconds: Double) {
+        state.withLock { state in
+            guard state.dropped > 0 else { return }
+            submit(dropNote(state.dropped), &state)
+            state.dropped = 0
+        }
         let clock = DaemonClock()
         let deadline = clock.now() + seconds
         while state.withLock({ $0.queued }) > 0 && clock.now() < deadline { usleep(2_000) }

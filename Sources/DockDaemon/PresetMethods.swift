@@ -41,7 +41,7 @@ struct PresetMethods: Sendable {
             let read = host.read { engine in (pose: Self.measuredPose(engine), storage: engine.cameraPresets) }
             return .later(read.flatMap { (pose: Preset?, storage: CameraPresetStorage?) -> EventLoopFuture<JSONValue> in
                 guard let pose else { return host.loop.makeFailedFuture(RPCError.notConnected(stand)) }
-                return save(pose, as: name, for: stand, in: storage, host: host, client: client)
+                return store.operations.run { save(pose, as: name, for: stand, in: storage, host: host, client: client) }
             })
         case .presetRecall:
             let name = try Self.name(p)
@@ -62,12 +62,14 @@ struct PresetMethods: Sendable {
                 return ["id": JSONValue(id.rawValue)]
             })
         case .presetDelete:
-            let client = session.client
-            return .later(store.delete(try Self.name(p), for: stand).flatMap { deleted in
-                guard let slot = deleted.camera else { return host.loop.makeSucceededFuture(["ok": true]) }
-                return camera(.remove(slot), host: host, client: client).map { outcome in
-                    if case .memory(let number) = slot { store.release(memory: number, of: stand) }
-                    if case .failure(let refusal) = outcome { return ["ok": true, "camera_error": JSONValue(refusal.description)] } else { return ["ok": true] }
+            let client = session.client, name = try Self.name(p)
+            return .later(store.operations.run { [store] in
+                store.delete(name, for: stand).flatMap { deleted in
+                    guard let slot = deleted.camera else { return host.loop.makeSucceededFuture(["ok": true]) }
+                    return camera(.remove(slot), host: host, client: client).map { outcome in
+                        if case .memory(let number) = slot { store.release(memory: number, of: stand) }
+                        if case .failure(let refusal) = outcome { return ["ok": true, "camera_error": JSONValue(refusal.description)] } else { return ["ok": true] }
+                    }
                 }
             })
         default:

@@ -67,9 +67,15 @@ final class PresetStore: Sendable {
 
     /// Loads `presets.json` from `directory`. A file that cannot be used is renamed aside
     /// (`presets.json.unreadable`, so the next save does not destroy it) and reported.
+    /// The saves and deletes (`PresetMethods`), each from its camera operation to its write, one at
+    /// a time: the table changes only once the file holds a change, so a save asked while a delete
+    /// of the same name was on its way would take the camera slot the delete then empties.
+    let operations: OneAtATime
+
     init(directory: String, writer: StateWriter) {
         path = directory + "/presets.json"
         self.writer = writer
+        operations = OneAtATime(loop: writer.loop)
         let loaded = Self.load(path)
         table = Mutex(loaded.table)
         problem = loaded.problem

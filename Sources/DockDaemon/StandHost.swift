@@ -55,20 +55,23 @@ final class StandHost: Sendable {
             // Looked at before the attempt, for the wait after it: a node back between a failed
             // attempt and the wait's own look was seen by neither (a replug in the VM, attached
             // 2.3 s late, at the backoff's next try).
-            let nodeWasMissing = endpoint.deviceNode.map { !NodeWatch.usable($0) } ?? false
+            var nodeWasMissing = endpoint.deviceNode.map { !NodeWatch.usable($0) } ?? false
             do {
                 if let node = endpoint.deviceNode, let expected = standDevice, let found = USBIdentity.of(node: node), found != expected {
                     throw USBIdentity.Changed(node: node, expected: expected, found: found)
                 }
                 let handshakesBefore = await read { $0.counters.handshakes }
                 let link = try await host.open(endpoint)
+                nodeWasMissing = false  // (it opened: a wait after this link is the backoff's)
                 // Read while the device is there; it becomes the stand's once it has answered as one.
                 let openedDevice = endpoint.deviceNode.flatMap(USBIdentity.of(node:))
                 await link.untilClosed()
                 let handshakes = await read { $0.counters.handshakes }
-                // A stand that keeps contradicting its handshake (`DriverReport.reconnect`) is
-                // reconnected with backoff all the same: each of its links had a handshake.
-                if handshakes > 0, await !read({ $0.closedToDecideAgain }) { backoff = ProtocolTiming.reconnectBackoff.lowerBound }
+                // Only a link that made a handshake starts the backoff afresh: a stand that once
+                // connected and now fails its handshakes is asked less and less often, as one that
+                // never did. So is a stand that keeps contradicting its handshake
+                // (`DriverReport.reconnect`), though each of its links had one.
+                if handshakes > handshakesBefore, await !read({ $0.closedToDecideAgain }) { backoff = ProtocolTiming.reconnectBackoff.lowerBound }
                 if handshakes > handshakesBefore, let openedDevice { standDevice = openedDevice }
             } catch {
                 let reason = "\(error)"

@@ -2,7 +2,6 @@ import DockIO
 import DockJSON
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// Runs the changes of dockd's state files (`presets.json`, `defaults.json`) on NIO's blocking
 /// thread pool, one at a time in the order they were asked. A write ends in an fsync, which takes
@@ -17,24 +16,19 @@ final class StateWriter: Sendable {
     let loop: any EventLoop
     private let pool: NIOThreadPool
     private let replace: Replace
-    /// The last change asked: the next one runs after it.
-    private let last: Mutex<EventLoopFuture<Void>>
+    private let changes: OneAtATime
 
     init(loop: any EventLoop, pool: NIOThreadPool = .singleton, replace: @escaping Replace = { path, bytes throws(WholeFile.Failure) in
         try WholeFile.replace(path, with: bytes)
     }) {
         self.loop = loop; self.pool = pool; self.replace = replace
-        last = Mutex(loop.makeSucceededVoidFuture())
+        changes = OneAtATime(loop: loop)
     }
 
     /// Runs `body` on the pool after every change asked before it; it writes with `write`.
     func change<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
-        last.withLock { last in
-            let pool = self.pool, loop = self.loop
-            let result = last.flatMap { pool.runIfActive(eventLoop: loop, body) }
-            last = result.map { _ in }.recover { _ in }
-            return result
-        }
+        let pool = self.pool, loop = self.loop
+        return changes.run { pool.runIfActive(eventLoop: loop, body) }
     }
 
     /// Writes `value` whole over the file at `path` (see `WholeFile.replace`); on the pool, in a change.

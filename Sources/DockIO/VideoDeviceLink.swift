@@ -8,7 +8,7 @@ import Glibc
 /// their own, one request at a time (a UVC camera can take most of a second to answer one, and must
 /// never block a stand's event loop), answering `V4L2Wire` lines over a socketpair whose other end
 /// the stand's host reads like any link. A set waits, if it must, until its `spacing` (the driver's
-/// command interval) has passed since the last set's ioctl returned: the driver spaces its sets when
+/// command interval) has passed since the last set's ioctl started: the driver spaces its sets when
 /// it sends them, and only this thread knows when they reach the camera. Opening it for controls
 /// takes no stream: another program (dock-camera, a browser) may capture from the same device at
 /// the same time. The host closing
@@ -67,8 +67,9 @@ public enum VideoDeviceLink {
             }
             var pending: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4096)
-            /// When the last set's ioctl returned (CLOCK_MONOTONIC s): the next waits `spacing` from
-            /// there, so the camera has it that long after the last one, however long that took.
+            /// When the last set's ioctl started (CLOCK_MONOTONIC s), which is when the camera was
+            /// sent it: the next starts `spacing` after, or as soon as that ioctl returns if it took
+            /// longer (the sets a camera gets are `max(spacing, its answer's time)` apart).
             var lastSet = -Double.infinity
             while true {
                 let count = read(socket, &chunk, chunk.count)
@@ -81,9 +82,11 @@ public enum VideoDeviceLink {
                     let line = String(decoding: pending[..<newline], as: UTF8.self)
                     pending.removeSubrange(...newline)
                     let request = V4L2Wire.request(Substring(line))
-                    if case .set(_, let spacing)? = request { Self.sleep(until: lastSet + spacing) }
+                    if case .set(_, let spacing)? = request {
+                        Self.sleep(until: lastSet + spacing)
+                        lastSet = Self.monotonicNow()
+                    }
                     let replies = answer(request)
-                    if case .set? = request { lastSet = Self.monotonicNow() }
                     if case .extensionUnit(_, _, let selector, _, let restore?)? = request, case .unit(let unit)? = replies.last,
                        !restores.contains(where: { $0.unit == unit && $0.selector == selector }) {
                         restores.append((unit, selector, restore))

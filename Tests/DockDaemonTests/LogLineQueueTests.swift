@@ -31,6 +31,8 @@ struct LogLineQueueTests {
         for i in 0..<10 { queue.enqueue("line \(i)") }  // the first blocks the sink: 4 queued, 6 dropped
         sink.open()
         queue.flush(upTo: 60)
+        // The count goes out with the flush (dockd's last lines before it exits), not only before a next line.
+        #expect(sink.sent.withLockedValue { $0 } == ["line 0", "line 1", "line 2", "line 3", "dropped 6"])
         queue.enqueue("line 10")
         queue.flush(upTo: 60)
         #expect(sink.openedInTime.withLockedValue { $0 } == true, "every line was given while the sink was blocked")

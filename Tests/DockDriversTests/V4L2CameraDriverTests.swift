@@ -441,6 +441,9 @@ import Testing
         }
         #expect(V4L2Wire.reply(Substring(text(V4L2Wire.encode(.unitRead(2, [0x16, 2, 0])).dropLast()))) == .unitRead(2, [0x16, 2, 0]))
         #expect(V4L2Wire.request("S 1=x") == nil && V4L2Wire.reply("V 1") == nil)
+        // A spacing no driver asks (the link's thread would sleep on it, or trap making a timespec of it).
+        for spacing in ["inf", "nan", "1e300", "-1", "10.5"] { #expect(V4L2Wire.request(Substring("S \(spacing) 1=2")) == nil, "\(spacing)") }
+        #expect(V4L2Wire.request("S 2 1=2") != nil)
         // A restore of another length than the set would be cut or refused by the camera.
         #expect(V4L2Wire.request("X 000102030405060708090a0b0c0d0e0f 9 2 00ff 01") == nil)
     }

@@ -20,14 +20,17 @@ import Glibc
     /// What the host did, in order ("opened", "woke", "tick"), and what a test has done from the
     /// loop — the test's own task may wait seconds for a thread while the suite's other tests run:
     /// `whenOpened` as the link opens, `afterFirstOutput` once the session's first output is carried out.
+    /// `batchReads`: whether the host may read the link in batches.
     private final class Journal<Session: LinkSession>: LinkSessionShell, Sendable where Session.Output == TickOutput {
         let entries = Mutex<[String]>([])
+        let batchReads: Bool
         let whenOpened: @Sendable () -> Void
         let afterFirstOutput: @Sendable (LinkSessionHost<Journal>) -> Void
         private let carriedOut = Atomic<Bool>(false)
 
-        init(whenOpened: @escaping @Sendable () -> Void = {}, afterFirstOutput: @escaping @Sendable (LinkSessionHost<Journal>) -> Void = { _ in }) {
-            self.whenOpened = whenOpened; self.afterFirstOutput = afterFirstOutput
+        init(batchReads: Bool = false, whenOpened: @escaping @Sendable () -> Void = {},
+             afterFirstOutput: @escaping @Sendable (LinkSessionHost<Journal>) -> Void = { _ in }) {
+            self.batchReads = batchReads; self.whenOpened = whenOpened; self.afterFirstOutput = afterFirstOutput
         }
 
         func carryOut(_ output: TickOutput, from host: LinkSessionHost<Journal>) {
@@ -39,6 +42,7 @@ import Glibc
             whenOpened()
         }
         func timerWoke() { entries.withLock { $0.append("woke") } }
+        func mayReadInBatches(_ session: inout Session) -> Bool { batchReads }
         var read: [String] { entries.withLock { $0 } }
     }
 
@@ -167,39 +171,23 @@ import Glibc
         await link.untilClosed()
         try await group.shutdownGracefully()
     }
+
     /// Wants a tick every 0.1 s (dockd's heartbeat at the default timeout), from the link's opening.
     private struct TenTicksASecond: LinkSession {
-        struct Output: LinkSessionOutput {
-            var writes: [[UInt8]] = []
-            var closeLink: String?
-            var ticked = false
-        }
         var lastTick: Double?
 
         var nextTick: Double? { lastTick.map { $0 + 0.1 } }
 
-        mutating func handle(link event: LinkEvent, at now: Double) -> Output {
+        mutating func handle(link event: LinkEvent, at now: Double) -> TickOutput {
             switch event {
             case .opened: lastTick = now
             case .tick:
                 lastTick = now
-                return Output(ticked: true)
+                return TickOutput(ticked: true)
             case .received, .closed: break
             }
-            return Output()
+            return TickOutput()
         }
-    }
-
-    /// Lets the host read the link in batches, and notes each wake of its timer and each tick.
-    private final class BatchJournal: LinkSessionShell, Sendable {
-        typealias Session = TenTicksASecond
-        let entries = Mutex<[String]>([])
-        func carryOut(_ output: TenTicksASecond.Output, from host: LinkSessionHost<BatchJournal>) {
-            if output.ticked { entries.withLock { $0.append("tick") } }
-        }
-        func timerWoke() { entries.withLock { $0.append("woke") } }
-        func mayReadInBatches(_ session: inout TenTicksASecond) -> Bool { true }
-        var read: [String] { entries.withLock { $0 } }
     }
 
     /// A link read in batches is read at most `batchPeriod` after the last read, and the tick reads it
@@ -208,7 +196,7 @@ import Glibc
     @Test func batchReadsBetweenTicksAreSpacedEvenlyUpToTheTick() async throws {
         let (master, slave, path) = try openPty()
         defer { close(slave) }
-        let journal = BatchJournal()
+        let journal = Journal<TenTicksASecond>(batchReads: true)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let host = LinkSessionHost(session: TenTicksASecond(), shell: journal, loop: group.next(), now: Self.seconds())
         let link = try await host.open(.serial(path: path, baud: 115_200))

@@ -82,6 +82,35 @@ def test_a_saved_preset_is_in_the_memory_dockd_names_another_controller_recalls_
     c.close()
 
 
+def test_a_save_sent_right_behind_a_delete_of_its_name_is_in_the_camera_memory_it_names(visca):
+    """A delete and a save of one name in one write: the save's memory still holds the preset once
+    both are answered. (With the file written off the event loop, the save took the memory the
+    delete, still on its way, then reset: presets.json named a memory the camera had emptied.)"""
+    cam, dockd, c = visca()
+    move(c, "motion.orient", {"yaw": 0.4, "pitch": 0.15, "duration": 1})
+    settled(c)
+    assert c.result("preset.save", {"name": "stage"})["camera"] == {"memory": 0}
+    move(c, "motion.orient", {"yaw": -0.3, "pitch": -0.1, "duration": 1})
+    settled(c)
+    c.send_raw(b'{"jsonrpc":"2.0","id":"delete","method":"preset.delete","params":{"name":"stage"}}\n'
+               b'{"jsonrpc":"2.0","id":"save","method":"preset.save","params":{"name":"stage"}}\n')
+    replies = {}
+    while len(replies) < 2:
+        message = c.read_message(10)
+        if "id" in message:
+            replies[message["id"]] = message
+    assert replies["delete"]["result"] == {"ok": True}, replies
+    saved = replies["save"]["result"]
+    assert "camera_error" not in saved, saved
+    memory = saved["camera"]["memory"]
+    # Both answered: the delete's Reset, if it was of this memory, has been done.
+    assert memory in cam.memories, (memory, cam.memories)
+    assert miss(in_memory(cam, memory), saved) < TENTH_OF_A_DEGREE, (cam.memories, saved)
+    listed = {p["name"]: p for p in c.result("preset.list")}
+    assert listed["stage"]["camera"] == {"memory": memory}, listed
+    c.close()
+
+
 def test_a_camera_that_refuses_says_so_in_the_reply_and_the_preset_is_saved_all_the_same(visca):
     cam, dockd, c = visca(memories=2)
     for name in ("one", "two"):

@@ -110,6 +110,25 @@ def test_unplug_mid_motion_reports_and_reconnects(rig):
     assert c.result("dockd.version")["api"]["major"] == 1
 
 
+def test_a_stand_that_connected_once_and_now_fails_its_handshakes_is_asked_less_and_less_often(rig):
+    """The stand falls silent (its port still opens): the link it had is lost and each reopened link
+    fails its handshake. Only a link that made a handshake starts the backoff afresh, so the waits
+    grow (they stayed at 0.25 s for good once a stand had ever connected); it is back when it speaks."""
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("subscribe", {"topics": ["stands"]})
+    rig.sim_command("silent 6")
+    c.wait_notification(lambda m: m.get("method") == "stand.disconnected", timeout=10)
+
+    def waits():
+        return [float(line.split("reconnecting in ")[1].split(" s")[0]) for line in rig.log().splitlines()
+                if "reconnecting in " in line]
+    wait_for(lambda: len(waits()) >= 3, 30, "three reconnects")
+    assert waits()[:3] == [0.25, 0.5, 1.0], (waits(), rig.log()[-2000:])
+    back = c.wait_notification(lambda m: m.get("method") == "stand.connected", timeout=30)
+    assert back["params"]["id"] == "SIM-0001"
+
+
 def test_a_stand_whose_node_comes_back_reconnects_without_waiting_out_its_backoff(rig):
     """No udev here: the node's return is seen by watching its directory, not at the backoff's next
     try (up to 8 s later)."""

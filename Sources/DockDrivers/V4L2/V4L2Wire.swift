@@ -18,6 +18,10 @@
 ///                      B <unit> <hex>         the extension-unit control read, on that unit
 ///                      E <errno> <text>       the request failed (EINVAL, ERANGE, EBUSY, EIO, ENODEV…)
 public enum V4L2Wire {
+    /// The longest `spacing` a set may carry, s: far past any command interval (the option's bound is
+    /// 2 s), so a line asking more is not the driver's and the link's thread never sleeps on it.
+    static let maximumSpacing = 10.0
+
     /// A camera-class control (V4L2_CID_CAMERA_CLASS_BASE + n).
     public enum Control: UInt32, Sendable, CaseIterable {
         case panRelative = 0x009a_0904
@@ -58,7 +62,7 @@ public enum V4L2Wire {
         /// CT_PANTILT_RELATIVE for the speeds), so one set per axis makes uvcvideo read the other
         /// half back and write it again (a stale or live value that can cancel the other's move),
         /// and some cameras (Insta360 Link 2) refuse a single axis. `spacing`: the least time, s,
-        /// from the end of the previous set's ioctl to this one's start (the command interval): the
+        /// from the start of the previous set's ioctl to this one's (the command interval): the
         /// driver sends its sets that far apart, but one delivered to the link's thread late and the
         /// next on time reached the camera closer together (85 ms for 100 in the VM), so the
         /// thread waits out the rest.
@@ -139,7 +143,7 @@ public enum V4L2Wire {
             let ids = words.dropFirst().compactMap { UInt32($0) }
             return ids.count == words.count - 1 ? .get(ids) : nil
         case "S" where words.count > 2:
-            guard let spacing = Double(words[1]), spacing >= 0 else { return nil }
+            guard let spacing = Double(words[1]), spacing >= 0, spacing <= maximumSpacing else { return nil }
             let values = words.dropFirst(2).compactMap(pair)
             return values.count == words.count - 2 ? .set(values, spacing: spacing) : nil
         case "X" where words.count == 5 || words.count == 6:
