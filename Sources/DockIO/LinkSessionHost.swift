@@ -228,9 +228,16 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         state.value.batching = batch
         if batch { state.value.lastBatchRead = now() }
         try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: !batch)
-        // Turning `autoRead` off drops a read asked of NIO: asked again, or the answer to the last
-        // write waits, unread, for the next one (a heartbeat, up to 100 ms).
-        if batch && state.value.nioReadPending { channel.read() }
+        // Turning `autoRead` off drops a read asked of NIO: ask one, always, and leave the link to it
+        // until it has read. Else the answer to the last write waits, unread, for the next one (a
+        // heartbeat, up to 100 ms); and NIO may already hold this turn's readable event for the link,
+        // which it reads on whether it asked or not, asserting that it found bytes: had the host
+        // drained the link meanwhile (a client's request in the same turn: the API fuzzer's
+        // reconnects), a debug dockd trapped.
+        if batch {
+            state.value.nioReadPending = true
+            channel.read()
+        }
     }
 
     /// Arms the timer for the session's next tick (or the next batch read, if sooner). A timer armed
