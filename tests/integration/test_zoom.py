@@ -2,6 +2,7 @@
 pinhole camera written here whose field of view follows the zoom dockd reports, and framing's shot
 keeping the subject's face at the shot's size."""
 import math
+import re
 import subprocess
 import time
 
@@ -61,7 +62,9 @@ def test_a_zoom_stand_declares_and_reports_its_zoom(tmp_path):
         assert abs(c.latest("motion.state")["params"]["positions"]["zoom"] - 1.0) < 0.01  # wide at power-up
         watched = subprocess.run([str(BIN / "dockctl"), "watch", "motion", "--rate", "5", "--seconds", "1", "--socket", str(rig.socket_path)],
                                  capture_output=True, text=True, timeout=30).stdout.splitlines()
-        assert watched and all(" zoom 1" in line for line in watched), watched
+        # Wide, within the feedback's noise (a line read 0.999x once: the check for " zoom 1" failed).
+        zooms = [float(re.search(r" zoom (\d+\.\d+)x", line).group(1)) for line in watched]
+        assert zooms and all(abs(z - 1.0) < 0.01 for z in zooms), watched
         c.result("tracking.set", {"enabled": False})
         c.result("motion.orient", {"zoom": 3.0})
         wait_for(lambda: abs(c.latest("motion.state")["params"]["positions"]["zoom"] - 3.0) < 0.02, 10, "zoom at 3x")
