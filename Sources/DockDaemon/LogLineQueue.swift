@@ -25,12 +25,16 @@ final class LogLineQueue<Line: Sendable>: Sendable {
     func enqueue(_ line: Line) {
         state.withLock { state in
             guard state.queued < capacity else { state.dropped += 1; return }
-            if state.dropped > 0 {
-                submit(dropNote(state.dropped), &state)
-                state.dropped = 0
-            }
+            submitDropCount(&state)
             submit(line, &state)
         }
+    }
+
+    /// The count of lines dropped since the last one queued, as a line of its own, if any were.
+    private func submitDropCount(_ state: inout (queued: Int, dropped: Int)) {
+        guard state.dropped > 0 else { return }
+        submit(dropNote(state.dropped), &state)
+        state.dropped = 0
     }
 
     /// Under the lock, so the thread takes lines in the order they were queued.
@@ -45,11 +49,7 @@ final class LogLineQueue<Line: Sendable>: Sendable {
     /// Waits, at most `seconds`, until every queued line is sent (dockd before it exits), the count
     /// of lines dropped since the last one sent included.
     func flush(upTo seconds: Double) {
-        state.withLock { state in
-            guard state.dropped > 0 else { return }
-            submit(dropNote(state.dropped), &state)
-            state.dropped = 0
-        }
+        state.withLock { submitDropCount(&$0) }
         let clock = DaemonClock()
         let deadline = clock.now() + seconds
         while state.withLock({ $0.queued }) > 0 && clock.now() < deadline { usleep(2_000) }
