@@ -21,6 +21,7 @@ BIN = Path(os.environ.get("DOCK_BIN", ROOT / ".build" / "debug"))
 W, H = 640, 360
 FRAME = 1 / 30
 LOOPBACK_BUFFERS = 2  # guest_relay.sh loads v4l2loopback with max_buffers=2 (its default)
+CAPTURE_BUFFERS = 4  # dock-camera --relay asks the capture device for 4 buffers (camera/dock_camera/cli.py)
 pytestmark = pytest.mark.timeout(600)
 
 
@@ -55,18 +56,31 @@ def run(vm, name):
     return reader, records, stats
 
 
+def relayed_frame(f, records):
+    """The relay record of a frame the reader got. The loopback stamps a buffer as its write is
+    taken in: the frame is the record whose write began last before that stamp (one writer: writes
+    do not overlap), and the stamp comes within a frame period of that write's end. Neither the
+    loopback's sequence number (in one VM run it counted one behind dock-camera's records) nor the
+    write's exact span (a stamp 4 ms after the write returned, in the same run) identifies it reliably."""
+    rec = max((r for r in records if r["write_started"] - 0.001 <= f["timestamp"]), key=lambda r: r["write_started"], default=None)
+    assert rec is not None and f["timestamp"] - rec["written"] < FRAME, (f, rec)
+    return rec
+
+
 def latencies(reader, records):
-    """Per frame the reader got: seconds from vptz's capture timestamp to the reader's dequeue. The
-    loopback stamps a buffer as its write is taken in: the frame is the relay record whose write
-    began last before that stamp (one writer: writes do not overlap), and the stamp comes within a
-    frame period of that write's end. Neither the loopback's sequence number (in one VM run it
-    counted one behind dock-camera's records) nor the write's exact span (a stamp 4 ms after the
-    write returned, in the same run) identifies it reliably."""
+    """Per frame the reader got: seconds from vptz's capture timestamp to the reader's dequeue."""
+    # the first may be a buffer the writer overwrote before it was read
+    return [f["dequeued"] - relayed_frame(f, records)["capture_time"] for f in reader["frames"][1:]]
+
+
+def frames_behind(reader, records):
+    """Per frame the reader got: how many newer frames the relay had already taken from the camera
+    when the reader dequeued it — the queue between camera and reader, in frames."""
+    captured = sorted(r["capture_time"] for r in records)
     out = []
-    for f in reader["frames"][1:]:  # the first may be a buffer the writer overwrote before it was read
-        rec = max((r for r in records if r["write_started"] - 0.001 <= f["timestamp"]), key=lambda r: r["write_started"], default=None)
-        assert rec is not None and f["timestamp"] - rec["written"] < FRAME, (f, rec)
-        out.append(f["dequeued"] - rec["capture_time"])
+    for f in reader["frames"][1:]:
+        taken = relayed_frame(f, records)["capture_time"]
+        out.append(sum(1 for c in captured if taken < c <= f["dequeued"]))
     return out
 
 
@@ -145,11 +159,16 @@ def test_the_added_latency_is_bounded_and_does_not_grow(vm, name):
           f"p95 {p95 * 1000:.0f} ms ({p95 / FRAME:.1f} frames); first third {early * 1000:.0f} ms, last {late * 1000:.0f} ms; "
           f"relay thread {stats['relay'].get('thread_cpu_ms_per_frame')} ms CPU/frame ({stats['relay'].get('thread_cpu_percent')} %)")
     # Bounded and not growing: a relay that fell behind without bound (frames queued in dock-camera)
-    # would fail this. In the VM the relay thread needs about a frame period of CPU per frame, so the
-    # 4 capture buffers stay full: ≈ 4-5 frames queued plus the write (17-37 ms there), 8-12 frames at
-    # p95 by the VM's clock; the target of one frame is the host's (camera/bench/bench_relay.py).
-    assert p95 < 15 * FRAME, (p50, p95)
-    assert late < early + 3 * FRAME, (early, late)
+    # would fail this. Judged in frames, not milliseconds: under qemu's emulation the camera's rate
+    # is what the shared virtual CPU allows (in one CI run vptz delivered 1 frame in 3 while HOG ran,
+    # so 4 queued frames were 610 ms at p95), while the queue's depth is the relay's own doing: the
+    # capture buffers it asks for, the loopback's, and the one being written. The target of one frame
+    # of added latency is the host's (camera/bench/bench_relay.py).
+    behind = frames_behind(reader, records)
+    print(f"{name}: frames the relay had taken behind the one dequeued: p50 {statistics.median(behind)}, max {max(behind)}")
+    assert max(behind) <= CAPTURE_BUFFERS + LOOPBACK_BUFFERS + 1, behind
+    third = len(behind) // 3
+    assert statistics.median(behind[-third:]) <= statistics.median(behind[:third]) + 1, behind
 
 
 def test_the_relay_keeps_the_cameras_rate_while_the_detector_is_slower(vm):
