@@ -41,9 +41,7 @@ struct DefaultsStore: Sendable {
         writer.change { [self] () throws(RPCError) -> StandDefaults in
             let defaults = try choose(settings.current.defaults)
             try writer.write(Self.json(defaults), to: path)
-            var next = settings.current
-            next.defaults = defaults
-            settings.set(next)
+            settings.update { $0.defaults = defaults }
             return defaults
         }
     }

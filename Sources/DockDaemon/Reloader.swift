@@ -10,6 +10,11 @@ final class Shared<Value: Sendable>: Sendable {
     init(_ value: Value) { self.value = Mutex(value) }
     var current: Value { value.withLock { $0 } }
     func set(_ new: Value) { value.withLock { $0 = new } }
+    /// Changes part of the value in one step: `defaults.set` (on the blocking pool) and a reload (on
+    /// the signal task) change different parts of the same settings, and a read then a `set` from
+    /// each could put back what the other had just changed.
+    @discardableResult
+    func update<Result>(_ change: (inout Value) -> Result) -> Result { value.withLock { change(&$0) } }
 }
 
 extension Configuration {
@@ -84,11 +89,12 @@ struct Reloader: Sendable {
         hotplug.set(inForce.hotplug)
         if inForce.hotplug.enabled && !current.hotplug.enabled { hotplugEnabled() }
         if inForce.engineSettings.camera != current.engineSettings.camera || inForce.tracking != current.tracking {
-            var settings = engineSettings.current
-            settings.camera = inForce.cameraModel
-            settings.tracking.control.lostBehaviour = inForce.tracking.lostBehaviour
-            settings.tracking.control.lostHold = inForce.tracking.lostHold
-            engineSettings.set(settings)
+            let settings = engineSettings.update { settings in
+                settings.camera = inForce.cameraModel
+                settings.tracking.control.lostBehaviour = inForce.tracking.lostBehaviour
+                settings.tracking.control.lostHold = inForce.tracking.lostHold
+                return settings
+            }
             for stand in stands.all {
                 stand.configure(camera: settings.camera, lostBehaviour: inForce.tracking.lostBehaviour, lostHold: inForce.tracking.lostHold)
             }

@@ -52,48 +52,50 @@ struct StateWriterTests {
         }
     }
 
-    @Test func theLoopServesWhileAPresetIsWrittenAndTheSaveEndsOnceTheFileHoldsIt() throws {
+    /// A preset store on a loop of its own whose first write waits for `slow.open()`.
+    func withSlowStore(_ body: (_ loop: EventLoop, _ slow: SlowFirstWrite, _ directory: String, _ store: PresetStore) throws -> Void) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
         let slow = SlowFirstWrite()
         let directory = temporaryDirectory()
-        let store = PresetStore(directory: directory, writer: StateWriter(loop: loop, replace: slow.replace))
-        let stage = Preset(yaw: 0.5, pitch: -0.2, zoom: nil)
-        let saved = loop.flatSubmit { store.save(stage, as: "stage", for: "s") }
-        #expect(slow.waitUntilWriting())
-        // Only a task on the loop lets the write end: it runs only if the write does not hold the loop.
-        loop.execute { slow.open() }
-        try saved.wait()
-        #expect(slow.openedInTime.withLockedValue { $0 } == true, "the loop ran a task while the file was being written")
-        #expect(store.presets(of: "s")["stage"] == stage)
-        #expect(PresetStore(directory: directory, writer: StateWriter(loop: loop)).presets(of: "s")["stage"] == stage)
+        try body(loop, slow, directory, PresetStore(directory: directory, writer: StateWriter(loop: loop, replace: slow.replace)))
+    }
+
+    @Test func theLoopServesWhileAPresetIsWrittenAndTheSaveEndsOnceTheFileHoldsIt() throws {
+        try withSlowStore { loop, slow, directory, store in
+            let stage = Preset(yaw: 0.5, pitch: -0.2, zoom: nil)
+            let saved = loop.flatSubmit { store.save(stage, as: "stage", for: "s") }
+            #expect(slow.waitUntilWriting())
+            // Only a task on the loop lets the write end: it runs only if the write does not hold the loop.
+            loop.execute { slow.open() }
+            try saved.wait()
+            #expect(slow.openedInTime.withLockedValue { $0 } == true, "the loop ran a task while the file was being written")
+            #expect(store.presets(of: "s")["stage"] == stage)
+            #expect(PresetStore(directory: directory, writer: StateWriter(loop: loop)).presets(of: "s")["stage"] == stage)
+        }
     }
 
     @Test func twoSavesInARowLandInOrderAndAFailedOneLeavesNothingInTheNext() throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let loop = group.next()
-        let slow = SlowFirstWrite()
-        let directory = temporaryDirectory()
-        let store = PresetStore(directory: directory, writer: StateWriter(loop: loop, replace: slow.replace))
-        let first = Preset(yaw: 0.1, pitch: 0, zoom: nil), second = Preset(yaw: 0.2, pitch: 0, zoom: nil)
-        let saves = loop.submit {
-            [store.save(first, as: "p", for: "s"), store.save(second, as: "p", for: "s")]
-        }
-        #expect(slow.waitUntilWriting())
-        slow.open()  // the first write ends only now, after the second was asked
-        for save in try saves.wait() { try save.wait() }
-        #expect(PresetStore(directory: directory, writer: StateWriter(loop: loop)).presets(of: "s")["p"] == second)
+        try withSlowStore { loop, slow, directory, store in
+            let first = Preset(yaw: 0.1, pitch: 0, zoom: nil), second = Preset(yaw: 0.2, pitch: 0, zoom: nil)
+            let saves = loop.submit {
+                [store.save(first, as: "p", for: "s"), store.save(second, as: "p", for: "s")]
+            }
+            #expect(slow.waitUntilWriting())
+            slow.open()  // the first write ends only now, after the second was asked
+            for save in try saves.wait() { try save.wait() }
+            #expect(PresetStore(directory: directory, writer: StateWriter(loop: loop)).presets(of: "s")["p"] == second)
 
-        // The directory gone: a save fails with the API's error, and the next one holds only itself.
-        let gone = temporaryDirectory()
-        let failing = PresetStore(directory: gone + "/nowhere", writer: StateWriter(loop: loop))
-        #expect(throws: RPCError.internal("cannot write \(gone)/nowhere/presets.json: No such file or directory (the state directory, [daemon] state_directory)")) {
-            try failing.save(first, as: "lost", for: "s").wait()
+            // The directory gone: a save fails with the API's error, and the next one holds only itself.
+            let gone = temporaryDirectory()
+            let failing = PresetStore(directory: gone + "/nowhere", writer: StateWriter(loop: loop))
+            #expect(throws: RPCError.internal("cannot write \(gone)/nowhere/presets.json: No such file or directory (the state directory, [daemon] state_directory)")) {
+                try failing.save(first, as: "lost", for: "s").wait()
+            }
+            #expect(mkdir(gone + "/nowhere", 0o700) == 0)
+            try failing.save(second, as: "kept", for: "s").wait()
+            #expect(PresetStore(directory: gone + "/nowhere", writer: StateWriter(loop: loop)).presets(of: "s") == ["home": .home, "kept": second])
         }
-        #expect(mkdir(gone + "/nowhere", 0o700) == 0)
-        try failing.save(second, as: "kept", for: "s").wait()
-        #expect(PresetStore(directory: gone + "/nowhere", writer: StateWriter(loop: loop)).presets(of: "s") == ["home": .home, "kept": second])
     }
 }
