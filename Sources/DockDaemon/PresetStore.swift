@@ -69,7 +69,8 @@ final class PresetStore: Sendable {
     /// (`presets.json.unreadable`, so the next save does not destroy it) and reported.
     /// The saves and deletes (`PresetMethods`), each from its camera operation to its write, one at
     /// a time: the table changes only once the file holds a change, so a save asked while a delete
-    /// of the same name was on its way would take the camera slot the delete then empties.
+    /// of the same name was on its way would take the camera slot the delete then empties. Lists
+    /// and recalls wait their turn too, so they see every change asked before them.
     let operations: OneAtATime
 
     init(directory: String, writer: StateWriter) {
