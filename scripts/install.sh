@@ -59,6 +59,9 @@ for t in dockd "${tools[@]}"; do
     "$root/bin/$t" --generate-completion-script zsh > "$root/share/zsh/vendor-completions/_$t"
     "$root/bin/$t" --generate-completion-script fish > "$root/share/fish/vendor_completions.d/$t.fish"
 done
+install -m 0644 "$man/completions/dock-camera.bash" "$root/share/bash-completion/completions/dock-camera"
+install -m 0644 "$man/completions/_dock-camera" "$root/share/zsh/vendor-completions/_dock-camera"
+install -m 0644 "$man/completions/dock-camera.fish" "$root/share/fish/vendor_completions.d/dock-camera.fish"
 
 install -m 0644 README.md LICENSE protocol/PROTOCOL.md protocol/API.md docs/HARDWARE.md "$root/share/doc/dockd/"
 install -m 0644 debian/copyright "$root/share/doc/dockd/copyright"

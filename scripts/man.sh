@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make man: the command pages from swift-argument-parser's manual plugin (`swift package
 # generate-manual`, which builds the tools and reads their --help), into .build/man: dockd(8),
-# dockctl(1), dock-sim(1), dock-bench(1), dock-driver-probe(1). dockd.conf(5) is written by hand
+# dockctl(1), dock-sim(1), dock-bench(1), dock-driver-probe(1); dock-camera(1) and its completions
+# (scripts/camera_pages.sh, into .build/man/completions). dockd.conf(5) is written by hand
 # (docs/man/dockd.conf.5). Dated from debian/changelog's latest entry, so the pages of a release
 # do not change with the day they are built.
 set -euo pipefail
@@ -23,4 +24,7 @@ for t in dockctl dock-sim dock-bench dock-driver-probe; do cp "$plugin/$t-main/$
 # A blank line in a command's discussion is a paragraph break for people; for groff it is an "empty
 # input line" (lintian warns): make it mdoc's .Pp.
 sed -i 's/^$/.Pp/' "$out"/*.[18]
+# dock-camera (Python): its page and completions from its argparse parser (man(7) macros: no
+# mdoc .Pp for it).
+bash scripts/camera_pages.sh "$out" "$date"
 echo "man pages in $out: $(cd "$out" && ls ./*.[18] | tr '\n' ' ')"

@@ -56,9 +56,9 @@ def test_the_package_installs_with_its_dependencies_met(box):
                  "/usr/share/doc/dockd/copyright"):
         assert path in files, path
     # Every tool's page and completions for bash, zsh and fish.
-    for tool in ("dockctl", "dock-sim", "dock-bench", "dock-driver-probe"):
+    for tool in ("dockctl", "dock-sim", "dock-bench", "dock-driver-probe", "dock-camera"):
         assert f"/usr/share/man/man1/{tool}.1.gz" in files, tool
-    for tool in ("dockd", "dockctl", "dock-sim", "dock-bench", "dock-driver-probe"):
+    for tool in ("dockd", "dockctl", "dock-sim", "dock-bench", "dock-driver-probe", "dock-camera"):
         for path in (f"/usr/share/bash-completion/completions/{tool}", f"/usr/share/zsh/vendor-completions/_{tool}",
                      f"/usr/share/fish/vendor_completions.d/{tool}.fish"):
             assert path in files, path
