@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// The driver's requests as `ONVIFLink`'s thread reads them from the host's end of the link: in
-/// order, and also while the thread awaits a camera's reply, so that an abandonment
+/// order, and also while the thread awaits a camera's reply or connection, so that an abandonment
 /// (`ONVIFWire.abandon`: a Stop must not wait behind a GetStatus) is heard then rather than after
 /// the reply. Used by that one thread only.
 final class ONVIFHostRequests {

@@ -3,6 +3,7 @@ import DockDrivers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,7 @@ import Glibc
 /// driver and everything above it never see it. Each request has a deadline and each reply a size
 /// cap: a camera that does not answer, answers garbage or too much is an `E` line, and the driver
 /// gives the link up. A request the driver abandons (`ONVIFWire.abandon`) has its connection
-/// closed at once, and the next request goes on a new one.
+/// closed at once, made or still being made, and the next request goes on a new one.
 public enum ONVIFLink {
     public struct OpenError: Error, CustomStringConvertible {
         public let description: String
@@ -127,29 +128,43 @@ public enum ONVIFLink {
                 }
             }
             connection?.channel.close(promise: nil)
-            connection = try connect()
+            connection = try connect(host: host)
             return try exchange(on: connection!, path: path, envelope: envelope, authorization: authorization, host: host, connection: &connection)
         }
 
-        private func connect() throws -> KeptConnection {
+        /// A new connection, the host's requests read while it is made: a STOP abandoning the
+        /// request ends a connect still in progress (a camera whose accept queue is full drops the
+        /// SYN, and the kernel sends it again only 1 s, 3 s later) rather than wait up to the
+        /// request's timeout.
+        private func connect(host: ONVIFHostRequests) throws -> KeptConnection {
             // One loop for the connection, its deadlines and its replies.
             let loop = MultiThreadedEventLoopGroup.singleton.next()
-            do {
-                let channel = try ClientBootstrap(group: loop)
-                    .connectTimeout(.seconds(ONVIFLink.requestTimeout))
-                    .channelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                            try channel.pipeline.syncOperations.addHandler(ReplyCollector(limit: ONVIFWire.maximumBody))
-                        }
+            let attempt = ConnectAttempt()
+            let connected = ClientBootstrap(group: loop)
+                .connectTimeout(.seconds(ONVIFLink.requestTimeout))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try attempt.begin(channel)
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        try channel.pipeline.syncOperations.addHandler(ReplyCollector(limit: ONVIFWire.maximumBody))
                     }
-                    .connect(host: address.host, port: address.port).wait()
+                }
+                .connect(host: address.host, port: address.port)
+            let (result, abandoned) = host.wait(for: connected) { attempt.abandon() }
+            do {
+                let channel = try result.get()
+                if abandoned {
+                    channel.close(promise: nil)
+                    throw LinkError.abandoned
+                }
                 let collector = try channel.eventLoop.submit {
                     NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ReplyCollector.self), eventLoop: channel.eventLoop)
                 }.wait()
                 return KeptConnection(channel: channel, collector: collector)
+            } catch let failure as LinkError {
+                throw failure
             } catch {
-                throw LinkError(description: "cannot connect to \(address.host):\(address.port): \(error)")
+                throw abandoned ? LinkError.abandoned : LinkError(description: "cannot connect to \(address.host):\(address.port): \(error)")
             }
         }
 
@@ -177,7 +192,7 @@ public enum ONVIFLink {
             defer { deadline.cancel() }
             let (result, abandoned) = host.wait(for: promise.futureResult) { _ = try? channel.close().wait() }
             do {
-                if abandoned { throw LinkError(description: "abandoned by dockd before its reply") }
+                if abandoned { throw LinkError.abandoned }
                 let reply = try result.get()
                 if !reply.keepAlive {
                     channel.close(promise: nil)
@@ -211,12 +226,37 @@ public enum ONVIFLink {
         let description: String
         /// The connection had ended before the request could go.
         var neverSent = false
+
+        /// The host gave the request up (`ONVIFWire.abandon`) before its reply.
+        static let abandoned = LinkError(description: "abandoned by dockd before its reply")
     }
 
     /// A connection to the camera kept between requests, and the handler that gathers its replies.
     struct KeptConnection: Sendable {
         let channel: any Channel
         let collector: NIOLoopBound<ReplyCollector>
+    }
+
+    /// The channels of one connect (one per address tried; begun on the loop, abandoned from the
+    /// link's thread): an abandonment closes those begun and refuses those after, which fails the
+    /// connect.
+    final class ConnectAttempt: Sendable {
+        private let state = Mutex<(channels: [any Channel], abandoned: Bool)>(([], false))
+
+        func begin(_ channel: any Channel) throws {
+            try state.withLock {
+                guard !$0.abandoned else { throw LinkError.abandoned }
+                $0.channels.append(channel)
+            }
+        }
+
+        func abandon() {
+            let begun = state.withLock {
+                $0.abandoned = true
+                return $0.channels
+            }
+            for channel in begun { channel.close(promise: nil) }
+        }
     }
 
     /// Gathers each HTTP response (status, body of at most `limit` bytes, Digest challenge,
