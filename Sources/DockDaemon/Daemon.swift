@@ -71,9 +71,10 @@ package struct Daemon: Service {
         let listener: APIListener = Systemd.inheritedSocket().map { .inherited($0) }
             ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
 
-        // SIGTERM/SIGINT cancel the serving tasks; the stand sessions live outside them, so they
-        // are still connected to be told to stop.
-        try await cancelWhenGracefulShutdown {
+        // SIGTERM/SIGINT stop the stands' motors first, then cancel the serving tasks; the stand
+        // sessions live outside them, so they are still connected to confirm their stop. (Stopped
+        // only once the tasks had ended, a camera in the VM got its stop 0.35-0.55 s later.)
+        try await withGracefulShutdownHandler { try await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
                     try await server.serve(listener: listener, loop: loop) {
@@ -102,7 +103,7 @@ package struct Daemon: Service {
                 do { try await tasks.next() } catch is CancellationError {}  // SIGTERM: go on to stop the stands
                 tasks.cancelAll()
             }
-        }
+        } } onGracefulShutdown: { stands.stopMotors() }
         Systemd.stopping()
         logger.info("stopping: motors stop, stands are told")
         await stands.shutdown()

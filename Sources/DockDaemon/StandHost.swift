@@ -6,6 +6,7 @@ import DockProtocol
 import Logging
 import NIOCore
 import StandEngine
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +24,8 @@ final class StandHost: Sendable {
     private let host: LinkSessionHost<StandShell>
     private let lookup = StandLookup()
     private let reconnectWait = ReconnectWait()
+    /// The engine was told `.shutdown` (`stopMotors`, `shutdown`).
+    private let engineShutDown = Atomic<Bool>(false)
     private let clock: DaemonClock
     private let logger: Logger
 
@@ -153,11 +156,22 @@ final class StandHost: Sendable {
         if loop.inEventLoop { body() } else { loop.execute(body) }
     }
 
+    /// The motors stop: the engine is shut down (once: `shutdown` does it too), on the stand's loop.
+    func stopMotors() {
+        onLoop { self.shutDownEngine() }
+    }
+
+    /// On the loop. A second `.shutdown` would stop the motors again: another STOP to the stand.
+    private func shutDownEngine() {
+        guard !engineShutDown.exchange(true, ordering: .relaxed) else { return }
+        host.handle { engine, _, now in engine.handle(.shutdown, at: now) }
+    }
+
     /// On daemon shutdown and detach: the motors stop, and the host waits (at most `bound` seconds)
     /// for the stand to confirm the STOP before the link closes.
     func shutdown(bound: Double = 0.5) async {
         let needed = try? await loop.submit {
-            self.host.handle { engine, _, now in engine.handle(.shutdown, at: now) }
+            self.shutDownEngine()
             return self.host.inspect { $0.linkState == .connected }
         }.get()
         guard needed == true else { return }

@@ -92,6 +92,12 @@ final class StandRegistry: Sendable {
         return host
     }
 
+    /// Tells every stand to stop its motors, at once and without waiting (SIGTERM: before the API and
+    /// the daemon's tasks wind down, which took 0.35-0.55 s in the VM); `shutdown` then waits for it.
+    func stopMotors() {
+        for entry in entries.withLock({ $0 }) { entry.host.stopMotors() }
+    }
+
     /// Stops every stand's motors (each waits for its STOP to be confirmed, bounded), then ends the hosts.
     func shutdown() async {
         let all = entries.withLock { $0 }

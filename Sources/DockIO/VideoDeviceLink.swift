@@ -8,13 +8,12 @@ import Glibc
 /// their own, one request at a time (a UVC camera can take most of a second to answer one, and must
 /// never block a stand's event loop), answering `V4L2Wire` lines over a socketpair whose other end
 /// the stand's host reads like any link. A set waits, if it must, until its `spacing` (the driver's
-/// command interval) has passed since the last set's ioctl started: the driver spaces its sets when
-/// it sends them, and only this thread knows when they reach the camera. Opening it for controls
-/// takes no stream: another program (dock-camera, a browser) may capture from the same device at
-/// the same time. The host closing
-/// the link closes the device, after setting back the extension-unit controls the driver asked to
-/// have put back (the camera's own tracking, as it was); a device unplugged answers ENODEV and the
-/// link closes.
+/// command interval) has passed since the device's last set's ioctl started (`DeviceSetSpacing`):
+/// the driver spaces its sets when it sends them, and only the threads know when they reach the
+/// camera. Opening it for controls takes no stream: another program (dock-camera, a browser) may
+/// capture from the same device at the same time. The host closing the link closes the device, after
+/// setting back the extension-unit controls the driver asked to have put back (the camera's own
+/// tracking, as it was); a device unplugged answers ENODEV and the link closes.
 public enum VideoDeviceLink {
     public struct OpenError: Error, CustomStringConvertible {
         public let description: String
@@ -37,7 +36,10 @@ public enum VideoDeviceLink {
             throw OpenError(description: "cannot make the link of \(path): \(text)")
         }
         let card = withUnsafeBytes(of: capability.card) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let server = Server(device: device, socket: ends[1], card: card, descriptors: USBDescriptors.of(devicePath: path))
+        var status = stat()
+        let number = fstat(device, &status) == 0 ? UInt(status.st_rdev) : 0
+        let server = Server(device: device, socket: ends[1], card: card, descriptors: USBDescriptors.of(devicePath: path),
+                            spacing: DeviceSetSpacing.of(device: number))
         guard DetachedThread.start({ server.serve() }) else {
             for fd in [device, ends[0], ends[1]] { close(fd) }
             throw OpenError(description: "cannot start the thread of \(path)")
@@ -52,6 +54,8 @@ public enum VideoDeviceLink {
         let card: String
         /// The USB camera's descriptors, where its extension units' ids are (nil: not a USB camera).
         let descriptors: [UInt8]?
+        /// When the device's sets may go, shared with any other link to it.
+        let spacing: DeviceSetSpacing
 
         func serve() {
             /// What to set when the link closes: (unit, selector, bytes), first asked first set.
@@ -67,10 +71,6 @@ public enum VideoDeviceLink {
             }
             var pending: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4096)
-            /// When the last set's ioctl started (CLOCK_MONOTONIC s), which is when the camera was
-            /// sent it: the next starts `spacing` after, or as soon as that ioctl returns if it took
-            /// longer (the sets a camera gets are `max(spacing, its answer's time)` apart).
-            var lastSet = -Double.infinity
             while true {
                 let count = read(socket, &chunk, chunk.count)
                 if count < 0 && errno == EINTR { continue }
@@ -82,11 +82,12 @@ public enum VideoDeviceLink {
                     let line = String(decoding: pending[..<newline], as: UTF8.self)
                     pending.removeSubrange(...newline)
                     let request = V4L2Wire.request(Substring(line))
-                    if case .set(_, let spacing)? = request {
-                        Self.sleep(until: lastSet + spacing)
-                        lastSet = Self.monotonicNow()
+                    let replies: [V4L2Wire.Reply]
+                    if case .set(_, let interval)? = request {
+                        replies = spacing.spaced(interval) { answer(request) }
+                    } else {
+                        replies = answer(request)
                     }
-                    let replies = answer(request)
                     if case .extensionUnit(_, _, let selector, _, let restore?)? = request, case .unit(let unit)? = replies.last,
                        !restores.contains(where: { $0.unit == unit && $0.selector == selector }) {
                         restores.append((unit, selector, restore))
@@ -140,21 +141,6 @@ public enum VideoDeviceLink {
                 var bytes = [UInt8](repeating: 0, count: size)
                 guard dockd_uvc_xu_query(device, unit, selector, dockd_uvc_get_cur, UInt16(size), &bytes) == 0 else { return [failure()] }
                 return [.unitRead(unit, bytes)]
-            }
-        }
-
-        static func monotonicNow() -> Double {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-        }
-
-        static func sleep(until time: Double) {
-            var wait = time - monotonicNow()
-            while wait > 0 {  // again after a signal cut the sleep short
-                var span = timespec(tv_sec: Int(wait), tv_nsec: Int((wait - wait.rounded(.down)) * 1e9))
-                _ = nanosleep(&span, nil)
-                wait = time - monotonicNow()
             }
         }
 

@@ -69,6 +69,38 @@ import Testing
         #expect(driver.stopConfirmed)
     }
 
+    /// A STOP asked again with nothing asked since the last (dockd's shutdown, then the client whose
+    /// move it interrupted going away): the camera holds the first's target already, so nothing is
+    /// sent — before, a second hold went an interval later, and was what the camera got last after
+    /// SIGTERM (0.3-0.5 s after the first in the VM) — whether the first was accepted or is in flight.
+    @Test func aStopRepeatedWithNothingAskedSinceSendsNothing() {
+        var (driver, _) = connected()
+        _ = driver.tick(at: 0.04); _ = driver.receive(line(.values([(Self.pan, Int32(36000)), (Self.tilt, Int32(-7200))])), at: 0.05)
+        _ = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.2)]), at: 0.2)
+        _ = driver.receive(line(.values([(Self.pan, Int32(-39600)), (Self.tilt, Int32(-7200))])), at: 0.21)
+        let stop = text(driver.send(.stop, at: 0.4))
+        #expect(stop.hasPrefix("S 0.1 \(Self.pan)="), "\(stop)")
+        #expect(driver.send(.stop, at: 0.42).isEmpty, "the first stop is in flight")
+        _ = driver.receive(line(.values([(Self.pan, Int32(0)), (Self.tilt, Int32(-7200))])), at: 0.45)
+        #expect(driver.stopConfirmed)
+        var sets: [String] = []
+        for step in 0..<10 {  // 0.5 to 0.95 s: a STOP at 0.8, the reads answered, what the camera is sent
+            let time = 0.5 + Double(step) * 0.05
+            var request = text(step == 6 ? driver.send(.stop, at: time) : driver.tick(at: time).bytes)
+            if request.hasPrefix("G ") {
+                _ = driver.receive(line(.values([(Self.pan, Int32(0)), (Self.tilt, Int32(-7200))])), at: time + 0.01)
+                request = text(driver.tick(at: time + 0.02).bytes)
+            }
+            if request.hasPrefix("S ") { sets.append(request); _ = driver.receive(line(.values([(Self.pan, Int32(0)), (Self.tilt, Int32(-7200))])), at: time + 0.03) }
+        }
+        #expect(sets.isEmpty, "no second hold")
+        #expect(driver.stopConfirmed, "the camera holds the stop it accepted")
+        // A move since: the next STOP goes.
+        _ = driver.send(.position(duration: 1, targets: [PositionTarget(axis: .yaw, position: 0.1)]), at: 1.0)
+        _ = driver.receive(line(.values([(Self.pan, Int32(-18000)), (Self.tilt, Int32(-7200))])), at: 1.01)
+        #expect(text(driver.send(.stop, at: 1.2)).hasPrefix("S 0.1 \(Self.pan)="))
+    }
+
     /// How far the pan moved (arc-seconds, to the left) under a yaw `rate` (rad/s) renewed every
     /// 0.1 s as the engine does, for `seconds`, on a camera far faster than the rate (vptz turns
     /// at 60°/s): each target is reached before the next read.

@@ -15,10 +15,10 @@ STEP = 3600  # the tiny2 profile's pan/tilt step, arc-seconds
 # The profile dockd matches to vptz's tiny2 card: the least time between two sets it may send.
 COMMAND_INTERVAL = json.loads((Path(__file__).resolve().parents[2] / "profiles/v4l2/obsbot-tiny-2.json").read_text())["commandInterval"]
 # Issue 23's target: the stop at the camera within one command interval of SIGTERM (a stop, like
-# any set, waits for the interval since the last one). Under emulation it took 0.12-0.96 s mid-move
-# (BENCHMARKS.md): the VM's one emulated CPU, shared by dockd and the guest's script, runs at a
-# fraction of a native one on a loaded host, and dockd's way from the signal to the stop (the API
-# server closed, then each stand told) is many steps of it. Timed by the guest's clock, which runs
+# any set, waits for the interval since the last one). Under emulation it took 0.12-0.96 s mid-move,
+# 0.06-0.55 s since the stands are stopped first and a repeated STOP sends nothing (BENCHMARKS.md):
+# the VM's one emulated CPU, shared by dockd and the guest's script, runs at a fraction of a native
+# one on a loaded host, and the signal's way to dockd's handler is many steps of it. Timed by the guest's clock, which runs
 # in real time: a loaded host stretches everything it times. The bound allows 2 s more, twice the
 # worst seen at host load 8-27.
 STOP_MARGIN_S = 2.0

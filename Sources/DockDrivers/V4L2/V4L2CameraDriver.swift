@@ -105,6 +105,12 @@ public struct V4L2CameraDriver: StandDriver {
     /// A STOP asked and not yet accepted by the camera. Apart from `stopQueued`: a rate that takes
     /// a queued stop's place sends no stop, so the stop stays unconfirmed until a later one is.
     private var stopAwaited = false
+    /// The last command was a STOP (a rate or a target since clears it). Another STOP then changes
+    /// nothing while the first is queued, in flight or accepted: the camera heads for its hold. (At
+    /// SIGTERM dockd stops the stand, then the client whose move that interrupted goes away and its
+    /// lease's release stops it again: a second hold went an interval later, another command to a
+    /// camera that may take most of a second for each.)
+    private var stopLast = false
 
     /// The longest a request may wait for its answer before the link is given up, s.
     static let answerTimeout = 3.0
@@ -129,6 +135,7 @@ public struct V4L2CameraDriver: StandDriver {
         ratePaths = [:]
         stopQueued = false
         stopAwaited = false
+        stopLast = false
         pendingMotion = .position
         readPassedOver = false
         inFlight = nil
@@ -360,6 +367,7 @@ public struct V4L2CameraDriver: StandDriver {
         switch command {
         case .position(_, let targets):
             stopQueued = false
+            stopLast = false
             pendingMotion = .position
             ratePaths = [:]
             for target in targets {
@@ -373,6 +381,7 @@ public struct V4L2CameraDriver: StandDriver {
             // A rate takes over from a queued stop, as a target does: the stop's hold is no longer
             // what is pending (left queued, it let every set go before a due read, as stops do).
             stopQueued = false
+            stopLast = false
             pendingMotion = .velocity
             for rate in rates {
                 if rate.axis == .zoom, let zoom { askZoom(zoom, rate: Double(rate.value), at: time) }
@@ -386,6 +395,8 @@ public struct V4L2CameraDriver: StandDriver {
                 }
             }
         case .stop:
+            if stopLast && (stopQueued || !stopAwaited) { break }
+            stopLast = true
             ratePaths = [:]
             for drive in drives {
                 pending[drive.axis] = drive.steering == .speed ? 0 : estimate(drive.axis, at: time) ?? 0
