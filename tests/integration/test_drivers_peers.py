@@ -381,10 +381,20 @@ def test_mavlink_gimbal_over_pty_gets_the_commanded_rates(gimbal):
     assert math.isclose(moving[0].angular_velocity_y, 0.2, rel_tol=1e-6)
     assert moving[0].flags == 4 | 8 | 32 and moving[0].target_component == 154
     assert sets[-1].angular_velocity_z == 0 and sets[-1].angular_velocity_y == 0, "STOP after the velocity period"
-    # The gimbal turned right (FRD) about 0.3 rad; dockd reports it as +0.3 stand yaw.
-    assert -0.33 < g.gimbal.yaw < -0.27 and 0.17 < g.gimbal.pitch < 0.23
+    # The gimbal turned right (FRD) at the rates it got, from the first to the zero rates' arrival:
+    # about 1 s, longer when a loaded host sends the STOP late (the test once asked -0.33 < yaw <
+    # -0.27, 1 s +- 0.1 s); dockd reports it as + stand yaw.
+    times = g.gimbal.set_attitude_times
+    went = times[sets.index(moving[0])]
+    stopped = next(t for t, m in zip(times, sets) if t > went and m.angular_velocity_z == 0)
+    turned = sum(m.angular_velocity_z * (b - a) for m, a, b in zip(sets, times, times[1:]))
+    print(f"\nturned {stopped - went:.3f} s for --velocity-seconds 1: yaw {g.gimbal.yaw:.4f} rad")
+    assert abs(g.gimbal.yaw - turned) < 1e-3 and 0.8 < stopped - went < 1.8, (g.gimbal.yaw, turned, stopped - went)
+    assert abs(g.gimbal.pitch - 0.2 / 0.3 * -g.gimbal.yaw) < 1e-3, (g.gimbal.pitch, g.gimbal.yaw)
     summary = of(lines, "summary")[0]
-    assert abs(summary["final_yaw"] + g.gimbal.yaw) < 0.01 and summary["feedback_hz"] > 40
+    # 50 Hz attitude status; fewer when a loaded host delivers late. Fails a halved rate.
+    print(f"feedback {summary['feedback_hz']:.1f} Hz")
+    assert abs(summary["final_yaw"] + g.gimbal.yaw) < 0.01 and summary["feedback_hz"] > 25
 
 
 def test_mavlink_gimbal_over_udp_closed_loop_and_attitude_command(gimbal):
