@@ -9,7 +9,8 @@ import DockDrivers
 ///
 /// Per axis: drive toward positive (pan left, tilt up) at a middle byte until the units move 30 →
 /// the sign; drive to the positive end stop at the top byte (no change for `restTime`), then to the
-/// other; then each byte from the slowest, from the end it stands at: after `settleTime` (the ramp),
+/// other; then each byte from the slowest, from the end it stands at: `settleTime` (the ramp) after
+/// the camera acknowledged the drive,
 /// the slope of the position (Theil–Sen) over a window long enough for 60 units (0.5 s at
 /// least, `maxWindow` at most), turning round when the next byte would run out of room; then, while
 /// the table is out of order, the byte `SpeedOrder` picks again (a bounded number of times).
@@ -75,7 +76,9 @@ struct Calibration {
     var finished: Bool { if case .done = phase { true } else { false } }
 
     /// The next command after a position sample (`units[axis]`: camera units of each axis).
-    mutating func step(units: [Double], at time: Double) -> Command? {
+    /// `driveTakenAt`: when the camera acknowledged the last drive commanded, nil until it has; a
+    /// speed's ramp is counted from then.
+    mutating func step(units: [Double], at time: Double, driveTakenAt: Double?) -> Command? {
         guard !finished else { return nil }
         let u = units[axis]
         let setup = axes[axis]
@@ -124,7 +127,10 @@ struct Calibration {
             let room = abs(end - u)
             // Near the end stop the head may already stand still between two polls: not a sample.
             let cornered = room < 0.03 * span
-            if time - since >= settleTime && !cornered { samples.append((time, u)) }
+            // The ramp from when the camera took the drive (a busy host or a command still in the
+            // lane can hold it back past the ramp, and the window would time the byte before); from
+            // the asking when the drive asked was the one in force already (not sent again).
+            if let taken = driveTakenAt, time - max(taken, since) >= settleTime && !cornered { samples.append((time, u)) }
             let measured = samples.count >= 2 ? samples.last!.time - samples.first!.time : 0
             let moved = samples.count >= 2 ? abs(samples.last!.units - samples.first!.units) : 0
             let enough = measured >= maxWindow || (measured >= minWindow && moved >= 60)

@@ -299,7 +299,8 @@ struct ProbeSession: LinkSession {
         if calibration == nil { calibration = Calibration(axes: run.axes, maxWindow: run.window, startAt: t) }
         let deg = 180 / Double.pi
         let units = [-Double(f.axis(.yaw)?.position ?? 0) * deg, Double(f.axis(.pitch)?.position ?? 0) * deg]
-        let command = calibration!.step(units: units, at: t)
+        // The session's driver is the run's VISCADriver (see DockDriverProbe.calibrationRun).
+        let command = calibration!.step(units: units, at: t, driveTakenAt: (driver as? VISCADriver)?.driveTakenAt)
         for event in calibration!.events.dropFirst(reportedEvents) { emitCalibration(event, at: t) }
         reportedEvents = calibration!.events.count
         if calibration!.finished, let why = calibration!.failure {

@@ -111,6 +111,24 @@ import Testing
         #expect(d.send(.stop, at: 0.132).hexText == Self.stop)
     }
 
+    /// --calibrate times a speed from when the camera took its drive: the ACK of the last drive asked
+    /// for, not an earlier one's while the newer waits in the lane.
+    @Test func driveTakenAtIsTheLastDrivesAcknowledgement() {
+        var (d, _) = readyDriver()
+        _ = d.send(.velocity([AxisValue(.yaw, 0.3)]), at: 0.08)
+        #expect(d.driveTakenAt == nil)
+        _ = d.send(.velocity([AxisValue(.yaw, -0.3)]), at: 0.081)  // waits behind the first
+        _ = d.receive([0x90, 0x41, 0xFF], at: 0.091)
+        #expect(d.driveTakenAt == nil, "the first drive's ACK, the second still waiting")
+        _ = d.receive([0x90, 0x51, 0xFF], at: 0.1)
+        #expect(d.tick(at: 0.125).bytes.hexText.hasPrefix("81 01 06 01 0f 01 02 03 ff"))
+        #expect(d.driveTakenAt == nil)
+        _ = d.receive([0x90, 0x41, 0xFF], at: 0.13)
+        #expect(d.driveTakenAt == 0.13)
+        _ = d.receive([0x90, 0x51, 0xFF], at: 0.135)
+        #expect(d.driveTakenAt == 0.13, "its Completion does not move it")
+    }
+
     @Test func stopGoesOutAtOnceBesideADriveInFlight() {
         var (d, _) = readyDriver()
         #expect(!d.send(.velocity([AxisValue(.yaw, 0.3)]), at: 0.08).isEmpty)

@@ -85,7 +85,8 @@ class Gimbal:
                 with self.lock:
                     self.advance()
                     self.set_attitudes.append(m)
-                    self.set_attitude_times.append(time.monotonic())
+                    # The time it acts from (the step just taken), however late this line runs.
+                    self.set_attitude_times.append(self.last_step)
                     if all(math.isfinite(v) for v in m.q):
                         _, p, y = quat_to_euler(m.q)
                         self.target = (y, p)

@@ -245,7 +245,9 @@ class Camera:
         with self.lock:
             self.step()
             self.received.append((payload_type, bytes(msg)))
-            self.log.append((time.monotonic(), payload_type, bytes(msg)))
+            # Logged at the time the head was stepped to: a message acts from then, even when the
+            # process is descheduled before this line (tests time motion from these times).
+            self.log.append((self.last_step, payload_type, bytes(msg)))
             if self.silent:
                 return
             h = self.reply_header

@@ -58,6 +58,10 @@ public struct VISCADriver: StandDriver {
     public let serialName: String
     public private(set) var counters = DriverCounters()
     public private(set) var stopConfirmed = true
+    /// When the camera acknowledged the last drive asked for (its ACK, or its Completion when the
+    /// ACK was lost), nil until it has: what that drive does starts then, not at the asking, which a
+    /// busy host or a command still in the lane can hold back (--calibrate times speeds from it).
+    public private(set) var driveTakenAt: Double?
     public var closesPositionLoop: Bool { true }
     public let learnsSpeeds: Bool
 
@@ -244,6 +248,7 @@ public struct VISCADriver: StandDriver {
             noteMotion()
             if payload == driveInForce && queued == nil { return [] }
             queued = VISCAMessage(kind: .drive, payload: payload, command: command.type.rawValue)
+            driveTakenAt = nil
             return pump(at: time)
         case .stop:
             return requestStop(explicit: true, at: time)
@@ -745,6 +750,15 @@ public struct VISCADriver: StandDriver {
         timeRoundTrip(exchange.commands[index], at: time)
         exchange.commands[index].answered = true
         let flight = exchange.commands[index]
+        // The camera took the last drive asked for (an earlier one's answer while a newer waits does not count).
+        switch reply {
+        case .ack, .completion:
+            if flight.message.kind == .drive, flight.message.payload == driveInForce, queued == nil, driveTakenAt == nil {
+                driveTakenAt = time
+            }
+        default:
+            break
+        }
         switch reply {
         case .ack(let socket):
             if flight.message.kind == .move {
