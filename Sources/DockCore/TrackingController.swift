@@ -84,9 +84,9 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     public var homeGain: Double = 1.0
     /// Dead band with hysteresis on the measured error, rad per axis (`AxisDeadBand`): an axis at
     /// rest starts moving once its averaged error (the camera against the target's mean) exceeds
-    /// `deadBand` (or its target moves faster than `deadBandRate` and has gone that way) and comes
-    /// back to rest once the averaged error is under `settleBand`, the error now under twice that,
-    /// and the target is slow. A still subject with jittery detections thus gets a still camera.
+    /// `deadBand` (or its target moves faster than `deadBandRate` and has gone that way) and,
+    /// once the averaged error is under `settleBand`, the error now under twice that and the target
+    /// slow, finishes its move (`finishBand`) and rests. A still subject with jittery detections thus gets a still camera.
     /// 0 disables it.
     public var deadBand: Double = 0
     public var settleBand: Double = 0
@@ -294,7 +294,7 @@ public struct TrackingController: Sendable {
 /// displacement is noise. Moving, it comes back to rest once the averaged error is under
 /// `settleBand`, the error now under twice that and the averaged rate under `deadBandRate`: the
 /// camera is on the target's mean, which a detector's noise seldom lets the instantaneous error
-/// show. The camera moves or rests as a whole: while the other axis (`partnerMoving`) moves, this
+/// show; it then finishes the move on that mean, held (`finishing`), and rests. The camera moves or rests as a whole: while the other axis (`partnerMoving`) moves, this
 /// one follows any averaged error past `settleBand` and settles only with it, since a correction
 /// during a move shows no more than the move (a person walking across drifts in pitch as their
 /// distance changes: held in the dead band, the drift grew to the band's edge, and the pitch
