@@ -55,6 +55,8 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
         c.deadBand = 0.015
         c.settleBand = 0.003
         c.restSmoothing = 0.2
+        c.finishBand = 0.001
+        c.finishTime = 0.5
         c.deadBandRate = 0.06
         c.rateSmoothing = 0.08
         c.commandSmoothing = 0.02
@@ -82,9 +84,9 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     public var homeGain: Double = 1.0
     /// Dead band with hysteresis on the measured error, rad per axis (`AxisDeadBand`): an axis at
     /// rest starts moving once its averaged error (the camera against the target's mean) exceeds
-    /// `deadBand` (or its target moves faster than `deadBandRate` and has gone that way) and comes
-    /// back to rest once the averaged error is under `settleBand`, the error now under twice that,
-    /// and the target is slow. A still subject with jittery detections thus gets a still camera.
+    /// `deadBand` (or its target moves faster than `deadBandRate` and has gone that way) and,
+    /// once the averaged error is under `settleBand`, the error now under twice that and the target
+    /// slow, finishes its move (`finishBand`) and rests. A still subject with jittery detections thus gets a still camera.
     /// 0 disables it.
     public var deadBand: Double = 0
     public var settleBand: Double = 0
@@ -93,6 +95,12 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     /// noise on a still subject neither restarts the camera nor keeps it from settling; an error of
     /// twice the dead band (a real move) restarts it at once, s.
     public var restSmoothing: Double = 0.4
+    /// A move that reaches the settle band is finished, not stopped at its edge: the camera goes
+    /// on (P, no rate) to the target's mean as it was then, held, and rests within `finishBand` of
+    /// it or after `finishTime` s. A camera closing on a still subject from one side stopped
+    /// 2–3 mrad short of it, and stayed there. 0: at rest on entering the settle band.
+    public var finishBand: Double = 0
+    public var finishTime: Double = 0
     /// Axes whose target's rate (predicted across the lead and fed forward) counts only while the
     /// camera is behind the target as last measured, fading out over `trailingSpan` past it
     /// (`TrackingController.axisRate`): pitch, where a person's head moves by posture changes that
@@ -169,17 +177,17 @@ public struct TrackingController: Sendable {
             if let yaw = positions[.yaw] {
                 rates[.yaw] = axisRate(target: target.yaw, measured: target.measuredYaw ?? target.yaw, rate: rate.yaw, lead: lead,
                                        trails: c.trailingAxes.contains(.yaw), position: yaw, base: base.yaw, baseRate: base.yawRate, dt: dt,
-                                       rest: &rest.yaw, partnerMoving: rest.pitch.moving)
+                                       rest: &rest.yaw, partnerMoving: rest.pitch.moving && rest.pitch.finishing == nil)
             }
             if let pitch = positions[.pitch] {
                 rates[.pitch] = axisRate(target: target.pitch, measured: target.measuredPitch ?? target.pitch, rate: rate.pitch, lead: lead,
                                          trails: c.trailingAxes.contains(.pitch), position: pitch, base: base.pitch, baseRate: base.pitchRate, dt: dt,
-                                         rest: &rest.pitch, partnerMoving: rest.yaw.moving)
+                                         rest: &rest.pitch, partnerMoving: rest.yaw.moving && rest.yaw.finishing == nil)
             }
-            // Both axes moving and both on target: the camera comes to rest as a whole.
+            // Both axes moving and both on target: the camera finishes its move as a whole.
             if rest.yaw.moving && rest.pitch.moving && rest.yaw.onTarget && rest.pitch.onTarget {
-                rest.yaw.settle()
-                rest.pitch.settle()
+                rest.yaw.settle(configuration: c)
+                rest.pitch.settle(configuration: c)
             }
             // At rest on both axes with a still base: exactly zero, and the smoothing starts afresh
             // (its decay would otherwise trickle ever smaller commands).
@@ -228,6 +236,7 @@ public struct TrackingController: Sendable {
             if !rest.moving { return -baseRate }
         }
         let gain = roundTrip > 0 ? min(c.gain, c.delayMargin / roundTrip) : c.gain
+        if let goal = rest.finishing?.goal { return gain * (goal - camera) - baseRate }
         return c.feedforwardGain * weight * rate - baseRate + gain * error
     }
 
@@ -285,21 +294,29 @@ public struct TrackingController: Sendable {
 /// displacement is noise. Moving, it comes back to rest once the averaged error is under
 /// `settleBand`, the error now under twice that and the averaged rate under `deadBandRate`: the
 /// camera is on the target's mean, which a detector's noise seldom lets the instantaneous error
-/// show. The camera moves or rests as a whole: while the other axis (`partnerMoving`) moves, this
+/// show; it then finishes the move on that mean, held (`finishing`), and rests. The camera moves or rests as a whole: while the other axis (`partnerMoving`) moves, this
 /// one follows any averaged error past `settleBand` and settles only with it, since a correction
 /// during a move shows no more than the move (a person walking across drifts in pitch as their
 /// distance changes: held in the dead band, the drift grew to the band's edge, and the pitch
 /// settled on a target still moving).
 struct AxisDeadBand: Sendable {
+    /// Moving onto the target, or finishing a move (`finishing`): either way commanded.
     private(set) var moving = false
+    /// The point a move that has reached the settle band ends on: the target's mean when it did,
+    /// held, so the detector's noise can neither stop the camera at the band's edge nor keep it
+    /// hunting a band tighter than that noise (coming to rest within half the band under noise
+    /// moved seed 3's `still-subject-noisy` camera 7.7 % of its still time). nil: not finishing.
+    private(set) var finishing: (goal: Double, since: Double)?
     /// On the target's mean as of the last update (where a moving axis may come to rest).
     private(set) var onTarget = false
     private var averaged: (target: Double, rate: Double)?
+    private var clock = 0.0
 
     /// Errors and rates are judged magnified by the zoom (`TrackingController.magnification`); the
     /// target's mean is kept in angles, so that a zoom does not move it.
     mutating func update(target: Double, camera: Double, rate: Double, magnification: Double, partnerMoving: Bool, dt: Double,
                          configuration c: TrackingControlConfiguration) {
+        clock += dt
         let rate = rate * magnification
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
         let mean: (target: Double, rate: Double) = averaged.map { ($0.target + (target - $0.target) * w, $0.rate + (rate - $0.rate) * w) } ?? (target, rate)
@@ -310,8 +327,19 @@ struct AxisDeadBand: Sendable {
         // slowly away lags it, and a camera on that mean is behind the subject (`held-selection`
         // came to rest 11 mrad off a subject who stopped there).
         onTarget = abs(average.rate) <= c.deadBandRate && abs(average.error) < c.settleBand && abs(error) < 2 * c.settleBand
+        if let finish = finishing {
+            // The move ends on its goal (or after `finishTime`, whatever the noise), unless the
+            // subject moves off meanwhile.
+            if abs(error) > 2 * c.deadBand || abs(average.error) > c.deadBand {
+                finishing = nil
+            } else if abs(finish.goal - camera) * magnification <= c.finishBand || clock - finish.since >= c.finishTime {
+                finishing = nil
+                moving = false
+            }
+            return
+        }
         if moving {
-            if onTarget && !partnerMoving { moving = false }
+            if onTarget && !partnerMoving { settle(configuration: c) }
             return
         }
         let rateConfirmed = abs(average.rate) > c.deadBandRate && average.error * average.rate > 0 && abs(average.error) > c.deadBand / 2
@@ -319,5 +347,10 @@ struct AxisDeadBand: Sendable {
         if abs(average.error) > c.deadBand || abs(error) > 2 * c.deadBand || rateConfirmed || followsPartner { moving = true }
     }
 
-    mutating func settle() { moving = false }
+    /// From moving to finishing the move on the target's mean (at rest at once without `finishTime`).
+    mutating func settle(configuration c: TrackingControlConfiguration) {
+        guard moving, finishing == nil else { return }
+        guard c.finishTime > 0, let mean = averaged else { moving = false; return }
+        finishing = (mean.target, clock)
+    }
 }

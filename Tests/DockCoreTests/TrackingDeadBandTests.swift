@@ -30,6 +30,27 @@ struct TrackingDeadBandTests {
         #expect((rates[.yaw] ?? 0) > 0.3)
     }
 
+    /// Issue 22, `still-subject` at seed 2: a camera turning onto a still subject entered the
+    /// settle band (3 mrad) from one side and came to rest at its edge, 2.3 mrad short in yaw and
+    /// 3.0 in pitch, for good. The subject here is seen without noise, 40 mrad across and 30 up;
+    /// the camera turns as commanded, in virtual time, frames at 30 fps 0.1 s after capture.
+    @Test("a camera closing on a still subject finishes its move on it, not at the settle band's edge")
+    func aMoveEndsOnTheSubject() {
+        var controller = TrackingController(configuration: .tuned)
+        let subject = (yaw: 0.04, pitch: 0.03)
+        var camera = (yaw: 0.0, pitch: 0.0), target: TrackingTarget?
+        for step in 0..<300 {
+            let now = Double(step) / 100
+            if step % 3 == 0 { target = TrackingTarget(yaw: subject.yaw, pitch: subject.pitch, time: now - 0.1) }
+            let rates = controller.command(target: target, positions: [.yaw: camera.yaw, .pitch: camera.pitch], at: now)
+            camera.yaw += (rates[.yaw] ?? 0) * 0.01
+            camera.pitch += (rates[.pitch] ?? 0) * 0.01
+        }
+        #expect(!controller.isRecentering, "at rest")
+        #expect(abs(camera.yaw - subject.yaw) <= 0.001, "yaw \((subject.yaw - camera.yaw) * 1000) mrad short")
+        #expect(abs(camera.pitch - subject.pitch) <= 0.001, "pitch \((subject.pitch - camera.pitch) * 1000) mrad short")
+    }
+
     /// At 10× a fixed 0.015 rad band is about a fifth of the frame: a head shot's face drifted
     /// out of the frame inside it (the zoomed walk lost its subject 4 % of the time).
     @Test("the dead band is the same part of the frame at any zoom")

@@ -66,6 +66,18 @@ struct ScenarioSuiteTests {
         #expect(run.metrics.rmsError <= naive.metrics.rmsError, "RMS \(run.metrics.rmsError), the naive client's \(naive.metrics.rmsError)")
     }
 
+    /// Issue 22: a still subject framed no worse than the naive client. At seed 2 ours was 1.03×
+    /// its RMS error (1.11 against 1.07 %): the camera came to rest at the settle band's edge, 2.3
+    /// mrad short of the subject in yaw and 3.0 in pitch, while the naive client jitters about it.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func aStillSubjectIsFramedNoWorseThanTheNaiveClient(seed: UInt64) throws {
+        let scenario = try Self.scenario("still-subject")
+        let run = try runScene(scenario, seed: seed, kind: .ours, record: false)
+        let naive = try runScene(scenario, seed: seed, kind: .naive(gain: 6, deadZone: 0), record: false)
+        #expect(run.metrics.rmsError <= naive.metrics.rmsError, "RMS \(run.metrics.rmsError), the naive client's \(naive.metrics.rmsError)")
+        #expect(run.commandsWhileStill == 0, "\(run.commandsWhileStill) commands while still")
+    }
+
     /// Issue 22: sitting down and standing up reframe once: overshoot < 5 % of the FOV, settled < 1 s.
     @Test(arguments: [UInt64(1), 2, 3])
     func aPostureChangeIsReframedOnceWithoutOvershoot(seed: UInt64) throws {
