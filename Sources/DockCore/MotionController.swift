@@ -335,8 +335,8 @@ public struct MotionController: Sendable {
     // MARK: - Tick
 
     /// Advances the controller to `time`: returns the messages to send and the progress to report.
-    /// While moving it sends one VELOCITY for every axis per tick (which also keeps the stand's
-    /// heartbeat fed) and a `.running` progress for the active motion; when a motion or velocity mode
+    /// While moving it sends one VELOCITY for every axis per tick (the native driver writes one equal
+    /// to the last only every 50 ms: PROTOCOL.md §3.3) and a `.running` progress for the active motion; when a motion or velocity mode
     /// ends it sends a single zero VELOCITY and the final progress; when idle, nothing.
     public mutating func tick(at time: Double) -> ControlOutput {
         var out = pending

@@ -5,7 +5,7 @@ import Testing
 
 /// A stand written by hand, frame by frame, against the driver in virtual time: what PROTOCOL.md
 /// v1.1 says the host must do with it (handshake timing, the stand's ACK requests, impossible values).
-private struct ScriptedStand {
+struct ScriptedStand {
     var driver: NativeDriver
     var sequencer = FrameSequencer()
     var decoder = FrameDecoder()
@@ -21,7 +21,7 @@ private struct ScriptedStand {
         hear(driver.start(at: 0))
     }
 
-    private mutating func hear(_ bytes: [UInt8]) {
+    mutating func hear(_ bytes: [UInt8]) {
         for case .success(let frame) in decoder.feed(bytes) { received.append((time, frame)) }
     }
 

@@ -117,6 +117,16 @@ def test_heartbeat_lost_stops_and_only_actuation_moves_it_again():
     assert host.stand.state == "session" and host.stand.axes[0].velocity > 0.9
 
 
+def test_a_velocity_holds_while_only_heartbeats_follow():
+    """Section 3.3: a setpoint holds until the next command, so a host need not repeat an unchanged
+    VELOCITY (dockd writes one again only every 50 ms); its HEARTBEATs keep the session."""
+    host = Host(refstand.ReferenceStand())
+    host.hello()
+    host.send("velocity", {"axes": [{"axis": "yaw", "velocity": 1.0}]})
+    host.run(2.0)
+    assert host.stand.state == "session" and host.stand.axes[0].velocity > 0.9
+
+
 def test_limits_continuous_axis_ignored_and_all_or_nothing():
     host = Host(refstand.ReferenceStand())
     host.hello()

@@ -3,7 +3,8 @@ import DockProtocol
 /// The dockd stand protocol v1 (protocol/PROTOCOL.md) as a driver: HELLO with retries and the
 /// version check, heartbeats, acknowledgements both ways (commands resent up to 3 times; the stand's
 /// ACK requests answered), impossible reports refused, and the link's round trip timed by asking
-/// an ACK of a frame every 50 ms. Every time comes from `ProtocolTiming`.
+/// an ACK of a frame every 50 ms. A VELOCITY equal to the last one goes out again only every 50 ms
+/// (the controller asks one at every FEEDBACK). Every time comes from `ProtocolTiming`.
 public struct NativeDriver: StandDriver {
     public let name = "native"
     private let heartbeatTimeoutMs: UInt16
@@ -35,6 +36,9 @@ public struct NativeDriver: StandDriver {
     /// Frames that asked for an ACK only to time the link: seq → when sent.
     private var probes: [UInt16: Double] = [:]
     private var lastProbe = -Double.infinity
+    /// The last VELOCITY written and when, while nothing sent or heard since may have changed what
+    /// the stand does with it (nil: the next VELOCITY goes out whatever it says).
+    private var lastVelocity: (message: Message, sentAt: Double)?
     public private(set) var counters = DriverCounters()
 
     private struct Pending: Sendable {
@@ -47,6 +51,10 @@ public struct NativeDriver: StandDriver {
     /// How often a frame asks for an ACK to time the link (PROTOCOL.md §3): 20 ACKs a second, 200
     /// bytes/s, so the smoothed round trip follows a change within about half a second.
     private static let probeInterval = 0.05
+    /// How often a VELOCITY equal to the last one sent goes out again (PROTOCOL.md §3.3): the probe
+    /// interval, so a moving stand's link is timed as often as before, and a VELOCITY lost on the
+    /// link is made good within it.
+    public static let velocityRepeatInterval = probeInterval
     /// The idle heartbeat goes out at this fraction of the silence limit: the rest is slack for a
     /// caller that ticks late.
     private static let heartbeatAim = 0.8
@@ -81,6 +89,7 @@ public struct NativeDriver: StandDriver {
         answers = []
         answersDue = nil
         lastProbe = -Double.infinity
+        lastVelocity = nil
         lastTick = nil
         tickGap = 0
         silenceLimit = ProtocolTiming.hostSilenceLimit(heartbeatTimeoutMs: heartbeatTimeoutMs)
@@ -146,6 +155,7 @@ public struct NativeDriver: StandDriver {
                 return .refuse(.versionMismatch, "host speaks \(ProtocolVersion.text)")
             }
             identity = reply
+            lastVelocity = nil
             // The stand's session runs from here: its heartbeat timeout is the one it reports.
             let inForce = reply.heartbeatTimeoutMs == 0 ? ProtocolTiming.defaultHeartbeatTimeoutMs : reply.heartbeatTimeoutMs
             silenceLimit = max(0.005, Double(inForce) / 4000)
@@ -170,10 +180,15 @@ public struct NativeDriver: StandDriver {
         case .battery(let b):
             if let problem = b.problem(batteryCount: capabilities?.batteries.count) { return reject(problem, into: &reports) }
             reports.append(.battery(b))
-        case .fault(let f): reports.append(.fault(f))
+        case .fault(let f):
+            // A stand that reports a fault may have stopped (its heartbeat lost, a stall): only an
+            // actuation command moves it again, so the next VELOCITY goes out whatever it says.
+            lastVelocity = nil
+            reports.append(.fault(f))
         case .ack(let ack):
             answered(ack.seq, at: time)
         case .nack(let nack):
+            lastVelocity = nil
             answered(nack.seq, at: time)
             counters.refused += 1
             if nack.type == MessageType.hello.rawValue && nack.knownCode == .versionMismatch {
@@ -202,6 +217,14 @@ public struct NativeDriver: StandDriver {
     // MARK: - Sending
 
     public mutating func send(_ command: Message, at time: Double) -> [UInt8] {
+        if case .velocity = command {
+            // The stand holds a VELOCITY until the next command; the host's silence is the heartbeat's to fill.
+            if let last = lastVelocity, last.message == command, time - last.sentAt < Self.velocityRepeatInterval - Self.epsilon { return [] }
+            lastVelocity = (command, time)
+        } else {
+            // A STOP, POSITION, LIMITS or MOTORS changes what the stand does with the last VELOCITY.
+            lastVelocity = nil
+        }
         guard Self.wantsAck(command) else { return frame(command, ackRequested: false, at: time).bytes }
         let sent = frame(command, ackRequested: true, at: time)
         awaitingAck.append(Pending(message: command, seqs: [sent.seq], sentAt: time))
