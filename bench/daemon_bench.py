@@ -251,8 +251,9 @@ class FakeStand:
     FEEDBACK `time_us` is this process's CLOCK_MONOTONIC in µs, and `sent_at` maps it to the time the
     frame's write() returned."""
 
-    def __init__(self, hz=100):
+    def __init__(self, hz=100, axes=(YAW_CAPS, PITCH_CAPS)):
         self.hz = hz
+        self.axes = list(axes)
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
@@ -314,7 +315,7 @@ class FakeStand:
             self._send("hello_reply", {"major": 1, "minor": 0, "heartbeat_timeout_ms": p["heartbeat_timeout_ms"] or 500,
                                        "model": "bench-stand", "firmware": "1.0.0", "hardware": "A", "serial": "BENCH-0001"})
             self._send("capabilities", {"feedback_hz": self.hz, "imu_hz": 0, "features": 1 << 3, "buttons": 0,
-                                        "custom_buttons": 0, "axes": [YAW_CAPS, PITCH_CAPS], "batteries": ["internal"]})
+                                        "custom_buttons": 0, "axes": self.axes, "batteries": ["internal"]})
             self._send("battery", {"index": 0, "level": 0.8, "charge": 0, "flags": 0})
             self._send("event", {"time_us": now_ns() // 1000, "kind": 1, "value": 1, "button": 0, "factor": 1.0})
             self.streaming.set()

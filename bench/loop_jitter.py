@@ -2,8 +2,8 @@
 """make bench, control-loop part: how steady dockd's control loop stays while clients abuse the API.
 
 The bench plays the stand on a pty (daemon_bench.FakeStand: 100 Hz FEEDBACK, written by a thread
-and stamped when write() returns) and keeps dockd in velocity mode, so that dockd answers every
-FEEDBACK with a VELOCITY. For each load it measures, on the stand's side of the pty:
+and stamped when write() returns) and keeps dockd in velocity mode, its yaw always ramping (the
+stand's acceleration limit: RAMPING_YAW), so that dockd answers every FEEDBACK with a new VELOCITY. For each load it measures, on the stand's side of the pty:
 
   * response: FEEDBACK written -> the next VELOCITY read (dockd's whole control step plus the pty);
   * command interval: between consecutive VELOCITY frames (100 Hz nominal: 10 ms);
@@ -38,12 +38,18 @@ START_MARK = "<!-- bench:jitter:start -->"
 END_MARK = "<!-- bench:jitter:end -->"
 
 
+# dockd writes a VELOCITY equal to the last one only every 50 ms (PROTOCOL.md §3.3). A yaw that
+# accelerates at 0.5 rad/s² never reaches the ±0.2 rad/s VelocityKeeper asks before the sign turns
+# (0.2 s later), so every control step's VELOCITY is a new one and each FEEDBACK is answered.
+RAMPING_YAW = {**db.YAW_CAPS, "max_accel": 0.5}
+
+
 class TimedStand(db.FakeStand):
     """The bench stand, also stamping every VELOCITY frame it reads."""
 
     def __init__(self, hz=100):
         self.velocity_times = deque(maxlen=100_000)
-        super().__init__(hz)
+        super().__init__(hz, axes=(RAMPING_YAW, db.PITCH_CAPS))
 
     def _handle(self, frame, stamp):
         if frame["type"] == "velocity":
