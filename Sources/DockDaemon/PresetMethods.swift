@@ -31,8 +31,8 @@ struct PresetMethods: Sendable {
         guard let stand = host.standID else { throw .notConnected(nil) }
         switch method {
         case .presetList:
-            // Behind the saves and deletes asked before it (in the same write, too): it lists them.
-            return .later(store.operations.run { [store] in
+            // Behind the stand's saves and deletes asked before it (in the same write, too): it lists them.
+            return .later(store.operations(of: stand).run { [store] in
                 let presets = store.presets(of: stand)
                 return host.loop.makeSucceededFuture(.array(presets.keys.sorted().map { entry($0, presets[$0]!, stand: stand) }))
             })
@@ -41,31 +41,30 @@ struct PresetMethods: Sendable {
             // Before the camera stores anything: a preset dockd then refuses would be left in it.
             try store.checkRoom(for: name, of: stand)
             let client = session.client
-            // In the saves' and deletes' order from the moment it is asked, so that a list or a
-            // recall asked after it finds it; the pose is read once the ones before it are done.
-            return .later(store.operations.run {
-                let read = host.read { engine in (pose: Self.measuredPose(engine), storage: engine.cameraPresets) }
-                return read.flatMap { (pose: Preset?, storage: CameraPresetStorage?) -> EventLoopFuture<JSONValue> in
+            // The pose measured now; the save in the stand's order from the moment it is asked, so
+            // that a list asked after it shows it.
+            let read = host.read { engine in (pose: Self.measuredPose(engine), storage: engine.cameraPresets) }
+            return .later(store.operations(of: stand).run {
+                read.flatMap { (pose: Preset?, storage: CameraPresetStorage?) -> EventLoopFuture<JSONValue> in
                     guard let pose else { return host.loop.makeFailedFuture(RPCError.notConnected(stand)) }
                     return save(pose, as: name, for: stand, in: storage, host: host, client: client)
                 }
             })
         case .presetRecall:
             let name = try Self.name(p)
+            // At once, not behind the stand's preset changes: a recall waiting there could start
+            // after its client had gone, and a motion asked after it could run before it.
+            guard let preset = store.presets(of: stand)[name] else {
+                throw .invalidParameter("stand \(stand) has no preset '\(name)' (preset.list shows its presets)", field: "name")
+            }
             let duration = try p.optionalNumber(APIParam.duration)
             let force = try p.optionalBool("force") ?? false
             let client = session.client
-            // Behind the saves and deletes asked before it: it recalls what they left.
-            let motion = store.operations.run { [store] () -> EventLoopFuture<CommandResult> in
-                guard let preset = store.presets(of: stand)[name] else {
-                    return host.loop.makeFailedFuture(RPCError.invalidParameter("stand \(stand) has no preset '\(name)' (preset.list shows its presets)", field: "name"))
-                }
-                let axes: EventLoopFuture<[Axis]> = host.read { engine in engine.capabilities?.axes.map(\.axis) ?? [] }
-                return axes.flatMap { (axes: [Axis]) -> EventLoopFuture<CommandResult> in
-                    let target = Self.target(preset, axes: axes)
-                    guard !target.isEmpty else { return host.loop.makeFailedFuture(EngineError.notConnected(stand: stand)) }
-                    return host.submit(.orient(target, relative: false, duration: duration, tolerance: Self.recallTolerance), from: client, force: force)
-                }
+            let axes: EventLoopFuture<[Axis]> = host.read { engine in engine.capabilities?.axes.map(\.axis) ?? [] }
+            let motion = axes.flatMap { (axes: [Axis]) -> EventLoopFuture<CommandResult> in
+                let target = Self.target(preset, axes: axes)
+                guard !target.isEmpty else { return host.loop.makeFailedFuture(EngineError.notConnected(stand: stand)) }
+                return host.submit(.orient(target, relative: false, duration: duration, tolerance: Self.recallTolerance), from: client, force: force)
             }
             return .later(motion.flatMapThrowing { (result: CommandResult) -> JSONValue in
                 guard case .motion(let id) = result else { throw RPCError.internal("no motion id") }
@@ -73,7 +72,7 @@ struct PresetMethods: Sendable {
             })
         case .presetDelete:
             let client = session.client, name = try Self.name(p)
-            return .later(store.operations.run { [store] in
+            return .later(store.operations(of: stand).run { [store] in
                 store.delete(name, for: stand).flatMap { deleted in
                     guard let slot = deleted.camera else { return host.loop.makeSucceededFuture(["ok": true]) }
                     return camera(.remove(slot), host: host, client: client).map { outcome in

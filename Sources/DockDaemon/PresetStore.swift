@@ -67,16 +67,24 @@ final class PresetStore: Sendable {
 
     /// Loads `presets.json` from `directory`. A file that cannot be used is renamed aside
     /// (`presets.json.unreadable`, so the next save does not destroy it) and reported.
-    /// The saves and deletes (`PresetMethods`), each from its camera operation to its write, one at
-    /// a time: the table changes only once the file holds a change, so a save asked while a delete
-    /// of the same name was on its way would take the camera slot the delete then empties. Lists
-    /// and recalls wait their turn too, so they see every change asked before them.
-    let operations: OneAtATime
+    /// Each stand's saves and deletes (`PresetMethods`), each from its camera operation to its
+    /// write, one at a time: the table changes only once the file holds a change, so a save asked
+    /// while a delete of the same name was on its way would take the camera slot the delete then
+    /// empties. Its lists wait their turn too, so they show every change asked before them. Per
+    /// stand: a camera slow to store a preset holds back no other stand's.
+    func operations(of stand: String) -> OneAtATime {
+        chains.withLock { chains in
+            if let chain = chains[stand] { return chain }
+            let chain = OneAtATime(loop: writer.loop)
+            chains[stand] = chain
+            return chain
+        }
+    }
+    private let chains = Mutex<[String: OneAtATime]>([:])
 
     init(directory: String, writer: StateWriter) {
         path = directory + "/presets.json"
         self.writer = writer
-        operations = OneAtATime(loop: writer.loop)
         let loaded = Self.load(path)
         table = Mutex(loaded.table)
         problem = loaded.problem
