@@ -74,7 +74,9 @@ package struct Daemon: Service {
         // SIGTERM/SIGINT stop the stands' motors first, then cancel the serving tasks; the stand
         // sessions live outside them, so they are still connected to confirm their stop. (Stopped
         // only once the tasks had ended, a camera in the VM got its stop 0.35-0.55 s later.)
-        try await withGracefulShutdownHandler { try await cancelWhenGracefulShutdown {
+        // A task that fails (the API socket cannot be served) ends dockd too: its stands stop first.
+        var failure: (any Error)?
+        do { try await withGracefulShutdownHandler { try await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
                     try await server.serve(listener: listener, loop: loop) {
@@ -103,11 +105,14 @@ package struct Daemon: Service {
                 do { try await tasks.next() } catch is CancellationError {}  // SIGTERM: go on to stop the stands
                 tasks.cancelAll()
             }
-        } } onGracefulShutdown: { stands.stopMotors() }
+        } } onGracefulShutdown: { stands.stopMotors() } } catch {
+            failure = error
+        }
         Systemd.stopping()
         logger.info("stopping: motors stop, stands are told")
         await stands.shutdown()
         if case .path(let path, _, _) = listener { unlinkSocket(path) }
+        if let failure { throw failure }
     }
 
     /// WATCHDOG=1 while every watched part runs (each connected stand's control loop, each event
