@@ -59,6 +59,8 @@ struct Calibration {
 
     let axes: [AxisSetup]
     let settleTime = 0.25, restTime = 0.5, minWindow = 0.5
+    /// How long a drive's acknowledgement is waited for before its ramp is counted from the asking.
+    let acknowledgementWait = 1.0
     let maxWindow: Double
     private(set) var results: [AxisResult]
     private(set) var failure: String?
@@ -130,7 +132,11 @@ struct Calibration {
             // The ramp from when the camera took the drive (a busy host or a command still in the
             // lane can hold it back past the ramp, and the window would time the byte before); from
             // the asking when the drive asked was the one in force already (not sent again).
-            if let taken = driveTakenAt, time - max(taken, since) >= settleTime && !cornered { samples.append((time, u)) }
+            // A drive never acknowledged (refused, or its answers lost) is timed from the asking
+            // after `acknowledgementWait`, as before there was an acknowledgement to go by: it then
+            // reads slow or still and is measured again, rather than waited for until the deadline.
+            let rampFrom = driveTakenAt.map { max($0, since) } ?? (time - since >= acknowledgementWait ? since : nil)
+            if let rampFrom, time - rampFrom >= settleTime && !cornered { samples.append((time, u)) }
             let measured = samples.count >= 2 ? samples.last!.time - samples.first!.time : 0
             let moved = samples.count >= 2 ? abs(samples.last!.units - samples.first!.units) : 0
             let enough = measured >= maxWindow || (measured >= minWindow && moved >= 60)

@@ -17,6 +17,8 @@ import Testing
         var pending: (command: Calibration.Command, at: Double)?
         /// When the head took the last drive (its ACK), nil until it has.
         var driveTakenAt: Double?
+        /// It turns as told but its acknowledgements never arrive (lost on the link).
+        var unacknowledged = false
 
         mutating func order(_ command: Calibration.Command?, at time: Double) {
             guard let command else { return }
@@ -29,7 +31,7 @@ import Testing
             if let p = pending, p.at <= time + seconds {
                 advance(max(0, p.at - time))
                 obey(p.command)
-                if case .drive = p.command { driveTakenAt = p.at }
+                if case .drive = p.command, !unacknowledged { driveTakenAt = p.at }
                 pending = nil
                 advance(time + seconds - max(time, p.at))
             } else {
@@ -89,6 +91,18 @@ import Testing
             #expect(abs(speed - truth) <= 0.05 * truth, "byte \(i + 1): \(speed) deg/s, truly \(truth); \(speeds)")
         }
         #expect(calibration.results[0].measured.allSatisfy { $0 == 1 }, "none measured again: \(calibration.results[0].measured)")
+    }
+
+    /// A head whose acknowledgements are lost (or that refuses the drive) gives no time a drive was
+    /// taken: its bytes are timed from the asking, as before there was one, rather than never.
+    @Test func drivesNeverAcknowledgedAreTimedFromTheAsking() throws {
+        var head = Head(slowByte: 0, slowRuns: 0, unacknowledged: true)
+        let calibration = calibrate(&head)
+        try #require(calibration.finished && calibration.failure == nil, "still measuring after 600 s of virtual time")
+        for (i, speed) in calibration.results[0].speeds.enumerated() {
+            let truth = 2.0 * Double(i + 1)
+            #expect(abs(speed - truth) <= 0.05 * truth, "byte \(i + 1): \(speed) deg/s, truly \(truth)")
+        }
     }
 
     @Test func aByteSlowEveryTimeIsRaisedAfterItsRetries() throws {
