@@ -20,7 +20,7 @@ root=$destdir$prefix
 lib=$destdir/usr/lib
 
 [ -x "$bin/dockd" ] || { echo "install.sh: $bin/dockd is missing (make build-static)" >&2; exit 1; }
-[ -f "$man/dockd.8" ] || { echo "install.sh: no man pages in $man (make man)" >&2; exit 1; }
+[ -f "$man/dockd.8" ] && [ -f "$man/completions/dock-camera.bash" ] || { echo "install.sh: no man pages or completions in $man (make man)" >&2; exit 1; }
 
 install -d "$root/bin" "$lib/systemd/system" "$lib/udev/rules.d" "$lib/sysusers.d" "$destdir/etc/dockd" \
     "$root/share/dockd/profiles/visca" "$root/share/dockd/profiles/v4l2" "$root/share/doc/dockd/examples" \
