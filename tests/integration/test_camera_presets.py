@@ -82,6 +82,18 @@ def test_a_saved_preset_is_in_the_memory_dockd_names_another_controller_recalls_
     c.close()
 
 
+def in_one_write(c, *requests):
+    """Sends (id, method, params) requests in one write; their replies by id."""
+    c.send_raw(b"".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": m, "params": p}).encode() + b"\n"
+                        for i, m, p in requests))
+    replies = {}
+    while len(replies) < len(requests):
+        message = c.read_message(10)
+        if "id" in message:
+            replies[message["id"]] = message
+    return replies
+
+
 def test_a_save_sent_right_behind_a_delete_of_its_name_is_in_the_camera_memory_it_names(visca):
     """A delete and a save of one name in one write: the save's memory still holds the preset once
     both are answered. (With the file written off the event loop, the save took the memory the
@@ -92,13 +104,7 @@ def test_a_save_sent_right_behind_a_delete_of_its_name_is_in_the_camera_memory_i
     assert c.result("preset.save", {"name": "stage"})["camera"] == {"memory": 0}
     move(c, "motion.orient", {"yaw": -0.3, "pitch": -0.1, "duration": 1})
     settled(c)
-    c.send_raw(b'{"jsonrpc":"2.0","id":"delete","method":"preset.delete","params":{"name":"stage"}}\n'
-               b'{"jsonrpc":"2.0","id":"save","method":"preset.save","params":{"name":"stage"}}\n')
-    replies = {}
-    while len(replies) < 2:
-        message = c.read_message(10)
-        if "id" in message:
-            replies[message["id"]] = message
+    replies = in_one_write(c, ("delete", "preset.delete", {"name": "stage"}), ("save", "preset.save", {"name": "stage"}))
     assert replies["delete"]["result"] == {"ok": True}, replies
     saved = replies["save"]["result"]
     assert "camera_error" not in saved, saved
@@ -117,13 +123,7 @@ def test_a_list_sent_right_behind_a_save_shows_the_preset(visca):
     cam, dockd, c = visca()
     move(c, "motion.orient", {"yaw": 0.3, "pitch": 0.1, "duration": 1})
     settled(c)
-    c.send_raw(b'{"jsonrpc":"2.0","id":"save","method":"preset.save","params":{"name":"desk"}}\n'
-               b'{"jsonrpc":"2.0","id":"list","method":"preset.list"}\n')
-    replies = {}
-    while len(replies) < 2:
-        message = c.read_message(10)
-        if "id" in message:
-            replies[message["id"]] = message
+    replies = in_one_write(c, ("save", "preset.save", {"name": "desk"}), ("list", "preset.list", {}))
     saved = replies["save"]["result"]
     listed = {p["name"]: p for p in replies["list"]["result"]}
     assert listed.get("desk", {}).get("camera") == saved["camera"] == {"memory": 0}, replies
