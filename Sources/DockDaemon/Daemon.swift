@@ -111,8 +111,9 @@ package struct Daemon: Service {
         Systemd.stopping()
         logger.info("stopping: motors stop, stands are told")
         await stands.shutdown()
-        if case .path(let path, _, _) = listener { unlinkSocket(path) }
+        // A socket dockd could not serve is not its own to remove: another dockd's live one, a file.
         if let failure { throw failure }
+        if case .path(let path, _, _) = listener { unlinkSocket(path) }
     }
 
     /// WATCHDOG=1 while every watched part runs (each connected stand's control loop, each event
