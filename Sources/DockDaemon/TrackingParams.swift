@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import DockIO
 import DockJSON
 import DockTracking
 import StandEngine
@@ -103,10 +101,7 @@ extension Params {
     /// The capture time in dockd's clock, from a CLOCK_MONOTONIC `timestamp` in seconds.
     func captureTime(daemonNow: Double) throws(RPCError) -> Double? {
         guard let stamp = try optionalNumber("timestamp", in: 0...1e12, unit: "s") else { return nil }
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        let monotonicNow = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        let age = monotonicNow - stamp
+        let age = MonotonicClock.now() - stamp
         guard age > -0.05, age < 2 else {
             throw .invalidParameter("timestamp is CLOCK_MONOTONIC seconds of the capture, at most 2 s old (it is \(age) s)", field: "timestamp")
         }

@@ -32,13 +32,8 @@ public enum DetachedThread {
     /// (a webcam's own tracking put back as it was): dockd calls it after closing its links, before
     /// it exits, which would end them mid-call.
     public static func waitForAll(upTo seconds: Double) {
-        func now() -> Double {
-            var t = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &t)
-            return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-        }
-        let deadline = now() + seconds
-        while running.load(ordering: .acquiring) > 0 && now() < deadline { usleep(5_000) }
+        let deadline = MonotonicClock.now() + seconds
+        while running.load(ordering: .acquiring) > 0 && MonotonicClock.now() < deadline { usleep(5_000) }
     }
 
     /// Writes all of `bytes` to `fd`; false when the other end is gone.

@@ -30,23 +30,17 @@ final class DeviceSetSpacing: Sendable {
     func spaced<Result: Sendable>(_ spacing: Double, _ set: () -> Result) -> Result {
         lastStart.withLock { last in
             Self.sleep(until: last + spacing)
-            last = Self.monotonicNow()
+            last = MonotonicClock.now()
             return set()
         }
     }
 
-    static func monotonicNow() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
-
     private static func sleep(until time: Double) {
-        var wait = time - monotonicNow()
+        var wait = time - MonotonicClock.now()
         while wait > 0 {  // again after a signal cut the sleep short
             var span = timespec(tv_sec: Int(wait), tv_nsec: Int((wait - wait.rounded(.down)) * 1e9))
             _ = nanosleep(&span, nil)
-            wait = time - monotonicNow()
+            wait = time - MonotonicClock.now()
         }
     }
 }

@@ -9,8 +9,8 @@ import Testing
         // A device number no camera has here; each link looks its device up when it opens.
         let old = DeviceSetSpacing.of(device: UInt.max - 7), reopened = DeviceSetSpacing.of(device: UInt.max - 7)
         let starts = Mutex<[Double]>([])
-        old.spaced(0.2) { starts.withLock { $0.append(DeviceSetSpacing.monotonicNow()) } }
-        reopened.spaced(0.2) { starts.withLock { $0.append(DeviceSetSpacing.monotonicNow()) } }
+        old.spaced(0.2) { starts.withLock { $0.append(MonotonicClock.now()) } }
+        reopened.spaced(0.2) { starts.withLock { $0.append(MonotonicClock.now()) } }
         let both = starts.withLock { $0 }
         #expect(both.count == 2 && both[1] - both[0] >= 0.2, "\(both)")
     }

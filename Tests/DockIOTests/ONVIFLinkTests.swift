@@ -1,5 +1,5 @@
 import DockDrivers
-import DockIO
+@testable import DockIO
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -41,7 +41,7 @@ import Glibc
         func request(_ body: String) -> [UInt8] {
             ONVIFWire.encode(ONVIFWire.Request(path: "/onvif/ptz_service", authenticate: false, clockOffset: 0, body: Array(body.utf8)))
         }
-        try #require(writeAll(link, request("<tptz:GetStatus/>") + ONVIFWire.abandon))
+        try #require(DetachedThread.writeAll(link, request("<tptz:GetStatus/>") + ONVIFWire.abandon))
         let abandoned = try #require(nextFrame(link, &replies), "no answer to the GetStatus")
         #expect(abandoned == .reply(.failure("abandoned by dockd before its reply")),
                 "the GetStatus given up while it connected, not when its connect timed out")
@@ -50,30 +50,19 @@ import Glibc
         let queued = accept(listener, nil, nil)
         try #require(queued >= 0)
         close(queued)
-        try #require(writeAll(link, request("<tptz:Stop/>")))
+        try #require(DetachedThread.writeAll(link, request("<tptz:Stop/>")))
         let camera = try #require(acceptWithin(listener), "no connection for the Stop")
         defer { close(camera) }
         let received = try #require(httpRequest(camera), "no request on the Stop's connection")
         #expect(received.contains("<tptz:Stop/>"), "\(received)")
         let body = "<Envelope/>"
-        try #require(writeAll(camera, Array("HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)))
+        try #require(DetachedThread.writeAll(camera, Array("HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)))
         let answered = try #require(nextFrame(link, &replies), "no answer to the Stop")
         guard case .reply(.response(let status, _, let replyBody)) = answered else {
             Issue.record("\(answered)")
             return
         }
         #expect(status == 200 && replyBody == Array(body.utf8))
-    }
-
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            sent += count
-        }
-        return true
     }
 
     /// Waits for `fd` to be readable; false after `deadline`.
