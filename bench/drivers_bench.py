@@ -17,6 +17,7 @@ orients through `.position` (closesPositionLoop).
     DOCK_BIN=.build/release .venv/bin/python bench/drivers_bench.py --latency [--latencies 0,35,50,150,200,450]
 """
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "peers"))
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 import mavlink_gimbal as mg  # noqa: E402
+import onvif_camera as oc  # noqa: E402
 import visca_camera as vc  # noqa: E402
 
 BIN = Path(os.environ.get("DOCK_BIN", ROOT / ".build" / "debug"))
@@ -147,6 +149,25 @@ def dockd_with(device, body, attach_timeout=10):
     finally:
         dockd.send_signal(signal.SIGTERM)
         dockd.wait(20)
+
+
+@contextlib.contextmanager
+def onvif_emulator(motion, static=False, speed_space=True, no_position=False):
+    """The ONVIF emulator (tests/peers/onvif_camera.py) with those motion models and quirks,
+    WS-Security on, level (tilt 0° of -30…90°), served on loopback: (camera, the [[device]] lines
+    that attach dockd to it, its password in a credentials file of mode 0600)."""
+    password = "bench-password"
+    cam = oc.Camera(motion=motion, position_static=static, auth="wsse", password=password, speed_space=speed_space,
+                    no_position=no_position)
+    cam.set_generic(0.0, -0.5)
+    server = oc.Server(cam).start()
+    credentials = Path(tempfile.mkdtemp(prefix="onvif-bench-cred-")) / "cam.cred"
+    credentials.write_text(password + "\n")
+    credentials.chmod(0o600)
+    try:
+        yield cam, f'onvif = "admin@127.0.0.1:{server.port}"\ndriver = "onvif"\ncredentials = "{credentials}"\n'
+    finally:
+        server.stop()
 
 
 def with_dockd(cam, body, attach_timeout=10):

@@ -15,15 +15,10 @@ Real time, about 10 s a run. Not real hardware: the emulator turns at 100°/s pa
 import argparse
 import math
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
-from drivers_bench import dockd_with
+from drivers_bench import dockd_with, onvif_emulator
 
-import onvif_camera as oc
-
-PASSWORD = "orient-bench-password"
 TARGETS = [(-0.4, 0.3), (0.25, -0.1), (0.6, 0.45), (0.05, 0.0), (-0.9, 0.2)]
 PAN_STEP = math.radians(340.0 / 2e6)  # rad per 1e-6 of the generic space
 TILT_STEP = math.radians(120.0 / 2e6)
@@ -58,24 +53,13 @@ def settle(c, cam, yaw, pitch, deadline=60):
 
 
 def run(motion, static=False, speed_space=True, no_position=False):
-    cam = oc.Camera(motion=motion, position_static=static, auth="wsse", password=PASSWORD, speed_space=speed_space,
-                    no_position=no_position)
-    cam.set_generic(0.0, -0.5)  # level: tilt 0° of -30…90°
-    server = oc.Server(cam).start()
-    credentials = Path(tempfile.mkdtemp(prefix="orient-bench-cred-")) / "cam.cred"
-    credentials.write_text(PASSWORD + "\n")
-    credentials.chmod(0o600)
-
-    def body(c, attached):
-        if attached is None:
-            raise RuntimeError("the camera did not connect")
-        c.call("subscribe", {"topics": ["motion"], "motion_rate": 20})
-        return [settle(c, cam, yaw, pitch) for yaw, pitch in TARGETS]
-    try:
-        device = f'onvif = "admin@127.0.0.1:{server.port}"\ndriver = "onvif"\ncredentials = "{credentials}"\n'
+    with onvif_emulator(motion, static, speed_space, no_position) as (cam, device):
+        def body(c, attached):
+            if attached is None:
+                raise RuntimeError("the camera did not connect")
+            c.call("subscribe", {"topics": ["motion"], "motion_rate": 20})
+            return [settle(c, cam, yaw, pitch) for yaw, pitch in TARGETS]
         return dockd_with(device, body, attach_timeout=30)
-    finally:
-        server.stop()
 
 
 CASES = [

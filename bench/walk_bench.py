@@ -26,17 +26,13 @@ import math
 import re
 import statistics
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
-from drivers_bench import BIN, GENERIC, HFOV, VFOV, dockd_with, mg, vc
-
-import onvif_camera as oc
+from drivers_bench import BIN, GENERIC, HFOV, VFOV, dockd_with, mg, onvif_emulator, vc
 
 STAND_S, WALK_S, SPEED = 2.0, 3.0, 0.3
 FACE_W = 0.06
-PASSWORD = "walk-bench-password"
 
 
 def subject_at(t):
@@ -166,21 +162,11 @@ def mavlink():
 
 
 def onvif(motion, static=False, speed_space=True, no_position=False):
-    cam = oc.Camera(motion=motion, position_static=static, auth="wsse", password=PASSWORD, speed_space=speed_space,
-                    no_position=no_position)
-    cam.set_generic(0.0, -0.5)  # level: tilt 0° of -30…90°
-    server = oc.Server(cam).start()
-    credentials = Path(tempfile.mkdtemp(prefix="walk-bench-cred-")) / "cam.cred"
-    credentials.write_text(PASSWORD + "\n")
-    credentials.chmod(0o600)
-    try:
+    with onvif_emulator(motion, static, speed_space, no_position) as (cam, device):
         def aim():
             pan, tilt, _ = cam.pose()
             return -math.radians(pan), math.radians(tilt)
-        device = f'onvif = "admin@127.0.0.1:{server.port}"\ndriver = "onvif"\ncredentials = "{credentials}"\n'
         return with_dockd(device, lambda c: walk(c, aim))
-    finally:
-        server.stop()
 
 
 CASES = [
