@@ -120,14 +120,17 @@ def test_the_relayed_picture_is_the_cameras(vm, name):
 
 def frames_lost_unexplained(reader, records):
     """Frames missing between two the reader took in turn while it kept pace: at most LOOPBACK_BUFFERS
-    writes began between its two dequeues (a frame period of margin before the first). A reader
-    descheduled for longer finds the loopback's buffers overwritten and skips to the newest frame, as
-    a meeting app would; a frame missing without that happening was lost by the relay or the loopback."""
+    writes began after the first one's write and before the second's dequeue. A reader descheduled
+    for longer finds the loopback's buffers overwritten and skips to the newest frame, as a meeting
+    app would; a frame missing without that happening was lost by the relay or the loopback.
+    Counted from the first frame's own write, not from its dequeue: a reader that dequeued it late
+    (216 ms after its stamp in one CI run) had newer frames waiting already."""
     frames = reader["frames"]
     lost = []
     for a, b in zip(frames, frames[1:]):
         if b["sequence"] - a["sequence"] > 1:
-            writes = sum(1 for r in records if a["dequeued"] - FRAME < r["write_started"] <= b["dequeued"])
+            after = relayed_frame(a, records)["write_started"]
+            writes = sum(1 for r in records if after < r["write_started"] <= b["dequeued"])
             if writes <= LOOPBACK_BUFFERS:
                 lost.append((a["sequence"], b["sequence"], writes))
     return lost
