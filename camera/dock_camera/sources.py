@@ -202,8 +202,9 @@ class VirtualPanTiltSource:
         wide = self._video_frame(number)
         if wide is None:
             return None
-        if delivery > time.monotonic():
-            time.sleep(delivery - time.monotonic())
+        wait = delivery - time.monotonic()  # read once: read twice, the second can be past it
+        if wait > 0:
+            time.sleep(wait)
         yaw, pitch = self.pose.at(capture_time)
         homography = np.array(self.geometry.view_to_wide(yaw, pitch))
         image = cv2.warpPerspective(wide, homography, self.size,
