@@ -284,7 +284,7 @@ public struct TrackingController: Sendable {
 /// The dead band of one axis, in angle and time. The target's position and rate are averaged over
 /// `restSmoothing` throughout: a detector's jitter on a still subject moves the measured target by
 /// several mrad from frame to frame and the rate the tracker estimates from it by 0.1 rad/s, so no
-/// single frame decides. The averaged error is the camera now against the target's mean (an
+/// single frame decides (a jump starts the average afresh). The averaged error is the camera now against the target's mean (an
 /// average of the error itself would average the camera's own recent positions too, and read near
 /// zero while a camera sweeping across its target was still well off it: seed 3's
 /// `still-subject-noisy` came to rest 14 mrad off its subject that way and moved again half a
@@ -305,12 +305,17 @@ struct AxisDeadBand: Sendable {
     /// The point a move that has reached the settle band ends on: the target's mean when it did,
     /// held, so the detector's noise can neither stop the camera at the band's edge nor keep it
     /// hunting a band tighter than that noise (coming to rest within half the band under noise
-    /// moved seed 3's `still-subject-noisy` camera 7.7 % of its still time). nil: not finishing.
+    /// moved seed 3's `still-subject-noisy` camera 7.7 % of its still time). The mean starts afresh
+    /// when the target jumps: averaged across a reacquisition, it was still 2.9 mrad back towards
+    /// where the subject had been hidden when `occlusion-2s`'s camera (seed 1) reached the settle
+    /// band on the subject, and the camera went back there, a second into the pause. nil: not finishing.
     private(set) var finishing: (goal: Double, since: Double)?
     /// On the target's mean as of the last update (where a moving axis may come to rest).
     private(set) var onTarget = false
     private var averaged: (target: Double, rate: Double)?
     private var clock = 0.0
+    /// The target as of the last update, for telling a jump from a move.
+    private var previousTarget: Double?
 
     /// Errors and rates are judged magnified by the zoom (`TrackingController.magnification`); the
     /// target's mean is kept in angles, so that a zoom does not move it.
@@ -319,7 +324,13 @@ struct AxisDeadBand: Sendable {
         clock += dt
         let rate = rate * magnification
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
-        let mean: (target: Double, rate: Double) = averaged.map { ($0.target + (target - $0.target) * w, $0.rate + (rate - $0.rate) * w) } ?? (target, rate)
+        // A target that jumps (by over twice the dead band from one update to the next: the subject
+        // found again where it went while hidden, another subject framed) starts the mean afresh:
+        // a mean still partly of where the subject was is no place to finish a move on.
+        let jumped = previousTarget.map { abs(target - $0) * magnification > 2 * c.deadBand } ?? false
+        previousTarget = target
+        let mean: (target: Double, rate: Double) = jumped ? (target, rate)
+            : averaged.map { ($0.target + (target - $0.target) * w, $0.rate + (rate - $0.rate) * w) } ?? (target, rate)
         averaged = mean
         let average = (error: (mean.target - camera) * magnification, rate: mean.rate)
         let error = (target - camera) * magnification
