@@ -14,9 +14,10 @@ public struct TrackingTarget: Sendable, Equatable {
     public var yawRate: Double
     public var pitchRate: Double
     public var time: Double
-    /// The same point where the frame's detection put it, before the tracker's filter (nil: the
-    /// same as `yaw`, `pitch`). A constant-velocity filter runs past a face that stops (sit-stand:
-    /// 20 mrad past for 0.1 s); the detection does not.
+    /// The same point where the frame's detection put it, before the tracker's filter. A
+    /// constant-velocity filter runs past a face that stops (sit-stand: 20 mrad past for 0.1 s);
+    /// the detection does not. nil: the frame did not detect it (`TrackingController`'s trailing
+    /// axes then take the filtered point as far off as the last detection had it).
     public var measuredYaw: Double?
     public var measuredPitch: Double?
 
@@ -147,6 +148,9 @@ public struct TrackingController: Sendable {
     private var lastCommand: (yaw: Double, pitch: Double, time: Double)?
     private var rest = (yaw: AxisDeadBand(), pitch: AxisDeadBand())
     private var lastCommandTime: Double?
+    /// Per trailing axis, where the last detection put the target against the filter's estimate,
+    /// and that detection's capture time (`trailingWeight`).
+    private var detectedOffset: [Axis: (offset: Double, time: Double)] = [:]
 
     public init(configuration: TrackingControlConfiguration = .init()) {
         self.configuration = configuration
@@ -175,13 +179,15 @@ public struct TrackingController: Sendable {
             lastCommandTime = now
             var rates: [Axis: Double] = [:]
             if let yaw = positions[.yaw] {
-                rates[.yaw] = axisRate(target: target.yaw, measured: target.measuredYaw ?? target.yaw, rate: rate.yaw, lead: lead,
-                                       trails: c.trailingAxes.contains(.yaw), position: yaw, base: base.yaw, baseRate: base.yawRate, dt: dt,
+                let camera = yaw + base.yaw + base.yawRate * c.latency
+                let weight = trailingWeight(.yaw, target: target.yaw, measured: target.measuredYaw, rate: rate.yaw, camera: camera, time: target.time)
+                rates[.yaw] = axisRate(target: target.yaw, rate: rate.yaw, weight: weight, lead: lead, camera: camera, baseRate: base.yawRate, dt: dt,
                                        rest: &rest.yaw, partnerMoving: rest.pitch.moving && rest.pitch.finishing == nil)
             }
             if let pitch = positions[.pitch] {
-                rates[.pitch] = axisRate(target: target.pitch, measured: target.measuredPitch ?? target.pitch, rate: rate.pitch, lead: lead,
-                                         trails: c.trailingAxes.contains(.pitch), position: pitch, base: base.pitch, baseRate: base.pitchRate, dt: dt,
+                let camera = pitch + base.pitch + base.pitchRate * c.latency
+                let weight = trailingWeight(.pitch, target: target.pitch, measured: target.measuredPitch, rate: rate.pitch, camera: camera, time: target.time)
+                rates[.pitch] = axisRate(target: target.pitch, rate: rate.pitch, weight: weight, lead: lead, camera: camera, baseRate: base.pitchRate, dt: dt,
                                          rest: &rest.pitch, partnerMoving: rest.yaw.moving && rest.yaw.finishing == nil)
             }
             // Both axes moving and both on target: the camera finishes its move as a whole.
@@ -199,6 +205,7 @@ public struct TrackingController: Sendable {
         }
         smoothedRate = nil
         rest = (AxisDeadBand(), AxisDeadBand())
+        detectedOffset = [:]
         lastCommand = nil
         return lostCommand(positions: positions, at: now)
     }
@@ -209,24 +216,43 @@ public struct TrackingController: Sendable {
         smoothedRate = nil
         lastCommand = nil
         rest = (AxisDeadBand(), AxisDeadBand())
+        detectedOffset = [:]
     }
 
     /// Whether the camera is being moved onto the target (outside the dead band) on some axis.
     public var isRecentering: Bool { rest.yaw.moving || rest.pitch.moving }
 
-    /// Feedforward plus P on the error predicted `lead` seconds ahead, inside the dead band's
-    /// hysteresis. The camera's angle is the motor's plus the base's (predicted across the command
-    /// latency); the base's rate is cancelled even inside the dead band, where the camera should
-    /// stay still in the world, not on the swaying base.
-    private func axisRate(target: Double, measured: Double, rate: Double, lead: Double, trails: Bool, position: Double,
-                          base: Double, baseRate: Double, dt: Double, rest: inout AxisDeadBand, partnerMoving: Bool) -> Double {
+    /// The share of the target's rate (predicted across the lead and fed forward) an axis counts: 1,
+    /// but on a trailing axis only while the camera is behind the target as detected, fading out
+    /// past it: a move that ends where nobody can predict (a person sitting down) is followed once,
+    /// not run past its end on the tracker's lagging rate. A frame that did not detect the target
+    /// (`measured` nil) has only the filter's estimate, which runs on past a face that stopped:
+    /// it is taken as far off the target as the last detection (up to `maximumPrediction` old) put
+    /// it. Taken as is, sit-stand at seed 2 (the face missed on the two frames after the sit-down,
+    /// the filter 7 mrad past the last detection and running on) got the full rate back and ran
+    /// the camera 53 mrad past the face; the last detection alone, a frame old, lags a face still
+    /// moving.
+    private mutating func trailingWeight(_ axis: Axis, target: Double, measured: Double?, rate: Double, camera: Double, time: Double) -> Double {
         let c = configuration
-        let camera = position + base + baseRate * c.latency
-        // A trailing axis counts the target's rate only while the camera is behind the target as
-        // last detected, fading out past it: a move that ends where nobody can predict (a person
-        // sitting down) is followed once, not run past its end on the tracker's lagging rate.
-        let past = trails ? max(0, (camera - measured) * (rate > 0 ? 1 : rate < 0 ? -1 : 0)) * magnification : 0
-        let weight = c.trailingSpan > 0 ? max(0, 1 - past / c.trailingSpan) : (past > 0 ? 0 : 1)
+        guard c.trailingAxes.contains(axis) else { return 1 }
+        var point = target
+        if let measured {
+            detectedOffset[axis] = (measured - target, time)
+            point = measured
+        } else if let detected = detectedOffset[axis], time - detected.time <= c.maximumPrediction {
+            point = target + detected.offset
+        }
+        let past = max(0, (camera - point) * (rate > 0 ? 1 : rate < 0 ? -1 : 0)) * magnification
+        return c.trailingSpan > 0 ? max(0, 1 - past / c.trailingSpan) : (past > 0 ? 0 : 1)
+    }
+
+    /// Feedforward of `weight` of the target's rate plus P on the error predicted `lead` seconds
+    /// ahead, inside the dead band's hysteresis. The camera's angle is the motor's plus the base's
+    /// (predicted across the command latency); the base's rate is cancelled even inside the dead
+    /// band, where the camera should stay still in the world, not on the swaying base.
+    private func axisRate(target: Double, rate: Double, weight: Double, lead: Double, camera: Double, baseRate: Double, dt: Double,
+                          rest: inout AxisDeadBand, partnerMoving: Bool) -> Double {
+        let c = configuration
         let error = target + rate * lead * weight - camera
         if c.deadBand > 0 {
             // Whether to move is judged on the error as measured, not as predicted: a rate from
@@ -284,7 +310,7 @@ public struct TrackingController: Sendable {
 /// The dead band of one axis, in angle and time. The target's position and rate are averaged over
 /// `restSmoothing` throughout: a detector's jitter on a still subject moves the measured target by
 /// several mrad from frame to frame and the rate the tracker estimates from it by 0.1 rad/s, so no
-/// single frame decides. The averaged error is the camera now against the target's mean (an
+/// single frame decides (a jump starts the average afresh). The averaged error is the camera now against the target's mean (an
 /// average of the error itself would average the camera's own recent positions too, and read near
 /// zero while a camera sweeping across its target was still well off it: seed 3's
 /// `still-subject-noisy` came to rest 14 mrad off its subject that way and moved again half a
@@ -305,12 +331,17 @@ struct AxisDeadBand: Sendable {
     /// The point a move that has reached the settle band ends on: the target's mean when it did,
     /// held, so the detector's noise can neither stop the camera at the band's edge nor keep it
     /// hunting a band tighter than that noise (coming to rest within half the band under noise
-    /// moved seed 3's `still-subject-noisy` camera 7.7 % of its still time). nil: not finishing.
+    /// moved seed 3's `still-subject-noisy` camera 7.7 % of its still time). The mean starts afresh
+    /// when the target jumps: averaged across a reacquisition, it was still 2.9 mrad back towards
+    /// where the subject had been hidden when `occlusion-2s`'s camera (seed 1) reached the settle
+    /// band on the subject, and the camera went back there, a second into the pause. nil: not finishing.
     private(set) var finishing: (goal: Double, since: Double)?
     /// On the target's mean as of the last update (where a moving axis may come to rest).
     private(set) var onTarget = false
     private var averaged: (target: Double, rate: Double)?
     private var clock = 0.0
+    /// The target as of the last update, for telling a jump from a move.
+    private var previousTarget: Double?
 
     /// Errors and rates are judged magnified by the zoom (`TrackingController.magnification`); the
     /// target's mean is kept in angles, so that a zoom does not move it.
@@ -319,7 +350,13 @@ struct AxisDeadBand: Sendable {
         clock += dt
         let rate = rate * magnification
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
-        let mean: (target: Double, rate: Double) = averaged.map { ($0.target + (target - $0.target) * w, $0.rate + (rate - $0.rate) * w) } ?? (target, rate)
+        // A target that jumps (by over twice the dead band from one update to the next: the subject
+        // found again where it went while hidden, another subject framed) starts the mean afresh:
+        // a mean still partly of where the subject was is no place to finish a move on.
+        let jumped = previousTarget.map { abs(target - $0) * magnification > 2 * c.deadBand } ?? false
+        previousTarget = target
+        let mean: (target: Double, rate: Double) = jumped ? (target, rate)
+            : averaged.map { ($0.target + (target - $0.target) * w, $0.rate + (rate - $0.rate) * w) } ?? (target, rate)
         averaged = mean
         let average = (error: (mean.target - camera) * magnification, rate: mean.rate)
         let error = (target - camera) * magnification

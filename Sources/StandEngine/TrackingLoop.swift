@@ -143,19 +143,22 @@ public struct TrackingLoop: Sendable {
     /// bends or stands, and a change of shape is a posture, not a velocity to feed forward. The
     /// measured aim moves the desired one by where this frame's face detection is against the
     /// filtered face: where the face really stopped. A frame that missed the face has no such
-    /// detection, and the filtered face stands for it: the last detection, a frame or more old,
-    /// lags a moving face by the frames since.
+    /// detection (nil: the last detection, a frame or more old, lags a moving face by the frames
+    /// since); a subject without a face is measured by its filtered box.
     private static func target(_ step: TrackingStep, tracks: [Track], time: Double) -> TrackingTarget? {
         guard let primary = step.selection.selected.first, let track = tracks.first(where: { $0.id == primary }) else { return nil }
         let desired = step.framing.desiredAim
         let velocity = track.face?.filter.velocity ?? track.velocity
-        let measured = track.face.flatMap { face in
-            face.lastUpdateTime == time
+        let measured: (x: Double, y: Double)?
+        if let face = track.face {
+            measured = face.lastUpdateTime == time
                 ? (x: desired.x + face.lastMeasurement.centerX - face.box.centerX, y: desired.y + face.lastMeasurement.centerY - face.box.centerY)
                 : nil
-        } ?? (x: desired.x, y: desired.y)
+        } else {
+            measured = (desired.x, desired.y)
+        }
         return TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: -velocity.x, pitchRate: -velocity.y, time: time,
-                              measuredYaw: -measured.x, measuredPitch: -measured.y)
+                              measuredYaw: measured.map { -$0.x }, measuredPitch: measured.map { -$0.y })
     }
 
     /// Rates for the motors while tracking is active, nil when it is not; `roundTrip` is the link's

@@ -51,6 +51,27 @@ struct TrackingDeadBandTests {
         #expect(abs(camera.pitch - subject.pitch) <= 0.001, "pitch \((subject.pitch - camera.pitch) * 1000) mrad short")
     }
 
+    /// Issue 22, `occlusion-2s` at seed 1: a subject hidden for 2 s is found again 113 mrad on.
+    /// The camera turned onto it, but finished its move on the target's mean, which still averaged
+    /// in where the subject had been hidden (2.9 mrad behind): a second into the pause the camera
+    /// went back to that, and rested 1.9 mrad off the subject. Here without noise: the target held
+    /// (stale) for 2 s, then the subject seen at its new place, frames at 30 fps 0.08 s late.
+    @Test("a subject found again elsewhere gets a camera that rests on it, not on the mean of where it was")
+    func aSubjectFoundAgainElsewhere() {
+        var controller = TrackingController(configuration: .tuned)
+        let hidden = (yaw: 0.057, pitch: -0.008), found = (yaw: 0.170, pitch: -0.008)
+        var camera = hidden, target = TrackingTarget(yaw: hidden.yaw, pitch: hidden.pitch, time: 0)
+        for step in 0..<500 {
+            let now = Double(step) / 100
+            if now >= 2, step % 3 == 0 { target = TrackingTarget(yaw: found.yaw, pitch: found.pitch, time: now - 0.08) }
+            let rates = controller.command(target: target, positions: [.yaw: camera.yaw, .pitch: camera.pitch], at: now)
+            camera.yaw += (rates[.yaw] ?? 0) * 0.01
+            camera.pitch += (rates[.pitch] ?? 0) * 0.01
+        }
+        #expect(!controller.isRecentering, "at rest")
+        #expect(abs(camera.yaw - found.yaw) <= 0.001, "yaw \((found.yaw - camera.yaw) * 1000) mrad off the subject")
+    }
+
     /// At 10× a fixed 0.015 rad band is about a fifth of the frame: a head shot's face drifted
     /// out of the frame inside it (the zoomed walk lost its subject 4 % of the time).
     @Test("the dead band is the same part of the frame at any zoom")
@@ -176,6 +197,37 @@ struct TrackingPostureTests {
         // dropped only past the filtered face, 19 now).
         #expect(highest - 0.28 < 0.05 * 39 * .pi / 180, "overshoot \(highest - 0.28) rad")
         #expect(abs(pitch - 0.28) < 0.0075, "at rest at pitch \(pitch)")
+    }
+
+    /// The same stand-up, but the detector misses the face on the frames captured in the 0.1 s
+    /// after it stops (sit-stand at seed 2 missed two there): those frames have no detection, only
+    /// the filtered face, still running on past the stop. Taken for the face, it brought the full
+    /// rate back (the camera past the filter's face is behind it) and carried the camera 53 mrad
+    /// past the face. The camera runs no further past it than with every frame detected.
+    @Test("frames that miss a face that stopped do not bring back the rate that runs the camera past it")
+    func standUpThenMissed() {
+        func face(_ t: Double) -> (pitch: Double, rate: Double) {
+            let f = min(1, max(0, t - 1))
+            return (0.28 * f * f * (3 - 2 * f), 0.28 * 6 * f * (1 - f))
+        }
+        func overshoot(missing: Range<Double>) -> Double {
+            var controller = TrackingController(configuration: .tuned)
+            var pitch = 0.0, highest = 0.0, target: TrackingTarget?
+            for step in 0..<500 {
+                let now = Double(step) / 100
+                if step % 3 == 0 {
+                    let capture = now - 0.1, rate = face(capture - 0.15).rate
+                    let filtered = face(capture).pitch + 0.05 * (rate - face(capture).rate)
+                    target = TrackingTarget(yaw: 0, pitch: filtered, yawRate: 0, pitchRate: rate, time: capture, measuredYaw: 0,
+                                            measuredPitch: missing.contains(capture) ? nil : face(capture).pitch)
+                }
+                pitch += (controller.command(target: target, positions: [.yaw: 0, .pitch: pitch], at: now)[.pitch] ?? 0) * 0.01
+                highest = max(highest, pitch)
+            }
+            return highest - 0.28
+        }
+        let seen = overshoot(missing: 0..<0), missed = overshoot(missing: 2..<2.1)
+        #expect(missed <= seen + 0.001, "overshoot \(missed * 1000) mrad with the frames after the stop missed, \(seen * 1000) with them detected")
     }
 }
 
