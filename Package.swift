@@ -29,6 +29,8 @@ let package = Package(
                        providers: [.apt(["libbluetooth-dev"])]),
         // V4L2's control ioctls (linux/videodev2.h, from the kernel's headers: linux-libc-dev).
         .systemLibrary(name: "CV4L2"),
+        // signalfd(2), for SIGTERM and SIGINT read on dockd's event loop (DockIO.TerminationSignals).
+        .systemLibrary(name: "CSignalFD"),
 
         // Pure core: no I/O, no wall clock. Shared by the daemon, the simulator, tests and benchmarks.
         .target(name: "DockProtocol"),
@@ -53,7 +55,7 @@ let package = Package(
 
         // I/O shell pieces shared by the executables.
         .target(name: "DockIO", dependencies: [
-            "DockProtocol", "DockDrivers", "CBluetooth", "CV4L2",
+            "DockProtocol", "DockDrivers", "CBluetooth", "CV4L2", "CSignalFD",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -6,7 +6,6 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import UnixSignals
 
 struct DockdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -123,9 +122,10 @@ struct DockdCommand: AsyncParsableCommand {
         NIOSingletons.groupLoopCountSuggestion = 1
         var daemon = Daemon(configuration: configuration, source: source, logLevels: levels, logger: logger)
         daemon.stallOnSignal = debugStallOnSigusr2
+        // No signals for the group to trap: SIGTERM and SIGINT are the daemon's own (`TerminationSignals`,
+        // read on its event loop); it ends on them, and the group with it.
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
         // The links are closed: their device threads finish what closing asks of them.

@@ -6,6 +6,7 @@ import subprocess
 import time
 
 from conftest import BIN, Client, wait_for
+from thread_freeze import all_threads_held_but, threads
 
 
 def position(client, axis):
@@ -185,6 +186,44 @@ def test_sigterm_stops_motors_and_removes_socket(rig):
     assert not rig.socket_path.exists()
     # The stand was told: dock-sim logged a STOP from the host after the signal.
     wait_for(lambda: rig.sim_log().count("STOP") > stops_before, 2, "a STOP frame at the stand")
+
+
+def test_sigterm_stops_the_stand_with_only_the_event_loop_running(rig):
+    """Issue 23: SIGTERM's STOP needs no thread of dockd's but its event loop (NIO's, which runs
+    every stand and the API): with every other thread held still mid-move (thread_freeze), the
+    stand gets its STOP, and dockd ends as ever (exit 0, its socket removed: the rest of the stop
+    runs on threads Dispatch starts meanwhile, or once the held ones run again). Through
+    ServiceLifecycle's signal handling the stop waited for a Dispatch thread and then the
+    cooperative pool, which in the VM ran it 0.05-0.52 s after the signal."""
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("motion.orient", {"yaw": 2.0, "duration": 30.0})  # moving for longer than the test
+    stops_before = rig.sim_log().count("STOP")
+    # dockd's one event loop: the thread of NIO's singleton group (`NIOSingletons.groupLoopCountSuggestion`).
+    with all_threads_held_but(rig.dockd.pid, keep=lambda name: name.startswith("NIO-SGLTN-")) as (kept, held):
+        assert len(kept) == 1 and held, threads(rig.dockd.pid)
+        rig.dockd.send_signal(signal.SIGTERM)
+        wait_for(lambda: rig.sim_log().count("STOP") > stops_before, 10,
+                 f"a STOP at the stand while dockd's threads but {kept[0]} were held ({len(held)}: {sorted(set(held))})")
+    assert rig.dockd.wait(10) == 0
+    assert not rig.socket_path.exists()
+    log = rig.log()
+    assert "SIGTERM: the stands are told to stop their motors" in log and "stopping" in log, log[-1500:]
+
+
+def test_a_second_sigterm_or_sigint_while_stopping_changes_nothing(rig):
+    """The first signal stops dockd; more while it stops are logged, and it ends as after one (two
+    SIGTERMs pending at once are one: the other is heard again, SIGINT or SIGTERM, whichever the
+    kernel gives second)."""
+    c = rig.client()
+    rig.connected_stand(c)
+    for sig in (signal.SIGTERM, signal.SIGTERM, signal.SIGINT):
+        rig.dockd.send_signal(sig)
+    assert rig.dockd.wait(10) == 0
+    assert not rig.socket_path.exists()
+    log = rig.log()
+    assert log.count("stopping: motors stop") == 1, log[-1500:]
+    assert " again: dockd is stopping already" in log, log[-1500:]
 
 
 def test_sigkill_leaves_the_stand_to_its_heartbeat_timeout(rig):
