@@ -39,7 +39,9 @@ import DockProtocol
 /// A trajectory completes once its time is up and every axis has settled: the predicted position and
 /// the position it will coast to after the final zero VELOCITY are both within half of
 /// `positionTolerance` of the target. Completing on the first sample inside the tolerance would stop
-/// an axis that is still moving through the band at its edge, or carry it out of the band.
+/// an axis that is still moving through the band at its edge, or carry it out of the band. Where the
+/// position is carried by the commands (a measured round trip), so is the coasting: at the velocity
+/// commanded, not the measured one.
 public struct MotionController: Sendable {
     public let capabilities: Capabilities
     public let configuration: MotionConfiguration
@@ -385,7 +387,11 @@ public struct MotionController: Sendable {
         let position = predictedPositions(at: time, byCommands: true)
         let lead = roundTrip / 2
         let errors = axes.indices.map { plan.paths[$0].finalPosition - position[$0] }
-        if elapsed >= plan.duration && settled(errors, tolerance: plan.tolerance) {
+        // Carried by the commands, the axes coast at the velocity commanded: a slow camera's
+        // measured one, a difference of two reads, is off by the reads' timing (under load an
+        // orientation 0.001 rad from its target failed, never judged settled within 1 s).
+        let coasting = roundTrip > 0 ? lastCommand : measuredVelocity
+        if elapsed >= plan.duration && settled(errors, coasting: coasting, tolerance: plan.tolerance) {
             finish(plan, .completed, at: time, into: &out)
             return
         }
@@ -411,7 +417,7 @@ public struct MotionController: Sendable {
     /// leave it short (issue 21: 0.2 rad asked, 0.14 reached).
     private mutating func watch(_ plan: MotionPlan, at time: Double, into out: inout ControlOutput) {
         let errors = axes.indices.map { plan.paths[$0].finalPosition - measuredPosition[$0] }
-        if settled(errors, tolerance: plan.tolerance) && axes.indices.allSatisfy({ abs(measuredVelocity[$0]) < configuration.positionTolerance }) {
+        if settled(errors, coasting: measuredVelocity, tolerance: plan.tolerance) && axes.indices.allSatisfy({ abs(measuredVelocity[$0]) < configuration.positionTolerance }) {
             out.progress.append(MotionProgress(id: plan.id, fraction: 1, state: .completed))
             mode = .idle
             delegatedProgress = nil
@@ -479,14 +485,14 @@ public struct MotionController: Sendable {
     }
 
     /// Settled at the target: every axis within half the tolerance now and where it will coast to
-    /// once the final zero VELOCITY has acted (it keeps its speed for about the reaction time). The
-    /// other half of the tolerance is the margin for noise and that coasting, so the stand really
-    /// comes to rest within `positionTolerance`.
-    private func settled(_ errors: [Double], tolerance: Double) -> Bool {
+    /// once the final zero VELOCITY has acted (it keeps its speed, `coasting`, for about the
+    /// reaction time). The other half of the tolerance is the margin for noise and that coasting,
+    /// so the stand really comes to rest within `positionTolerance`.
+    private func settled(_ errors: [Double], coasting: [Double], tolerance: Double) -> Bool {
         let band = tolerance / 2
         let coast = Self.reaction(configuration, period: period)
         return axes.indices.allSatisfy { i in
-            abs(errors[i]) < band && abs(errors[i] - measuredVelocity[i] * coast) < band
+            abs(errors[i]) < band && abs(errors[i] - coasting[i] * coast) < band
         }
     }
 
