@@ -21,7 +21,14 @@ import DockProtocol
 /// up to `rtt` before it arrived, and a command acts up to `rtt` after it is sent. So, as a Smith
 /// predictor does, the position adds what the velocities commanded in `[t_f − rtt, t_f]` will have
 /// moved (t_f = host time of the FEEDBACK), and the reference is sampled `rtt/2` ahead (the link is
-/// taken as symmetric). With `rtt` ≈ 0 this is the loop above.
+/// taken as symmetric). With `rtt` ≈ 0 this is the loop above. While following a path, the
+/// position is carried past the FEEDBACK by the velocities commanded up to the tick (the window
+/// `[t_f − rtt, t]`), not by the measured velocity: a camera read every 0.1–0.3 s (ONVIF) is sent
+/// several commands between two reads, and its measured velocity, a difference of two reads, lags
+/// them; carried by it, the prediction ran 0.07 rad past the head and the loop rang (issue 24).
+/// And `Kp` is at most 0.8 / the interval between FEEDBACKs as they really come: the loop corrects
+/// once a FEEDBACK, and a gain that corrects more than the error in one interval overshoots; a
+/// camera polled over a starved link, its FEEDBACKs 0.2–0.3 s apart, rang at 8/s.
 ///
 /// then clamped by `VelocityShaper` to the speed limit, to a speed that can still stop at the
 /// position limits, and to the acceleration limit relative to the previous command. Predicting the
@@ -32,7 +39,9 @@ import DockProtocol
 /// A trajectory completes once its time is up and every axis has settled: the predicted position and
 /// the position it will coast to after the final zero VELOCITY are both within half of
 /// `positionTolerance` of the target. Completing on the first sample inside the tolerance would stop
-/// an axis that is still moving through the band at its edge, or carry it out of the band.
+/// an axis that is still moving through the band at its edge, or carry it out of the band. Where the
+/// position is carried by the commands (a measured round trip), so is the coasting: at the velocity
+/// commanded, not the measured one.
 public struct MotionController: Sendable {
     public let capabilities: Capabilities
     public let configuration: MotionConfiguration
@@ -375,10 +384,14 @@ public struct MotionController: Sendable {
     private mutating func follow(_ plan: MotionPlan, at time: Double, dt: Double, into out: inout ControlOutput) {
         if plan.delegated { return watch(plan, at: time, into: &out) }
         let elapsed = time - plan.start
-        let position = predictedPositions(at: time)
+        let position = predictedPositions(at: time, byCommands: true)
         let lead = roundTrip / 2
         let errors = axes.indices.map { plan.paths[$0].finalPosition - position[$0] }
-        if elapsed >= plan.duration && settled(errors, tolerance: plan.tolerance) {
+        // Carried by the commands, the axes coast at the velocity commanded: a slow camera's
+        // measured one, a difference of two reads, is off by the reads' timing (under load an
+        // orientation 0.001 rad from its target failed, never judged settled within 1 s).
+        let coasting = roundTrip > 0 ? lastCommand : measuredVelocity
+        if elapsed >= plan.duration && settled(errors, coasting: coasting, tolerance: plan.tolerance) {
             finish(plan, .completed, at: time, into: &out)
             return
         }
@@ -391,7 +404,7 @@ public struct MotionController: Sendable {
         let wanted = axes.indices.map { i in
             let reference = plan.paths[i].sample(at: elapsed + lead)
             let feedForward = plan.paths[i].sample(at: elapsed + lead + latency).velocity
-            return feedForward + configuration.positionGain * (reference.position - position[i])
+            return feedForward + positionGain * (reference.position - position[i])
         }
         send(wanted, at: time, dt: dt, into: &out)
         out.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .running))
@@ -404,7 +417,7 @@ public struct MotionController: Sendable {
     /// leave it short (issue 21: 0.2 rad asked, 0.14 reached).
     private mutating func watch(_ plan: MotionPlan, at time: Double, into out: inout ControlOutput) {
         let errors = axes.indices.map { plan.paths[$0].finalPosition - measuredPosition[$0] }
-        if settled(errors, tolerance: plan.tolerance) && axes.indices.allSatisfy({ abs(measuredVelocity[$0]) < configuration.positionTolerance }) {
+        if settled(errors, coasting: measuredVelocity, tolerance: plan.tolerance) && axes.indices.allSatisfy({ abs(measuredVelocity[$0]) < configuration.positionTolerance }) {
             out.progress.append(MotionProgress(id: plan.id, fraction: 1, state: .completed))
             mode = .idle
             delegatedProgress = nil
@@ -425,6 +438,13 @@ public struct MotionController: Sendable {
         out.progress.append(MotionProgress(id: plan.id, fraction: fraction, state: .running))
     }
 
+    /// The position gain, 1/s: `configuration.positionGain`, but no more than corrects 0.8 of the
+    /// error in one interval between FEEDBACKs as they really come (unchanged at 10 Hz and faster).
+    private var positionGain: Double {
+        let cycle = max(period, feedbackInterval ?? period)
+        return min(configuration.positionGain, 0.8 / cycle)
+    }
+
     /// How long a move the stand makes itself may show no progress before it fails: the settle
     /// timeout, plus the time a change takes to show in the feedback (a round trip, two feedback
     /// intervals as they really come).
@@ -437,17 +457,20 @@ public struct MotionController: Sendable {
     /// The measured positions carried forward to `time` at the measured velocities: a FEEDBACK is
     /// `time − lastFeedbackTime` old when a tick uses it (nothing when the daemon ticks right after
     /// it, up to a period on a timer tick). Never extrapolated past the feedback timeout, after which
-    /// the motion stops anyway.
-    private func predictedPositions(at time: Double) -> [Double] {
+    /// the motion stops anyway. `byCommands` (on a link with a measured round trip): carried by the
+    /// velocities commanded since instead (see the type's comment).
+    private func predictedPositions(at time: Double, byCommands: Bool = false) -> [Double] {
         let age = lastFeedbackTime.map { min(max(0, time - $0), configuration.feedbackTimeoutPeriods * period) } ?? 0
-        var position = axes.indices.map { measuredPosition[$0] + measuredVelocity[$0] * age }
+        let carried = byCommands && roundTrip > 0
+        var position = axes.indices.map { measuredPosition[$0] + (carried ? 0 : measuredVelocity[$0] * age) }
         guard roundTrip > 0, let received = lastFeedbackTime else { return position }
         // What the commands of the round trip before the FEEDBACK will have moved: each velocity
         // holds from when it was sent until the next one.
         let start = received - min(roundTrip, configuration.maxRoundTrip)
+        let end = carried ? received + age : received
         for (k, sent) in sentVelocities.enumerated() {
             let until = k + 1 < sentVelocities.count ? sentVelocities[k + 1].time : time
-            let overlap = min(until, received) - max(sent.time, start)
+            let overlap = min(until, end) - max(sent.time, start)
             guard overlap > 0 else { continue }
             for i in axes.indices { position[i] += sent.velocity[i] * overlap }
         }
@@ -462,14 +485,14 @@ public struct MotionController: Sendable {
     }
 
     /// Settled at the target: every axis within half the tolerance now and where it will coast to
-    /// once the final zero VELOCITY has acted (it keeps its speed for about the reaction time). The
-    /// other half of the tolerance is the margin for noise and that coasting, so the stand really
-    /// comes to rest within `positionTolerance`.
-    private func settled(_ errors: [Double], tolerance: Double) -> Bool {
+    /// once the final zero VELOCITY has acted (it keeps its speed, `coasting`, for about the
+    /// reaction time). The other half of the tolerance is the margin for noise and that coasting,
+    /// so the stand really comes to rest within `positionTolerance`.
+    private func settled(_ errors: [Double], coasting: [Double], tolerance: Double) -> Bool {
         let band = tolerance / 2
         let coast = Self.reaction(configuration, period: period)
         return axes.indices.allSatisfy { i in
-            abs(errors[i]) < band && abs(errors[i] - measuredVelocity[i] * coast) < band
+            abs(errors[i]) < band && abs(errors[i] - coasting[i] * coast) < band
         }
     }
 
