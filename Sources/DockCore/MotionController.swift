@@ -21,8 +21,9 @@ import DockProtocol
 /// up to `rtt` before it arrived, and a command acts up to `rtt` after it is sent. So, as a Smith
 /// predictor does, the position adds what the velocities commanded in `[t_f − rtt, t_f]` will have
 /// moved (t_f = host time of the FEEDBACK), and the reference is sampled `rtt/2` ahead (the link is
-/// taken as symmetric). With `rtt` ≈ 0 this is the loop above. While following a path, the
-/// position is carried past the FEEDBACK by the velocities commanded up to the tick (the window
+/// taken as symmetric). With `rtt` ≈ 0 this is the loop above. While following a path on a link
+/// whose reads lag the commands (`readsLagCommands`), the position is carried past the FEEDBACK
+/// by the velocities commanded up to the tick (the window
 /// `[t_f − rtt, t]`), not by the measured velocity: a camera read every 0.1–0.3 s (ONVIF) is sent
 /// several commands between two reads, and its measured velocity, a difference of two reads, lags
 /// them; carried by it, the prediction ran 0.07 rad past the head and the loop rang (issue 24).
@@ -384,13 +385,15 @@ public struct MotionController: Sendable {
     private mutating func follow(_ plan: MotionPlan, at time: Double, dt: Double, into out: inout ControlOutput) {
         if plan.delegated { return watch(plan, at: time, into: &out) }
         let elapsed = time - plan.start
-        let position = predictedPositions(at: time, byCommands: true)
+        let position = predictedPositions(at: time, byCommands: readsLagCommands)
         let lead = roundTrip / 2
         let errors = axes.indices.map { plan.paths[$0].finalPosition - position[$0] }
         // Carried by the commands, the axes coast at the velocity commanded: a slow camera's
         // measured one, a difference of two reads, is off by the reads' timing (under load an
-        // orientation 0.001 rad from its target failed, never judged settled within 1 s).
-        let coasting = roundTrip > 0 ? lastCommand : measuredVelocity
+        // orientation 0.001 rad from its target failed, never judged settled within 1 s). A stand
+        // whose FEEDBACK keeps pace is judged on its measured velocity: a motor lagging its command
+        // still moves through the band faster than the command says, and would coast out of it.
+        let coasting = readsLagCommands ? lastCommand : measuredVelocity
         if elapsed >= plan.duration && settled(errors, coasting: coasting, tolerance: plan.tolerance) {
             finish(plan, .completed, at: time, into: &out)
             return
@@ -438,6 +441,15 @@ public struct MotionController: Sendable {
         out.progress.append(MotionProgress(id: plan.id, fraction: fraction, state: .running))
     }
 
+    /// Whether the position is carried past a FEEDBACK by the velocities commanded since it, not by
+    /// the measured velocity: on a link with a measured round trip whose FEEDBACKs come over one
+    /// and a half declared periods apart (a camera polled with one request in flight, its reads
+    /// 0.1–0.3 s apart at a declared 10 Hz), where several commands go between two reads. A stand
+    /// streaming its FEEDBACK at the declared rate keeps the measured velocity, bit for bit as before.
+    private var readsLagCommands: Bool {
+        roundTrip > 0 && (feedbackInterval ?? period) > 1.5 * period
+    }
+
     /// The position gain, 1/s: `configuration.positionGain`, but no more than corrects 0.8 of the
     /// error in one interval between FEEDBACKs as they really come (unchanged at 10 Hz and faster).
     private var positionGain: Double {
@@ -457,8 +469,8 @@ public struct MotionController: Sendable {
     /// The measured positions carried forward to `time` at the measured velocities: a FEEDBACK is
     /// `time − lastFeedbackTime` old when a tick uses it (nothing when the daemon ticks right after
     /// it, up to a period on a timer tick). Never extrapolated past the feedback timeout, after which
-    /// the motion stops anyway. `byCommands` (on a link with a measured round trip): carried by the
-    /// velocities commanded since instead (see the type's comment).
+    /// the motion stops anyway. `byCommands` (`readsLagCommands`): carried by the velocities
+    /// commanded since instead (see the type's comment).
     private func predictedPositions(at time: Double, byCommands: Bool = false) -> [Double] {
         let age = lastFeedbackTime.map { min(max(0, time - $0), configuration.feedbackTimeoutPeriods * period) } ?? 0
         let carried = byCommands && roundTrip > 0
