@@ -214,11 +214,17 @@ def test_sigterm_stops_the_stand_with_only_the_event_loop_running(rig):
 def test_a_second_sigterm_or_sigint_while_stopping_changes_nothing(rig):
     """The first signal stops dockd; more while it stops are logged, and it ends as after one (two
     SIGTERMs pending at once are one: the other is heard again, SIGINT or SIGTERM, whichever the
-    kernel gives second)."""
+    kernel gives second). All three are sent while dockd is held (SIGSTOP), so they are pending
+    together when it runs again: sent one by one to a running dockd, the later ones could come
+    after it had stopped reading them, on a busy machine."""
     c = rig.client()
     rig.connected_stand(c)
-    for sig in (signal.SIGTERM, signal.SIGTERM, signal.SIGINT):
-        rig.dockd.send_signal(sig)
+    rig.dockd.send_signal(signal.SIGSTOP)
+    try:
+        for sig in (signal.SIGTERM, signal.SIGTERM, signal.SIGINT):
+            rig.dockd.send_signal(sig)
+    finally:
+        rig.dockd.send_signal(signal.SIGCONT)
     assert rig.dockd.wait(10) == 0
     assert not rig.socket_path.exists()
     log = rig.log()

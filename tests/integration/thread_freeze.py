@@ -27,9 +27,15 @@ def _ptrace(request, tid):
 
 
 def threads(pid):
-    """{thread id: name} of the process now."""
-    tasks = Path(f"/proc/{pid}/task")
-    return {int(t.name): (t / "comm").read_text().strip() for t in tasks.iterdir()}
+    """{thread id: name} of the process now (a thread that ends while listed is left out: Dispatch's
+    idle workers end after a few seconds)."""
+    found = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found[int(task.name)] = (task / "comm").read_text().strip()
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return found
 
 
 @contextmanager
@@ -47,10 +53,17 @@ def all_threads_held_but(pid, keep):
             except OSError as error:
                 if error.errno == errno.EPERM and not held:
                     pytest.skip(f"this process may not ptrace its child: {error}")
+                if error.errno == errno.ESRCH:
+                    continue  # ended since it was listed
                 raise
-            held.append((tid, name))
-            _ptrace(PTRACE_INTERRUPT, tid)
-            os.waitpid(tid, WALL)  # its ptrace stop
+            try:
+                _ptrace(PTRACE_INTERRUPT, tid)
+            except ProcessLookupError:
+                os.waitpid(tid, WALL)  # ended since it was seized: its end is ours to collect
+                continue
+            _, status = os.waitpid(tid, WALL)  # its ptrace stop, or its end meanwhile
+            if os.WIFSTOPPED(status):
+                held.append((tid, name))
         yield kept, [name for _, name in held]
     finally:
         for tid, _ in held:
