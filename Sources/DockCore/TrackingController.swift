@@ -149,8 +149,8 @@ public struct TrackingController: Sendable {
     private var rest = (yaw: AxisDeadBand(), pitch: AxisDeadBand())
     private var lastCommandTime: Double?
     /// Per trailing axis, where the last detection put the target against the filter's estimate,
-    /// and that detection's capture time (`trailingWeight`).
-    private var detectedOffset: [Axis: (offset: Double, time: Double)] = [:]
+    /// and the target and capture time of that detection (`trailingWeight`).
+    private var detectedOffset: [Axis: (offset: Double, target: Double, time: Double)] = [:]
 
     public init(configuration: TrackingControlConfiguration = .init()) {
         self.configuration = configuration
@@ -181,13 +181,13 @@ public struct TrackingController: Sendable {
             if let yaw = positions[.yaw] {
                 let camera = yaw + base.yaw + base.yawRate * c.latency
                 let weight = trailingWeight(.yaw, target: target.yaw, measured: target.measuredYaw, rate: rate.yaw, camera: camera, time: target.time)
-                rates[.yaw] = axisRate(target: target.yaw, rate: rate.yaw, weight: weight, lead: lead, camera: camera, baseRate: base.yawRate, dt: dt,
+                rates[.yaw] = axisRate(target: target.yaw, time: target.time, rate: rate.yaw, weight: weight, lead: lead, camera: camera, baseRate: base.yawRate, dt: dt,
                                        rest: &rest.yaw, partnerMoving: rest.pitch.moving && rest.pitch.finishing == nil)
             }
             if let pitch = positions[.pitch] {
                 let camera = pitch + base.pitch + base.pitchRate * c.latency
                 let weight = trailingWeight(.pitch, target: target.pitch, measured: target.measuredPitch, rate: rate.pitch, camera: camera, time: target.time)
-                rates[.pitch] = axisRate(target: target.pitch, rate: rate.pitch, weight: weight, lead: lead, camera: camera, baseRate: base.pitchRate, dt: dt,
+                rates[.pitch] = axisRate(target: target.pitch, time: target.time, rate: rate.pitch, weight: weight, lead: lead, camera: camera, baseRate: base.pitchRate, dt: dt,
                                          rest: &rest.pitch, partnerMoving: rest.yaw.moving && rest.yaw.finishing == nil)
             }
             // Both axes moving and both on target: the camera finishes its move as a whole.
@@ -237,9 +237,11 @@ public struct TrackingController: Sendable {
         guard c.trailingAxes.contains(axis) else { return 1 }
         var point = target
         if let measured {
-            detectedOffset[axis] = (measured - target, time)
+            detectedOffset[axis] = (measured - target, target, time)
             point = measured
-        } else if let detected = detectedOffset[axis], time - detected.time <= c.maximumPrediction {
+        } else if let detected = detectedOffset[axis], time - detected.time <= c.maximumPrediction,
+                  !AxisDeadBand.jumped(target, time: time, rate: rate, from: (detected.target, detected.time), magnification: magnification, configuration: c) {
+            // Not across a jump: the offset was of the subject framed then, where it was then.
             point = target + detected.offset
         }
         let past = max(0, (camera - point) * (rate > 0 ? 1 : rate < 0 ? -1 : 0)) * magnification
@@ -250,7 +252,7 @@ public struct TrackingController: Sendable {
     /// ahead, inside the dead band's hysteresis. The camera's angle is the motor's plus the base's
     /// (predicted across the command latency); the base's rate is cancelled even inside the dead
     /// band, where the camera should stay still in the world, not on the swaying base.
-    private func axisRate(target: Double, rate: Double, weight: Double, lead: Double, camera: Double, baseRate: Double, dt: Double,
+    private func axisRate(target: Double, time: Double, rate: Double, weight: Double, lead: Double, camera: Double, baseRate: Double, dt: Double,
                           rest: inout AxisDeadBand, partnerMoving: Bool) -> Double {
         let c = configuration
         let error = target + rate * lead * weight - camera
@@ -258,7 +260,7 @@ public struct TrackingController: Sendable {
             // Whether to move is judged on the error as measured, not as predicted: a rate from
             // jittery detections times the lead (0.1–0.4 s) is noise enough to restart the camera on
             // a still subject, and to keep it from settling. Once moving, the prediction steers.
-            rest.update(target: target, camera: camera, rate: rate, magnification: magnification, partnerMoving: partnerMoving, dt: dt, configuration: c)
+            rest.update(target: target, time: time, camera: camera, rate: rate, magnification: magnification, partnerMoving: partnerMoving, dt: dt, configuration: c)
             if !rest.moving { return -baseRate }
         }
         let gain = roundTrip > 0 ? min(c.gain, c.delayMargin / roundTrip) : c.gain
@@ -340,21 +342,32 @@ struct AxisDeadBand: Sendable {
     private(set) var onTarget = false
     private var averaged: (target: Double, rate: Double)?
     private var clock = 0.0
-    /// The target as of the last update, for telling a jump from a move.
-    private var previousTarget: Double?
+    /// The target of the last detection and its capture time, for telling a jump from a move.
+    private var previousTarget: (target: Double, time: Double)?
+
+    /// Whether a new detection's target jumped: the subject found again where it went while hidden,
+    /// another subject framed. Such a target starts the mean afresh: a mean still partly of where
+    /// the subject was is no place to finish a move on. Judged once per detection (capture `time`),
+    /// against where the last one and the target's rate put it, by over three dead bands
+    /// (magnified): a detector's jitter on a still subject, or a subject moving on as its rate says,
+    /// is no jump, at any zoom (judged from one update to the next against two dead bands, a zoomed
+    /// camera's jitter and any brisk move counted as jumps, and the mean never smoothed them).
+    static func jumped(_ target: Double, time: Double, rate: Double, from previous: (target: Double, time: Double)?,
+                       magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
+        guard let previous, time != previous.time else { return false }
+        let since = min(max(0, time - previous.time), c.maximumPrediction)
+        return abs(target - (previous.target + rate * since)) * magnification > 3 * c.deadBand
+    }
 
     /// Errors and rates are judged magnified by the zoom (`TrackingController.magnification`); the
     /// target's mean is kept in angles, so that a zoom does not move it.
-    mutating func update(target: Double, camera: Double, rate: Double, magnification: Double, partnerMoving: Bool, dt: Double,
+    mutating func update(target: Double, time: Double, camera: Double, rate: Double, magnification: Double, partnerMoving: Bool, dt: Double,
                          configuration c: TrackingControlConfiguration) {
         clock += dt
+        let jumped = Self.jumped(target, time: time, rate: rate, from: previousTarget, magnification: magnification, configuration: c)
+        if previousTarget?.time != time { previousTarget = (target, time) }
         let rate = rate * magnification
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
-        // A target that jumps (by over twice the dead band from one update to the next: the subject
-        // found again where it went while hidden, another subject framed) starts the mean afresh:
-        // a mean still partly of where the subject was is no place to finish a move on.
-        let jumped = previousTarget.map { abs(target - $0) * magnification > 2 * c.deadBand } ?? false
-        previousTarget = target
         let mean: (target: Double, rate: Double) = jumped ? (target, rate)
             : averaged.map { ($0.target + (target - $0.target) * w, $0.rate + (rate - $0.rate) * w) } ?? (target, rate)
         averaged = mean

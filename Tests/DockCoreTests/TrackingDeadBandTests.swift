@@ -21,6 +21,26 @@ struct TrackingDeadBandTests {
         #expect(moved == 0, "the camera moved in \(moved) of 90 steps")
     }
 
+    /// From the review of the jump rule: a still subject at 4× zoom, its detection jittering from
+    /// frame to frame, ±1 mrad for a second, then ±3.8 (±15.2 magnified: each frame's own error just
+    /// over the dead band, their mean on the subject). Judged from one update to the next against
+    /// two dead bands, every frame of the larger jitter was a "jump" that replaced the target's mean
+    /// with that one frame's, and the camera moved on noise.
+    @Test("a zoomed camera's detector jitter on a still subject is no jump and moves nothing")
+    func zoomedJitterIsNoJump() {
+        var controller = TrackingController(configuration: .tuned)
+        controller.magnification = 4
+        var moved = 0
+        for frame in 0..<90 {  // 3 s at 30 fps, a control step per frame
+            let time = 1 + Double(frame) / 30
+            let jitter = frame < 30 ? 0.001 : 0.0038
+            let target = TrackingTarget(yaw: frame % 2 == 0 ? jitter : -jitter, pitch: 0, time: time - 0.1)
+            let rates = controller.command(target: target, positions: [.yaw: 0, .pitch: 0], at: time)
+            if rates.values.contains(where: { $0 != 0 }) { moved += 1 }
+        }
+        #expect(moved == 0, "the camera moved in \(moved) of 90 steps")
+    }
+
     @Test("a subject that really moves off still restarts it")
     func realMove() {
         var controller = TrackingController(configuration: .tuned)
