@@ -41,7 +41,7 @@ import DockProtocol
 /// the position it will coast to after the final zero VELOCITY are both within half of
 /// `positionTolerance` of the target. Completing on the first sample inside the tolerance would stop
 /// an axis that is still moving through the band at its edge, or carry it out of the band. Where the
-/// position is carried by the commands (a measured round trip), so is the coasting: at the velocity
+/// position is carried by the commands (`readsLagCommands`), so is the coasting: at the velocity
 /// commanded, not the measured one.
 public struct MotionController: Sendable {
     public let capabilities: Capabilities
@@ -95,11 +95,15 @@ public struct MotionController: Sendable {
     /// orientation is one `.position` message, judged complete from feedback, instead of a
     /// trajectory followed with velocities; the loop then does not wait on the link's round trip.
     public let standClosesPositionLoop: Bool
+    /// The driver polls the position (`StandDriver.positionIsPolled`): its reads lag the commands.
+    public let positionIsPolled: Bool
 
-    public init(capabilities: Capabilities, configuration: MotionConfiguration = .init(), standClosesPositionLoop: Bool = false) {
+    public init(capabilities: Capabilities, configuration: MotionConfiguration = .init(), standClosesPositionLoop: Bool = false,
+                positionIsPolled: Bool = false) {
         self.capabilities = capabilities
         self.configuration = configuration
         self.standClosesPositionLoop = standClosesPositionLoop
+        self.positionIsPolled = positionIsPolled
         axes = Axis.allCases.filter { capabilities.axis($0) != nil }
         limits = LimitsTable(capabilities: capabilities, axes: axes)
         measuredPosition = axes.map { _ in 0 }
@@ -442,12 +446,15 @@ public struct MotionController: Sendable {
     }
 
     /// Whether the position is carried past a FEEDBACK by the velocities commanded since it, not by
-    /// the measured velocity: on a link with a measured round trip whose FEEDBACKs come over one
-    /// and a half declared periods apart (a camera polled with one request in flight, its reads
-    /// 0.1–0.3 s apart at a declared 10 Hz), where several commands go between two reads. A stand
-    /// streaming its FEEDBACK at the declared rate keeps the measured velocity, bit for bit as before.
+    /// the measured velocity: where the driver polls the position (`positionIsPolled`; an ONVIF
+    /// camera's reads 0.1–0.3 s apart, several commands between two) and the link's round trip is
+    /// measured. Declared by the driver, not judged from the FEEDBACKs' timing: a smoothed interval
+    /// near a threshold flipped the prediction between ticks of one move, and a native stand's
+    /// batched reads look slow. A stand streaming its FEEDBACK keeps the measured velocity, bit for
+    /// bit as before: a motor lagging its command passes through the settle band faster than the
+    /// command says, and judged on the command would coast out of it.
     private var readsLagCommands: Bool {
-        roundTrip > 0 && (feedbackInterval ?? period) > 1.5 * period
+        positionIsPolled && roundTrip > 0
     }
 
     /// The position gain, 1/s: `configuration.positionGain`, but no more than corrects 0.8 of the
@@ -473,7 +480,7 @@ public struct MotionController: Sendable {
     /// commanded since instead (see the type's comment).
     private func predictedPositions(at time: Double, byCommands: Bool = false) -> [Double] {
         let age = lastFeedbackTime.map { min(max(0, time - $0), configuration.feedbackTimeoutPeriods * period) } ?? 0
-        let carried = byCommands && roundTrip > 0
+        let carried = byCommands
         var position = axes.indices.map { measuredPosition[$0] + (carried ? 0 : measuredVelocity[$0] * age) }
         guard roundTrip > 0, let received = lastFeedbackTime else { return position }
         // What the commands of the round trip before the FEEDBACK will have moved: each velocity

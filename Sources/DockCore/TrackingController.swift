@@ -354,8 +354,8 @@ struct AxisDeadBand: Sendable {
     /// camera's jitter and any brisk move counted as jumps, and the mean never smoothed them).
     static func jumped(_ target: Double, time: Double, rate: Double, from previous: (target: Double, time: Double)?,
                        magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
-        guard let previous, time != previous.time else { return false }
-        let since = min(max(0, time - previous.time), c.maximumPrediction)
+        guard let previous, time > previous.time else { return false }
+        let since = min(time - previous.time, c.maximumPrediction)
         return abs(target - (previous.target + rate * since)) * magnification > 3 * c.deadBand
     }
 
@@ -365,7 +365,7 @@ struct AxisDeadBand: Sendable {
                          configuration c: TrackingControlConfiguration) {
         clock += dt
         let jumped = Self.jumped(target, time: time, rate: rate, from: previousTarget, magnification: magnification, configuration: c)
-        if previousTarget?.time != time { previousTarget = (target, time) }
+        if previousTarget.map({ time > $0.time }) ?? true { previousTarget = (target, time) }
         let rate = rate * magnification
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
         let mean: (target: Double, rate: Double) = jumped ? (target, rate)

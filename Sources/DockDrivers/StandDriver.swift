@@ -39,6 +39,12 @@ public protocol StandDriver: Sendable {
     /// closing the loop with velocities. Default false (the host closes the loop).
     var closesPositionLoop: Bool { get }
 
+    /// The device's position is read by polling it with one request in flight (an ONVIF camera's
+    /// GetStatus, 0.1–0.3 s apart), so its reads lag the velocities sent between them: where the
+    /// host closes the loop, it carries the position past a read by what it commanded since, not
+    /// by a velocity measured from two reads. Default false (the stand streams its feedback).
+    var positionIsPolled: Bool { get }
+
     /// When the driver next needs `tick` (host seconds; at or before now: at once), or nil when only
     /// the regular ticks matter. A caller that ticks then keeps the driver's deadlines exactly.
     var nextDeadline: Double? { get }
@@ -62,6 +68,8 @@ extension StandDriver {
     public var stopConfirmed: Bool { true }
     /// The host closes the position loop with velocities.
     public var closesPositionLoop: Bool { false }
+    /// The stand streams its feedback.
+    public var positionIsPolled: Bool { false }
     public var nextDeadline: Double? { nil }
     public func awaitsAcknowledgement(of type: MessageType) -> Bool { false }
     public var cameraPresets: CameraPresetStorage? { nil }

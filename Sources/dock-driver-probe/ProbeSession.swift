@@ -176,7 +176,8 @@ struct ProbeSession: LinkSession {
             // loop where the driver has one (VISCA's AbsolutePosition, a gimbal's attitude).
             if script.orient != nil {
                 orientRun = OrientRun(controller: MotionController(capabilities: caps, configuration: EngineSettings().motion,
-                                                                   standClosesPositionLoop: driver.closesPositionLoop))
+                                                                   standClosesPositionLoop: driver.closesPositionLoop,
+                                                                   positionIsPolled: driver.positionIsPolled))
             }
             count("ready")
             emit(["t": JSONValue(t), "report": "ready", "model": JSONValue(identity.model), "serial": JSONValue(identity.serial),

@@ -218,6 +218,8 @@ public struct ONVIFCameraDriver: StandDriver {
     public init(settings: Settings) { self.settings = settings }
 
     public var closesPositionLoop: Bool { offers.absolute || (offers.relative && !offers.continuous) }
+    /// GetStatus, one request in flight.
+    public var positionIsPolled: Bool { true }
     public var stopConfirmed: Bool { !stopPending }
 
     public mutating func start(at time: Double) -> [UInt8] {
