@@ -395,8 +395,7 @@ public struct MotionController: Sendable {
         // Carried by the commands, the axes coast at the velocity commanded: a slow camera's
         // measured one, a difference of two reads, is off by the reads' timing (under load an
         // orientation 0.001 rad from its target failed, never judged settled within 1 s). A stand
-        // whose FEEDBACK keeps pace is judged on its measured velocity: a motor lagging its command
-        // still moves through the band faster than the command says, and would coast out of it.
+        // streaming its FEEDBACK is judged on its measured velocity (`readsLagCommands`).
         let coasting = readsLagCommands ? lastCommand : measuredVelocity
         if elapsed >= plan.duration && settled(errors, coasting: coasting, tolerance: plan.tolerance) {
             finish(plan, .completed, at: time, into: &out)
@@ -480,13 +479,12 @@ public struct MotionController: Sendable {
     /// commanded since instead (see the type's comment).
     private func predictedPositions(at time: Double, byCommands: Bool = false) -> [Double] {
         let age = lastFeedbackTime.map { min(max(0, time - $0), configuration.feedbackTimeoutPeriods * period) } ?? 0
-        let carried = byCommands
-        var position = axes.indices.map { measuredPosition[$0] + (carried ? 0 : measuredVelocity[$0] * age) }
+        var position = axes.indices.map { measuredPosition[$0] + (byCommands ? 0 : measuredVelocity[$0] * age) }
         guard roundTrip > 0, let received = lastFeedbackTime else { return position }
         // What the commands of the round trip before the FEEDBACK will have moved: each velocity
         // holds from when it was sent until the next one.
         let start = received - min(roundTrip, configuration.maxRoundTrip)
-        let end = carried ? received + age : received
+        let end = byCommands ? received + age : received
         for (k, sent) in sentVelocities.enumerated() {
             let until = k + 1 < sentVelocities.count ? sentVelocities[k + 1].time : time
             let overlap = min(until, end) - max(sent.time, start)
