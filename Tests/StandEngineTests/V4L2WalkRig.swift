@@ -4,11 +4,12 @@ import DockProtocol
 import DockTracking
 import Foundation
 import StandEngine
+import VirtualTime
 
-/// dockd's engine and v4l2 driver steering a virtual PTZ webcam the way kernel/vptz behaves (a
-/// pose moving to each absolute target at its own speed, read back rounded to the 1° step), with a
-/// face walking past it fed to `tracking.observe`: tests/vm/test_dockd_loop.py's walking subject in
-/// virtual time, where the link's and the client's delays can be set and repeated exactly.
+/// dockd's engine and v4l2 driver in the virtual host every driver runs in, steering a virtual
+/// PTZ webcam (`VirtualPTZWebcam`: kernel/vptz's pose and step), with a face walking past it fed to
+/// `tracking.observe`: tests/vm/test_dockd_loop.py's walking subject in virtual time, where the
+/// link's and the client's delays can be set and repeated exactly.
 struct V4L2WalkRig {
     struct Delays {
         /// From a request written to its ioctl running, and from the ioctl to its answer read, s.
@@ -17,62 +18,55 @@ struct V4L2WalkRig {
         var observation = 0.01
     }
 
-    static let pan = V4L2Wire.Control.panAbsolute.rawValue, tilt = V4L2Wire.Control.tiltAbsolute.rawValue
     static let arcSecondsPerRadian = 180 * 3600 / Double.pi
-    /// vptz's tiny2: ±130° pan, ±90° tilt, 1° steps, 60°/s.
-    static let step = 3600.0, cameraSpeed = 60 * 3600.0
+    static let step = VirtualPTZWebcam.step
     static let hfov = 80 * Double.pi / 180
     static let vfov = 2 * atan(tan(hfov / 2) * 9 / 16)
     static let face = (width: 0.06, height: 0.1)
 
-    var engine: StandEngine
-    var delays: Delays
-    var now = 0.0
-    /// The camera's true pose and target, arc-seconds.
-    var pose = (pan: 0.0, tilt: 0.0)
-    var target = (pan: 0.0, tilt: 0.0)
-    /// Requests on their way: when the ioctl runs, and the request.
-    private var requests: [(at: Double, line: [UInt8])] = []
-    private var answers: [(at: Double, bytes: [UInt8])] = []
-    private var observations: [(at: Double, frame: ObservedFrame)] = []
-    private var outgoing: [UInt8] = []
+    var host: VirtualHost<VirtualPTZWebcam>
+    let observationDelay: Double
     /// Every frame: its capture time, where the subject and the camera were (rad), whether the face was in it.
     private(set) var frames: [(time: Double, subject: Double, pan: Double, tilt: Double, inFrame: Bool)] = []
-    private(set) var refusals: [EngineError] = []
 
     init(maxSpeed: Double = 0.3, delays: Delays = Delays()) {
         var settings = V4L2CameraDriver.Settings()
         settings.maxSpeed = maxSpeed
-        engine = StandEngine(driver: V4L2CameraDriver(settings: settings), settings: EngineSettings(), fallbackName: "vptz")
-        self.delays = delays
-        apply(engine.handle(.linkOpened, at: now))
+        host = VirtualHost(driver: V4L2CameraDriver(settings: settings),
+                           peer: VirtualPTZWebcam(ioctlDelay: delays.ioctl, answerDelay: delays.answer), name: "vptz")
+        observationDelay = delays.observation
+        host.open()
     }
 
     /// The subject's pan, rad: standing at 0 for 2 s, walking right at 0.12 rad/s for 5 s, then standing.
     static func subject(at t: Double) -> Double { 0.12 * min(5, max(0, t - 2)) }
 
-    /// Connects, then runs the walk (22 s of 15 Hz frames) from the first frame.
+    /// Connects, then runs the walk (22 s of 15 Hz frames) from the first frame; each frame's
+    /// observation reaches the engine `observationDelay` after its capture.
     mutating func walk(frameRate: Double = 15, seconds: Double = 22) {
-        run(until: 1)
-        precondition(engine.linkState == .connected, "the virtual camera connects")
-        command(.camera(CameraModel(horizontalFieldOfView: Self.hfov, verticalFieldOfView: Self.vfov)))
-        command(.setTracking(true))
-        let start = now
+        host.run(until: host.now + 1)
+        precondition(host.engine.linkState == .connected, "the virtual camera connects")
+        host.command(.camera(CameraModel(horizontalFieldOfView: Self.hfov, verticalFieldOfView: Self.vfov)))
+        host.command(.setTracking(true))
+        let start = host.now
+        var queue: [(at: Double, frame: ObservedFrame)] = []
         var frame = 0
-        while now - start < seconds {
+        while host.now - start < seconds {
             let capture = start + Double(frame) / frameRate
-            run(until: capture)
-            observe(subject: Self.subject(at: capture - start))
+            while let first = queue.first, first.at <= capture {
+                host.run(until: first.at)
+                queue.removeFirst()
+                host.command(.observe(first.frame))
+            }
+            host.run(until: capture)
+            let pan = host.peer.pose.pan / Self.arcSecondsPerRadian, tilt = host.peer.pose.tilt / Self.arcSecondsPerRadian
+            let subject = Self.subject(at: capture - start)
+            let (detections, inFrame) = Self.face(subject: subject, pan: pan, tilt: tilt)
+            frames.append((capture, subject, pan, tilt, inFrame))
+            queue.append((capture + observationDelay, ObservedFrame(detections: detections, captureTime: capture)))
             frame += 1
         }
-        run(until: now + 0.5)
-    }
-
-    private mutating func observe(subject: Double) {
-        let pan = pose.pan / Self.arcSecondsPerRadian, tilt = pose.tilt / Self.arcSecondsPerRadian
-        let (detections, inFrame) = Self.face(subject: subject, pan: pan, tilt: tilt)
-        frames.append((now, subject, pan, tilt, inFrame))
-        observations.append((now + delays.observation, ObservedFrame(detections: detections, captureTime: now)))
+        host.run(until: host.now + 0.5)
     }
 
     /// The face a camera at `pan`, `tilt` sees of a subject at `subject` (rad, at the camera's
@@ -86,73 +80,6 @@ struct V4L2WalkRig {
         return (inFrame ? [Detection(kind: .face, rect: rect, confidence: 0.95)] : [], inFrame)
     }
 
-    private mutating func command(_ command: EngineCommand) {
-        apply(engine.handle(.command(command, from: ClientRef(id: 1), force: false, token: 1), at: now))
-    }
-
-    /// Advances in 1 ms steps: the camera moves, ioctls run and answer, observations land, the
-    /// engine is ticked when it asks.
-    mutating func run(until end: Double) {
-        while now < end - 1e-9 {
-            now += 0.001
-            move(by: 0.001)
-            while let request = requests.first, request.at <= now {
-                requests.removeFirst()
-                answers.append((now + delays.answer, ioctl(request.line)))
-            }
-            while let answer = answers.first, answer.at <= now {
-                answers.removeFirst()
-                apply(engine.handle(.received(answer.bytes), at: now))
-            }
-            while let observation = observations.first, observation.at <= now {
-                observations.removeFirst()
-                let out = engine.handle(.command(.observe(observation.frame), from: ClientRef(id: 1), force: false, token: 2), at: now)
-                for reply in out.replies { if case .failure(let error) = reply.result { refusals.append(error) } }
-                apply(out)
-            }
-            if let due = engine.nextTick, due <= now { apply(engine.handle(.tick, at: now)) }
-        }
-    }
-
-    private mutating func move(by dt: Double) {
-        func approach(_ from: Double, _ to: Double) -> Double {
-            let step = Self.cameraSpeed * dt
-            return abs(to - from) <= step ? to : from + (to > from ? step : -step)
-        }
-        pose = (approach(pose.pan, target.pan), approach(pose.tilt, target.tilt))
-    }
-
-    /// What vptz answers a request: the controls and card to a query, the pose rounded to its step
-    /// to a read, a set taken as the new target and echoed.
-    private mutating func ioctl(_ line: [UInt8]) -> [UInt8] {
-        guard let request = V4L2Wire.request(Substring(String(decoding: line.dropLast(), as: UTF8.self))) else { return [] }
-        switch request {
-        case .query:
-            let volatile: UInt32 = 0x0080
-            return V4L2Wire.encode(.control(.init(id: Self.pan, minimum: -468_000, maximum: 468_000, step: 3600, defaultValue: 0, flags: volatile)))
-                + V4L2Wire.encode(.control(.init(id: Self.tilt, minimum: -324_000, maximum: 324_000, step: 3600, defaultValue: 0, flags: volatile)))
-                + V4L2Wire.encode(.card("vptz OBSBOT Tiny 2 (virtual)"))
-        case .get(let ids):
-            func read(_ value: Double) -> Int32 { Int32((value / Self.step).rounded() * Self.step) }
-            return V4L2Wire.encode(.values(ids.map { ($0, $0 == Self.pan ? read(pose.pan) : read(pose.tilt)) }))
-        case .set(let values, _):
-            for (id, value) in values {
-                if id == Self.pan { target.pan = Double(value) } else if id == Self.tilt { target.tilt = Double(value) }
-            }
-            return V4L2Wire.encode(.values(values))
-        case .extensionUnit, .extensionUnitRead:
-            return V4L2Wire.encode(.failure(errno: 22, text: "no such extension unit"))
-        }
-    }
-
-    private mutating func apply(_ out: EngineOutput) {
-        outgoing += out.bytes
-        while let end = outgoing.firstIndex(of: UInt8(ascii: "\n")) {
-            requests.append((now + delays.ioctl, Array(outgoing[...end])))
-            outgoing.removeFirst(end + 1)
-        }
-    }
-
     // MARK: - Figures
 
     var inFrame: Double { Double(frames.filter(\.inFrame).count) / Double(max(1, frames.count)) }
@@ -164,5 +91,4 @@ struct V4L2WalkRig {
         let pans = frames.filter { $0.time - start >= 8 }.map(\.pan)
         return (pans.min() ?? 0)...(pans.max() ?? 0)
     }
-    var tilts: ClosedRange<Double> { (frames.map(\.tilt).min() ?? 0)...(frames.map(\.tilt).max() ?? 0) }
 }
