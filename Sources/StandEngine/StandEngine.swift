@@ -413,7 +413,14 @@ public struct StandEngine: Sendable {
         // Zoom only on a stand that declares it (the controller has limits for its axes only),
         // within the limits in force: a client's included.
         let zoomLimits = connection?.motion.limits(of: .zoom)
-        guard var rates = tracking.command(positions: positions, zoom: zoomLimits, roundTrip: driver.counters.roundTrip.smoothed ?? 0, at: now)
+        // The loop's delay: a command shows in a FEEDBACK a round trip later, and a FEEDBACK is
+        // steered by for a period until the next (a V4L2 or ONVIF camera's polls: 0.1 s). With the
+        // round trip alone, a webcam 40 ms away each way hunted by ±2° about a still subject.
+        // The declared period, not the interval measured: a camera's reads, taking turns with its
+        // sets, come 0.15–0.3 s apart, and a gain cut for that left it creeping short of the subject.
+        let period = 1 / Double(max(1, capabilities?.feedbackHz ?? 1))
+        let loopDelay = (driver.counters.roundTrip.smoothed ?? 0) + period
+        guard var rates = tracking.command(positions: positions, zoom: zoomLimits, loopDelay: loopDelay, at: now)
         else { return }
         if var watch = lostWatch {
             let limits = Dictionary(uniqueKeysWithValues: positions.keys.compactMap { axis in

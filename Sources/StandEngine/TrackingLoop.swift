@@ -161,14 +161,14 @@ public struct TrackingLoop: Sendable {
                               measuredYaw: measured.map { -$0.x }, measuredPitch: measured.map { -$0.y })
     }
 
-    /// Rates for the motors while tracking is active, nil when it is not; `roundTrip` is the link's
-    /// (a slow link gets a gentler loop). `zoom`, on a stand with a zoom axis: its limits in force;
+    /// Rates for the motors while tracking is active, nil when it is not; `loopDelay`: the link's
+    /// round trip and the interval between the stand's FEEDBACKs (a slow loop gets a gentler gain). `zoom`, on a stand with a zoom axis: its limits in force;
     /// with a shot chosen, the shot's zoom rate comes with the others (without one, none: the zoom
     /// holds, as VELOCITY holds every axis it is not given a rate for).
     public mutating func command(positions: [Axis: Double], zoom zoomLimits: EffectiveAxisLimits? = nil,
-                                 roundTrip: Double, at now: Double) -> [Axis: Double]? {
+                                 loopDelay: Double, at now: Double) -> [Axis: Double]? {
         guard isActive(at: now) else { return nil }
-        controller.roundTrip = roundTrip
+        controller.roundTrip = loopDelay
         controller.magnification = zoom * history.latestZoom
         var rates = controller.command(target: target, positions: positions, base: base.current, at: now)
         if let zoomLimits, shotZoom.shot != nil { rates[.zoom] = zoomRate(limits: zoomLimits) }

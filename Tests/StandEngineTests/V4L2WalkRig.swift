@@ -29,11 +29,13 @@ struct V4L2WalkRig {
     /// Every frame: its capture time, where the subject and the camera were (rad), whether the face was in it.
     private(set) var frames: [(time: Double, subject: Double, pan: Double, tilt: Double, inFrame: Bool)] = []
 
-    init(maxSpeed: Double = 0.3, delays: Delays = Delays()) {
+    /// `epoch`: the host's clock when the rig starts, s. The walk's timing moves with it by
+    /// sub-µs roundings, enough to tip a loop near hunting one way or the other.
+    init(maxSpeed: Double = 0.3, delays: Delays = Delays(), epoch: Double = 1000) {
         var settings = V4L2CameraDriver.Settings()
         settings.maxSpeed = maxSpeed
         host = VirtualHost(driver: V4L2CameraDriver(settings: settings),
-                           peer: VirtualPTZWebcam(ioctlDelay: delays.ioctl, answerDelay: delays.answer), name: "vptz")
+                           peer: VirtualPTZWebcam(ioctlDelay: delays.ioctl, answerDelay: delays.answer), name: "vptz", epoch: epoch)
         observationDelay = delays.observation
         host.open()
     }

@@ -6,18 +6,24 @@ import Testing
 /// standing subject by ±0.09 rad (80 ms round trip), or, at 160 ms, was never read again and
 /// froze 0.6 rad off.
 @Suite struct V4L2WalkTests {
-    func walk(ioctl: Double, observation: Double) -> V4L2WalkRig {
-        var rig = V4L2WalkRig(delays: V4L2WalkRig.Delays(ioctl: ioctl, answer: ioctl, observation: observation))
+    func walk(ioctl: Double, observation: Double, epoch: Double = 1000) -> V4L2WalkRig {
+        var rig = V4L2WalkRig(delays: V4L2WalkRig.Delays(ioctl: ioctl, answer: ioctl, observation: observation), epoch: epoch)
         rig.walk()
         return rig
     }
 
-    @Test func aSlowLinkFollowsTheWalkerAndHoldsStillWhereTheyStand() {
-        let rig = walk(ioctl: 0.04, observation: 0.05)
+    /// Whatever the host's clock reads (the walk's timing moves by sub-µs roundings with it), the
+    /// camera rests on the two whole degrees nearest the standing subject. With the link's round
+    /// trip alone as the loop's delay it hunted over 0.541 … 0.646 rad (six degrees) at one epoch
+    /// and over 0.559 … 0.628 at the others: the tracking gain ignored the 0.1 s between reads.
+    @Test(arguments: [0.0, 1000, 1234.5])
+    func aSlowLinkFollowsTheWalkerAndHoldsStillWhereTheyStand(epoch: Double) {
+        let rig = walk(ioctl: 0.04, observation: 0.05, epoch: epoch)
         #expect(rig.inFrame >= 0.99)
         #expect(rig.meanPanError <= 0.02, "mean |subject − pan| \(rig.meanPanError) rad")
         let standing = rig.standingPans
-        #expect(standing.upperBound - standing.lowerBound <= 0.07, "the pan swung over \(standing) while the subject stood at 0.6")
+        #expect(standing.upperBound - standing.lowerBound <= 1.5 * V4L2WalkRig.step / V4L2WalkRig.arcSecondsPerRadian,
+                "the pan swung over \(standing) while the subject stood at 0.6")
     }
 
     @Test func aLinkAsSlowAsTheCommandIntervalStillReadsThePoseAndTracks() {
