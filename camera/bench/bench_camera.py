@@ -238,6 +238,8 @@ def main():
     p.add_argument("--seconds", type=float, default=20.0, help="per-detector run")
     p.add_argument("--loop-seconds", type=float, default=60.0, help="per closed-loop run")
     p.add_argument("--loop-runs", type=int, default=3, help="closed-loop runs per client")
+    p.add_argument("--loop-clients", default="dockd,fixed,naive",
+                   help="which closed-loop clients to run (a comma list; a change to dockd's tracking needs only dockd)")
     p.add_argument("--rate-only", metavar="DETECTOR", help=argparse.SUPPRESS)
     p.add_argument("--reference", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -275,7 +277,7 @@ def main():
     geometry = PanTiltView((768, 576), math.radians(WIDE_HFOV), (640, 480), math.radians(VIEW_HFOV))
     ref = json.load(open(reference))
     loop_python = python_for(args.default, args.mediapipe_python)
-    for mode in ("dockd", "fixed", "naive"):
+    for mode in [m for m in args.loop_clients.split(",") if m]:
         runs = []
         for run in range(args.loop_runs):
             print(f"bench-camera: closed loop, {mode}, run {run + 1} of {args.loop_runs}, {args.loop_seconds:g} s",

@@ -12,7 +12,9 @@ the reference person it stands for and the verdict: `in`, `out` (the person outs
 `no person` (the box on no reference person and its subject never on one), `person gone` (the
 subject's person no longer in the reference: walked out of the video, or the reference lost them),
 `none` (nothing selected); `(held)` when the person comes from an earlier match of that subject.
-`--subjects` adds every subject dockd reported and every box sent. The last line counts verdicts."""
+`--subjects` adds every subject dockd reported and every box sent. The last lines count verdicts,
+then the samples not `in` by cause: the subject coasting (with or without boxes sent in that frame) or
+measured, the verdict, the view inside the video or over its edge."""
 import argparse
 import bisect
 import json
@@ -57,6 +59,23 @@ def verdict(geometry, reference, frame, subject, held):
     return person, ("in" if inside else "out") + note
 
 
+# A selected subject last measured longer ago than this (s) is coasting: its box is a prediction
+# (two frames at 15 frames/s, and a little for the capture times' jitter).
+COASTING = 0.15
+
+
+def cause(said, unseen, inside, boxes):
+    """Why a sample did not have its person in the view, for the summary line: no selection; the
+    selected subject coasting (not measured in this frame: with boxes sent in the frame, someone
+    else was detected) or measured; the verdict; and whether the view lay inside the video or over
+    its edge."""
+    where = f"view {'inside' if inside else 'over the edge'}"
+    if said == "none":
+        return f"no selection, {where}"
+    measured = (f"coasting with {'boxes' if boxes else 'no box'} sent" if unseen > COASTING else "measured")
+    return f"{measured}, {said.replace(' (held)', '')}, {where}"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("reference", help="vtest-reference.json (ground_truth.py)")
@@ -71,7 +90,7 @@ def main():
         sys.exit(f"{args.log}: no frames")
     times = [f["capture_time"] for f in frames]
     start = times[0]
-    held, counts = {}, Counter()
+    held, counts, causes = {}, Counter(), Counter()
     for record in states:
         state, local = record["tracking"], record.get("capture_local")
         frame = nearest_frame(frames, times, local) if local is not None else None
@@ -92,6 +111,9 @@ def main():
             said = "none"
             line += "  none"
         counts[said.replace(" (held)", "")] += 1
+        if said.replace(" (held)", "") != "in":
+            causes[cause(said, selected and state["capture_time"] - s["last_seen"], view_inside_video(frame, geometry),
+                         len(frame["observations"]))] += 1
         print(line)
         if args.subjects:
             for s in state["subjects"]:
@@ -104,6 +126,8 @@ def main():
                 print(f"          box ({r['x']:.2f}, {r['y']:.2f}, {r['width']:.2f}×{r['height']:.2f}) {o['confidence']:.2f}")
     total = sum(counts.values())
     print("; ".join(f"{k} {v} ({100 * v / total:.0f} %)" for k, v in counts.most_common()) if total else "no samples")
+    if causes:
+        print("not in: " + "; ".join(f"{k} {v} ({100 * v / total:.0f} %)" for k, v in causes.most_common()))
 
 
 if __name__ == "__main__":
