@@ -149,8 +149,8 @@ public struct TrackingController: Sendable {
     private var rest = (yaw: AxisDeadBand(), pitch: AxisDeadBand())
     private var lastCommandTime: Double?
     /// Per trailing axis, where the last detection put the target against the filter's estimate,
-    /// and the target and capture time of that detection (`trailingWeight`).
-    private var detectedOffset: [Axis: (offset: Double, target: Double, time: Double)] = [:]
+    /// and the capture time of that detection (`trailingWeight`); forgotten at a jump.
+    private var detectedOffset: [Axis: (offset: Double, time: Double)] = [:]
 
     public init(configuration: TrackingControlConfiguration = .init()) {
         self.configuration = configuration
@@ -237,11 +237,12 @@ public struct TrackingController: Sendable {
         guard c.trailingAxes.contains(axis) else { return 1 }
         var point = target
         if let measured {
-            detectedOffset[axis] = (measured - target, target, time)
+            detectedOffset[axis] = (measured - target, time)
             point = measured
-        } else if let detected = detectedOffset[axis], time - detected.time <= c.maximumPrediction,
-                  !AxisDeadBand.jumped(target, time: time, rate: rate, from: (detected.target, detected.time), magnification: magnification, configuration: c) {
-            // Not across a jump: the offset was of the subject framed then, where it was then.
+        } else if (axis == .yaw ? rest.yaw : rest.pitch).jumped(to: target, time: time, magnification: magnification, configuration: c) {
+            // The offset was of the subject framed then, where it was then: not across a jump.
+            detectedOffset[axis] = nil
+        } else if let detected = detectedOffset[axis], time - detected.time <= c.maximumPrediction {
             point = target + detected.offset
         }
         let past = max(0, (camera - point) * (rate > 0 ? 1 : rate < 0 ? -1 : 0)) * magnification
@@ -342,21 +343,23 @@ struct AxisDeadBand: Sendable {
     private(set) var onTarget = false
     private var averaged: (target: Double, rate: Double)?
     private var clock = 0.0
-    /// The target of the last detection and its capture time, for telling a jump from a move.
-    private var previousTarget: (target: Double, time: Double)?
+    /// The capture time of the last detection judged for a jump.
+    private var judgedTime: Double?
 
     /// Whether a new detection's target jumped: the subject found again where it went while hidden,
     /// another subject framed. Such a target starts the mean afresh: a mean still partly of where
     /// the subject was is no place to finish a move on. Judged once per detection (capture `time`),
-    /// against where the last one and the target's rate put it, by over three dead bands
-    /// (magnified): a detector's jitter on a still subject, or a subject moving on as its rate says,
-    /// is no jump, at any zoom (judged from one update to the next against two dead bands, a zoomed
-    /// camera's jitter and any brisk move counted as jumps, and the mean never smoothed them).
-    static func jumped(_ target: Double, time: Double, rate: Double, from previous: (target: Double, time: Double)?,
-                       magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
-        guard let previous, time > previous.time else { return false }
-        let since = min(time - previous.time, c.maximumPrediction)
-        return abs(target - (previous.target + rate * since)) * magnification > 3 * c.deadBand
+    /// against the target's mean, by over three dead bands (magnified) past the lag a move at the
+    /// mean's rate puts between a target and its mean (the rate's mean times the averaging's time
+    /// constant, plus a detection period for a target held between frames). A detector's jitter
+    /// stays within its own size of the mean, at any zoom and frame rate; judged against the
+    /// last detection plus its rate times the time since, as before, the difference of two frames'
+    /// jitter plus the rate's noise times the period counted: at 4× a ±6 mrad jitter (24
+    /// magnified) restarted the mean on most frames, and the camera moved on noise.
+    func jumped(to target: Double, time: Double, magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
+        guard let judgedTime, time > judgedTime, let mean = averaged else { return false }
+        let lag = abs(mean.rate) * (c.restSmoothing + min(time - judgedTime, c.maximumPrediction))
+        return abs(target - mean.target) * magnification > 3 * c.deadBand + lag
     }
 
     /// Errors and rates are judged magnified by the zoom (`TrackingController.magnification`); the
@@ -364,8 +367,8 @@ struct AxisDeadBand: Sendable {
     mutating func update(target: Double, time: Double, camera: Double, rate: Double, magnification: Double, partnerMoving: Bool, dt: Double,
                          configuration c: TrackingControlConfiguration) {
         clock += dt
-        let jumped = Self.jumped(target, time: time, rate: rate, from: previousTarget, magnification: magnification, configuration: c)
-        if previousTarget.map({ time > $0.time }) ?? true { previousTarget = (target, time) }
+        let jumped = jumped(to: target, time: time, magnification: magnification, configuration: c)
+        if judgedTime.map({ time > $0 }) ?? true { judgedTime = time }
         let rate = rate * magnification
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
         let mean: (target: Double, rate: Double) = jumped ? (target, rate)

@@ -1,0 +1,106 @@
+@testable import DockCore
+import Testing
+
+/// The dead band's jump rule at 4× zoom, where each mrad of a detector's jitter counts four: a
+/// jump (the subject found again elsewhere, another subject framed) restarts the target's mean,
+/// jitter and a steady move do not. The controller closed around a camera that turns as
+/// commanded, in virtual time, yaw only moving (the subject's pitch is the camera's).
+@Suite("Tracking's dead band: jumps at 4× zoom")
+struct TrackingJumpTests {
+    /// One run: `subject(t)` is where the subject is at capture time t, `rate(frame)` what the
+    /// tracker says its rate is; detections every `period` s reach the controller 0.1 s after
+    /// capture, the controller runs every `period / 3` s (three steps a frame); each detection off
+    /// by `jitter`'s. The camera's yaw and whether it was commanded, per step.
+    private static func run(from camera: Double, period: Double = 1.0 / 30, seconds: Double = 4, jitter: Bool = true,
+                            subject: (Double) -> Double, rate: (Int) -> Double = { _ in 0 }) -> [(time: Double, yaw: Double, moving: Bool)] {
+        var controller = TrackingController(configuration: .tuned)
+        controller.magnification = 4
+        var yaw = camera, target: TrackingTarget?, trace: [(time: Double, yaw: Double, moving: Bool)] = []
+        let step = period / 3
+        for tick in 0..<Int(seconds / step) {
+            let now = Double(tick) * step
+            if tick % 3 == 0 {
+                let frame = tick / 3, capture = now - 0.1
+                target = TrackingTarget(yaw: subject(capture) + (jitter ? Self.jitter(frame, at: capture) : 0), pitch: 0, yawRate: rate(frame), pitchRate: 0, time: capture)
+            }
+            let rates = controller.command(target: target, positions: [.yaw: yaw, .pitch: 0], at: now)
+            yaw += (rates[.yaw] ?? 0) * step
+            trace.append((now, yaw, rates.values.contains { $0 != 0 }))
+        }
+        return trace
+    }
+
+    /// A detector's jitter on a still face at 4×, from capture time 1 s: ±6 mrad from frame to
+    /// frame (24 magnified, each frame's own error past the dead band, their mean on the face), the
+    /// sign alternating and the size varying 5.7–6.3 mrad. Before that a sixth of it, so a camera
+    /// starting on the face is at rest on it first: a camera moving under the full jitter never
+    /// settles (it settles with the error now within twice the settle band, 6 mrad magnified, and
+    /// every frame here is 23–25 off), and the first frame alone starts it.
+    private static func jitter(_ frame: Int, at capture: Double) -> Double {
+        (frame % 2 == 0 ? 1 : -1) * (0.006 + 0.0003 * Double(frame % 3 - 1)) * (capture < 1 ? 1.0 / 6 : 1)
+    }
+
+    /// A noise on the tracker's rate, ±`size` rad/s (0.03: 0.12 magnified), its sign turning every 4 frames.
+    private static func rateNoise(_ frame: Int, size: Double = 0.03) -> Double { (frame / 4) % 2 == 0 ? size : -size }
+
+    @Test("±6 mrad of detector jitter at 4× is no jump: a camera at rest on the face stays still")
+    func jitterIsNoJump() {
+        let moving = Self.run(from: 0.04, subject: { _ in 0.04 }).filter(\.moving).count
+        #expect(moving == 0, "moving in \(moving) of 360 steps")
+    }
+
+    /// At 10 Hz the rule it replaces added the rate's noise times the 0.1 s period (12 mrad
+    /// magnified here) to the jitter's.
+    @Test("the same jitter seen at 10 Hz with a noisy rate, three control steps a frame, is no jump either")
+    func jitterAtTenHertzIsNoJump() {
+        let moving = Self.run(from: 0.04, period: 0.1, seconds: 6, subject: { _ in 0.04 }, rate: { Self.rateNoise($0) }).filter(\.moving).count
+        #expect(moving == 0, "moving in \(moving) of 180 steps")
+    }
+
+    /// A subject walking slowly (0.05 rad/s, 0.2 magnified; the target's mean lags it by 10 mrad,
+    /// 40 magnified) under the same jitter, its rate ±0.015 rad/s off, seen at 30 and at 10 Hz,
+    /// three updates a frame: no detection is judged a jump. The margin left beside the jitter's
+    /// 24 mrad (magnified) is 21, taken by a rate off by 0.0175 rad/s for a while at 10 Hz (the
+    /// lag allowed is the mean rate's times 0.3 s): ±0.03 off for 0.4 s at a time had 3 of 50
+    /// detections judged jumps.
+    @Test("a slow, steady walk at 4× under jitter is no jump", arguments: [1.0 / 30, 0.1])
+    func aSteadyMoveIsNoJump(period: Double) {
+        var band = AxisDeadBand(), jumps = 0, frames = 0
+        let step = period / 3
+        for tick in 0..<Int(5 / step) {
+            let now = Double(tick) * step, frame = tick / 3, capture = now - 0.1
+            let target = 0.05 * capture + Self.jitter(frame, at: capture)
+            if tick % 3 == 0 {
+                frames += 1
+                if band.jumped(to: target, time: capture, magnification: 4, configuration: .tuned) { jumps += 1 }
+            }
+            band.update(target: target, time: capture, camera: 0.05 * now, rate: 0.05 + Self.rateNoise(frame, size: 0.015), magnification: 4,
+                        partnerMoving: false, dt: step, configuration: .tuned)
+        }
+        #expect(jumps == 0, "\(jumps) of \(frames) detections judged jumps")
+    }
+
+    /// Kept (the rule it replaces passed it too): the same walk, closed loop, is followed without
+    /// the camera resting on the way.
+    @Test("a slow, steady walk at 4× under jitter is followed without resting")
+    func aSteadyMoveIsFollowed() {
+        let trace = Self.run(from: 0, seconds: 5, subject: { 0.05 * max(0, $0) }, rate: { 0.05 + Self.rateNoise($0) })
+        let following = trace.filter { $0.time >= 1 }
+        let rests = following.filter { !$0.moving }.count
+        #expect(rests == 0, "at rest in \(rests) of \(following.count) steps while the subject walked")
+        let behind = following.map { 0.05 * $0.time - $0.yaw }.map(abs).max() ?? 1
+        #expect(behind < 0.015, "up to \(behind * 1000) mrad off the walker")
+    }
+
+    /// Kept from the rule it replaces: the face found 60 mrad on (240 magnified) restarts the mean,
+    /// so the camera goes there and finishes its move on it, never back towards where it was.
+    @Test("a 60 mrad jump at 4× is a jump: the camera goes to the new place, never back towards the old")
+    func aJumpRestartsTheMean() {
+        let trace = Self.run(from: 0, jitter: false, subject: { $0 < 1.5 ? 0 : 0.06 })
+        let after = trace.filter { $0.time >= 1.6 }
+        let back = zip(after, after.dropFirst()).map { $0.yaw - $1.yaw }.max() ?? 0
+        #expect(back <= 0, "went \(back * 1000) mrad back towards the old place in one step")
+        #expect(abs((trace.last?.yaw ?? 0) - 0.06) < 0.002, "at rest at \((trace.last?.yaw ?? 0) * 1000) mrad, the face at 60")
+        #expect(!(trace.last?.moving ?? true), "at rest")
+    }
+}
