@@ -27,33 +27,16 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
 
     public let loop: any EventLoop
     private let now: @Sendable () -> Double
-    private let state: NIOLoopBoundBox<State>
+    private let box: NIOLoopBoundBox<State>
 
-    /// Loop-confined. A class, so that reading `state.value` yields a reference: a struct would be
+    /// Loop-confined. A class, so that reading `box.value` yields a reference: a struct would be
     /// copied at each read, the whole session with it, several times per chunk read.
     private final class State {
         var session: Session
         let shell: Shell
-        var channel: (any Channel)?
-        /// The one timer, armed for the session's next tick (or sooner: see `armTimer`); `arming`
-        /// tells it from one cancelled after NIO took it into the batch it is running (it runs all
-        /// the same, and must then do nothing).
-        var timer: (at: Double, arming: UInt64, callback: NIOScheduledCallback)?
-        var armings: UInt64 = 0
-        /// The timer's turn is running: it arms the next once, at its end (the read before the tick
-        /// would arm one for the tick, due already: a turn of the loop for nothing).
-        var firing = false
-        /// Why the link is being closed from our side (the session's reason, or an I/O error).
-        var closeReason: String?
-        /// The link's descriptor while the host may read it itself (a byte stream of a device).
-        var byteStream: Int32?
-        /// NIO does not read the link (`autoRead` off): the host reads it in batches.
-        var batching = false
-        /// The last read of the link, the host's or NIO's: what it held then has been read.
-        var lastBatchRead = -Double.infinity
-        /// A read asked of NIO (after a write) and not done yet: the host does not read the link
-        /// itself meanwhile (NIO would find it drained, which it asserts against).
-        var nioReadPending = false
+        /// The link's side, in a class of its own: not generic, so its fields are reached directly,
+        /// not through the generic class's metadata (field offsets, value witnesses) at every use.
+        let link = LinkState()
 
         init(session: Session, shell: Shell) {
             self.session = session
@@ -66,7 +49,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
                 now: @escaping @Sendable () -> Double) {
         self.loop = loop
         self.now = now
-        state = .makeBoxSendingValue(State(session: session, shell: shell), as: State.self, eventLoop: loop)
+        box = .makeBoxSendingValue(State(session: session, shell: shell), as: State.self, eventLoop: loop)
     }
 
     /// A link the session runs over.
@@ -101,26 +84,27 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     /// shell is there to note what the event awaits (a reply's promise). `event` must not reach the
     /// host: the session is being changed.
     public func handle(_ event: (inout Session, Shell, _ now: Double) -> Session.Output) {
-        let out = event(&state.value.session, state.value.shell, now())
+        let state = box.value
+        let out = event(&state.session, state.shell, now())
         apply(out)
     }
 
     /// Reads the session where it is (on the loop). Calling a computed property on
-    /// `state.value.session` copies the whole session first (the class's field might change during
+    /// `box.value.session` copies the whole session first (the class's field might change during
     /// the call), retaining and releasing each of its arrays and dictionaries.
     public func inspect<T>(_ body: (inout Session) -> T) -> T {
-        body(&state.value.session)
+        body(&box.value.session)
     }
 
     /// Reads the session on its loop (at once when called on it), after the bytes the link holds.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Session) -> T) -> EventLoopFuture<T> {
         if loop.inEventLoop {
             readHeldBytes()
-            return loop.makeSucceededFuture(body(state.value.session))
+            return loop.makeSucceededFuture(body(box.value.session))
         }
         return loop.submit {
             self.readHeldBytes()
-            return body(self.state.value.session)
+            return body(self.box.value.session)
         }
     }
 
@@ -132,8 +116,10 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     /// While reading in batches: hands the session, as one read, what the link holds now. An end
     /// of file or an error is left to NIO to find and report: the host reads this link itself no more.
     public func readHeldBytes() {
-        guard state.value.batching, !state.value.nioReadPending, let fd = state.value.byteStream else { return }
-        state.value.lastBatchRead = now()
+        let state = box.value
+        let link = state.link
+        guard link.batching, !link.nioReadPending, let fd = link.byteStream else { return }
+        link.lastBatchRead = now()
         var bytes: [UInt8] = []
         var ended = false
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { chunk in
@@ -151,9 +137,9 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
                 }
             }
         }
-        if ended { state.value.byteStream = nil }
+        if ended { link.byteStream = nil }
         if !bytes.isEmpty {
-            apply(state.value.session.handle(link: .received(bytes), at: now()))
+            apply(state.session.handle(link: .received(bytes), at: now()))
         } else {
             chooseReading()
         }
@@ -162,58 +148,66 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     // MARK: - The link's side (on the loop)
 
     fileprivate func opened(_ channel: any Channel, byteStream: Int32?) {
+        let state = box.value
+        let link = state.link
         // A close asked while no link was open (an output's, after its write's failure had closed
         // the link) is not this link's.
-        state.value.closeReason = nil
-        state.value.channel = channel
-        state.value.byteStream = byteStream
-        state.value.shell.linkOpened()
-        apply(state.value.session.handle(link: .opened, at: now()))
+        link.closeReason = nil
+        link.channel = channel
+        link.byteStream = byteStream
+        state.shell.linkOpened()
+        apply(state.session.handle(link: .opened, at: now()))
     }
 
     fileprivate func received(_ buffer: ByteBuffer) {
-        state.value.nioReadPending = false
+        let state = box.value
+        let link = state.link
+        link.nioReadPending = false
         let now = now()
-        if state.value.batching { state.value.lastBatchRead = now }
+        if link.batching { link.lastBatchRead = now }
         // `getBytes` copies with one memcpy (a walk of `readableBytesView` goes byte by byte).
         let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
-        apply(state.value.session.handle(link: .received(bytes), at: now))
+        apply(state.session.handle(link: .received(bytes), at: now))
     }
 
     fileprivate func close(_ reason: String) {
-        guard let channel = state.value.channel else { return }
-        if state.value.closeReason == nil { state.value.closeReason = reason }
+        let link = box.value.link
+        guard let channel = link.channel else { return }
+        if link.closeReason == nil { link.closeReason = reason }
         channel.close(promise: nil)
     }
 
     fileprivate func closed() {
-        let reason = state.value.closeReason ?? "the stand closed the link (EOF or hangup)"
-        state.value.closeReason = nil
-        state.value.timer?.callback.cancel()
-        state.value.timer = nil
-        state.value.channel = nil
-        state.value.byteStream = nil
-        state.value.batching = false
-        state.value.nioReadPending = false
-        state.value.shell.linkClosed()
-        apply(state.value.session.handle(link: .closed(reason: reason), at: now()))
+        let state = box.value
+        let link = state.link
+        let reason = link.closeReason ?? "the stand closed the link (EOF or hangup)"
+        link.closeReason = nil
+        link.disarm()
+        link.channel = nil
+        link.byteStream = nil
+        link.batching = false
+        link.nioReadPending = false
+        state.shell.linkClosed()
+        apply(state.session.handle(link: .closed(reason: reason), at: now()))
     }
 
     /// Carries out an output: its writes first, then what the shell does with it, then the reading
     /// and the timer the session now needs.
     private func apply(_ out: Session.Output) {
-        if !out.writes.isEmpty, let channel = state.value.channel {
+        let state = box.value
+        let link = state.link
+        if !out.writes.isEmpty, let channel = link.channel {
             // One write per driver call: a datagram each on a UDP link.
             for bytes in out.writes { channel.write(ByteBuffer(bytes: bytes), promise: nil) }
             channel.flush()
         }
-        state.value.shell.carryOut(out, from: self)
+        state.shell.carryOut(out, from: self)
         if let reason = out.closeLink { close(reason) }
         chooseReading()
         // What was written may be acknowledged (a probe timing the link, a command): the next bytes
         // are read as they come, once, so the round trip is measured on them and not on the batch.
-        if state.value.batching && !out.writes.isEmpty, let channel = state.value.channel {
-            state.value.nioReadPending = true
+        if link.batching && !out.writes.isEmpty, let channel = link.channel {
+            link.nioReadPending = true
             channel.read()
         }
         armTimer()
@@ -221,12 +215,14 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
 
     /// Reads the link in batches while the shell allows it; else NIO reads it.
     private func chooseReading() {
-        guard let channel = state.value.channel else { return }
-        let batch = state.value.byteStream != nil && state.value.closeReason == nil
-            && state.value.shell.mayReadInBatches(&state.value.session)
-        guard batch != state.value.batching else { return }
-        state.value.batching = batch
-        if batch { state.value.lastBatchRead = now() }
+        let state = box.value
+        let link = state.link
+        guard let channel = link.channel else { return }
+        let batch = link.byteStream != nil && link.closeReason == nil
+            && state.shell.mayReadInBatches(&state.session)
+        guard batch != link.batching else { return }
+        link.batching = batch
+        if batch { link.lastBatchRead = now() }
         try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: !batch)
         // Turning `autoRead` off drops a read asked of NIO: ask one, always, and leave the link to it
         // until it has read. Else the answer to the last write waits, unread, for the next one (a
@@ -235,7 +231,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         // drained the link meanwhile (a client's request in the same turn: the API fuzzer's
         // reconnects), a debug dockd trapped.
         if batch {
-            state.value.nioReadPending = true
+            link.nioReadPending = true
             channel.read()
         }
     }
@@ -246,51 +242,53 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     /// time would not save its wake-up (NIO keeps its timerfd armed for a cancelled deadline); an
     /// early one only re-arms.
     private func armTimer() {
-        guard !state.value.firing else { return }
+        let link = box.value.link
+        guard !link.firing else { return }
         // No link is due nothing; a link being closed neither (its silence, past, would be judged
         // again and again).
-        guard state.value.channel != nil, state.value.closeReason == nil, var due = inspect({ $0.nextTick }) else {
-            state.value.timer?.callback.cancel()
-            state.value.timer = nil
+        guard link.channel != nil, link.closeReason == nil, var due = inspect({ $0.nextTick }) else {
+            link.disarm()
             return
         }
         // While a read asked of NIO is pending the host does not read the link itself (`readHeldBytes`):
         // a batch read due would fire the timer again and again, at once, until the link answers.
-        if state.value.batching && !state.value.nioReadPending { due = min(due, nextBatchRead(before: due)) }
-        if let armed = state.value.timer, armed.at <= due { return }
-        state.value.timer?.callback.cancel()
+        if link.batching && !link.nioReadPending { due = min(due, nextBatchRead(before: due)) }
+        if let armed = link.timerDue, armed <= due { return }
+        link.disarm()
         let delay = Int64((max(0, due - now()) * 1e9).rounded(.up))
-        state.value.armings &+= 1
-        let arming = state.value.armings
+        link.armings &+= 1
+        let arming = link.armings
         // A callback, not `scheduleTask`: no promise and no closures to allocate at every arming.
-        guard let callback = try? loop.scheduleCallback(in: .nanoseconds(delay), handler: TimerCallback(host: self, arming: arming)) else {
-            state.value.timer = nil
-            return
-        }
-        state.value.timer = (due, arming, callback)
+        guard let callback = try? loop.scheduleCallback(in: .nanoseconds(delay), handler: TimerCallback(host: self, arming: arming)) else { return }
+        link.timerDue = due
+        link.timerCallback = callback
     }
 
     /// When to read the link next while reading in batches: at most `batchPeriod` after the last read,
     /// the reads spaced evenly up to `tick` (which reads the link first), so that no more of them
     /// come between two ticks than the period asks for.
     private func nextBatchRead(before tick: Double) -> Double {
-        let span = tick - state.value.lastBatchRead
+        let link = box.value.link
+        let span = tick - link.lastBatchRead
         guard span.isFinite, span > Self.batchPeriod else { return tick }
-        return state.value.lastBatchRead + span / (span / Self.batchPeriod).rounded(.up)
+        return link.lastBatchRead + span / (span / Self.batchPeriod).rounded(.up)
     }
 
     private func timerFired(_ arming: UInt64) {
-        guard state.value.timer?.arming == arming else { return }
-        state.value.timer = nil
-        state.value.shell.timerWoke()
+        let state = box.value
+        let link = state.link
+        guard link.timerDue != nil, link.armings == arming else { return }
+        link.timerDue = nil
+        link.timerCallback = nil
+        state.shell.timerWoke()
         // What the link delivered meanwhile comes before the tick: its silence is judged on it.
-        state.value.firing = true
+        link.firing = true
         readHeldBytes()
         let now = now()
         if let due = inspect({ $0.nextTick }), due <= now {
-            apply(state.value.session.handle(link: .tick, at: now))
+            apply(state.session.handle(link: .tick, at: now))
         }
-        state.value.firing = false
+        link.firing = false
         armTimer()
     }
 
@@ -299,6 +297,40 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         let host: LinkSessionHost
         let arming: UInt64
         func handleScheduledCallback(eventLoop: some EventLoop) { host.timerFired(arming) }
+    }
+}
+
+/// A `LinkSessionHost`'s link and timer. Loop-confined.
+private final class LinkState {
+    var channel: (any Channel)?
+    /// The one timer, armed for the session's next tick (or sooner: see `armTimer`): when it is
+    /// due (nil: none is armed) and its callback. Two fields, not one optional tuple: the tuple was
+    /// copied through the runtime's generic value witnesses at every look at when it is due.
+    var timerDue: Double?
+    var timerCallback: NIOScheduledCallback?
+    /// Timers armed so far; the armed one's callback carries the count at its arming, which tells
+    /// it from one cancelled after NIO took it into the batch it is running (it runs all the same,
+    /// and must then do nothing).
+    var armings: UInt64 = 0
+    /// The timer's turn is running: it arms the next once, at its end (the read before the tick
+    /// would arm one for the tick, due already: a turn of the loop for nothing).
+    var firing = false
+    /// Why the link is being closed from our side (the session's reason, or an I/O error).
+    var closeReason: String?
+    /// The link's descriptor while the host may read it itself (a byte stream of a device).
+    var byteStream: Int32?
+    /// NIO does not read the link (`autoRead` off): the host reads it in batches.
+    var batching = false
+    /// The last read of the link, the host's or NIO's: what it held then has been read.
+    var lastBatchRead = -Double.infinity
+    /// A read asked of NIO (after a write) and not done yet: the host does not read the link
+    /// itself meanwhile (NIO would find it drained, which it asserts against).
+    var nioReadPending = false
+
+    func disarm() {
+        timerCallback?.cancel()
+        timerCallback = nil
+        timerDue = nil
     }
 }
 

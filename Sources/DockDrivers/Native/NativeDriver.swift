@@ -13,6 +13,10 @@ public struct NativeDriver: StandDriver {
     private var earlierLinks = DecoderCounters()
     private var sequencer = FrameSequencer()
     private var identity: HelloReply?
+    /// The stand answered HELLO (`identity` is set): its session runs, and the host must not stay
+    /// silent. Kept apart because it is asked after every event, and `identity != nil` copies the
+    /// whole reply (its strings retained and released) to look at it.
+    private var sessionRuns = false
     private var capabilities: Capabilities?
     private var isReady = false
     /// The handshake failed (reported once); nothing more is sent on this link.
@@ -81,6 +85,7 @@ public struct NativeDriver: StandDriver {
         earlierLinks = earlierLinks.adding(decoder.counters)
         decoder = FrameDecoder()
         identity = nil
+        sessionRuns = false
         capabilities = nil
         isReady = false
         failed = false
@@ -155,6 +160,7 @@ public struct NativeDriver: StandDriver {
                 return .refuse(.versionMismatch, "host speaks \(ProtocolVersion.text)")
             }
             identity = reply
+            sessionRuns = true
             lastVelocity = nil
             // The stand's session runs from here: its heartbeat timeout is the one it reports.
             let inForce = reply.heartbeatTimeoutMs == 0 ? ProtocolTiming.defaultHeartbeatTimeoutMs : reply.heartbeatTimeoutMs
@@ -276,7 +282,7 @@ public struct NativeDriver: StandDriver {
 
     /// The stand's session runs once it answered HELLO: from then on the host must not stay silent.
     private var heartbeatDue: Double? {
-        identity != nil ? lastSent + Self.heartbeatAim * silenceLimit : nil
+        sessionRuns ? lastSent + Self.heartbeatAim * silenceLimit : nil
     }
 
     /// Asked after every event the host handles (100 a second on a streaming stand): no array.
@@ -316,7 +322,7 @@ public struct NativeDriver: StandDriver {
         resend(at: time, into: &out)
         // A probe unanswered for 2 s was lost (or the link is gone): it times nothing.
         probes = probes.filter { time - $0.value < 2 }
-        if identity != nil && needsHeartbeat(at: time) {
+        if sessionRuns && needsHeartbeat(at: time) {
             out.bytes += frame(.heartbeat(uptimeMs: UInt32(truncatingIfNeeded: Int(time * 1000))), ackRequested: false, at: time).bytes
         }
         return out
