@@ -69,7 +69,7 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
 
     /// Proportional gain on the predicted aim error, 1/s.
     public var gain: Double = 4
-    /// The gain times the link's round trip stays under this: a loop closed across a delay τ
+    /// The gain times the loop's delay stays under this: a loop closed across a delay τ
     /// rings, then runs away, as gain·τ nears π/2 (a VISCA camera answering 200 ms late lost the
     /// subject half the time at gain 6/s; see HARDWARE.md). A stand on time keeps `gain`.
     public var delayMargin: Double = 0.5
@@ -135,8 +135,9 @@ public struct TrackingController: Sendable {
     public var configuration: TrackingControlConfiguration
     /// Axes that turn without end (a continuous yaw): home on them is the nearest whole turn.
     public var continuousAxes: Set<Axis> = []
-    /// The link's measured round trip, s: above `delayMargin / gain` it lowers the gain.
-    public var roundTrip = 0.0
+    /// The loop's delay, s: the link's measured round trip plus the stand's feedback period (the
+    /// engine's `loopDelay`); above `delayMargin / gain` it lowers the gain.
+    public var loopDelay = 0.0
     /// The camera's zoom (1: the field of view the dead band is set for). The dead band judges
     /// errors and rates magnified by it, so that it stays the same part of the frame: at 10× a
     /// fixed 0.015 rad band is a fifth of the frame's height, and a tight shot lost its subject
@@ -264,7 +265,7 @@ public struct TrackingController: Sendable {
             rest.update(target: target, time: time, camera: camera, rate: rate, magnification: magnification, partnerMoving: partnerMoving, dt: dt, configuration: c)
             if !rest.moving { return -baseRate }
         }
-        let gain = roundTrip > 0 ? min(c.gain, c.delayMargin / roundTrip) : c.gain
+        let gain = loopDelay > 0 ? min(c.gain, c.delayMargin / loopDelay) : c.gain
         if let goal = rest.finishing?.goal { return gain * (goal - camera) - baseRate }
         return c.feedforwardGain * weight * rate - baseRate + gain * error
     }

@@ -168,7 +168,7 @@ public struct TrackingLoop: Sendable {
     public mutating func command(positions: [Axis: Double], zoom zoomLimits: EffectiveAxisLimits? = nil,
                                  loopDelay: Double, at now: Double) -> [Axis: Double]? {
         guard isActive(at: now) else { return nil }
-        controller.roundTrip = loopDelay
+        controller.loopDelay = loopDelay
         controller.magnification = zoom * history.latestZoom
         var rates = controller.command(target: target, positions: positions, base: base.current, at: now)
         if let zoomLimits, shotZoom.shot != nil { rates[.zoom] = zoomRate(limits: zoomLimits) }
