@@ -47,10 +47,7 @@ public struct SelectionSettings: Sendable, Hashable {
     /// nearer person) is not framed while another selected subject is seen, s. Its box is by then a
     /// prediction coasting on its last rate, and the person is often still in view under a second
     /// track (the tracker lost them and their detections started a new one): framed, the coasting
-    /// track would steer the camera after a phantom for as long as the tracker keeps it. In automatic
-    /// selection such a primary also passes at once to the best subject seen (and takes the role
-    /// back once seen again), and with no
-    /// established subject seen a confirmed track measured within this long stands in.
+    /// track would steer the camera after a phantom for as long as the tracker keeps it.
     public var lostFramingDelay = 0.3
 
     public init() {}
@@ -67,9 +64,8 @@ public struct Selection: Sendable, Hashable {
     /// Every confirmed or briefly lost subject, by rank.
     public let ranked: [RankedSubject]
     /// The subjects to frame, most important first: the client's choice if it made one, else the
-    /// primary (in automatic selection a subject seen, when there is one) and those nearly as
-    /// salient; of those, the ones lost for longer than `SelectionSettings.lostFramingDelay` only
-    /// when none is seen.
+    /// primary and those nearly as salient; of those, the ones lost for longer than
+    /// `SelectionSettings.lostFramingDelay` only when none is seen.
     public let selected: [SubjectIdentifier]
 
     public var primary: SubjectIdentifier? { selected.first }
@@ -83,9 +79,6 @@ public struct SubjectSelector: Sendable {
     public private(set) var requestedIDs: [SubjectIdentifier] = []
     private var primary: SubjectIdentifier?
     private var challenger: (id: SubjectIdentifier, since: Double)?
-    /// In automatic selection, the primary that passed the role on for being unseen: it takes the
-    /// role back once seen again (hidden a while, it is still who the camera was following).
-    private var displaced: SubjectIdentifier?
     /// The last seen box of each selected subject, and selected subjects whose tracks ended.
     private var lastKnown: [SubjectIdentifier: (box: Box, category: SubjectCategory, seen: Double)] = [:]
     private var missing: [SubjectIdentifier: (box: Box, category: SubjectCategory, seen: Double)] = [:]
@@ -99,7 +92,6 @@ public struct SubjectSelector: Sendable {
     /// Track exactly these subjects; an empty list returns to automatic selection.
     public mutating func select(ids: [SubjectIdentifier]) {
         requestedIDs = ids
-        displaced = nil
         lastKnown = [:]
         missing = [:]
     }
@@ -155,65 +147,36 @@ public struct SubjectSelector: Sendable {
     /// same frame (`TrackingPipeline.reselect`).
     public mutating func update(tracks: [Track], field: Box, time: Double) -> Selection {
         if !requestedIDs.isEmpty { followRequested(tracks, time: time) }
-        let automatic = requestedIDs.isEmpty
-        var scored: [(id: SubjectIdentifier, score: Double, seen: Bool)] = []
+        var scored: [(id: SubjectIdentifier, score: Double)] = []
         scored.reserveCapacity(tracks.count)
         // Subjects: tracks seen often enough to be real (or chosen by the client), not left behind
         // by a turn.
         for track in tracks where track.lifecycle != .tentative && track.lastSeen >= ignoreUnseenBefore
             && (track.isEstablished || requestedIDs.contains(track.id)) {
-            scored.append((track.id, score(track, field: field), time - track.lastSeenOrHidden <= settings.lostFramingDelay))
-        }
-        // Automatic selection that had a subject, none of them seen now: a confirmed track measured
-        // within `lostFramingDelay` stands in although not yet established. Its detections make it
-        // a person more likely than the coasting prediction the camera would otherwise hold on, and
-        // a person the detector finds only in some frames (far, small, half out of the view) breaks
-        // their run of hits before it is long enough to establish them.
-        if automatic, primary != nil, !scored.contains(where: \.seen) {
-            for track in tracks where track.lifecycle != .tentative && !track.isEstablished && track.lastSeen >= ignoreUnseenBefore
-                && time - track.lastSeen <= settings.lostFramingDelay {
-                scored.append((track.id, score(track, field: field), true))
-            }
+            scored.append((track.id, score(track, field: field)))
         }
         // Highest score first; ties by age (older identifier first) so the order is deterministic.
         scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
         guard let best = scored.first else {
             primary = nil
             challenger = nil
-            displaced = nil
             return Selection(ranked: [], selected: [])
         }
-        if let id = displaced, !scored.contains(where: { $0.id == id }) { displaced = nil }
-        if automatic, let id = displaced, scored.contains(where: { $0.id == id && $0.seen }) {
-            primary = id
-            displaced = nil
-            challenger = nil
-        } else if let current = primary, let held = scored.first(where: { $0.id == current }) {
-            let currentScore = held.score
-            // The hysteresis keeps the primary against a near-equal challenger, not a coasting
-            // prediction against a person measured now: in automatic selection a primary no longer
-            // seen passes at once to the best subject seen until it is seen again (`displaced`),
-            // and only a subject seen challenges.
-            let bestSeen = automatic ? scored.first(where: \.seen) : nil
-            let contender = bestSeen ?? best
-            if !held.seen, let bestSeen {
-                if displaced == nil { displaced = current }
-                primary = bestSeen.id
-                challenger = nil
-            } else if contender.id != current, contender.score > currentScore + settings.switchMargin {
-                if let challenger, challenger.id == contender.id {
+        if let current = primary, let currentScore = scored.first(where: { $0.id == current })?.score {
+            if best.id != current, best.score > currentScore + settings.switchMargin {
+                if let challenger, challenger.id == best.id {
                     if time - challenger.since >= settings.switchDelay {
-                        primary = contender.id
+                        primary = best.id
                         self.challenger = nil
                     }
                 } else {
-                    challenger = (contender.id, time)
+                    challenger = (best.id, time)
                 }
             } else {
                 challenger = nil
             }
         } else {
-            primary = (automatic ? scored.first(where: \.seen) : nil)?.id ?? best.id
+            primary = best.id
             challenger = nil
         }
         // The held primary is rank 1 even while a challenger briefly out-scores it.
@@ -229,9 +192,11 @@ public struct SubjectSelector: Sendable {
             selected = ranked.filter { requestedIDs.contains($0.id) }.map(\.id)
         }
         // The subjects still seen are framed; those lost a while only when nothing else is (the
-        // camera then holds: `TrackingPipeline.framesOnlyLostSubjects`). A subject the client
-        // selected keeps its rank and is framed again once re-acquired.
-        let seen = selected.filter { id in scored.contains { $0.id == id && $0.seen } }
+        // camera then holds: `TrackingPipeline.framesOnlyLostSubjects`). The primary keeps its
+        // rank and is framed again once re-acquired.
+        let seen = selected.filter { id in
+            tracks.first { $0.id == id }.map { time - $0.lastSeenOrHidden <= settings.lostFramingDelay } ?? false
+        }
         if !seen.isEmpty { selected = seen }
         return Selection(ranked: ranked, selected: selected)
     }
