@@ -33,5 +33,6 @@ import VirtualTime
         let farthest = try Self.farthestYaw(toward: 0.08, speed: 1.7, latencies: latencies)
         // 2 mrad: the head rests 0.1 mrad or less past it; braking on the bare reads went up to 2.9 mrad past.
         #expect(farthest <= 0.08 + 0.002, "\(name): the head reached yaw \(farthest) rad, past the limit at 0.08")
+        #expect(farthest >= 0.075, "\(name): the head stopped at yaw \(farthest) rad, well short of the limit at 0.08")
     }
 }
