@@ -38,11 +38,12 @@ import Testing
 
 extension V4L2WalkTests {
     /// The issue's yardstick, a native stand of the same speed on the same walk: the v4l2 path is
-    /// 2.3× its mean error on a link on time and 8.1× at 80 ms each way (BENCHMARKS.md, printed by
+    /// 2.3× its mean error on a link on time and 6.1× at 80 ms each way (BENCHMARKS.md, printed by
     /// `V4L2WalkFigures`; the target, 1.5×, is missed: most of the on-time gap is the camera's 1°
     /// step, on which it rests up to 8.7 mrad off). Those were 1.7× and 7.6× until the tracker's
-    /// settle finished its moves on the subject (issue 22), and 2.0× and 8.6× before the walk ran
-    /// in the virtual host (the timing alone moves them by up to 15 %).
+    /// settle finished its moves on the subject (issue 22), 2.0× and 8.6× before the walk ran in
+    /// the virtual host (the timing alone moves them by up to 15 %), and 2.3× and 8.1× before the
+    /// tracking gain counted the feedback period in the loop's delay.
     /// This guards the figures from getting worse, it does not meet the target.
     @Test func againstANativeStandOfTheSameSpeed() {
         for (ioctl, observation, bound) in [(0.002, 0.01, 3.0), (0.08, 0.15, 9.0)] {
