@@ -169,7 +169,8 @@ public struct MotionController: Sendable {
     /// `feedbackTimeoutPeriods` periods after the last), nil before the first FEEDBACK.
     public var feedbackWatchdogTime: Double? { lastFeedbackTime.map { $0 + configuration.feedbackTimeoutPeriods * period } }
 
-    private var period: Double { 1 / Double(max(1, capabilities.feedbackHz)) }
+    /// The feedback period the stand declares, s (its CAPABILITIES' rate, at least 1 Hz).
+    public var period: Double { 1 / Double(max(1, capabilities.feedbackHz)) }
     private var latency: Double { configuration.latencyCompensation ?? period }
     /// Seconds from a tick until the stand has reacted to its command: the command's latency and the
     /// motor's lag (the feedback's age is measured, not assumed). See `limitLookahead`.

@@ -418,8 +418,7 @@ public struct StandEngine: Sendable {
         // round trip alone, a webcam 40 ms away each way hunted by ±2° about a still subject.
         // The declared period, not the interval measured: a camera's reads, taking turns with its
         // sets, come 0.15–0.3 s apart, and a gain cut for that left it creeping short of the subject.
-        let period = 1 / Double(max(1, capabilities?.feedbackHz ?? 1))
-        let loopDelay = (driver.counters.roundTrip.smoothed ?? 0) + period
+        let loopDelay = (driver.counters.roundTrip.smoothed ?? 0) + (connection?.motion.period ?? 0)
         guard var rates = tracking.command(positions: positions, zoom: zoomLimits, loopDelay: loopDelay, at: now)
         else { return }
         if var watch = lostWatch {

@@ -162,9 +162,10 @@ public struct TrackingLoop: Sendable {
     }
 
     /// Rates for the motors while tracking is active, nil when it is not; `loopDelay`: the link's
-    /// round trip and the interval between the stand's FEEDBACKs (a slow loop gets a gentler gain). `zoom`, on a stand with a zoom axis: its limits in force;
-    /// with a shot chosen, the shot's zoom rate comes with the others (without one, none: the zoom
-    /// holds, as VELOCITY holds every axis it is not given a rate for).
+    /// round trip and the stand's feedback period (a slow loop gets a gentler gain). `zoom`, on a
+    /// stand with a zoom axis: its limits in force; with a shot chosen, the shot's zoom rate comes
+    /// with the others (without one, none: the zoom holds, as VELOCITY holds every axis it is not
+    /// given a rate for).
     public mutating func command(positions: [Axis: Double], zoom zoomLimits: EffectiveAxisLimits? = nil,
                                  loopDelay: Double, at now: Double) -> [Axis: Double]? {
         guard isActive(at: now) else { return nil }
