@@ -54,10 +54,12 @@ public struct StandEngine: Sendable {
     /// The name used before the stand has said who it is (its endpoint).
     public let fallbackName: String
     public var linkState: LinkState { link.state }
-    public private(set) var identity: StandIdentity?
-    public private(set) var capabilities: Capabilities?
-    public private(set) var lastFeedback: (feedback: Feedback, time: Double)?
-    public private(set) var docked: Bool?
+    /// What the stand has said about itself: who it is, what it can do, where it last was.
+    private var status = StandStatus()
+    public var identity: StandIdentity? { status.identity }
+    public var capabilities: Capabilities? { status.capabilities }
+    public var lastFeedback: (feedback: Feedback, time: Double)? { status.lastFeedback }
+    public var docked: Bool? { status.docked }
     public var lastError: String? { link.lastError }
     /// The stand last refused dockd's protocol version (or spoke another): until it says otherwise
     /// the host asks again only after `ProtocolTiming.incompatibleRetry`.
@@ -70,8 +72,7 @@ public struct StandEngine: Sendable {
     public private(set) var defaults: StandDefaults
     public private(set) var counters = EngineCounters()
     /// The latest fault reported about the stand (by it or by dockd), with its time.
-    public private(set) var lastFault: (report: FaultReport, time: Double)?
-    private var batteries: [UInt8: BatteryState] = [:]
+    public var lastFault: (report: FaultReport, time: Double)? { status.lastFault }
     /// Whether a command may act now (the lease, a stop, refused drives), and the replies that
     /// wait for the stand's acknowledgement.
     private var gate = CommandGate()
@@ -88,9 +89,6 @@ public struct StandEngine: Sendable {
     private var lostWatch: LostSubjectWatch?
     private var lastControlTick = -Double.infinity
     private var lastProgressPublished = -Double.infinity
-    private var lastImplausibleReport = -Double.infinity
-    /// The speed scales last logged (1 = the stand's description).
-    private var loggedSpeedScale: [Axis: Double] = [:]
     /// The link's life: handshake, silence, pace.
     private var link: LinkSupervisor
 
@@ -164,7 +162,7 @@ public struct StandEngine: Sendable {
         _ = gate.handle(.state(stopConfirmed: driver.stopConfirmed, limitsAcknowledged: !driver.awaitsAcknowledgement(of: .limits),
                                connected: linkState == .connected, stand: standID ?? fallbackName), at: now, &out)
         publishPhase(at: now, &out)
-        for case .fault(let report) in out.notifications { lastFault = (report, now) }  // the last one published
+        status.notePublished(out, at: now)
         return out
     }
 
@@ -192,21 +190,10 @@ public struct StandEngine: Sendable {
         let output = driver.tick(at: now)
         out.write(output.bytes)
         for report in output.reports { handle(report, at: now, &out) }
-        noteSpeedScale(&out)
+        status.noteSpeedScale(driver.counters.speedScale, &out)
         let watchdogDue = pendingFeedbackWatchdog.map { now >= $0 } ?? false
         if linkState == .connected && (now - lastControlTick > Self.controlGap || watchdogDue) {
             runController(at: now, &out)
-        }
-    }
-
-    /// Logs (notice) a speed the driver measured that departs by more than 10 % from the stand's
-    /// description, or from what was logged last.
-    private mutating func noteSpeedScale(_ out: inout EngineOutput) {
-        for (axis, scale) in driver.counters.speedScale.sorted(by: { $0.key < $1.key }) {
-            let last = loggedSpeedScale[axis] ?? 1
-            guard abs(scale - last) > 0.1 * last else { continue }
-            loggedSpeedScale[axis] = scale
-            out.log(.notice, "\(axis) turns at \(scale.formatted(decimals: 2)) × the speeds its profile gives (measured from its feedback): its speed commands are scaled to match")
         }
     }
 
@@ -228,8 +215,8 @@ public struct StandEngine: Sendable {
     private mutating func handle(_ report: DriverReport, at now: Double, _ out: inout EngineOutput) {
         switch report {
         case .ready(let id, let caps):
-            identity = id
-            capabilities = caps
+            status.identity = id
+            status.capabilities = caps
             incompatible = false
             guard linkState == .handshaking else { return }
             var controller = MotionController(capabilities: caps, configuration: settings.motion,
@@ -238,17 +225,17 @@ public struct StandEngine: Sendable {
             connection = StandConnection(motion: controller)
             tracking.setContinuousAxes(Set(caps.axes.filter(\.continuous).map(\.axis)))
         case .feedback(let feedback):
-            if let lie = FeedbackCheck.implausible(feedback, capabilities: capabilities) {
+            if let lie = FeedbackCheck.implausible(feedback, capabilities: status.capabilities) {
                 // Never steer by a sample the stand cannot have measured: without fresh feedback the
                 // controller's watchdog ends any motion and commands zero velocity.
                 counters.implausibleReports += 1
-                reportImplausible("rejected implausible feedback: \(lie)", at: now, &out)
+                status.implausible("rejected implausible feedback: \(lie)", at: now, &out)
                 return
             }
             if linkState == .handshaking, connection != nil {
                 connected(feedback, at: now, &out)
             } else if linkState == .connected {
-                lastFeedback = (feedback, now)
+                status.lastFeedback = (feedback, now)
                 counters.feedbackFrames += 1
                 controlTick(feedback: feedback, at: now, &out)
             }
@@ -257,13 +244,11 @@ public struct StandEngine: Sendable {
         case .event(let event):
             standEvent(event, at: now, &out)
         case .battery(let state):
-            // The driver has refused impossible values (`.rejected`).
-            batteries[state.index] = state
-            out.notifications.append(.battery(batteryReport(state)))
+            status.battery(state, &out)
         case .fault(let fault):
             counters.faults += 1
             out.log(.warning, "stand fault", ["code": "\(fault.code)", "severity": "\(fault.severity)", "text": fault.text])
-            publish(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text), &out)
+            out.notifications.append(.fault(FaultReport(source: .stand, code: Int(fault.code), severity: Int(fault.severity), text: fault.text)))
         case .refused(let command, let reason):
             refused(command: command, reason: reason, at: now, &out)
         case .cameraPreset(let request, let result):
@@ -271,7 +256,7 @@ public struct StandEngine: Sendable {
             _ = gate.handle(.cameraPreset(request, result), at: now, &out)
         case .rejected(let problem):
             counters.implausibleReports += 1
-            reportImplausible("rejected an impossible report: \(problem)", at: now, &out)
+            status.implausible("rejected an impossible report: \(problem)", at: now, &out)
         case .garbage:
             break
         case .fatal(let reason):
@@ -287,7 +272,7 @@ public struct StandEngine: Sendable {
 
     /// Connected once the stand reports where it is: only then can it be steered.
     private mutating func connected(_ feedback: Feedback, at now: Double, _ out: inout EngineOutput) {
-        lastFeedback = (feedback, now)
+        status.lastFeedback = (feedback, now)
         connection?.motion.feedback(feedback, at: now)
         out.append(link.handle(.handshakeDone, at: now))
         counters.handshakes += 1
@@ -309,18 +294,6 @@ public struct StandEngine: Sendable {
         }
     }
 
-    private mutating func reportImplausible(_ text: String, at now: Double, _ out: inout EngineOutput) {
-        guard now - lastImplausibleReport >= 1 else { return }
-        lastImplausibleReport = now
-        out.log(.error, text)
-        publish(FaultReport(source: .dockd, code: DaemonFault.implausibleReport.rawValue, severity: 2, text: text), &out)
-    }
-
-    /// `handle` keeps the last one published as `lastFault`.
-    private func publish(_ fault: FaultReport, _ out: inout EngineOutput) {
-        out.notifications.append(.fault(fault))
-    }
-
     // MARK: - Control loop
 
     private mutating func controlTick(feedback: Feedback, at now: Double, _ out: inout EngineOutput) {
@@ -338,7 +311,7 @@ public struct StandEngine: Sendable {
             steerByTracking(yaw: yaw, pitch: pitch, at: now, &out)
         }
         runController(at: now, &out)
-        out.notifications.append(.motionState(motionReport(feedback, at: now)))
+        out.notifications.append(.motionState(StandStatus.motionReport(feedback, at: now, roundTrip: driver.counters.roundTrip.smoothed)))
     }
 
     /// One controller step: send what it asks, publish its progress. Runs on every FEEDBACK, right
@@ -355,7 +328,7 @@ public struct StandEngine: Sendable {
         lastControlTick = now
         if !alreadyWrong, let reason = connection!.motion.wrongDirection {
             out.log(.critical, reason)
-            publish(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason), &out)
+            out.notifications.append(.fault(FaultReport(source: .dockd, code: DaemonFault.wrongDirection.rawValue, severity: 3, text: reason)))
         }
         for message in output.messages { out.write(driver.send(message, at: now)) }
         for progress in output.progress { publishProgress(progress, at: now, &out) }
@@ -381,8 +354,8 @@ public struct StandEngine: Sendable {
         let type = MessageType(rawValue: command)
         let label = type.map { "\($0)".uppercased() } ?? "0x\(String(command, radix: 16))"
         out.log(.warning, "the stand refused a command", ["type": label, "reason": reason])
-        publish(FaultReport(source: .dockd, code: DaemonFault.commandRefused.rawValue, severity: 2,
-                                                    text: "the stand refused \(label): \(reason)"), &out)
+        out.notifications.append(.fault(FaultReport(source: .dockd, code: DaemonFault.commandRefused.rawValue, severity: 2,
+                                                    text: "the stand refused \(label): \(reason)")))
         switch gate.handle(.refused(type, reason: reason), at: now, &out) {
         case .nothingMore:
             break
@@ -409,7 +382,7 @@ public struct StandEngine: Sendable {
         case .idle, .velocity: break
         }
         if steering.takeOver() { tracking.startAfresh(at: now) }
-        let positions = steeredPositions(yaw: yaw, pitch: pitch)
+        let positions = status.steeredPositions(yaw: yaw, pitch: pitch)
         // Zoom only on a stand that declares it (the controller has limits for its axes only),
         // within the limits in force: a client's included.
         let zoomLimits = connection?.motion.limits(of: .zoom)
@@ -425,7 +398,7 @@ public struct StandEngine: Sendable {
             let limits = Dictionary(uniqueKeysWithValues: positions.keys.compactMap { axis in
                 connection?.motion.limits(of: axis).map { (axis, $0.min...$0.max) }
             })
-            if let policyRates = watch.rates(lastSeen: tracking.lastSeen, positions: positions, limits: limits, continuousAxes: continuousAxes, at: now) {
+            if let policyRates = watch.rates(lastSeen: tracking.lastSeen, positions: positions, limits: limits, continuousAxes: status.continuousAxes, at: now) {
                 // The policy steers pan and tilt; the shot's zoom (wide while the subject is lost) stays.
                 rates.merge(policyRates) { _, policy in policy }
             }
@@ -441,16 +414,6 @@ public struct StandEngine: Sendable {
         applyLed(at: now, &out)
     }
 
-    /// The yaw and pitch a steering step starts from, for the axes the stand has.
-    private func steeredPositions(yaw: Double, pitch: Double) -> [Axis: Double] {
-        var positions: [Axis: Double] = [:]
-        if capabilities?.axis(.yaw) != nil { positions[.yaw] = yaw }
-        if capabilities?.axis(.pitch) != nil { positions[.pitch] = pitch }
-        return positions
-    }
-
-    private var continuousAxes: Set<Axis> { Set(capabilities?.axes.filter(\.continuous).map(\.axis) ?? []) }
-
     // MARK: - Sweeps and tours
 
     /// A sweep or tour steers the motors in velocity mode, as tracking would, while no stop holds
@@ -462,7 +425,7 @@ public struct StandEngine: Sendable {
         case .orientation, .animation: return
         case .idle, .velocity: break
         }
-        let positions = steeredPositions(yaw: yaw, pitch: pitch), continuous = continuousAxes
+        let positions = status.steeredPositions(yaw: yaw, pitch: pitch), continuous = status.continuousAxes
         if let rates = connection!.panPlanner!.rates(positions: positions, continuousAxes: continuous, at: now) {
             try? connection!.motion.setVelocity(rates, at: now)
         } else {
@@ -542,7 +505,7 @@ public struct StandEngine: Sendable {
         let report: EventReport.Kind
         switch kind {
         case .docked:
-            docked = pressed
+            status.docked = pressed
             report = .docked(pressed)
         case .trackingButton:
             report = .trackingButton(pressed: pressed)
@@ -790,9 +753,11 @@ public struct StandEngine: Sendable {
     /// How the camera keeps presets of its own (nil: it keeps none dockd uses).
     public var cameraPresets: CameraPresetStorage? { driver.cameraPresets }
 
-    public var batteryReports: [BatteryReport] { batteries.keys.sorted().compactMap { batteries[$0].map(batteryReport) } }
+    public var batteryReports: [BatteryReport] { status.batteryReports }
 
-    public var motionSnapshot: MotionReport? { lastFeedback.map { motionReport($0.feedback, at: $0.time) } }
+    public var motionSnapshot: MotionReport? {
+        lastFeedback.map { StandStatus.motionReport($0.feedback, at: $0.time, roundTrip: driver.counters.roundTrip.smoothed) }
+    }
 
     public func trackingReport(at now: Double) -> TrackingReport {
         var report = tracking.report(time: now)
@@ -812,19 +777,6 @@ public struct StandEngine: Sendable {
 
     public var leaseHolder: ClientRef? { gate.lease.holder }
     public var stoppedBy: ClientRef? { gate.lease.stop?.by }
-
-    private func batteryReport(_ state: BatteryState) -> BatteryReport {
-        let names = capabilities?.batteries ?? []
-        let name = Int(state.index) < names.count ? names[Int(state.index)] : "battery \(state.index)"
-        return BatteryReport(index: Int(state.index), name: name, level: Double(state.level), charge: state.charge, low: state.low)
-    }
-
-    private func motionReport(_ feedback: Feedback, at time: Double) -> MotionReport {
-        let oneWay = (driver.counters.roundTrip.smoothed ?? 0) / 2
-        return MotionReport(time: time, measuredAt: time - oneWay, standTimeUs: feedback.timeUs,
-                            positions: feedback.axes.map { ($0.axis, Double($0.position)) },
-                            velocities: feedback.axes.map { ($0.axis, Double($0.velocity)) })
-    }
 }
 
 /// What the engine counts; the link's own counters (frames, errors, resends) are the driver's.
