@@ -15,7 +15,7 @@ import DockTracking
 /// reducer: the link's life (`LinkSupervisor`: handshake, silence, pace); whether a command may act
 /// (`CommandGate`: the lease, a stop that holds, refused drives, and the one queue of replies
 /// awaiting the stand's acknowledgement); who steers (`Steering`: a client's motion or tracking,
-/// the LED, the phase published).
+/// the LED, the phase published); what the stand said of itself (`StandStatus`).
 public struct StandEngine: Sendable {
     public enum Event: Sendable {
         /// The transport is open: the driver starts its handshake.
