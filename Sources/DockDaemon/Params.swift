@@ -188,29 +188,7 @@ struct Params: Sendable {
             // Not echoed: what was given may hold a password (user:password@host).
             throw .invalidParams("device: onvif:// takes [user@]host[:port][/profile] and never a password (dockd reads it from a file)", field: "device")
         }
-        func refuse(_ why: String) -> RPCError { .invalidParams("device '\(text)': \(why)", field: "device") }
-        switch endpoint {
-        case .serial(let path, let baud):
-            guard path.hasPrefix("/") else { throw refuse("a tty is given by its absolute path (or unix:, rfcomm:, udp:, tcp:)") }
-            guard SerialPort.isSupported(baud: baud) else { throw refuse("\(baud) is not a supported baud rate") }
-        case .unix(let path):
-            guard path.hasPrefix("/") else { throw refuse("unix: takes an absolute path") }
-        case .bluetooth(let address, let channel):
-            let parts = address.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
-                throw refuse("rfcomm: takes a Bluetooth address AA:BB:CC:DD:EE:FF")
-            }
-            let written = text.split(separator: "/", maxSplits: 1)
-            if written.count > 1 {
-                guard let channel, (1...30).contains(channel) else { throw refuse("the RFCOMM channel is 1…30") }
-            }
-        case .udp(let host, _), .tcp(let host, _):
-            guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }) else { throw refuse("the host is not a host name or address") }
-        case .video(let path):
-            guard path.hasPrefix("/") else { throw refuse("video: takes an absolute path") }
-        case .onvif:
-            break
-        }
+        if let problem = endpoint.problem(written: text) { throw .invalidParams("device '\(text)': \(problem)", field: "device") }
         return endpoint
     }
 

@@ -80,6 +80,34 @@ public enum StandEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Why dockd cannot try it as a client wrote it (`text`, what `init(parsing:)` read), nil when
+    /// it can: a relative path, a baud the serial port does not take, a malformed Bluetooth
+    /// address or channel, a host that is no host name.
+    public func problem(written text: String) -> String? {
+        switch self {
+        case .serial(let path, let baud):
+            guard path.hasPrefix("/") else { return "a tty is given by its absolute path (or unix:, rfcomm:, udp:, tcp:)" }
+            guard SerialPort.isSupported(baud: baud) else { return "\(baud) is not a supported baud rate" }
+        case .unix(let path):
+            guard path.hasPrefix("/") else { return "unix: takes an absolute path" }
+        case .bluetooth(let address, let channel):
+            let parts = address.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
+                return "rfcomm: takes a Bluetooth address AA:BB:CC:DD:EE:FF"
+            }
+            if text.split(separator: "/", maxSplits: 1).count > 1 {
+                guard let channel, (1...30).contains(channel) else { return "the RFCOMM channel is 1…30" }
+            }
+        case .udp(let host, _), .tcp(let host, _):
+            guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }) else { return "the host is not a host name or address" }
+        case .video(let path):
+            guard path.hasPrefix("/") else { return "video: takes an absolute path" }
+        case .onvif:
+            break
+        }
+        return nil
+    }
+
     /// `HOST:PORT` or `[IPv6]:PORT`, the port 1…65535 (getaddrinfo would silently take 99999 as 34463).
     private static func hostPort(_ text: Substring) -> (String, Int)? {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
