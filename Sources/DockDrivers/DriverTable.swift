@@ -7,6 +7,7 @@ public enum DriverTable {
         MAVLinkGimbalDriver.definition,
         V4L2CameraDriver.definition,
         ONVIFCameraDriver.definition,
+        PelcoDDriver.definition,
     ]
 
     public static var names: [String] { all.map(\.name) }
