@@ -70,6 +70,16 @@ import Testing
         #expect(required.lastError?.contains("no answer to the pan position query") == true)
     }
 
+    @Test func aUnitThatStopsAnsweringIsAskedAgainOnAReconnect() {
+        var driver = PelcoDDriver(settings: .init())
+        _ = driver.start(at: 0)
+        _ = driver.receive([0xFF, 0x01, 0x00, 0x59, 0x00, 0x00, 0x5A], at: 0.06)
+        #expect(!driver.standIsMute, "it answered: its silence means something")
+        var reports: [DriverReport] = []
+        for step in 1...25 { reports += driver.tick(at: 0.06 + Double(step) * 0.1).reports }
+        #expect(reports.contains { if case .reconnect = $0 { true } else { false } }, "2 s without an answer")
+    }
+
     @Test func garbageAndOtherUnitsAreCountedNotFollowed() throws {
         var driver = PelcoDDriver(settings: .init())
         _ = driver.start(at: 0)
