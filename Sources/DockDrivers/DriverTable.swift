@@ -1,5 +1,6 @@
 /// Every driver dockd has, one line each (gpsd's `gpsd_driver_array[]`). To add one, copy
-/// Tests/DockDriversTests/Skeleton/ into a folder here and list it (docs/HARDWARE.md, "Adding a driver").
+/// Tests/DockDriversTests/Skeleton/SkeletonDriver.swift into a folder here and list it (docs/HARDWARE.md,
+/// "Adding a driver").
 public enum DriverTable {
     public static let all: [DriverDefinition] = [
         NativeDriver.definition,
@@ -7,6 +8,7 @@ public enum DriverTable {
         MAVLinkGimbalDriver.definition,
         V4L2CameraDriver.definition,
         ONVIFCameraDriver.definition,
+        PelcoDDriver.definition,
     ]
 
     public static var names: [String] { all.map(\.name) }

@@ -45,6 +45,11 @@ public protocol StandDriver: Sendable {
     /// by a velocity measured from two reads. Default false (the stand streams its feedback).
     var positionIsPolled: Bool { get }
 
+    /// The stand says nothing on the wire (a Pelco-D unit that answers no position query): its
+    /// silence tells nothing of the link, which stays up while it is open, instead of being taken
+    /// for lost after the engine's silence limit. Default false (every stand answers something).
+    var standIsMute: Bool { get }
+
     /// When the driver next needs `tick` (host seconds; at or before now: at once), or nil when only
     /// the regular ticks matter. A caller that ticks then keeps the driver's deadlines exactly.
     var nextDeadline: Double? { get }
@@ -70,6 +75,7 @@ extension StandDriver {
     public var closesPositionLoop: Bool { false }
     /// The stand streams its feedback.
     public var positionIsPolled: Bool { false }
+    public var standIsMute: Bool { false }
     public var nextDeadline: Double? { nil }
     public func awaitsAcknowledgement(of type: MessageType) -> Bool { false }
     public var cameraPresets: CameraPresetStorage? { nil }

@@ -47,7 +47,7 @@ public enum SerialPort {
     }
 
     static func speedConstant(_ baud: Int) -> speed_t? {
-        let table: [Int: Int32] = [9600: B9600, 19200: B19200, 38400: B38400, 57600: B57600, 115200: B115200,
+        let table: [Int: Int32] = [2400: B2400, 4800: B4800, 9600: B9600, 19200: B19200, 38400: B38400, 57600: B57600, 115200: B115200,
                                    230400: B230400, 460800: B460800, 921600: B921600, 1_000_000: B1000000]
         return table[baud].map { speed_t($0) }
     }

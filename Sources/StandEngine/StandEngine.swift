@@ -184,6 +184,8 @@ public struct StandEngine: Sendable {
 
     private mutating func tick(at now: Double, _ out: inout EngineOutput) {
         guard linkState != .disconnected else { return }
+        // A mute stand is never heard: the link is up for as long as it is open.
+        if driver.standIsMute { out.append(link.handle(.report, at: now)) }
         let supervised = link.handle(.tick, at: now)
         out.append(supervised)
         if supervised.closeLink != nil { return }

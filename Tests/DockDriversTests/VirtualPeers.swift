@@ -148,3 +148,65 @@ struct ONVIFCameraPeer: VirtualPeer {
     mutating func advance(toMicros micros: UInt64) -> [UInt8] { [] }
     mutating func endSession(atMicros micros: UInt64) {}
 }
+
+/// A Pelco-D pan/tilt unit at address 1: it turns at the speeds it is sent (`degreesPerSecondAtTop`
+/// at 0x3F), stops at a stop, and answers the extended position queries in hundredths of a degree
+/// (pan growing to the right, tilt downwards) when `answersQueries`. It acknowledges nothing.
+struct PelcoDUnitPeer: VirtualPeer {
+    var answersQueries = true
+    var degreesPerSecondAtTop = 0.6 * 180 / Double.pi
+    /// Where it points, degrees: pan to the right, tilt downwards.
+    private(set) var pan = 0.0, tilt = 0.0
+    private var panSpeed = 0.0, tiltSpeed = 0.0
+    private(set) var received: [[UInt8]] = []
+    private var buffer: [UInt8] = []
+    private var time: UInt64 = 0
+
+    var still: Bool { panSpeed == 0 && tiltSpeed == 0 }
+
+    init(answersQueries: Bool = true) { self.answersQueries = answersQueries }
+
+    mutating func receive(_ bytes: [UInt8], atMicros micros: UInt64) -> [UInt8] {
+        _ = advance(toMicros: micros)
+        var answer: [UInt8] = []
+        for byte in bytes {
+            if buffer.isEmpty && byte != 0xFF { continue }
+            buffer.append(byte)
+            guard buffer.count == 7 else { continue }
+            let message = buffer
+            buffer = []
+            guard message[1] == 1, message[1...5].reduce(0, &+) == message[6] else { continue }
+            received.append(message)
+            answer += act(on: message)
+        }
+        return answer
+    }
+
+    private mutating func act(on message: [UInt8]) -> [UInt8] {
+        let command2 = message[3], unit = degreesPerSecondAtTop / 63
+        switch command2 {
+        case 0x51 where answersQueries: return position(0x59, pan)
+        case 0x53 where answersQueries: return position(0x5B, tilt)
+        case 0x00...0x1F where command2 & 0x01 == 0:
+            let panSign = command2 & 0x02 != 0 ? 1.0 : command2 & 0x04 != 0 ? -1.0 : 0
+            let tiltSign = command2 & 0x10 != 0 ? 1.0 : command2 & 0x08 != 0 ? -1.0 : 0
+            (panSpeed, tiltSpeed) = (panSign * Double(message[4]) * unit, tiltSign * Double(message[5]) * unit)
+            return []
+        default: return []
+        }
+    }
+
+    private func position(_ command2: UInt8, _ degrees: Double) -> [UInt8] {
+        let hundredths = (Int((degrees * 100).rounded()) % 36_000 + 36_000) % 36_000
+        let body: [UInt8] = [1, 0, command2, UInt8(hundredths >> 8), UInt8(hundredths & 0xFF)]
+        return [0xFF] + body + [body.reduce(0, &+)]
+    }
+
+    mutating func advance(toMicros micros: UInt64) -> [UInt8] {
+        let dt = Double(micros - min(micros, time)) / 1e6
+        (pan, tilt, time) = (pan + panSpeed * dt, max(-90, min(90, tilt + tiltSpeed * dt)), max(time, micros))
+        return []
+    }
+
+    mutating func endSession(atMicros micros: UInt64) {}
+}

@@ -50,7 +50,7 @@ def documented_keys():
     dockd.conf(5); a driver's options are under `.Ss [[device]] driver = NAME`."""
     keys, section, driver = [], None, None
     for line in MAN.read_text().splitlines():
-        if m := re.match(r"\.Ss \[\[?(\w+)\]\]?(?: driver = (\w+))?", line):
+        if m := re.match(r"\.Ss \[\[?(\w+)\]\]?(?: driver = ([\w-]+))?", line):
             section, driver = m.group(1), m.group(2)
         elif (m := re.match(r"\.It Cm (\w+) Ar (\w+)$", line)) and section:
             keys.append((section, m.group(1), m.group(2), driver))

@@ -1,5 +1,6 @@
-// The skeleton of a driver (gpsd's driver_proto.c): copy this folder to Sources/DockDrivers/<Name>/,
-// rename `Skeleton`, replace its toy protocol with yours, and add `<Name>Driver.definition` to
+// The skeleton of a driver (gpsd's driver_proto.c): copy this file to Sources/DockDrivers/<Name>/
+// (without the import of DockDrivers; its tests go to Tests/DockDriversTests/), rename `Skeleton`,
+// replace its toy protocol with yours, and add `<Name>Driver.definition` to
 // DriverTable.all. docs/HARDWARE.md, "Adding a driver", walks through it. It lives among the tests
 // so that it is compiled and run (SkeletonDriverTests), never shipped, and never out of date.
 //
