@@ -3,7 +3,7 @@ import DockProtocol
 /// An ONVIF PTZ camera (Profile S/T) as a stand: pan and tilt in the PTZ service's generic spaces
 /// (−1…1, mapped linearly to the degrees the settings give), yaw = −pan (ONVIF's positive pan
 /// turns right) and pitch = tilt, within the position range the camera advertises
-/// (`ONVIFPositionRange`): the stand's limits, and every position target clamped to it.
+/// (`PanTiltRange`): the stand's limits, and every position target clamped to it.
 /// Orientations go as AbsoluteMove where the camera offers it (the camera closes the position
 /// loop) or RelativeMove; rates as ContinuousMove with a whole-second
 /// Timeout, renewed while they last, and a Stop when they end — on a camera without
@@ -46,7 +46,7 @@ public struct ONVIFCameraDriver: StandDriver {
         public var profile: String?
         public var name: String?
         /// How far the pose estimated while a ContinuousMove runs on a camera whose reads stand
-        /// still may be off (`ONVIFPoseEstimate.doubt`), degrees, before a brief Stop lets the
+        /// still may be off (`PoseEstimate.doubt`), degrees, before a brief Stop lets the
         /// camera read where it is (0: never).
         public var readBackDoubt = 1.0
         /// The magnification at the top of the zoom position space; nil: the zoom is not steered.
@@ -118,11 +118,11 @@ public struct ONVIFCameraDriver: StandDriver {
     /// Whether the camera lists a pan/tilt speed space: absolute and relative moves may carry a Speed.
     private var offersSpeed = false
     /// The generic positions the camera takes: its profile's PanTiltLimits, then its absolute space's ranges.
-    private var positionRange = ONVIFPositionRange()
+    private var positionRange = PanTiltRange()
     /// The generic translations a RelativeMove may carry: its translation space's ranges (−1…1
     /// where it lists none). Dead-reckoned, the position range is twice as wide as the camera's,
     /// so a target may be up to twice a translation away.
-    private var translationRange = ONVIFPositionRange()
+    private var translationRange = PanTiltRange()
     /// A position target on a relative-only camera further than one translation: the rest is sent
     /// once the camera is there by the estimate (a camera clamping a translation silently would
     /// leave the estimate wrong; one refusing it would not move).
@@ -148,12 +148,12 @@ public struct ONVIFCameraDriver: StandDriver {
     /// The last GetStatus position as read, and where the camera is by what it was told: the pose
     /// reported is the estimate while reads stand still and the camera should be moving.
     private var lastRead: (x: Double, y: Double)?
-    private var estimate: ONVIFPoseEstimate?
+    private var estimate: PoseEstimate?
     /// Whether the last read repeated the one before while the camera should be moving: the pose
     /// reported is the estimate.
     private var onEstimate = false
     /// Whether GetStatus gives the camera's pan/tilt position. Without one the pose is the
-    /// estimate alone, dead-reckoned (`ONVIFPoseEstimate.travel`) from the generic values that are
+    /// estimate alone, dead-reckoned (`PoseEstimate.travel`) from the generic values that are
     /// yaw 0, pitch 0: where the camera was at connect is dockd's forward. Decided at connect.
     private var readsPosition = true
     /// The connect's GetStatus replies without a position so far (a fault counts as one), and the
@@ -181,7 +181,7 @@ public struct ONVIFCameraDriver: StandDriver {
     private var zoomPose: (z: Double, time: Double)?
     private var zoomRate = 0.0
     private var lastZoomRead: Double?
-    private var zoomEstimate: ONVIFPoseEstimate?
+    private var zoomEstimate: PoseEstimate?
     /// The setup's next request and when it is due.
     private var queuedSetup: (path: String, body: String, flight: Flight, due: Double)?
     /// SetPreset / RemovePreset asked for and not sent yet, in the order asked.
@@ -243,8 +243,8 @@ public struct ONVIFCameraDriver: StandDriver {
         readBack = nil
         ratePaths.x.reset(); ratePaths.y.reset()
         queuedSetup = nil
-        positionRange = ONVIFPositionRange()
-        translationRange = ONVIFPositionRange()
+        positionRange = PanTiltRange()
+        translationRange = PanTiltRange()
         relativeGoal = nil
         zoomOffers = (nil, false, false)
         panTiltRate = (0, 0)
@@ -441,7 +441,7 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             profile = token
             nodeToken = chosen.child("PTZConfiguration")?.value("NodeToken")
-            positionRange = ONVIFPositionRange().narrowed(by: chosen.child("PTZConfiguration")?.child("PanTiltLimits")?.children("Range") ?? [])
+            positionRange = PanTiltRange().narrowed(by: chosen.child("PTZConfiguration")?.child("PanTiltLimits")?.children("Range") ?? [])
             step = .options
             return next(ptzPath, ONVIFRequests.getConfigurationOptions(configurationToken), at: time)
         case .options:
@@ -484,8 +484,8 @@ public struct ONVIFCameraDriver: StandDriver {
         offers.absolute = false
         let origin = (x: settings.pan.generic(0), y: settings.tilt.generic(0))
         let travel = (x: positionRange.x.upperBound - positionRange.x.lowerBound, y: positionRange.y.upperBound - positionRange.y.lowerBound)
-        positionRange = ONVIFPositionRange(x: origin.x - travel.x...origin.x + travel.x, y: origin.y - travel.y...origin.y + travel.y)
-        estimate = ONVIFPoseEstimate(topSpeed: topSpeed, at: origin, time: time, range: positionRange, travel: travel)
+        positionRange = PanTiltRange(x: origin.x - travel.x...origin.x + travel.x, y: origin.y - travel.y...origin.y + travel.y)
+        estimate = PoseEstimate(topSpeed: topSpeed, at: origin, time: time, range: positionRange, travel: travel)
         return becomeReady(at: time)
     }
 
@@ -508,8 +508,8 @@ public struct ONVIFCameraDriver: StandDriver {
             return [.fatal("profile \(profile) offers no pan/tilt move dockd can steer")]
         }
         positionRange = positionRange.narrowed(by: spaces?.children("AbsolutePanTiltPositionSpace") ?? [])
-        translationRange = ONVIFPositionRange().narrowed(by: spaces?.children("RelativePanTiltTranslationSpace") ?? [],
-                                                         uri: ONVIFPositionRange.translationSpace)
+        translationRange = PanTiltRange().narrowed(by: spaces?.children("RelativePanTiltTranslationSpace") ?? [],
+                                                         uri: PanTiltRange.translationSpace)
         let zoomPosition = spaces?.child("AbsoluteZoomPositionSpace")?.child("XRange")
         let low = zoomPosition?.value("Min").flatMap(Double.init), high = zoomPosition?.value("Max").flatMap(Double.init)
         zoomOffers = (low.flatMap { l in high.flatMap { h in l < h ? l...h : nil } }, spaces?.child("ContinuousZoomVelocitySpace") != nil,
@@ -610,7 +610,7 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             self.estimate = estimate
         } else {
-            estimate = ONVIFPoseEstimate(topSpeed: topSpeed, at: read, time: time)
+            estimate = PoseEstimate(topSpeed: topSpeed, at: read, time: time)
         }
         lastRead = read
         if corrected, let estimate {
@@ -634,7 +634,7 @@ public struct ONVIFCameraDriver: StandDriver {
     private mutating func zoomFeedback(_ read: Double?, scale: ONVIFZoomScale, at time: Double) -> Double {
         let clamped = { (z: Double) in min(scale.range.upperBound, max(scale.range.lowerBound, z)) }
         guard let read else {
-            if zoomEstimate == nil { zoomEstimate = ONVIFPoseEstimate(topSpeed: (scale.topSpeed, 0), at: (scale.range.lowerBound, 0), time: time) }
+            if zoomEstimate == nil { zoomEstimate = PoseEstimate(topSpeed: (scale.topSpeed, 0), at: (scale.range.lowerBound, 0), time: time) }
             let now = clamped(zoomEstimate?.pose(at: time).x ?? scale.range.lowerBound)
             zoomPose = (now, time)
             return now
@@ -648,7 +648,7 @@ public struct ONVIFCameraDriver: StandDriver {
             }
             zoomEstimate = estimate
         } else {
-            zoomEstimate = ONVIFPoseEstimate(topSpeed: (scale.topSpeed, 0), at: (read, 0), time: time)
+            zoomEstimate = PoseEstimate(topSpeed: (scale.topSpeed, 0), at: (read, 0), time: time)
         }
         lastZoomRead = read
         if let last = zoomPose, time - last.time >= 0.5 / settings.pollHz { zoomRate = (now - last.z) / (time - last.time) }

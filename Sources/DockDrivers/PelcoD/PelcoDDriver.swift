@@ -5,7 +5,7 @@ import DockProtocol
 /// acknowledges nothing and names no speed in degrees, so the rate a speed makes is `maxSpeed`'s
 /// share (an estimate per unit). Where the unit answers the extended position queries (0x51/0x53),
 /// its pose is read at the poll rate; between reads, and on units without them, it is estimated
-/// from the speeds sent (ONVIFPoseEstimate, the estimate the ONVIF driver dead-reckons with).
+/// from the speeds sent (PoseEstimate, as the ONVIF driver dead-reckons).
 struct PelcoDDriver: StandDriver {
     /// Whether the unit is asked where it is: `auto` asks once at connect and keeps asking if it
     /// answers; `on` requires answers; `off` never asks (some units take 0x51 for something else).
@@ -39,7 +39,7 @@ struct PelcoDDriver: StandDriver {
     }
     private var phase = Phase.opened
     /// yaw (x) and pitch (y) in radians: dockd's yaw grows to the left, its pitch upwards.
-    private var estimate: ONVIFPoseEstimate
+    private var estimate: PoseEstimate
     /// The speeds last sent (pan > 0 right, tilt > 0 up).
     private var steps = (pan: 0, tilt: 0)
     private var nextPoll = 0.0
@@ -51,9 +51,9 @@ struct PelcoDDriver: StandDriver {
         estimate = Self.freshEstimate(settings, at: 0)
     }
 
-    private static func freshEstimate(_ settings: Settings, at time: Double) -> ONVIFPoseEstimate {
-        ONVIFPoseEstimate(topSpeed: (settings.maxSpeed, settings.maxSpeed), at: (0, 0), time: time,
-                          range: ONVIFPositionRange(x: -Double.pi...Double.pi, y: -Double.pi / 2...Double.pi / 2))
+    private static func freshEstimate(_ settings: Settings, at time: Double) -> PoseEstimate {
+        PoseEstimate(topSpeed: (settings.maxSpeed, settings.maxSpeed), at: (0, 0), time: time,
+                          range: PanTiltRange(x: -Double.pi...Double.pi, y: -Double.pi / 2...Double.pi / 2))
     }
 
     /// Every connect stops the head; then the unit is asked where it pans, unless told not to.

@@ -2,8 +2,8 @@
 import Testing
 
 /// The pose of a camera whose GetStatus does not follow its head, by what it was told.
-@Suite struct ONVIFPoseEstimateTests {
-    func estimate() -> ONVIFPoseEstimate { ONVIFPoseEstimate(topSpeed: (0.5, 0.25), at: (0, 0), time: 10) }
+@Suite struct PoseEstimateTests {
+    func estimate() -> PoseEstimate { PoseEstimate(topSpeed: (0.5, 0.25), at: (0, 0), time: 10) }
     func near(_ a: (x: Double, y: Double), _ b: (Double, Double)) -> Bool { abs(a.x - b.0) < 1e-9 && abs(a.y - b.1) < 1e-9 }
 
     @Test func aRateRunsUntilItsTimeoutWithinTheSpace() {

@@ -1,38 +1,39 @@
-/// Where an ONVIF camera is by what it was told, in the generic space: for cameras whose GetStatus
-/// does not follow the head while it moves (it says where the motion began until the head is
-/// still again, or nothing new at all), and for cameras whose GetStatus gives no position, whose
-/// pose is dead-reckoned from the moves alone (`travel`). A rate runs until a Stop or its Timeout;
-/// a target is approached at the speed the move carried (a fraction of the top speeds; 1 without
-/// one). Pure and clock-free: times are the driver's (a move's reply).
-/// It keeps how far it may be off (`doubt`), for the driver to have the camera read before it is
+/// Where a head is by what it was told, for drivers whose stand does not say where it is while
+/// it moves: an ONVIF camera whose GetStatus says where the motion began until the head is still
+/// again (or nothing new at all), or gives no position, whose pose is dead-reckoned from the moves
+/// alone (`travel`); a Pelco-D unit that answers no position query. A rate runs until a stop or
+/// its end (an ONVIF ContinuousMove's Timeout); a target is approached at the speed the move
+/// carried (a fraction of the top speeds; 1 without one). Units are the driver's (`PanTiltRange`).
+/// Pure and clock-free: times are the driver's (a move's reply).
+/// It keeps how far it may be off (`doubt`), for the driver to have the head read before it is
 /// too far.
-struct ONVIFPoseEstimate: Sendable {
+struct PoseEstimate: Sendable {
     enum Motion: Sendable, Equatable {
         case still
-        /// Generic units/s, until `until` (the ContinuousMove's Timeout).
+        /// Units/s, until `until` (an ONVIF ContinuousMove's Timeout; .infinity: until told otherwise).
         case rate(x: Double, y: Double, until: Double)
         case toward(x: Double, y: Double, speed: Double = 1)
     }
 
-    /// The top speeds, generic units/s.
+    /// The top speeds, units/s.
     let topSpeed: (x: Double, y: Double)
-    /// The generic positions the camera takes: the pose stays within them.
-    let range: ONVIFPositionRange
-    /// Dead-reckoned (nothing read): how wide the camera's range is, generic units. Where in it the
-    /// camera started is unknown, but it turns no further from any pose it reached than that: told
-    /// on past it, the camera has stopped at its end, and so does the pose. nil where reads place
+    /// The positions the head takes: the pose stays within them.
+    let range: PanTiltRange
+    /// Dead-reckoned (nothing read): how wide the head's range is. Where in it the
+    /// head started is unknown, but it turns no further from any pose it reached than that: told
+    /// on past it, the head has stopped at its end, and so does the pose. nil where reads place
     /// the pose in `range`.
     let travel: (x: Double, y: Double)?
     /// The lowest and highest pose reached, for `travel`.
     private var reached: (x: ClosedRange<Double>, y: ClosedRange<Double>)
     private(set) var base: (x: Double, y: Double, time: Double)
     private(set) var motion = Motion.still
-    /// How far the pose may be off, generic units: a move counts from its reply, but the camera
+    /// How far the pose may be off: a move counts from its reply, but the head
     /// changed its rate somewhere between its send and its reply, so each change adds what that
     /// window at the difference of the rates turns; a read clears it.
     private(set) var doubt: (x: Double, y: Double) = (0, 0)
 
-    init(topSpeed: (x: Double, y: Double), at pose: (x: Double, y: Double), time: Double, range: ONVIFPositionRange = ONVIFPositionRange(),
+    init(topSpeed: (x: Double, y: Double), at pose: (x: Double, y: Double), time: Double, range: PanTiltRange = PanTiltRange(),
          travel: (x: Double, y: Double)? = nil) {
         self.topSpeed = topSpeed
         self.range = range
@@ -55,7 +56,7 @@ struct ONVIFPoseEstimate: Sendable {
         }
     }
 
-    /// Generic units/s at `time`: none on an axis held at the end of where it may go.
+    /// Units/s at `time`: none on an axis held at the end of where it may go.
     func rate(at time: Double) -> (x: Double, y: Double) {
         let now = pose(at: time), limits = limits
         switch motion {
@@ -69,11 +70,11 @@ struct ONVIFPoseEstimate: Sendable {
         }
     }
 
-    /// Whether the camera should be moving by what it was told.
+    /// Whether the head should be moving by what it was told.
     func moving(at time: Double) -> Bool { rate(at: time) != (0, 0) }
 
     /// A move `sent` then, answered at `time`: the pose so far is kept, the new motion replaces the
-    /// old (as ONVIF's does).
+    /// old (as an ONVIF camera's and a Pelco-D unit's do).
     mutating func told(_ motion: Motion, sent: Double, at time: Double) {
         let before = rate(at: time), now = pose(at: time)
         rebase(now, at: time)
@@ -98,9 +99,9 @@ struct ONVIFPoseEstimate: Sendable {
     /// Where the pose may go from `base`: `range`, and dead-reckoned, no further than `travel`
     /// from the lowest and the highest pose reached. (Within one motion the pose runs one way, so
     /// limits from the poses reached before it hold throughout.)
-    private var limits: ONVIFPositionRange {
+    private var limits: PanTiltRange {
         guard let travel else { return range }
-        return ONVIFPositionRange(x: Self.within(range.x, reached.x, travel.x), y: Self.within(range.y, reached.y, travel.y))
+        return PanTiltRange(x: Self.within(range.x, reached.x, travel.x), y: Self.within(range.y, reached.y, travel.y))
     }
 
     private static func within(_ range: ClosedRange<Double>, _ reached: ClosedRange<Double>, _ travel: Double) -> ClosedRange<Double> {
