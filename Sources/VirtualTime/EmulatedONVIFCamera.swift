@@ -32,8 +32,6 @@ public struct EmulatedONVIFCamera: VirtualPeer, Sendable {
     /// Whether it lists a PanTiltSpeedSpace: without, an absolute or relative move's Speed is ignored (the top speed).
     public let speedSpace: Bool
     public private(set) var head: EmulatedONVIFHead
-    /// Requests acted on, by operation (ContinuousMove, AbsoluteMove, RelativeMove, Stop, GetStatus, ...).
-    public private(set) var requests: [String: Int] = [:]
     /// The camera's wall clock at peer time 0, s since 1970 (answered with every reply, and in GetSystemDateAndTime).
     public let wallClockAtStart: Double
     let latencies: [UInt64]
@@ -96,7 +94,6 @@ public struct EmulatedONVIFCamera: VirtualPeer, Sendable {
         guard let parsed, case .success(let body) = ONVIFSOAP.body(of: parsed) else {
             return Self.fault(sender: true, ["WellFormed"], "a request that is not a SOAP Body")
         }
-        requests[body.name, default: 0] += 1
         switch body.name {
         case "GetSystemDateAndTime": return (200, Self.envelope(Self.dateAndTime(wallClockAtStart + now)))
         case "GetCapabilities": return (200, Self.envelope(Self.capabilities))

@@ -13,9 +13,11 @@ struct ONVIFSuite {
     var options: [String: String]
     /// µs the camera takes to act on and answer each request.
     var latency: UInt64
+    /// Whether the camera lists a PanTiltSpeedSpace (without, its absolute and relative moves go at its top speed).
+    var speedSpace: Bool
 
     /// The camera offering `model`, level and ahead: the emulator's head, which the driver's defaults describe.
-    func camera(_ model: ONVIFMotionModel) -> EmulatedONVIFCamera { .level(motion: [model], latencies: [latency]) }
+    func camera(_ model: ONVIFMotionModel) -> EmulatedONVIFCamera { .level(motion: [model], speedSpace: speedSpace, latencies: [latency]) }
 
     /// Runs the suite and returns the report's lines (each printed as it is made).
     func run(_ scenarios: [SceneScenario], seed: UInt64) throws -> [String] {
@@ -41,7 +43,8 @@ struct ONVIFSuite {
         line("Scenario suite through the ONVIF driver, seed \(seed): \(scenarios.count) scenarios, ours (dockd's tracking) only, "
              + String(cFormat: "%.1f s wall.", wall))
         line("Each model: the ONVIF driver (options: \(optionText)) steering an emulated camera that offers only that model's moves "
-             + String(cFormat: "(%.0f°/s pan, %.0f°/s tilt, a speed space, %.1f ms a request). ", head.pan.speed, head.tilt.speed, Double(latency) / 1000)
+             + String(cFormat: "(%.0f°/s pan, %.0f°/s tilt, %@, %.1f ms a request). ", head.pan.speed, head.tilt.speed,
+                           speedSpace ? "a speed space" : "no speed space", Double(latency) / 1000)
              + "Native: the simulated stand at the same speeds (accelerations 4× them, as the ONVIF driver declares).")
         line("Each model's cell: in frame % · RMS error % of the FOV · ÷ native · met when in frame ≥ 99 % and ≤ 1.5× native.")
         line("")

@@ -37,6 +37,8 @@ struct ScenarioBench: ParsableCommand {
     @Option(name: .customLong("option"), help: "With --driver onvif: a driver option KEY=VALUE (repeatable), as in the config file (`dockd --list-drivers` lists them); default the driver's, which fit the emulated camera.")
     var options: [String] = []
     @Option(help: "With --driver onvif: ms the emulated camera takes to act on and answer each request.") var latency = 3.0
+    @Flag(help: "With --driver onvif: the emulated camera lists no pan/tilt speed space (its absolute and relative moves go at its top speed).")
+    var noSpeedSpace = false
 
     func run() throws {
         var paths = files
@@ -68,7 +70,7 @@ struct ScenarioBench: ParsableCommand {
             }
             guard latency >= 0 else { throw ValidationError("--latency: at least 0 ms") }
             guard plots == nil, traces == nil else { throw ValidationError("--plots and --traces are the native comparison's, not --driver onvif's") }
-            let suite = ONVIFSuite(motions: models.isEmpty ? ONVIFMotionModel.allCases : models, options: options, latency: UInt64(latency * 1000))
+            let suite = ONVIFSuite(motions: models.isEmpty ? ONVIFMotionModel.allCases : models, options: options, latency: UInt64(latency * 1000), speedSpace: !noSpeedSpace)
             let out = try suite.run(loaded, seed: seed)
             if let markdown { try (out.joined(separator: "\n") + "\n").write(toFile: markdown, atomically: true, encoding: .utf8) }
             return
