@@ -81,24 +81,33 @@ public enum SceneRunError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notConnected: "the simulated stand did not connect"
+        case .notConnected: "the stand did not connect"
         case .refused(let why): "the engine refused the scenario's setup: \(why)"
         }
     }
 }
 
-/// Runs one scenario in virtual time through dockd's engine and the simulated stand, over the wire
-/// protocol, with the scene's detector playing the camera app.
-public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind, record: Bool) throws -> SceneRunResult {
-    var standConfig = StandConfiguration()
+/// Runs one scenario in virtual time through dockd's engine and the simulated stand (`stand`, made
+/// hand-held and given the scenario's zoom as it asks), over the wire protocol, with the scene's
+/// detector playing the camera app.
+public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind, record: Bool,
+                     stand: StandConfiguration = StandConfiguration()) throws -> SceneRunResult {
+    var standConfig = stand
     standConfig.handheld = scenario.handheld
     if let zoom = scenario.zoom {
         standConfig.axes.append(AxisModel(axis: .zoom, continuous: false, min: 1, max: zoom.max, maxSpeed: zoom.maxSpeed, maxAccel: 4 * zoom.maxSpeed))
     }
+    return try runScene(scenario, seed: seed, kind: kind, record: record, on: VirtualHost(stand: standConfig, seed: seed &+ 17))
+}
+
+/// Runs one scenario in virtual time through dockd's engine, the host's driver and its peer (not
+/// yet connected), with the scene's detector playing the camera app.
+public func runScene<Peer: SceneCamera>(_ scenario: SceneScenario, seed: UInt64, kind: SceneControllerKind, record: Bool,
+                                        on host: VirtualHost<Peer>) throws -> SceneRunResult {
     // The writes are cleared at every sample: what was sent since is the sample's motion commands.
-    var rig = VirtualHost(stand: standConfig, seed: seed &+ 17)
+    var rig = host
     rig.recordingNotifications = false
-    guard rig.connect() else { throw SceneRunError.notConnected }
+    guard rig.connect(timeout: 10) else { throw SceneRunError.notConnected }
     var scene = SceneSimulator(scenario: scenario, seed: seed)
     let app = ClientRef(id: 1)
     let hfov = scene.horizontalFieldOfView, vfov = scene.verticalFieldOfView
@@ -158,10 +167,9 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
     }
 
     func worldAim() -> (aim: SceneAim, base: (Double, Double)) {
-        let base = rig.stand.baseAttitude(atMicros: rig.micros)
-        let yaw = rig.stand.truth(.yaw)?.outputPosition ?? 0, pitch = rig.stand.truth(.pitch)?.outputPosition ?? 0
-        let zoom = rig.stand.truth(.zoom)?.outputPosition ?? 1
-        return (SceneAim.fromStand(yaw: yaw, pitch: pitch, zoom: zoom, baseYaw: base.0, basePitch: base.1), (base.0, base.1))
+        let base = rig.peer.sceneBase(atMicros: rig.micros)
+        let camera = rig.peer.sceneAim
+        return (SceneAim.fromStand(yaw: camera.yaw, pitch: camera.pitch, zoom: camera.zoom, baseYaw: base.yaw, basePitch: base.pitch), (base.yaw, base.pitch))
     }
 
     var step = 0
@@ -238,7 +246,7 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
             }
         }
         if case .oracle = kind, step % 10 == 0, !turning(), let state = rig.engine.motionState, !state.positions.isEmpty {
-            let ahead = rig.stand.baseAttitude(atMicros: rig.micros + 1000)
+            let ahead = rig.peer.sceneBase(atMicros: rig.micros + 1000)
             let attitude = BaseAttitude(yaw: base.0, pitch: base.1, yawRate: (ahead.0 - base.0) / 0.001, pitchRate: (ahead.1 - base.1) / 0.001)
             let rates = oracle.command(target: oracleTarget, positions: state.positions, base: attitude, at: rig.now)
             _ = rig.command(.velocity(rates), from: app)
@@ -252,10 +260,10 @@ public func runScene(_ scenario: SceneScenario, seed: UInt64, kind: SceneControl
         let sample = scene.sample(at: t, aim: aim, faceLine: faceLine, trackedID: tracked?.id, trackedPerson: tracked?.person)
         samples.append(sample)
         shotFigures.add(scene.truth(at: t, aim: aim), intended: scenario.intended(at: t), zoom: aim.zoom)
-        shotFigures.addZoom(velocity: rig.stand.truth(.zoom)?.velocity ?? 0)
+        shotFigures.addZoom(velocity: rig.peer.sceneAim.zoomVelocity)
         // The still-subject rule: once the ideal aim has not moved for a second and the camera is
         // on it, nothing more should be sent but keep-alives.
-        let moving = rig.movingCommands
+        let moving = Peer.motionCommands(in: rig.written)
         rig.clearRecords()
         if let desired = sample.desired, samples.count > 1, let before = samples[samples.count - 2].desired,
            hypot(desired.x - before.x, desired.y - before.y) < 1e-4 {

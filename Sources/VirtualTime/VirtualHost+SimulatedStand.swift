@@ -25,7 +25,24 @@ extension VirtualHost where Peer == SimulatedStand {
     }
 
     /// VELOCITY messages with a non-zero rate on some axis among them: motion commands.
-    public var movingCommands: Int {
-        sent.count { if case .velocity(let rates) = $0.frame.message { rates.contains { $0.value != 0 } } else { false } }
+    public var movingCommands: Int { SimulatedStand.motionCommands(in: written) }
+}
+
+extension SimulatedStand: SceneCamera {
+    public var sceneAim: (yaw: Double, pitch: Double, zoom: Double, zoomVelocity: Double) {
+        (truth(.yaw)?.outputPosition ?? 0, truth(.pitch)?.outputPosition ?? 0, truth(.zoom)?.outputPosition ?? 1, truth(.zoom)?.velocity ?? 0)
+    }
+
+    public func sceneBase(atMicros micros: UInt64) -> (yaw: Double, pitch: Double) {
+        let base = baseAttitude(atMicros: micros)
+        return (base.0, base.1)
+    }
+
+    /// VELOCITY messages with a non-zero rate on some axis.
+    public static func motionCommands(in written: [(time: Double, bytes: [UInt8])]) -> Int {
+        var decoder = FrameDecoder()
+        return written.flatMap { decoder.feed($0.bytes) }.count {
+            if case .success(let frame) = $0, case .velocity(let rates) = frame.message { rates.contains { $0.value != 0 } } else { false }
+        }
     }
 }

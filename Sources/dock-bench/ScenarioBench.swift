@@ -30,6 +30,15 @@ struct ScenarioBench: ParsableCommand {
     @Option(help: "Write one CSV per scenario and controller (time, camera and ideal aim, rad) into this folder.") var traces: String?
     @Option(help: "Write the Markdown report to this file too.") var markdown: String?
     @Flag(help: "One naive combination instead of the grid (for quick runs).") var quick = false
+    @Option(help: "The driver the scenarios run through: native (the simulated stand; ours, naive and oracle) or onvif (ours through the ONVIF driver and an emulated camera, for each --motion, beside the native stand at the camera's speeds: issue 24's target).")
+    var driver = "native"
+    @Option(name: .customLong("motion"), help: "With --driver onvif: the only moves the emulated camera offers, continuous, absolute or relative (repeatable: one run of the suite each; default all three in turn).")
+    var motions: [String] = []
+    @Option(name: .customLong("option"), help: "With --driver onvif: a driver option KEY=VALUE (repeatable), as in the config file (`dockd --list-drivers` lists them); default the driver's, which fit the emulated camera.")
+    var options: [String] = []
+    @Option(help: "With --driver onvif: ms the emulated camera takes to act on and answer each request.") var latency = 3.0
+    @Flag(help: "With --driver onvif: the emulated camera lists no pan/tilt speed space (its absolute and relative moves go at its top speed).")
+    var noSpeedSpace = false
 
     func run() throws {
         var paths = files
@@ -46,6 +55,27 @@ struct ScenarioBench: ParsableCommand {
             } catch {
                 throw ValidationError("\(path): \(error)")
             }
+        }
+        switch driver {
+        case "native": break
+        case "onvif":
+            let models = try motions.map { name in
+                guard let model = ONVIFMotionModel(rawValue: name) else { throw ValidationError("--motion \(name): continuous, absolute or relative") }
+                return model
+            }
+            var options: [String: String] = [:]
+            for item in self.options {
+                guard let eq = item.firstIndex(of: "=") else { throw ValidationError("--option \(item): expected KEY=VALUE") }
+                options[String(item[..<eq])] = String(item[item.index(after: eq)...])
+            }
+            guard latency >= 0 else { throw ValidationError("--latency: at least 0 ms") }
+            guard plots == nil, traces == nil else { throw ValidationError("--plots and --traces are the native comparison's, not --driver onvif's") }
+            let suite = ONVIFSuite(motions: models.isEmpty ? ONVIFMotionModel.allCases : models, options: options, latency: UInt64(latency * 1000), speedSpace: !noSpeedSpace)
+            let out = try suite.run(loaded, seed: seed)
+            if let markdown { try (out.joined(separator: "\n") + "\n").write(toFile: markdown, atomically: true, encoding: .utf8) }
+            return
+        default:
+            throw ValidationError("--driver \(driver): native or onvif")
         }
         let wallStart = monotonicSeconds(), cpuStart = cpuSeconds()
         var virtualSeconds = 0.0

@@ -27,8 +27,7 @@ import Testing
         },
         // Pan grows to the right in arc-seconds.
         "v4l2": { try drive("v4l2", peer: V4L2CameraPeer()) { ($0.values[V4L2CameraPeer.pan] ?? 0) < 0 } },
-        // The generic pan velocity grows to the right; the emulated camera does not turn.
-        "onvif": { try drive("onvif", peer: ONVIFCameraPeer()) { $0.continuousMoves.contains { $0.contains("PanTilt x=\"-") } } },
+        "onvif": { try drive("onvif", peer: EmulatedONVIFCamera()) { $0.yaw > 0.05 } },
         // Pelco-D's pan grows to the right.
         "pelco-d": { try drive("pelco-d", peer: PelcoDUnitPeer()) { $0.pan < 0 } },
     ]

@@ -13,7 +13,7 @@ import VirtualTime
     /// limit at `limit` rad for 3 s.
     static func farthestYaw(toward limit: Double, speed: Double, latencies: [UInt64]) throws -> Double {
         let driver = try DriverTable.definition("onvif").make([:], heartbeatTimeoutMs: ProtocolTiming.defaultHeartbeatTimeoutMs)
-        var host = VirtualHost(driver: driver, peer: TurningONVIFCameraPeer(latencies: latencies), name: "virtual:onvif")
+        var host = VirtualHost(driver: driver, peer: EmulatedONVIFCamera(motion: [.continuous], latencies: latencies), name: "virtual:onvif")
         let connected = host.connect(timeout: 10)
         #expect(connected)
         host.run(for: 0.5)

@@ -7,9 +7,9 @@ import VirtualTime
 
 /// A camera that takes only ContinuousMove and Stop is oriented by dockd's own controller, which
 /// closes the loop on GetStatus with rates (issue 24). Under the virtual host, as dockd runs it,
-/// against a camera that turns (`TurningONVIFCameraPeer`) and acts on each request some time after
-/// it came: the orientation must complete, and the head come to rest within the tolerance, however
-/// late the camera acts on what it is told.
+/// against a camera that turns (`EmulatedONVIFCamera`, continuous moves only) and acts on each
+/// request some time after it came: the orientation must complete, and the head come to rest
+/// within the tolerance, however late the camera acts on what it is told.
 @Suite struct ONVIFVelocityOnlyOrientTests {
     struct Landing: Sendable, CustomStringConvertible {
         var state: MotionProgress.State?
@@ -20,7 +20,7 @@ import VirtualTime
     /// Orients to (−0.4, 0.3) rad over 1.5 s from (0, 0), as test_onvif_driver.py does, and waits for the head to rest.
     static func orient(latencies: [UInt64]) throws -> Landing {
         let driver = try DriverTable.definition("onvif").make([:], heartbeatTimeoutMs: ProtocolTiming.defaultHeartbeatTimeoutMs)
-        var host = VirtualHost(driver: driver, peer: TurningONVIFCameraPeer(latencies: latencies), name: "virtual:onvif")
+        var host = VirtualHost(driver: driver, peer: EmulatedONVIFCamera(motion: [.continuous], latencies: latencies), name: "virtual:onvif")
         let connected = host.connect(timeout: 10)
         #expect(connected)
         host.run(for: 0.5)

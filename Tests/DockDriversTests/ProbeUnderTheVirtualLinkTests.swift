@@ -26,7 +26,7 @@ import Testing
             return try probe("mavlink", peer: MAVLinkGimbalPeer(information: Fixtures.hex(information["hex"] as! String)), unplugAfter: unplugAfter) { $0.yaw < -0.05 }
         },
         "v4l2": { try probe("v4l2", peer: V4L2CameraPeer(), unplugAfter: $0) { ($0.values[V4L2CameraPeer.pan] ?? 0) < 0 } },
-        "onvif": { try probe("onvif", peer: ONVIFCameraPeer(), unplugAfter: $0) { $0.continuousMoves.contains { $0.contains("PanTilt x=\"-") } } },
+        "onvif": { try probe("onvif", peer: EmulatedONVIFCamera(), unplugAfter: $0) { $0.yaw > 0.05 } },
         "pelco-d": { try probe("pelco-d", peer: PelcoDUnitPeer(), unplugAfter: $0) { $0.pan < 0 } },
     ]
 

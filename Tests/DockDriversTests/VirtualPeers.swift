@@ -120,35 +120,6 @@ struct V4L2CameraPeer: VirtualPeer {
     mutating func endSession(atMicros micros: UInt64) {}
 }
 
-/// An ONVIF camera as its adapter (DockIO's ONVIFLink) passes its answers on: the project's
-/// emulator's replies, by the request's operation; a move or a stop answered with an empty one.
-/// It does not turn: its status stays where the emulator's was; the moves asked are kept.
-struct ONVIFCameraPeer: VirtualPeer {
-    static let answers: [(operation: String, reply: String)] = [
-        ("GetSystemDateAndTime", ONVIFEmulatorReplies.dateAndTime), ("GetCapabilities", ONVIFEmulatorReplies.capabilities),
-        ("GetDeviceInformation", ONVIFEmulatorReplies.deviceInformation), ("GetProfiles", ONVIFEmulatorReplies.profiles),
-        ("GetConfigurationOptions", ONVIFEmulatorReplies.configurationOptions), ("GetNodes", ONVIFEmulatorReplies.nodes),
-        ("GetStatus", ONVIFEmulatorReplies.status),
-    ]
-    /// The bodies of the ContinuousMove requests, in order.
-    private(set) var continuousMoves: [String] = []
-    private var decoder = ONVIFWire.Decoder()
-
-    mutating func receive(_ bytes: [UInt8], atMicros micros: UInt64) -> [UInt8] {
-        guard let frames = decoder.feed(bytes) else { return ONVIFWire.encode(.failure("a broken request")) }
-        return frames.flatMap { frame -> [UInt8] in
-            guard case .request(let request) = frame else { return [] }
-            let body = String(decoding: request.body, as: UTF8.self)
-            if body.hasPrefix("<tptz:ContinuousMove>") { continuousMoves.append(body) }
-            let reply = Self.answers.first { body.contains($0.operation) }?.reply ?? ONVIFEmulatorReplies.stop
-            return ONVIFWire.encode(.response(status: 200, wallClock: ONVIFCameraDriverTests.wallClock + Double(micros) / 1e6, body: Array(reply.utf8)))
-        }
-    }
-
-    mutating func advance(toMicros micros: UInt64) -> [UInt8] { [] }
-    mutating func endSession(atMicros micros: UInt64) {}
-}
-
 /// A Pelco-D pan/tilt unit at address 1: it turns at the speeds it is sent (`degreesPerSecondAtTop`
 /// at 0x3F), stops at a stop, and answers the extended position queries in hundredths of a degree
 /// (pan growing to the right, tilt downwards) when `answersQueries`. It acknowledges nothing.
