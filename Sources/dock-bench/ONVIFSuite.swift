@@ -5,7 +5,7 @@ import VirtualTime
 /// The scenario suite through the ONVIF driver dockd ships (issue 24): dockd's tracking ("ours")
 /// steering an emulated ONVIF camera (`EmulatedONVIFCamera`) that offers one motion model, for each
 /// model asked, beside the simulated stand at the camera's speeds (`StandConfiguration.turning(like:)`)
-/// /// through the native driver, the reference. Target: in frame ≥ 99 % and framing error ≤ 1.5× the
+/// through the native driver, the reference. Target: in frame ≥ 99 % and framing error ≤ 1.5× the
 /// native stand's, per scenario within the motor limits.
 struct ONVIFSuite {
     var motions: [ONVIFMotionModel]
