@@ -181,15 +181,17 @@ public struct TrackingController: Sendable {
             var rates: [Axis: Double] = [:]
             if let yaw = positions[.yaw] {
                 let camera = yaw + base.yaw + base.yawRate * c.latency
-                let weight = trailingWeight(.yaw, target: target.yaw, measured: target.measuredYaw, rate: rate.yaw, camera: camera, time: target.time)
-                rates[.yaw] = axisRate(target: target.yaw, time: target.time, rate: rate.yaw, weight: weight, lead: lead, camera: camera, baseRate: base.yawRate, dt: dt,
-                                       rest: &rest.yaw, partnerMoving: rest.pitch.moving && rest.pitch.finishing == nil)
+                let jumped = rest.yaw.judge(target: target.yaw, time: target.time, magnification: magnification, configuration: c)
+                let weight = trailingWeight(.yaw, target: target.yaw, measured: target.measuredYaw, jumped: jumped, rate: rate.yaw, camera: camera, time: target.time)
+                rates[.yaw] = axisRate(target: target.yaw, jumped: jumped, rate: rate.yaw, weight: weight, lead: lead, camera: camera,
+                                       baseRate: base.yawRate, dt: dt, rest: &rest.yaw, partnerMoving: rest.pitch.moving && rest.pitch.finishing == nil)
             }
             if let pitch = positions[.pitch] {
                 let camera = pitch + base.pitch + base.pitchRate * c.latency
-                let weight = trailingWeight(.pitch, target: target.pitch, measured: target.measuredPitch, rate: rate.pitch, camera: camera, time: target.time)
-                rates[.pitch] = axisRate(target: target.pitch, time: target.time, rate: rate.pitch, weight: weight, lead: lead, camera: camera, baseRate: base.pitchRate, dt: dt,
-                                         rest: &rest.pitch, partnerMoving: rest.yaw.moving && rest.yaw.finishing == nil)
+                let jumped = rest.pitch.judge(target: target.pitch, time: target.time, magnification: magnification, configuration: c)
+                let weight = trailingWeight(.pitch, target: target.pitch, measured: target.measuredPitch, jumped: jumped, rate: rate.pitch, camera: camera, time: target.time)
+                rates[.pitch] = axisRate(target: target.pitch, jumped: jumped, rate: rate.pitch, weight: weight, lead: lead, camera: camera,
+                                         baseRate: base.pitchRate, dt: dt, rest: &rest.pitch, partnerMoving: rest.yaw.moving && rest.yaw.finishing == nil)
             }
             // Both axes moving and both on target: the camera finishes its move as a whole.
             if rest.yaw.moving && rest.pitch.moving && rest.yaw.onTarget && rest.pitch.onTarget {
@@ -232,15 +234,15 @@ public struct TrackingController: Sendable {
     /// it. Taken as is, sit-stand at seed 2 (the face missed on the two frames after the sit-down,
     /// the filter 7 mrad past the last detection and running on) got the full rate back and ran
     /// the camera 53 mrad past the face; the last detection alone, a frame old, lags a face still
-    /// moving.
-    private mutating func trailingWeight(_ axis: Axis, target: Double, measured: Double?, rate: Double, camera: Double, time: Double) -> Double {
+    /// moving. `jumped`: the dead band judged this update's target a jump (`AxisDeadBand.judge`).
+    private mutating func trailingWeight(_ axis: Axis, target: Double, measured: Double?, jumped: Bool, rate: Double, camera: Double, time: Double) -> Double {
         let c = configuration
         guard c.trailingAxes.contains(axis) else { return 1 }
         var point = target
         if let measured {
             detectedOffset[axis] = (measured - target, time)
             point = measured
-        } else if (axis == .yaw ? rest.yaw : rest.pitch).jumped(to: target, time: time, magnification: magnification, configuration: c) {
+        } else if jumped {
             // The offset was of the subject framed then, where it was then: not across a jump.
             detectedOffset[axis] = nil
         } else if let detected = detectedOffset[axis], time - detected.time <= c.maximumPrediction {
@@ -254,7 +256,7 @@ public struct TrackingController: Sendable {
     /// ahead, inside the dead band's hysteresis. The camera's angle is the motor's plus the base's
     /// (predicted across the command latency); the base's rate is cancelled even inside the dead
     /// band, where the camera should stay still in the world, not on the swaying base.
-    private func axisRate(target: Double, time: Double, rate: Double, weight: Double, lead: Double, camera: Double, baseRate: Double, dt: Double,
+    private func axisRate(target: Double, jumped: Bool, rate: Double, weight: Double, lead: Double, camera: Double, baseRate: Double, dt: Double,
                           rest: inout AxisDeadBand, partnerMoving: Bool) -> Double {
         let c = configuration
         let error = target + rate * lead * weight - camera
@@ -262,7 +264,7 @@ public struct TrackingController: Sendable {
             // Whether to move is judged on the error as measured, not as predicted: a rate from
             // jittery detections times the lead (0.1–0.4 s) is noise enough to restart the camera on
             // a still subject, and to keep it from settling. Once moving, the prediction steers.
-            rest.update(target: target, time: time, camera: camera, rate: rate, magnification: magnification, partnerMoving: partnerMoving, dt: dt, configuration: c)
+            rest.update(target: target, jumped: jumped, camera: camera, rate: rate, magnification: magnification, partnerMoving: partnerMoving, dt: dt, configuration: c)
             if !rest.moving { return -baseRate }
         }
         let gain = loopDelay > 0 ? min(c.gain, c.delayMargin / loopDelay) : c.gain
@@ -357,19 +359,27 @@ struct AxisDeadBand: Sendable {
     /// last detection plus its rate times the time since, as before, the difference of two frames'
     /// jitter plus the rate's noise times the period counted: at 4× a ±6 mrad jitter (24
     /// magnified) restarted the mean on most frames, and the camera moved on noise.
-    func jumped(to target: Double, time: Double, magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
+    private func jumped(to target: Double, time: Double, magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
         guard let judgedTime, time > judgedTime, let mean = averaged else { return false }
         let lag = abs(mean.rate) * (c.restSmoothing + min(time - judgedTime, c.maximumPrediction))
         return abs(target - mean.target) * magnification > 3 * c.deadBand + lag
     }
 
-    /// Errors and rates are judged magnified by the zoom (`TrackingController.magnification`); the
-    /// target's mean is kept in angles, so that a zoom does not move it.
-    mutating func update(target: Double, time: Double, camera: Double, rate: Double, magnification: Double, partnerMoving: Bool, dt: Double,
-                         configuration c: TrackingControlConfiguration) {
-        clock += dt
+    /// Judges the target for a jump (`jumped(to:)`) and keeps its capture time, so that a detection
+    /// is judged once however many updates hold it; the judgement is for this update (`update`) and
+    /// for a trailing axis's detection offset (`TrackingController.trailingWeight`).
+    mutating func judge(target: Double, time: Double, magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
         let jumped = jumped(to: target, time: time, magnification: magnification, configuration: c)
         if judgedTime.map({ time > $0 }) ?? true { judgedTime = time }
+        return jumped
+    }
+
+    /// Errors and rates are judged magnified by the zoom (`TrackingController.magnification`); the
+    /// target's mean is kept in angles, so that a zoom does not move it. `jumped`: this update's
+    /// judgement (`judge`), which starts the mean afresh.
+    mutating func update(target: Double, jumped: Bool, camera: Double, rate: Double, magnification: Double, partnerMoving: Bool, dt: Double,
+                         configuration c: TrackingControlConfiguration) {
+        clock += dt
         let rate = rate * magnification
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
         let mean: (target: Double, rate: Double) = jumped ? (target, rate)

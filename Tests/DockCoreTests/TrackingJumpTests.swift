@@ -70,11 +70,12 @@ struct TrackingJumpTests {
         for tick in 0..<Int(5 / step) {
             let now = Double(tick) * step, frame = tick / 3, capture = now - 0.1
             let target = 0.05 * capture + Self.jitter(frame, at: capture)
+            let jumped = band.judge(target: target, time: capture, magnification: 4, configuration: .tuned)
             if tick % 3 == 0 {
                 frames += 1
-                if band.jumped(to: target, time: capture, magnification: 4, configuration: .tuned) { jumps += 1 }
+                if jumped { jumps += 1 }
             }
-            band.update(target: target, time: capture, camera: 0.05 * now, rate: 0.05 + Self.rateNoise(frame, size: 0.015), magnification: 4,
+            band.update(target: target, jumped: jumped, camera: 0.05 * now, rate: 0.05 + Self.rateNoise(frame, size: 0.015), magnification: 4,
                         partnerMoving: false, dt: step, configuration: .tuned)
         }
         #expect(jumps == 0, "\(jumps) of \(frames) detections judged jumps")
