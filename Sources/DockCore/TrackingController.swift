@@ -344,6 +344,7 @@ struct AxisDeadBand: Sendable {
     private(set) var finishing: (goal: Double, since: Double)?
     /// On the target's mean as of the last update (where a moving axis may come to rest).
     private(set) var onTarget = false
+    /// The target's mean and its rate's, in angles (rad, rad/s; `update`).
     private var averaged: (target: Double, rate: Double)?
     private var clock = 0.0
     /// The capture time of the last detection judged for a jump.
@@ -361,7 +362,7 @@ struct AxisDeadBand: Sendable {
     /// magnified) restarted the mean on most frames, and the camera moved on noise.
     private func jumped(to target: Double, time: Double, magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
         guard let judgedTime, time > judgedTime, let mean = averaged else { return false }
-        let lag = abs(mean.rate) * (c.restSmoothing + min(time - judgedTime, c.maximumPrediction))
+        let lag = abs(mean.rate) * magnification * (c.restSmoothing + min(time - judgedTime, c.maximumPrediction))
         return abs(target - mean.target) * magnification > 3 * c.deadBand + lag
     }
 
@@ -375,17 +376,19 @@ struct AxisDeadBand: Sendable {
     }
 
     /// Errors and rates are judged magnified by the zoom (`TrackingController.magnification`); the
-    /// target's mean is kept in angles, so that a zoom does not move it. `jumped`: this update's
+    /// target's mean and its rate are kept in angles (rad, rad/s), so that a zoom neither moves the
+    /// mean nor leaves its rate in the last zoom's units (kept magnified, a zoom from 1× to 4×
+    /// left the rate a quarter of the walk's: the lag allowed was too, and a steady walk's next
+    /// detection was judged a jump). `jumped`: this update's
     /// judgement (`judge`), which starts the mean afresh.
     mutating func update(target: Double, jumped: Bool, camera: Double, rate: Double, magnification: Double, partnerMoving: Bool, dt: Double,
                          configuration c: TrackingControlConfiguration) {
         clock += dt
-        let rate = rate * magnification
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
         let mean: (target: Double, rate: Double) = jumped ? (target, rate)
             : averaged.map { ($0.target + (target - $0.target) * w, $0.rate + (rate - $0.rate) * w) } ?? (target, rate)
         averaged = mean
-        let average = (error: (mean.target - camera) * magnification, rate: mean.rate)
+        let average = (error: (mean.target - camera) * magnification, rate: mean.rate * magnification)
         let error = (target - camera) * magnification
         // The error now within twice the settle band too: the mean of a target still drifting
         // slowly away lags it, and a camera on that mean is behind the subject (`held-selection`

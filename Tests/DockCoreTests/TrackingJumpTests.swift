@@ -40,6 +40,28 @@ struct TrackingJumpTests {
         (frame % 2 == 0 ? 1 : -1) * (0.006 + 0.0003 * Double(frame % 3 - 1)) * (capture < 1 ? 1.0 / 6 : 1)
     }
 
+    /// The dead band alone along a walk at `speed` rad/s (capture time 0 at the start): detections
+    /// every `period` s, each held for the three updates until the next (as the controller holds a
+    /// target between frames), each reaching it 0.1 s after capture and off by `jitter`'s if
+    /// `jittery`, the tracker's rate off by `rateNoise`'s ±`rateNoiseSize`, the zoom `zoom(t)`
+    /// (capture time), the target put `displaced(t)` off the walk. The capture times of the
+    /// detections judged jumps, and how many detections were judged.
+    private static func judgedJumps(speed: Double, period: Double, seconds: Double = 5, jittery: Bool = true, rateNoiseSize: Double = 0,
+                                    zoom: (Double) -> Double = { _ in 4 }, displaced: (Double) -> Double = { _ in 0 }) -> (jumps: [Double], detections: Int) {
+        var band = AxisDeadBand(), jumps: [Double] = [], detections = 0
+        let step = period / 3
+        for tick in 0..<Int(seconds / step) {
+            let now = Double(tick) * step, frame = tick / 3, capture = Double(frame) * period - 0.1
+            let target = speed * capture + displaced(capture) + (jittery ? Self.jitter(frame, at: capture) : 0)
+            let jumped = band.judge(target: target, time: capture, magnification: zoom(capture), configuration: .tuned)
+            if tick % 3 == 0 { detections += 1 }
+            if jumped { jumps.append(capture) }
+            band.update(target: target, jumped: jumped, camera: speed * now, rate: speed + Self.rateNoise(frame, size: rateNoiseSize), magnification: zoom(capture),
+                        partnerMoving: false, dt: step, configuration: .tuned)
+        }
+        return (jumps, detections)
+    }
+
     /// A noise on the tracker's rate, ±`size` rad/s (0.03: 0.12 magnified), its sign turning every 4 frames.
     private static func rateNoise(_ frame: Int, size: Double = 0.03) -> Double { (frame / 4) % 2 == 0 ? size : -size }
 
@@ -79,6 +101,17 @@ struct TrackingJumpTests {
                         partnerMoving: false, dt: step, configuration: .tuned)
         }
         #expect(jumps == 0, "\(jumps) of \(frames) detections judged jumps")
+    }
+
+    /// A walk at 0.1 rad/s zoomed from 1× to 4× at capture time 2 s (mid-walk; no jitter): the
+    /// lag allowed is the walk's rate magnified by the zoom of the detection judged, so no
+    /// detection is a jump, the first at 4× either (its target leads the mean by 87 mrad
+    /// magnified, the allowance 138). With the mean's rate kept magnified by each update's zoom,
+    /// that detection counted the 1× rate (allowance 68) and was judged a jump, at 0.1–0.3 rad/s.
+    @Test("a zoom in the middle of a steady walk is no jump", arguments: [0.1, 0.3])
+    func aZoomMidWalkIsNoJump(speed: Double) {
+        let judged = Self.judgedJumps(speed: speed, period: 1.0 / 30, seconds: 4, jittery: false, zoom: { $0 < 2 ? 1 : 4 })
+        #expect(judged.jumps.isEmpty, "judged jumps at capture times \(judged.jumps) of \(judged.detections) detections")
     }
 
     /// Kept (the rule it replaces passed it too): the same walk, closed loop, is followed without
