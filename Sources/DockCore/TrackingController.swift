@@ -353,17 +353,26 @@ struct AxisDeadBand: Sendable {
     /// Whether a new detection's target jumped: the subject found again where it went while hidden,
     /// another subject framed. Such a target starts the mean afresh: a mean still partly of where
     /// the subject was is no place to finish a move on. Judged once per detection (capture `time`),
-    /// against the target's mean, by over three dead bands (magnified) past the lag a move at the
-    /// mean's rate puts between a target and its mean (the rate's mean times the averaging's time
-    /// constant, plus a detection period for a target held between frames). A detector's jitter
-    /// stays within its own size of the mean, at any zoom and frame rate; judged against the
-    /// last detection plus its rate times the time since, as before, the difference of two frames'
-    /// jitter plus the rate's noise times the period counted: at 4× a ±6 mrad jitter (24
-    /// magnified) restarted the mean on most frames, and the camera moved on noise.
+    /// against the target's mean, magnified: a jump when the target is over three dead bands behind
+    /// the mean (against the mean's rate), or ahead of it by over three dead bands past the lag a
+    /// move at the mean's rate puts between a target and its mean (the rate times the averaging's
+    /// time constant, plus a detection period for a target held between frames, ≤
+    /// `maximumPrediction`). The lag lies ahead only (averaged over the same time constant, the
+    /// target and its rate keep the target that rate's lag ahead, through a turn too): counted
+    /// both sides, a jump back against a fast move was not seen (at 0.5 rad/s, 0.16 rad either
+    /// side); counted ahead it widens the margin there and never shifts it, so a noisy rate cannot
+    /// make a jump. It is not bounded by more than the time: a steady move faster than the bound
+    /// would be judged a jump on every frame. A detector's jitter stays within its own size of
+    /// the mean, at any zoom and frame rate; judged against the last detection plus its rate times
+    /// the time since, as before, the difference of two frames' jitter plus the rate's noise times
+    /// the period counted: at 4× a ±6 mrad jitter (24 magnified) restarted the mean on most
+    /// frames, and the camera moved on noise.
     private func jumped(to target: Double, time: Double, magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
         guard let judgedTime, time > judgedTime, let mean = averaged else { return false }
-        let lag = abs(mean.rate) * magnification * (c.restSmoothing + min(time - judgedTime, c.maximumPrediction))
-        return abs(target - mean.target) * magnification > 3 * c.deadBand + lag
+        let rate = mean.rate * magnification
+        let ahead = (target - mean.target) * magnification * (rate < 0 ? -1 : 1)
+        let lag = abs(rate) * (c.restSmoothing + min(time - judgedTime, c.maximumPrediction))
+        return ahead > 3 * c.deadBand + lag || ahead < -3 * c.deadBand
     }
 
     /// Judges the target for a jump (`jumped(to:)`) and keeps its capture time, so that a detection

@@ -114,6 +114,17 @@ struct TrackingJumpTests {
         #expect(judged.jumps.isEmpty, "judged jumps at capture times \(judged.jumps) of \(judged.detections) detections")
     }
 
+    /// A fast walk (0.5 rad/s at 1×; its target leads the mean by 108 mrad) and, from capture time
+    /// 2 s, the target 0.2 rad back (another subject framed behind the walker): that detection is
+    /// 92 mrad behind the mean, where no lag puts a target, past three dead bands (45): a jump, and
+    /// the only one. With the lag allowed either side (45 + 117 mrad), it was not seen.
+    @Test("a jump back against a fast walk is a jump")
+    func aJumpBackAgainstAFastWalkIsAJump() {
+        let judged = Self.judgedJumps(speed: 0.5, period: 1.0 / 30, seconds: 3, jittery: false, zoom: { _ in 1 }, displaced: { $0 < 1.99 ? 0 : -0.2 })
+        #expect(judged.jumps.count == 1 && judged.jumps.allSatisfy { $0 >= 1.99 && $0 < 2.01 },
+                "judged jumps at capture times \(judged.jumps) of \(judged.detections) detections; the target moved back at 2 s")
+    }
+
     /// Kept (the rule it replaces passed it too): the same walk, closed loop, is followed without
     /// the camera resting on the way.
     @Test("a slow, steady walk at 4× under jitter is followed without resting")
