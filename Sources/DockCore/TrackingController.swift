@@ -150,7 +150,10 @@ public struct TrackingController: Sendable {
     private var rest = (yaw: AxisDeadBand(), pitch: AxisDeadBand())
     private var lastCommandTime: Double?
     /// Per trailing axis, where the last detection put the target against the filter's estimate,
-    /// and the capture time of that detection (`trailingWeight`); forgotten at a jump.
+    /// and the capture time of that detection (`trailingWeight`): replaced by the next detection,
+    /// unused once over `maximumPrediction` old, and forgotten at a jump. Jumps are told by the
+    /// dead band (three dead bands are their scale), so without one (`deadBand` 0, which no
+    /// shipped setting pairs with a trailing axis) an offset counts across a jump until then.
     private var detectedOffset: [Axis: (offset: Double, time: Double)] = [:]
 
     public init(configuration: TrackingControlConfiguration = .init()) {
