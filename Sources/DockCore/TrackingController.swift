@@ -361,11 +361,12 @@ struct AxisDeadBand: Sendable {
     /// move at the mean's rate puts between a target and its mean (the rate times the averaging's
     /// time constant, plus a detection period for a target held between frames, ≤
     /// `maximumPrediction`). The lag lies ahead only (averaged over the same time constant, the
-    /// target and its rate keep the target that rate's lag ahead, through a turn too): counted
-    /// both sides, a jump back against a fast move was not seen (at 0.5 rad/s, 0.16 rad either
-    /// side); counted ahead it widens the margin there and never shifts it, so a noisy rate cannot
-    /// make a jump. It is not bounded by more than the time: a steady move faster than the bound
-    /// would be judged a jump on every frame. A detector's jitter stays within its own size of
+    /// target and its rate keep the target that rate's lag ahead, through a turn too; a tracker's
+    /// rate turning 0.2 s late puts it behind by up to a quarter of that lag): counted both sides,
+    /// a jump back against a fast move was not seen (at 0.5 rad/s, 0.16 rad either side); counted
+    /// ahead it widens the margin there and never shifts it, so a noisy rate cannot make a jump.
+    /// Its size is bounded by the time only: under a fixed bound, every frame of a steady move
+    /// faster than it would be judged a jump. A detector's jitter stays within its own size of
     /// the mean, at any zoom and frame rate; judged against the last detection plus its rate times
     /// the time since, as before, the difference of two frames' jitter plus the rate's noise times
     /// the period counted: at 4× a ±6 mrad jitter (24 magnified) restarted the mean on most
