@@ -81,12 +81,12 @@ struct TrackingJumpTests {
 
     /// A subject walking slowly (0.05 rad/s, 0.2 magnified) under the same jitter, its rate
     /// ±0.015 rad/s off, seen at 30 and at 10 Hz, each detection held for three updates: no
-    /// detection is judged a jump. At 10 Hz a held detection leads the target's mean by 51 mrad
-    /// magnified (the lag allowed at the walk's rate: 60), the jitter by 24 more: the allowance
-    /// fails with the rate off by ±0.025 rad/s for 0.4 s at a time (1 of 50 judged jumps; ±0.03:
-    /// 3; ±0.0225: none), two thirds more than here; at 30 Hz not up to ±0.04. Without the allowance, 16
-    /// of 150 and 21 of 50. Judged before on every update, as if each were a new detection, and
-    /// counted on one in three, a jump on the other two could go unseen.
+    /// detection is judged a jump. At 10 Hz a held detection leads the target's mean by about 51
+    /// mrad magnified (the lag allowed at the walk's rate: 60), the jitter by 24 more: the
+    /// allowance fails with the rate off by ±0.025 rad/s for 0.4 s at a time (1 of 50 judged
+    /// jumps; ±0.03: 3; ±0.0225: none), two thirds more than here; at 30 Hz not up to ±0.04.
+    /// Without the allowance, 16 of 150 and 21 of 50. Judged before on every update, as if each
+    /// were a new detection, and counted on one in three, a jump on the other two could go unseen.
     @Test("a slow, steady walk at 4× under jitter is no jump", arguments: [1.0 / 30, 0.1])
     func aSteadyMoveIsNoJump(period: Double) {
         let judged = Self.judgedJumps(speed: 0.05, period: period, rateNoiseSize: 0.015)
@@ -95,7 +95,7 @@ struct TrackingJumpTests {
 
     /// A walk at 0.1 rad/s zoomed from 1× to 4× at capture time 2 s (mid-walk; no jitter): the
     /// lag allowed is the walk's rate magnified by the zoom of the detection judged, so no
-    /// detection is a jump, the first at 4× either (its target leads the mean by 87 mrad
+    /// detection is a jump, the first at 4× either (its target leads the mean by about 87 mrad
     /// magnified, the allowance 138). With the mean's rate kept magnified by each update's zoom,
     /// that detection counted the 1× rate (allowance 68) and was judged a jump, at 0.1–0.3 rad/s.
     @Test("a zoom in the middle of a steady walk is no jump", arguments: [0.1, 0.3])
@@ -104,9 +104,9 @@ struct TrackingJumpTests {
         #expect(judged.jumps.isEmpty, "judged jumps at capture times \(judged.jumps) of \(judged.detections) detections")
     }
 
-    /// A fast walk (0.5 rad/s at 1×; its target leads the mean by 108 mrad) and, from capture time
+    /// A fast walk (0.5 rad/s at 1×; its target leads the mean by about 108 mrad) and, from capture time
     /// 2 s, the target 0.2 rad back (another subject framed behind the walker): that detection is
-    /// 92 mrad behind the mean, where no lag puts a target, past three dead bands (45): a jump, and
+    /// about 92 mrad behind the mean, where no lag puts a target, past three dead bands (45): a jump, and
     /// the only one. With the lag allowed either side (45 + 117 mrad), it was not seen.
     @Test("a jump back against a fast walk is a jump")
     func aJumpBackAgainstAFastWalkIsAJump() {
