@@ -150,7 +150,10 @@ public struct TrackingController: Sendable {
     private var rest = (yaw: AxisDeadBand(), pitch: AxisDeadBand())
     private var lastCommandTime: Double?
     /// Per trailing axis, where the last detection put the target against the filter's estimate,
-    /// and the capture time of that detection (`trailingWeight`); forgotten at a jump.
+    /// and the capture time of that detection (`trailingWeight`): replaced by the next detection,
+    /// unused once over `maximumPrediction` old, and forgotten at a jump. Jumps are told by the
+    /// dead band (three dead bands are their scale), so without one (`deadBand` 0, which no
+    /// shipped setting pairs with a trailing axis) an offset counts across a jump until then.
     private var detectedOffset: [Axis: (offset: Double, time: Double)] = [:]
 
     public init(configuration: TrackingControlConfiguration = .init()) {
@@ -181,15 +184,17 @@ public struct TrackingController: Sendable {
             var rates: [Axis: Double] = [:]
             if let yaw = positions[.yaw] {
                 let camera = yaw + base.yaw + base.yawRate * c.latency
-                let weight = trailingWeight(.yaw, target: target.yaw, measured: target.measuredYaw, rate: rate.yaw, camera: camera, time: target.time)
-                rates[.yaw] = axisRate(target: target.yaw, time: target.time, rate: rate.yaw, weight: weight, lead: lead, camera: camera, baseRate: base.yawRate, dt: dt,
-                                       rest: &rest.yaw, partnerMoving: rest.pitch.moving && rest.pitch.finishing == nil)
+                let jumped = rest.yaw.judge(target: target.yaw, time: target.time, magnification: magnification, configuration: c)
+                let weight = trailingWeight(.yaw, target: target.yaw, measured: target.measuredYaw, jumped: jumped, rate: rate.yaw, camera: camera, time: target.time)
+                rates[.yaw] = axisRate(target: target.yaw, jumped: jumped, rate: rate.yaw, weight: weight, lead: lead, camera: camera,
+                                       baseRate: base.yawRate, dt: dt, rest: &rest.yaw, partnerMoving: rest.pitch.moving && rest.pitch.finishing == nil)
             }
             if let pitch = positions[.pitch] {
                 let camera = pitch + base.pitch + base.pitchRate * c.latency
-                let weight = trailingWeight(.pitch, target: target.pitch, measured: target.measuredPitch, rate: rate.pitch, camera: camera, time: target.time)
-                rates[.pitch] = axisRate(target: target.pitch, time: target.time, rate: rate.pitch, weight: weight, lead: lead, camera: camera, baseRate: base.pitchRate, dt: dt,
-                                         rest: &rest.pitch, partnerMoving: rest.yaw.moving && rest.yaw.finishing == nil)
+                let jumped = rest.pitch.judge(target: target.pitch, time: target.time, magnification: magnification, configuration: c)
+                let weight = trailingWeight(.pitch, target: target.pitch, measured: target.measuredPitch, jumped: jumped, rate: rate.pitch, camera: camera, time: target.time)
+                rates[.pitch] = axisRate(target: target.pitch, jumped: jumped, rate: rate.pitch, weight: weight, lead: lead, camera: camera,
+                                         baseRate: base.pitchRate, dt: dt, rest: &rest.pitch, partnerMoving: rest.yaw.moving && rest.yaw.finishing == nil)
             }
             // Both axes moving and both on target: the camera finishes its move as a whole.
             if rest.yaw.moving && rest.pitch.moving && rest.yaw.onTarget && rest.pitch.onTarget {
@@ -232,15 +237,15 @@ public struct TrackingController: Sendable {
     /// it. Taken as is, sit-stand at seed 2 (the face missed on the two frames after the sit-down,
     /// the filter 7 mrad past the last detection and running on) got the full rate back and ran
     /// the camera 53 mrad past the face; the last detection alone, a frame old, lags a face still
-    /// moving.
-    private mutating func trailingWeight(_ axis: Axis, target: Double, measured: Double?, rate: Double, camera: Double, time: Double) -> Double {
+    /// moving. `jumped`: the dead band judged this update's target a jump (`AxisDeadBand.judge`).
+    private mutating func trailingWeight(_ axis: Axis, target: Double, measured: Double?, jumped: Bool, rate: Double, camera: Double, time: Double) -> Double {
         let c = configuration
         guard c.trailingAxes.contains(axis) else { return 1 }
         var point = target
         if let measured {
             detectedOffset[axis] = (measured - target, time)
             point = measured
-        } else if (axis == .yaw ? rest.yaw : rest.pitch).jumped(to: target, time: time, magnification: magnification, configuration: c) {
+        } else if jumped {
             // The offset was of the subject framed then, where it was then: not across a jump.
             detectedOffset[axis] = nil
         } else if let detected = detectedOffset[axis], time - detected.time <= c.maximumPrediction {
@@ -254,7 +259,7 @@ public struct TrackingController: Sendable {
     /// ahead, inside the dead band's hysteresis. The camera's angle is the motor's plus the base's
     /// (predicted across the command latency); the base's rate is cancelled even inside the dead
     /// band, where the camera should stay still in the world, not on the swaying base.
-    private func axisRate(target: Double, time: Double, rate: Double, weight: Double, lead: Double, camera: Double, baseRate: Double, dt: Double,
+    private func axisRate(target: Double, jumped: Bool, rate: Double, weight: Double, lead: Double, camera: Double, baseRate: Double, dt: Double,
                           rest: inout AxisDeadBand, partnerMoving: Bool) -> Double {
         let c = configuration
         let error = target + rate * lead * weight - camera
@@ -262,7 +267,7 @@ public struct TrackingController: Sendable {
             // Whether to move is judged on the error as measured, not as predicted: a rate from
             // jittery detections times the lead (0.1–0.4 s) is noise enough to restart the camera on
             // a still subject, and to keep it from settling. Once moving, the prediction steers.
-            rest.update(target: target, time: time, camera: camera, rate: rate, magnification: magnification, partnerMoving: partnerMoving, dt: dt, configuration: c)
+            rest.update(target: target, jumped: jumped, camera: camera, rate: rate, magnification: magnification, partnerMoving: partnerMoving, dt: dt, configuration: c)
             if !rest.moving { return -baseRate }
         }
         let gain = loopDelay > 0 ? min(c.gain, c.delayMargin / loopDelay) : c.gain
@@ -342,6 +347,7 @@ struct AxisDeadBand: Sendable {
     private(set) var finishing: (goal: Double, since: Double)?
     /// On the target's mean as of the last update (where a moving axis may come to rest).
     private(set) var onTarget = false
+    /// The target's mean and its rate's, in angles (rad, rad/s; `update`).
     private var averaged: (target: Double, rate: Double)?
     private var clock = 0.0
     /// The capture time of the last detection judged for a jump.
@@ -350,32 +356,52 @@ struct AxisDeadBand: Sendable {
     /// Whether a new detection's target jumped: the subject found again where it went while hidden,
     /// another subject framed. Such a target starts the mean afresh: a mean still partly of where
     /// the subject was is no place to finish a move on. Judged once per detection (capture `time`),
-    /// against the target's mean, by over three dead bands (magnified) past the lag a move at the
-    /// mean's rate puts between a target and its mean (the rate's mean times the averaging's time
-    /// constant, plus a detection period for a target held between frames). A detector's jitter
-    /// stays within its own size of the mean, at any zoom and frame rate; judged against the
-    /// last detection plus its rate times the time since, as before, the difference of two frames'
-    /// jitter plus the rate's noise times the period counted: at 4× a ±6 mrad jitter (24
-    /// magnified) restarted the mean on most frames, and the camera moved on noise.
-    func jumped(to target: Double, time: Double, magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
+    /// against the target's mean, magnified: a jump when the target is over three dead bands behind
+    /// the mean (against the mean's rate), or ahead of it by over three dead bands past the lag a
+    /// move at the mean's rate puts between a target and its mean (the rate times the averaging's
+    /// time constant, plus a detection period for a target held between frames, ≤
+    /// `maximumPrediction`). The lag lies ahead only (averaged over the same time constant, the
+    /// target and its rate keep the target that rate's lag ahead, through a turn too; a tracker's
+    /// rate turning 0.2 s late puts it behind by up to a quarter of that lag): counted both sides,
+    /// a jump back against a fast move was not seen (at 0.5 rad/s, 0.16 rad either side); counted
+    /// ahead it widens the margin there and never shifts it, so a noisy rate cannot make a jump.
+    /// Its size is bounded by the time only: under a fixed bound, every frame of a steady move
+    /// faster than it would be judged a jump. A detector's jitter stays within its own size of
+    /// the mean, at any zoom and frame rate; judged against the last detection plus its rate times
+    /// the time since, as before, the difference of two frames' jitter plus the rate's noise times
+    /// the period counted: at 4× a ±6 mrad jitter (24 magnified) restarted the mean on most
+    /// frames, and the camera moved on noise.
+    private func jumped(to target: Double, time: Double, magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
         guard let judgedTime, time > judgedTime, let mean = averaged else { return false }
-        let lag = abs(mean.rate) * (c.restSmoothing + min(time - judgedTime, c.maximumPrediction))
-        return abs(target - mean.target) * magnification > 3 * c.deadBand + lag
+        let rate = mean.rate * magnification
+        let ahead = (target - mean.target) * magnification * (rate < 0 ? -1 : 1)
+        let lag = abs(rate) * (c.restSmoothing + min(time - judgedTime, c.maximumPrediction))
+        return ahead > 3 * c.deadBand + lag || ahead < -3 * c.deadBand
+    }
+
+    /// Judges the target for a jump (`jumped(to:)`) and keeps its capture time, so that a detection
+    /// is judged once however many updates hold it; the judgement is for this update (`update`) and
+    /// for a trailing axis's detection offset (`TrackingController.trailingWeight`).
+    mutating func judge(target: Double, time: Double, magnification: Double, configuration c: TrackingControlConfiguration) -> Bool {
+        let jumped = jumped(to: target, time: time, magnification: magnification, configuration: c)
+        if judgedTime.map({ time > $0 }) ?? true { judgedTime = time }
+        return jumped
     }
 
     /// Errors and rates are judged magnified by the zoom (`TrackingController.magnification`); the
-    /// target's mean is kept in angles, so that a zoom does not move it.
-    mutating func update(target: Double, time: Double, camera: Double, rate: Double, magnification: Double, partnerMoving: Bool, dt: Double,
+    /// target's mean and its rate are kept in angles (rad, rad/s), so that a zoom neither moves the
+    /// mean nor leaves its rate in the last zoom's units (kept magnified, a zoom from 1× to 4×
+    /// left the rate a quarter of the walk's: the lag allowed was too, and a steady walk's next
+    /// detection was judged a jump). `jumped`: this update's
+    /// judgement (`judge`), which starts the mean afresh.
+    mutating func update(target: Double, jumped: Bool, camera: Double, rate: Double, magnification: Double, partnerMoving: Bool, dt: Double,
                          configuration c: TrackingControlConfiguration) {
         clock += dt
-        let jumped = jumped(to: target, time: time, magnification: magnification, configuration: c)
-        if judgedTime.map({ time > $0 }) ?? true { judgedTime = time }
-        let rate = rate * magnification
         let w = c.restSmoothing > 0 ? 1 - exp(-dt / c.restSmoothing) : 1
         let mean: (target: Double, rate: Double) = jumped ? (target, rate)
             : averaged.map { ($0.target + (target - $0.target) * w, $0.rate + (rate - $0.rate) * w) } ?? (target, rate)
         averaged = mean
-        let average = (error: (mean.target - camera) * magnification, rate: mean.rate)
+        let average = (error: (mean.target - camera) * magnification, rate: mean.rate * magnification)
         let error = (target - camera) * magnification
         // The error now within twice the settle band too: the mean of a target still drifting
         // slowly away lags it, and a camera on that mean is behind the subject (`held-selection`

@@ -40,6 +40,28 @@ struct TrackingJumpTests {
         (frame % 2 == 0 ? 1 : -1) * (0.006 + 0.0003 * Double(frame % 3 - 1)) * (capture < 1 ? 1.0 / 6 : 1)
     }
 
+    /// The dead band alone along a walk at `speed` rad/s (capture time 0 at the start): detections
+    /// every `period` s, each held for the three updates until the next (as the controller holds a
+    /// target between frames), each reaching it 0.1 s after capture and off by `jitter`'s if
+    /// `jittery`, the tracker's rate off by `rateNoise`'s ±`rateNoiseSize`, the zoom `zoom(t)`
+    /// (capture time), the target put `displaced(t)` off the walk. The capture times of the
+    /// detections judged jumps, and how many detections were judged.
+    private static func judgedJumps(speed: Double, period: Double, seconds: Double = 5, jittery: Bool = true, rateNoiseSize: Double = 0,
+                                    zoom: (Double) -> Double = { _ in 4 }, displaced: (Double) -> Double = { _ in 0 }) -> (jumps: [Double], detections: Int) {
+        var band = AxisDeadBand(), jumps: [Double] = [], detections = 0
+        let step = period / 3
+        for tick in 0..<Int(seconds / step) {
+            let now = Double(tick) * step, frame = tick / 3, capture = Double(frame) * period - 0.1
+            let target = speed * capture + displaced(capture) + (jittery ? Self.jitter(frame, at: capture) : 0)
+            let jumped = band.judge(target: target, time: capture, magnification: zoom(capture), configuration: .tuned)
+            if tick % 3 == 0 { detections += 1 }
+            if jumped { jumps.append(capture) }
+            band.update(target: target, jumped: jumped, camera: speed * now, rate: speed + Self.rateNoise(frame, size: rateNoiseSize), magnification: zoom(capture),
+                        partnerMoving: false, dt: step, configuration: .tuned)
+        }
+        return (jumps, detections)
+    }
+
     /// A noise on the tracker's rate, ±`size` rad/s (0.03: 0.12 magnified), its sign turning every 4 frames.
     private static func rateNoise(_ frame: Int, size: Double = 0.03) -> Double { (frame / 4) % 2 == 0 ? size : -size }
 
@@ -57,27 +79,40 @@ struct TrackingJumpTests {
         #expect(moving == 0, "moving in \(moving) of 180 steps")
     }
 
-    /// A subject walking slowly (0.05 rad/s, 0.2 magnified; the target's mean lags it by 10 mrad,
-    /// 40 magnified) under the same jitter, its rate ±0.015 rad/s off, seen at 30 and at 10 Hz,
-    /// three updates a frame: no detection is judged a jump. The margin left beside the jitter's
-    /// 24 mrad (magnified) is 21, taken by a rate off by 0.0175 rad/s for a while at 10 Hz (the
-    /// lag allowed is the mean rate's times 0.3 s): ±0.03 off for 0.4 s at a time had 3 of 50
-    /// detections judged jumps.
+    /// A subject walking slowly (0.05 rad/s, 0.2 magnified) under the same jitter, its rate
+    /// ±0.015 rad/s off, seen at 30 and at 10 Hz, each detection held for three updates: no
+    /// detection is judged a jump. At 10 Hz a held detection leads the target's mean by about 51
+    /// mrad magnified (the lag allowed at the walk's rate: 60), the jitter by 24 more: the
+    /// allowance fails with the rate off by ±0.025 rad/s for 0.4 s at a time (1 of 50 judged
+    /// jumps; ±0.03: 3; ±0.0225: none), two thirds more than here; at 30 Hz not up to ±0.04.
+    /// Without the allowance, 16 of 150 and 21 of 50. Judged before on every update, as if each
+    /// were a new detection, and counted on one in three, a jump on the other two could go unseen.
     @Test("a slow, steady walk at 4× under jitter is no jump", arguments: [1.0 / 30, 0.1])
     func aSteadyMoveIsNoJump(period: Double) {
-        var band = AxisDeadBand(), jumps = 0, frames = 0
-        let step = period / 3
-        for tick in 0..<Int(5 / step) {
-            let now = Double(tick) * step, frame = tick / 3, capture = now - 0.1
-            let target = 0.05 * capture + Self.jitter(frame, at: capture)
-            if tick % 3 == 0 {
-                frames += 1
-                if band.jumped(to: target, time: capture, magnification: 4, configuration: .tuned) { jumps += 1 }
-            }
-            band.update(target: target, time: capture, camera: 0.05 * now, rate: 0.05 + Self.rateNoise(frame, size: 0.015), magnification: 4,
-                        partnerMoving: false, dt: step, configuration: .tuned)
-        }
-        #expect(jumps == 0, "\(jumps) of \(frames) detections judged jumps")
+        let judged = Self.judgedJumps(speed: 0.05, period: period, rateNoiseSize: 0.015)
+        #expect(judged.jumps.isEmpty, "judged jumps at capture times \(judged.jumps) of \(judged.detections) detections")
+    }
+
+    /// A walk at 0.1 rad/s zoomed from 1× to 4× at capture time 2 s (mid-walk; no jitter): the
+    /// lag allowed is the walk's rate magnified by the zoom of the detection judged, so no
+    /// detection is a jump, the first at 4× either (its target leads the mean by about 87 mrad
+    /// magnified, the allowance 138). With the mean's rate kept magnified by each update's zoom,
+    /// that detection counted the 1× rate (allowance 68) and was judged a jump, at 0.1–0.3 rad/s.
+    @Test("a zoom in the middle of a steady walk is no jump", arguments: [0.1, 0.3])
+    func aZoomMidWalkIsNoJump(speed: Double) {
+        let judged = Self.judgedJumps(speed: speed, period: 1.0 / 30, seconds: 4, jittery: false, zoom: { $0 < 2 ? 1 : 4 })
+        #expect(judged.jumps.isEmpty, "judged jumps at capture times \(judged.jumps) of \(judged.detections) detections")
+    }
+
+    /// A fast walk (0.5 rad/s at 1×; its target leads the mean by about 108 mrad) and, from capture time
+    /// 2 s, the target 0.2 rad back (another subject framed behind the walker): that detection is
+    /// about 92 mrad behind the mean, where no lag puts a target, past three dead bands (45): a jump, and
+    /// the only one. With the lag allowed either side (45 + 117 mrad), it was not seen.
+    @Test("a jump back against a fast walk is a jump")
+    func aJumpBackAgainstAFastWalkIsAJump() {
+        let judged = Self.judgedJumps(speed: 0.5, period: 1.0 / 30, seconds: 3, jittery: false, zoom: { _ in 1 }, displaced: { $0 < 1.99 ? 0 : -0.2 })
+        #expect(judged.jumps.count == 1 && judged.jumps.allSatisfy { $0 >= 1.99 && $0 < 2.01 },
+                "judged jumps at capture times \(judged.jumps) of \(judged.detections) detections; the target moved back at 2 s")
     }
 
     /// Kept (the rule it replaces passed it too): the same walk, closed loop, is followed without
