@@ -70,14 +70,66 @@ import Testing
         #expect(required.lastError?.contains("no answer to the pan position query") == true)
     }
 
-    @Test func aUnitThatStopsAnsweringIsAskedAgainOnAReconnect() {
-        var driver = PelcoDDriver(settings: .init())
+    static func panAnswer(centidegrees: Int) -> [UInt8] {
+        let body: [UInt8] = [0x01, 0x00, 0x59, UInt8(centidegrees >> 8), UInt8(centidegrees & 0xFF)]
+        return [0xFF] + body + [body.reduce(0, &+)]
+    }
+
+    /// One answer lost to noise at connect does not make a unit that answers one driven on an
+    /// estimate: the query goes again within the wait.
+    @Test func theQueryIsAskedAgainWhileTheAnswerIsAwaited() throws {
+        var engine = try engine([:])
+        #expect(engine.handle(.linkOpened, at: 0).bytes == Self.stop + Self.queryPan)
+        var asked: [UInt8] = []
+        for step in 1...2 { asked += engine.handle(.tick, at: Double(step) * 0.17).bytes }
+        #expect(asked == Self.queryPan + Self.queryPan, "twice more within the half second")
+        _ = engine.handle(.received(Self.panAnswer(centidegrees: 1000)), at: 0.45)
+        #expect(engine.linkState == .connected && engine.identity?.hardware == "pose read back (position queries)")
+    }
+
+    /// A unit that answered and falls silent (a cut pair, a busy unit) loses its link, and is not
+    /// then taken for a unit without queries and driven on an estimate from (0, 0): each connect
+    /// requires its answer until it comes.
+    @Test func aUnitThatAnsweredIsNeverDrivenOnAnEstimateAfterward() throws {
+        var engine = try engine([:])
+        _ = engine.handle(.linkOpened, at: 0)
+        _ = engine.handle(.received(Self.panAnswer(centidegrees: 1000)), at: 0.06)
+        #expect(engine.linkState == .connected)
+        var time = 0.06, closed: String?
+        while closed == nil && time < 3 { time += 0.05; closed = engine.handle(.tick, at: time).closeLink }
+        #expect(closed?.contains("link lost") == true && time < 1.2, "silent for the link's limit (1 s): lost")
+        _ = engine.handle(.linkClosed(reason: "closed"), at: time)
+        _ = engine.handle(.linkOpened, at: time + 1)
+        for step in 1...12 { _ = engine.handle(.tick, at: time + 1 + Double(step) * 0.05) }
+        #expect(engine.linkState != .connected, "no answer: not connected on an estimate")
+        #expect(engine.lastError?.contains("answered its position queries before") == true, "\(engine.lastError ?? "")")
+        _ = engine.handle(.linkClosed(reason: "closed"), at: time + 2)
+        _ = engine.handle(.linkOpened, at: time + 3)
+        _ = engine.handle(.received(Self.panAnswer(centidegrees: 1000)), at: time + 3.05)
+        #expect(engine.linkState == .connected && engine.identity?.hardware == "pose read back (position queries)")
+    }
+
+    /// Drives at every control step would queue on a 2400-baud pair: one every `driveInterval` at
+    /// most, the newest speeds; a stop at once; the speeds in force again every second.
+    @Test func drivesArePacedStopsAreNotAndTheSpeedsAreSentAgain() throws {
+        var driver = PelcoDDriver(settings: .init(address: 1, queries: .off))
         _ = driver.start(at: 0)
-        _ = driver.receive([0xFF, 0x01, 0x00, 0x59, 0x00, 0x00, 0x5A], at: 0.06)
-        #expect(!driver.standIsMute, "it answered: its silence means something")
-        var reports: [DriverReport] = []
-        for step in 1...25 { reports += driver.tick(at: 0.06 + Double(step) * 0.1).reports }
-        #expect(reports.contains { if case .reconnect = $0 { true } else { false } }, "2 s without an answer")
+        _ = driver.tick(at: 0.01)
+        var sent: [(Double, [UInt8])] = []
+        var time = 0.2
+        for step in 0..<20 {  // a new rate every 20 ms, for 0.4 s
+            time = 0.2 + Double(step) * 0.02
+            let bytes = driver.send(.velocity([AxisValue(.yaw, Float(0.05 + 0.02 * Double(step)))]), at: time) + driver.tick(at: time + 0.001).bytes
+            if !bytes.isEmpty { sent.append((time, bytes)) }
+        }
+        #expect(sent.count >= 4 && sent.count <= 5, "\(sent.count) drives in 0.4 s")
+        #expect(zip(sent, sent.dropFirst()).allSatisfy { $1.0 - $0.0 >= PelcoDDriver.driveInterval - 1e-9 })
+        let stop = driver.send(.stop, at: time + 0.005)
+        #expect(stop == Self.stop, "a stop goes at once")
+        var again: [UInt8] = []
+        var t = time + 0.005
+        while t < time + 1.1 { t += 0.05; again += driver.tick(at: t).bytes }
+        #expect(again == Self.stop, "the stop again a second later")
     }
 
     @Test func garbageAndOtherUnitsAreCountedNotFollowed() throws {

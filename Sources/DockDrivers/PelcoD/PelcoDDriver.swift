@@ -21,11 +21,19 @@ struct PelcoDDriver: StandDriver {
     }
 
     /// How long the first query's answer is waited for: a 2400-baud round trip of two seven-byte
-    /// messages is 58 ms, the rest is the unit's own delay.
+    /// messages is 58 ms, the rest is the unit's own delay. The query goes `detectionQueries`
+    /// times in that time, so that one answer lost to noise does not make a unit that answers
+    /// one driven on an estimate.
     static let answerWait = 0.5
-    /// Without a position answer for this long, a unit that answered has stopped: reconnect, so
-    /// that the next connect asks again whether it answers.
-    static let answerSilence = 2.0
+    static let detectionQueries = 3
+    /// The least time between two drive messages: at 2400 baud a message takes 29 ms, and with a
+    /// query and its answer at 10 Hz the half-duplex pair carries 21 bytes a tenth of a second
+    /// (88 ms); a drive sent at every control step (up to 20 a second) would queue in the tty
+    /// behind the speeds it replaces. The newest speeds wait; a stop never does.
+    static let driveInterval = 0.1
+    /// The speeds in force are sent again this often: the protocol acknowledges nothing, and a
+    /// stop lost to noise on the pair would leave the head turning for good.
+    static let refreshInterval = 1.0
     static let centidegreesPerRadian = 18_000 / Double.pi
 
     let name = "pelco-d"
@@ -40,11 +48,19 @@ struct PelcoDDriver: StandDriver {
     private var phase = Phase.opened
     /// yaw (x) and pitch (y) in radians: dockd's yaw grows to the left, its pitch upwards.
     private var estimate: PoseEstimate
-    /// The speeds last sent (pan > 0 right, tilt > 0 up).
+    /// The speeds last sent (pan > 0 right, tilt > 0 up), and when.
     private var steps = (pan: 0, tilt: 0)
+    private var lastDrive = -Double.infinity
+    /// Speeds asked for and not yet sent (`driveInterval`).
+    private var pendingSteps: (pan: Int, tilt: Int)?
     private var nextPoll = 0.0
-    private var lastAnswer = 0.0
     private var asksTiltNext = false
+    /// The detection queries still to send, and when the next goes.
+    private var detectionQueriesLeft = 0
+    /// The unit has answered a position query on some connect: with `auto`, it is then required
+    /// to again (a connect it does not answer is a cut pair or a busy unit, not a unit without
+    /// queries), so that a head read back is never taken over by a dead-reckoned pose from (0, 0).
+    private var hasAnswered = false
 
     init(settings: Settings) {
         self.settings = settings
@@ -61,10 +77,14 @@ struct PelcoDDriver: StandDriver {
         decoder = PelcoD.Decoder()
         estimate = Self.freshEstimate(settings, at: time)
         steps = (0, 0)
+        pendingSteps = nil
+        lastDrive = time
         asksTiltNext = false
         let stop = PelcoD.stop(address: settings.address).bytes
         guard settings.queries != .off else { phase = .opened; return stop }
         phase = .detecting(until: time + Self.answerWait)
+        detectionQueriesLeft = Self.detectionQueries - 1
+        nextPoll = time + Self.answerWait / Double(Self.detectionQueries)
         return stop + PelcoD.query(.queryPan, address: settings.address).bytes
     }
 
@@ -90,7 +110,7 @@ struct PelcoDDriver: StandDriver {
             return [.garbage(.unknownType)]
         }
         counters.decoder.frames += 1
-        lastAnswer = time
+        hasAnswered = true
         let now = estimate.pose(at: time), angle = Self.radians(centidegrees: message.word)
         if message.command2 == PelcoD.Extended.panPosition.rawValue {
             estimate.read(x: -angle, y: now.y, at: time)  // pan grows to the right
@@ -113,14 +133,12 @@ struct PelcoDDriver: StandDriver {
         case .velocity(let rates):
             let yaw = Double(rates.first { $0.axis == .yaw }?.value ?? 0), pitch = Double(rates.first { $0.axis == .pitch }?.value ?? 0)
             let wanted = (pan: -step(yaw), tilt: step(pitch))
-            guard wanted != steps else { return [] }
-            steps = wanted
-            estimate.told(.rate(x: -rate(steps.pan), y: rate(steps.tilt), until: .infinity), sent: time, at: time)
-            return PelcoD.drive(address: settings.address, pan: steps.pan, tilt: steps.tilt).bytes
+            guard wanted != (pendingSteps ?? steps) else { return [] }
+            pendingSteps = wanted
+            return drive(at: time)
         case .stop:
-            steps = (0, 0)
-            estimate.told(.still, sent: time, at: time)
-            return PelcoD.stop(address: settings.address).bytes
+            pendingSteps = nil
+            return drive((0, 0), at: time)
         default:
             return []  // positions are closed by the host with rates; LIMITS, LED, MOTORS: none here
         }
@@ -133,27 +151,51 @@ struct PelcoDDriver: StandDriver {
 
     private func rate(_ step: Int) -> Double { settings.maxSpeed * Double(step) / Double(PelcoD.topSpeed) }
 
+    /// The pending speeds, once `driveInterval` has passed since the last drive.
+    private mutating func drive(at time: Double) -> [UInt8] {
+        guard let wanted = pendingSteps, time >= lastDrive + Self.driveInterval else { return [] }
+        pendingSteps = nil
+        return drive(wanted, at: time)
+    }
+
+    private mutating func drive(_ wanted: (pan: Int, tilt: Int), at time: Double) -> [UInt8] {
+        steps = wanted
+        lastDrive = time
+        estimate.told(wanted == (0, 0) ? .still : .rate(x: -rate(wanted.pan), y: rate(wanted.tilt), until: .infinity), sent: time, at: time)
+        return PelcoD.drive(address: settings.address, pan: wanted.pan, tilt: wanted.tilt).bytes
+    }
+
+    /// The speeds in force again, every `refreshInterval` without a drive.
+    private mutating func refresh(at time: Double) -> [UInt8] {
+        guard pendingSteps == nil, time >= lastDrive + Self.refreshInterval else { return [] }
+        return drive(steps, at: time)
+    }
+
     mutating func tick(at time: Double) -> DriverOutput {
         switch phase {
         case .opened:
             phase = .ready(measured: false)
             return DriverOutput(reports: ready(measured: false, at: time))
         case .detecting(let until):
-            guard time >= until else { return DriverOutput() }
-            guard settings.queries == .auto else {
-                return DriverOutput(reports: [.fatal("no answer to the pan position query (position_queries = on)")])
+            if time < until {
+                guard detectionQueriesLeft > 0, time >= nextPoll else { return DriverOutput() }
+                detectionQueriesLeft -= 1
+                nextPoll = time + Self.answerWait / Double(Self.detectionQueries)
+                return DriverOutput(bytes: PelcoD.query(.queryPan, address: settings.address).bytes)
+            }
+            guard settings.queries == .auto, !hasAnswered else {
+                let why = hasAnswered ? "the unit answered its position queries before" : "position_queries = on"
+                return DriverOutput(reports: [.fatal("no answer to the pan position query (\(why))")])
             }
             phase = .ready(measured: false)
             return DriverOutput(reports: ready(measured: false, at: time))
         case .ready(let measured):
-            guard time >= nextPoll else { return DriverOutput() }
+            var out = DriverOutput(bytes: drive(at: time) + refresh(at: time))
+            guard time >= nextPoll else { return out }
             nextPoll = time + 1 / settings.pollHz
-            if measured && time - lastAnswer > Self.answerSilence {
-                return DriverOutput(reports: [.reconnect("the unit stopped answering its position queries")])
-            }
-            var out = DriverOutput(reports: [feedback(at: time)])
+            out.reports = [feedback(at: time)]
             if measured {
-                out.bytes = PelcoD.query(asksTiltNext ? .queryTilt : .queryPan, address: settings.address).bytes
+                out.bytes += PelcoD.query(asksTiltNext ? .queryTilt : .queryPan, address: settings.address).bytes
                 asksTiltNext.toggle()
             }
             return out
@@ -166,8 +208,8 @@ struct PelcoDDriver: StandDriver {
     var nextDeadline: Double? {
         switch phase {
         case .opened: nil
-        case .detecting(let until): until
-        case .ready: nextPoll
+        case .detecting(let until): detectionQueriesLeft > 0 ? min(until, nextPoll) : until
+        case .ready: min(nextPoll, pendingSteps == nil ? lastDrive + Self.refreshInterval : lastDrive + Self.driveInterval)
         }
     }
 
@@ -181,7 +223,6 @@ struct PelcoDDriver: StandDriver {
         let identity = StandIdentity(model: "Pelco-D unit", firmware: "",
                                      hardware: measured ? "pose read back (position queries)" : "pose estimated from the speeds sent",
                                      serial: "pelco-d-\(settings.address)", protocolVersion: "pelco-d")
-        lastAnswer = time
         nextPoll = time
         return [.ready(identity, capabilities), feedback(at: time)]
     }
