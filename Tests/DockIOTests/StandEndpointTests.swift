@@ -1,7 +1,7 @@
 import DockIO
 import Testing
 
-/// Where a client says a stand is (`stands.attach`'s `device`, dock-driver-probe's link): what each
+/// Where a client says a stand is (`stands.attach`'s `device`): what each
 /// kind of link takes, and why dockd refuses what it cannot try.
 @Suite struct StandEndpointTests {
     @Test(arguments: ["/dev/ttyACM0", "/dev/ttyUSB0@9600", "unix:/run/dock-sim.sock", "rfcomm:00:1A:7D:DA:71:13",
