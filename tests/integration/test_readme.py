@@ -50,6 +50,7 @@ RUN = [
     "dockctl tour start stage:10 home:5 --repeat",
     "dock-bench scenario --suite",
     "dock-bench live Benchmarks/Scenarios/slow-walk.json --plot /tmp/slow-walk.svg",
+    "dock-bench scenario --suite --driver onvif",
 ]
 # Commands that run until stopped: what they print first, after which they are interrupted.
 FOLLOWING = {"dockctl watch motion events --rate 10": "motion", "dockctl events": None,
@@ -163,3 +164,6 @@ def test_the_benchmark_commands(tmp_path):
     live = run_to_end(RUN[20], tmp_path, None, timeout=300)
     assert live.returncode == 0, live.stderr[-2000:]
     assert "<svg" in (tmp_path / "slow-walk.svg").read_text()
+    # Through the ONVIF driver: 50 s of one core in a debug build.
+    onvif = run_to_end(RUN[21], tmp_path, None, timeout=600)
+    assert onvif.returncode == 0 and "geometric mean ÷ native" in onvif.stdout, onvif.stderr[-2000:]
