@@ -361,10 +361,15 @@ struct AxisDeadBand: Sendable {
     /// move at the mean's rate puts between a target and its mean (the rate times the averaging's
     /// time constant, plus a detection period for a target held between frames, ≤
     /// `maximumPrediction`). The lag lies ahead only (averaged over the same time constant, the
-    /// target and its rate keep the target that rate's lag ahead, through a turn too; a tracker's
-    /// rate turning 0.2 s late puts it behind by up to a quarter of that lag): counted both sides,
-    /// a jump back against a fast move was not seen (at 0.5 rad/s, 0.16 rad either side); counted
-    /// ahead it widens the margin there and never shifts it, so a noisy rate cannot make a jump.
+    /// target and its rate keep the target that rate's lag ahead, through a gentle turn too):
+    /// counted both sides, a jump back against a fast move was not seen (at 0.5 rad/s, 0.16 rad
+    /// either side); counted ahead it widens the margin there and never shifts it, so a noisy rate
+    /// cannot make a jump. A sharp turn back, the tracker's rate turning after the subject, puts
+    /// the target behind until the rate turns: at 4× one to three detections after the turn are
+    /// judged jumps (0.1–0.5 rad/s, the rate 0.1–0.2 s late; at 1× one, at 0.5 rad/s and 0.2 s).
+    /// Harmless: a moving axis's commands do not read the judgement (the same yaw path with the
+    /// rule switched off, traced with and without jitter; a trailing axis reads it only on a frame
+    /// without a detection), and the mean it restarts is on the subject.
     /// Its size is bounded by the time only: under a fixed bound, every frame of a steady move
     /// faster than it would be judged a jump. A detector's jitter stays within its own size of
     /// the mean, at any zoom and frame rate; judged against the last detection plus its rate times
