@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "peers"))
 import visca_camera as vc  # noqa: E402
 
-EMULATOR_HOST = "127.0.0.2"  # visca-over-ip binds 0.0.0.0:52381
+EMULATOR_HOST = "127.0.0.2"
+VISCA_PORT = vc.free_udp_port(EMULATOR_HOST)  # visca-over-ip binds 0.0.0.0 at the camera's port
 
 
 @pytest.fixture
@@ -64,8 +65,8 @@ def test_a_saved_preset_is_in_the_memory_dockd_names_another_controller_recalls_
     assert listed["stage"]["camera"] == {"memory": 0} and listed["home"]["camera"] is None, listed
 
     # Another controller, on the camera's VISCA-over-IP port, recalls dockd's preset by its number.
-    udp = vc.UdpLink(cam, EMULATOR_HOST, 52381).start()
-    controller = Camera(EMULATOR_HOST)
+    udp = vc.UdpLink(cam, EMULATOR_HOST, VISCA_PORT).start()
+    controller = Camera(EMULATOR_HOST, VISCA_PORT)
     try:
         controller.recall_preset(0)
         wait_for(lambda: miss(truth(cam), stage) < TENTH_OF_A_DEGREE, 10, "the camera at the stage preset")

@@ -22,7 +22,8 @@ from conftest import BIN  # noqa: E402
 
 GENERIC = ROOT / "profiles" / "visca" / "generic-ptzoptics.json"
 SONY = ROOT / "profiles" / "visca" / "sony-brc-h700.json"  # 5 pan nibbles, raw pan growing left, VV 00
-EMULATOR_HOST = "127.0.0.2"  # visca-over-ip binds 0.0.0.0:52381
+EMULATOR_HOST = "127.0.0.2"
+VISCA_PORT = vc.free_udp_port(EMULATOR_HOST)  # visca-over-ip binds 0.0.0.0 at the camera's port
 
 
 def probe(driver, endpoint, options, *args, seconds=2.5, user=None):
@@ -60,7 +61,7 @@ def camera():
         elif link == "tcp":
             lk = vc.TcpLink(cam).start()
         else:
-            lk = vc.UdpLink(cam, EMULATOR_HOST, 52381, raw=(link == "raw")).start()
+            lk = vc.UdpLink(cam, EMULATOR_HOST, VISCA_PORT, raw=(link == "raw")).start()
         links.append(lk)
         return cam, lk
     yield make
@@ -73,7 +74,7 @@ def camera():
 def test_emulator_answers_visca_over_ip_controller(camera):
     from visca_over_ip import Camera
     cam, link = camera(link="udp")
-    controller = Camera(EMULATOR_HOST)
+    controller = Camera(EMULATOR_HOST, VISCA_PORT)
     try:
         assert link.control == [b"\x01"], "sequence reset"
         assert cam.received[0][1] == bytes.fromhex("81 01 00 01 ff"), "IF_Clear on connect"
@@ -102,7 +103,7 @@ def test_emulator_zooms_for_a_visca_over_ip_controller(camera):
     """CAM_Zoom Tele/Wide variable, Stop, Direct and CAM_ZoomPosInq as visca-over-ip sends them."""
     from visca_over_ip import Camera
     cam, link = camera(link="udp")
-    controller = Camera(EMULATOR_HOST)
+    controller = Camera(EMULATOR_HOST, VISCA_PORT)
     try:
         assert controller.get_zoom_position() == 0, "the wide end"
         controller.zoom(7)  # tele, fastest
@@ -127,7 +128,7 @@ def test_emulator_keeps_presets_for_a_visca_over_ip_controller(camera):
     Reset forgets it (a Recall of a forgotten memory leaves the head where it is)."""
     from visca_over_ip import Camera
     cam, link = camera(link="udp")
-    controller = Camera(EMULATOR_HOST)
+    controller = Camera(EMULATOR_HOST, VISCA_PORT)
     try:
         controller.pantilt(24, 20, 1000, -200)
         wait_until(lambda: controller.get_pantilt_position() == (1000, -200), 3, "absolute move")
@@ -234,7 +235,7 @@ def test_visca_over_pty_velocity_moves_the_camera_and_polls_feed_back(camera):
 
 def test_visca_over_ip_closes_the_loop_on_polled_position(camera):
     cam, link = camera(link="udp")
-    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:52381", {"profile": GENERIC, "transport": "ip"},
+    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:{VISCA_PORT}", {"profile": GENERIC, "transport": "ip"},
                              "--target", "yaw=0.4,pitch=-0.2")
     assert code == 0, err
     assert link.control == [b"\x01"]
@@ -249,7 +250,7 @@ def test_visca_over_ip_closes_the_loop_on_polled_position(camera):
 
 def test_visca_raw_udp_position_on_a_five_nibble_sony_profile(camera):
     cam, link = camera(profile=SONY, link="raw")
-    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:52381", {"profile": SONY, "transport": "raw-udp", "name": "brc"},
+    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:{VISCA_PORT}", {"profile": SONY, "transport": "raw-udp", "name": "brc"},
                              "--position", "yaw=-0.3,pitch=0.2", "--duration", "1")
     assert code == 0, err
     assert of(lines, "ready")[0]["serial"] == "brc"
@@ -298,7 +299,7 @@ def test_visca_zoom_rate_is_tele_wide_and_its_stop_and_feedback_is_the_lens_magn
 
 def test_visca_zoom_target_is_zoom_direct_and_the_lens_gets_there(camera):
     cam, link = camera(SONY, link="udp")
-    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:52381", {"profile": SONY, "transport": "ip"},
+    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:{VISCA_PORT}", {"profile": SONY, "transport": "ip"},
                              "--position", "zoom=4", seconds=3.5)
     assert code == 0, err
     direct = [m for _, m in cam.received if m[1:4] == b"\x01\x04\x47"]
@@ -327,14 +328,14 @@ def test_visca_drive_bytes_equal_visca_over_ip_for_the_same_speeds(camera):
     """Live: what dockd's driver put on the wire vs what visca-over-ip sends for the same command."""
     from visca_over_ip import Camera
     cam, link = camera(link="udp")
-    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:52381", {"profile": GENERIC, "transport": "ip"},
+    code, lines, err = probe("visca", f"udp:{EMULATOR_HOST}:{VISCA_PORT}", {"profile": GENERIC, "transport": "ip"},
                              "--velocity", "yaw=-0.5,pitch=0.3", "--velocity-seconds", "0.5", seconds=1.0)
     assert code == 0, err
     ours = [m for _, m in cam.received if m[2:4] == b"\x06\x01" and m[6:8] != b"\x03\x03"]
     assert ours, cam.received
     # dockd: yaw −0.5 rad/s (right) = 28.6°/s → byte 17 (32°/s); pitch 0.3 rad/s (up) = 17.2°/s → byte 11 (18°/s).
     before = len(cam.received)
-    controller = Camera(EMULATOR_HOST)
+    controller = Camera(EMULATOR_HOST, VISCA_PORT)
     try:
         controller.pantilt(17, -11)  # right at 17, up at 11
         wait_until(lambda: any(m[2:4] == b"\x06\x01" for _, m in cam.received[before:]), 5, "visca-over-ip's drive")
@@ -431,7 +432,7 @@ def test_mavlink_gimbal_without_device_information_uses_defaults(gimbal):
 def test_motion_controller_orientation_move_through_each_driver(driver, camera, gimbal):
     if driver.startswith("visca"):
         cam, link = camera(link="pty" if driver == "visca-serial" else "udp")
-        endpoint = link.path + "@9600" if driver == "visca-serial" else f"udp:{EMULATOR_HOST}:52381"
+        endpoint = link.path + "@9600" if driver == "visca-serial" else f"udp:{EMULATOR_HOST}:{VISCA_PORT}"
         options = {"profile": GENERIC, "transport": "serial" if driver == "visca-serial" else "ip"}
         name = "visca"
     else:
@@ -452,7 +453,7 @@ def test_motion_controller_orientation_move_through_each_driver(driver, camera, 
 def test_probe_orient_completes_on_a_camera_whose_tilt_is_a_third_of_its_profile(link, camera):
     """Issue 21: the camera's own AbsolutePosition is let finish however slow its tilt."""
     cam, lk = camera(link=link, speed_scale=(1.0, 0.33))
-    endpoint = lk.path + "@9600" if link == "pty" else f"udp:{EMULATOR_HOST}:52381"
+    endpoint = lk.path + "@9600" if link == "pty" else f"udp:{EMULATOR_HOST}:{VISCA_PORT}"
     options = {"profile": GENERIC, "transport": "serial" if link == "pty" else "ip"}
     code, lines, err = probe("visca", endpoint, options, "--orient", "yaw=0.2,pitch=0.2", "--orient-duration", "1", seconds=6)
     assert code == 0, (err, of(lines, "summary"))
@@ -484,7 +485,7 @@ def test_dockd_steers_each_driver_from_its_configuration(driver, camera, gimbal,
     from conftest import Client, wait_for
     if driver.startswith("visca"):
         cam, link = camera(link="pty" if driver == "visca-serial" else "udp")
-        where = f'path = "{link.path}"' if driver == "visca-serial" else f'udp = "{EMULATOR_HOST}:52381"\ntransport = "ip"'
+        where = f'path = "{link.path}"' if driver == "visca-serial" else f'udp = "{EMULATOR_HOST}:{VISCA_PORT}"\ntransport = "ip"'
         device = f'{where}\ndriver = "visca"\nprofile = "{GENERIC}"\nname = "ptz-1"\n'
         expected_id = "ptz-1"
     else:
@@ -570,7 +571,7 @@ def test_dockd_tracks_a_subject_through_each_driver(driver, camera, gimbal, tmp_
     from test_tracking import Scene
     if driver.startswith("visca"):
         cam, link = camera(link="pty" if driver == "visca-serial" else "udp")
-        where = f'path = "{link.path}"' if driver == "visca-serial" else f'udp = "{EMULATOR_HOST}:52381"\ntransport = "ip"'
+        where = f'path = "{link.path}"' if driver == "visca-serial" else f'udp = "{EMULATOR_HOST}:{VISCA_PORT}"\ntransport = "ip"'
         device = f'{where}\ndriver = "visca"\nprofile = "{GENERIC}"\n'
 
         def pose():

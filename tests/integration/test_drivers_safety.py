@@ -403,6 +403,7 @@ def test_visca_sony_head_whose_units_grow_left_is_driven_the_right_way(rig):
 # -- VISCA on every link: the deadman
 
 EMULATOR_HOST = "127.0.0.2"
+VISCA_PORT = vc.free_udp_port(EMULATOR_HOST)
 
 
 @pytest.fixture
@@ -419,8 +420,8 @@ def any_link(tmp_path):
             lk = vc.TcpLink(cam).start()
             where = f'tcp = "{lk.address[0]}:{lk.address[1]}"\ntransport = "raw-tcp"\n'
         else:
-            lk = vc.UdpLink(cam, EMULATOR_HOST, 52381, raw=(link == "raw-udp")).start()
-            where = f'udp = "{EMULATOR_HOST}:52381"\ntransport = "{link}"\n'
+            lk = vc.UdpLink(cam, EMULATOR_HOST, VISCA_PORT, raw=(link == "raw-udp")).start()
+            where = f'udp = "{EMULATOR_HOST}:{VISCA_PORT}"\ntransport = "{link}"\n'
         made.append(lk)
         daemon = Daemon(tmp_path, f'{where}driver = "visca"\nprofile = "{profile}"\nname = "ptz"\n')
         made.append(daemon)

@@ -31,7 +31,7 @@ VISCA_CASES = [
 
 
 def visca_commands():
-    """Runs visca-over-ip against the emulator on 127.0.0.2:52381 and records each command's payload."""
+    """Runs visca-over-ip against the emulator on 127.0.0.2 (a free port) and records each command's payload."""
     import visca_camera as vc
     from visca_over_ip import Camera
 
@@ -42,8 +42,9 @@ def visca_commands():
         return cam.received[before]
 
     cam = vc.Camera(vc.load_profile(PROFILE))
-    link = vc.UdpLink(cam, "127.0.0.2", 52381).start()
-    controller = Camera("127.0.0.2")
+    port = vc.free_udp_port()
+    link = vc.UdpLink(cam, "127.0.0.2", port).start()
+    controller = Camera("127.0.0.2", port)
     try:
         ptype, payload = next_after(0)
         out = [{"name": "if_clear", "visca_over_ip": payload.hex(" "), "dockd": {"kind": "if_clear"}, "payload_type": ptype}]

@@ -570,6 +570,14 @@ class PtyLink(Link):
                 pass
 
 
+def free_udp_port(host="127.0.0.2"):
+    """A UDP port free on `host` now, for a run's VISCA-over-IP camera: 52381, the protocol's own,
+    is taken by another test run on the same machine (visca-over-ip binds it on every address)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
 class UdpLink(Link):
     """VISCA-over-IP (8-byte header) or, with raw=True, bare VISCA in datagrams."""
 
