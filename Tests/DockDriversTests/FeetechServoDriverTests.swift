@@ -21,7 +21,7 @@ import VirtualTime
 
     @Test func itIsMadeFromItsDeclaredOptions() throws {
         #expect(throws: DriverFailure.self) { try FeetechServoDriver.definition.make(texts: ["tilt_id": "1"], heartbeatTimeoutMs: 500) }
-        #expect(throws: DriverFailure.self) { try FeetechServoDriver.definition.make(texts: ["pan_min": "1", "pan_max": "0.5"], heartbeatTimeoutMs: 500) }
+        #expect(throws: DriverFailure.self) { try FeetechServoDriver.definition.make(texts: ["pan_min": "0", "pan_max": "0"], heartbeatTimeoutMs: 500) }
         #expect(throws: DriverFailure.self) { try FeetechServoDriver.definition.make(texts: ["pan_direction": "left"], heartbeatTimeoutMs: 500) }
         let made = try Self.make(["pan_id": "7", "tilt_direction": "reversed", "tilt_centre": "1000"])
         #expect(made.settings.pan == .init(id: 7, sign: 1, centre: 2048, range: -3...3))

@@ -6,6 +6,8 @@ extension FeetechServoDriver {
         summary: "pan/tilt heads of two Feetech STS/SMS serial bus servos (STS3215) on one half-duplex bus",
         links: [.serial],
         defaultBaud: 1_000_000,
+        // Each option's whole range is valid with the others at their defaults (test_configuration
+        // tries each alone at its smallest whole value): the ends lie either side of the centre.
         options: [
             DriverOption("pan_id", .integer(0...253), default: .integer(1), "the pan servo's id on the bus"),
             DriverOption("tilt_id", .integer(0...253), default: .integer(2), "the tilt servo's id on the bus"),
@@ -17,10 +19,10 @@ extension FeetechServoDriver {
             DriverOption("tilt_centre", .integer(0...65535), default: .integer(2048), "the tilt servo's step where the head looks level"),
             DriverOption("counts_per_rev", .integer(256...65536), default: .integer(4096), "steps a turn (STS3215 and most STS/SMS: 4096)"),
             DriverOption("max_speed", .number(0.05...20), default: .number(2), "the fastest rate dockd asks of either servo, rad/s"),
-            DriverOption("pan_min", .number(-3.2...3.2), default: .number(-3), "the pan's right end, rad (negative: yaw grows to the left)"),
-            DriverOption("pan_max", .number(-3.2...3.2), default: .number(3), "the pan's left end, rad"),
-            DriverOption("tilt_min", .number(-3.2...3.2), default: .number(-1.5), "the tilt's lower end, rad"),
-            DriverOption("tilt_max", .number(-3.2...3.2), default: .number(1.5), "the tilt's upper end, rad"),
+            DriverOption("pan_min", .number(-3.2...0), default: .number(-3), "the pan's right end, rad (negative: yaw grows to the left)"),
+            DriverOption("pan_max", .number(0...3.2), default: .number(3), "the pan's left end, rad"),
+            DriverOption("tilt_min", .number(-3.2...0), default: .number(-1.5), "the tilt's lower end, rad"),
+            DriverOption("tilt_max", .number(0...3.2), default: .number(1.5), "the tilt's upper end, rad"),
             DriverOption("poll_hz", .number(4...200), default: .number(50),
                          "position reads a second, both servos together (at least 4: a stand silent for 1 s is taken for lost)"),
         ],
