@@ -32,7 +32,7 @@ import threading
 import time
 import tty
 
-TOP_SPEED = 3400.0  # steps/s; an STS3215 turns about 0.222 s per 60° at 12 V (an estimate here)
+TOP_SPEED = 3400.0  # steps/s at goal speed 0: a round figure for the emulator, not a servo's cited one
 TORQUE_ENABLE, ACCELERATION, GOAL_POSITION, GOAL_SPEED = 40, 41, 42, 46
 PRESENT_POSITION, PRESENT_SPEED, MOVING = 56, 58, 66
 MODEL_STS3215 = 777

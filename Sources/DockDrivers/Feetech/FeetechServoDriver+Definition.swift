@@ -1,6 +1,6 @@
 extension FeetechServoDriver {
     /// Two Feetech STS/SMS bus servos as a pan/tilt head. No hotplug: they sit behind generic
-    /// USB-serial bus adapters (Waveshare's is a CH343), which udev cannot tell from any other.
+    /// USB-serial bus adapters, which udev cannot tell from any other serial adapter.
     static let definition = DriverDefinition(
         name: "feetech",
         summary: "pan/tilt heads of two Feetech STS/SMS serial bus servos (STS3215) on one half-duplex bus",
