@@ -96,15 +96,16 @@ import VirtualTime
         #expect(renewed && time > 0.141 && time < 0.15, "renewed at \(time)")
     }
 
-    @Test func aStopHoldsBothServosWhereTheyWereReadAndIsConfirmedOnceBothReadStill() throws {
+    @Test func aStopHoldsBothServosWhereTheirReadsPutThemAndIsConfirmedOnceBothReadStill() throws {
         var driver = try Self.connected()
         // The pan read at 2100 turning at 300 steps/s; the tilt at 2048.
         _ = driver.receive(Self.status(1, [0x34, 0x08, 0x2C, 0x01]), at: 0.041)
         _ = driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.042)
         let stop = driver.send(.stop, at: 0.05)
         let top = Int((2.0 * 4096 / (2 * .pi)).rounded())
-        #expect(stop == Feetech.syncWrite(.goalPosition, [(1, Feetech.goal(position: 2100, speed: top)), (2, Feetech.goal(position: 2048, speed: top))]),
-                "goal = the present position read, never goal speed 0 (the servo's top speed)")
+        // 2100 + 300 steps/s × the read's 9 ms: 2102.7.
+        #expect(stop == Feetech.syncWrite(.goalPosition, [(1, Feetech.goal(position: 2103, speed: top)), (2, Feetech.goal(position: 2048, speed: top))]),
+                "goal = where the read puts the servo now, never goal speed 0 (the servo's top speed)")
         #expect(!driver.stopConfirmed)
         _ = driver.tick(at: 0.06)
         _ = driver.receive(Self.status(2, Self.centred), at: 0.061)

@@ -45,8 +45,10 @@ struct FeetechServoDriver: StandDriver {
     private(set) var counters = DriverCounters()
     private var decoder = Feetech.Decoder()
     private var ready = false
-    /// The read awaiting its answer: which servo (0 pan, 1 tilt), until when.
-    private var inFlight: (servo: Int, deadline: Double)?
+    /// The read awaiting its answer: which servo (0 pan, 1 tilt), when it was sent, until when.
+    private var inFlight: (servo: Int, sent: Double, deadline: Double)?
+    /// When work that needs a tick at once (writes, a refusal) last became due.
+    private var dueSince = 0.0
     /// Reads missed in a row, per servo.
     private var misses = [0, 0]
     /// The last read of each servo: steps, steps/s, when.
@@ -111,6 +113,8 @@ struct FeetechServoDriver: StandDriver {
         // An answer to nothing asked (late, another servo's): not ours to read.
         guard let asked = inFlight, servos[asked.servo].id == status.id else { return [] }
         inFlight = nil
+        dueSince = time
+        counters.roundTrip.sample(time - asked.sent)
         guard status.parameters.count == 4 else {
             counters.decoder.errors[.malformed, default: 0] += 1
             return [.garbage(.malformed)]
@@ -129,7 +133,7 @@ struct FeetechServoDriver: StandDriver {
         guard ready else {
             guard measured.allSatisfy({ $0 != nil }) else { return reports }
             ready = true
-            pendingGoals = hold()
+            pendingGoals = hold(at: time)
             torquePending = true
             return reports + [readyReport(), feedback(at: time)]
         }
@@ -142,6 +146,7 @@ struct FeetechServoDriver: StandDriver {
 
     mutating func send(_ command: Message, at time: Double) -> [UInt8] {
         guard ready else { return [] }
+        dueSince = time
         switch command {
         case .velocity(let values):
             rates = (Double(values.first { $0.axis == .yaw }?.value ?? 0), Double(values.first { $0.axis == .pitch }?.value ?? 0))
@@ -153,7 +158,7 @@ struct FeetechServoDriver: StandDriver {
             lastRenew = time
         case .stop:
             rates = (0, 0)
-            pendingGoals = hold()
+            pendingGoals = hold(at: time)
             stopQueued = true
         default:
             return []  // positions are closed by the host with rates; LIMITS, LED, MOTORS: none here
@@ -169,11 +174,15 @@ struct FeetechServoDriver: StandDriver {
         return pendingGoals + (torquePending ? Feetech.syncWrite(.torqueEnable, servos.map { ($0.id, [1]) }) : [])
     }
 
-    /// Both servos held where they were last read. A stop is a goal, not goal speed 0: speed 0 is
-    /// the servo's top speed, and torque off would let the tilt drop.
-    private func hold() -> [UInt8] {
+    /// Both servos held where they are now by their last reads: the position read carried on by the
+    /// speed read over the read's age (at most an answer timeout), so that a servo read up to a poll
+    /// interval ago is not sent back. A stop is a goal, not goal speed 0: speed 0 is the servo's top
+    /// speed, and torque off would let the tilt drop.
+    private func hold(at time: Double) -> [UInt8] {
         Feetech.syncWrite(.goalPosition, servos.indices.map { i in
-            (servos[i].id, Feetech.goal(position: clamped(measured[i]?.steps ?? servos[i].centre, i), speed: topSpeedSteps))
+            guard let read = measured[i] else { return (servos[i].id, Feetech.goal(position: clamped(servos[i].centre, i), speed: topSpeedSteps)) }
+            let now = Double(read.steps) + Double(read.speed) * min(Self.answerTimeout, max(0, time - read.time))
+            return (servos[i].id, Feetech.goal(position: clamped(Int(now.rounded()), i), speed: topSpeedSteps))
         })
     }
 
@@ -232,13 +241,13 @@ struct FeetechServoDriver: StandDriver {
         let servo = nextServo
         nextServo = 1 - servo
         nextPoll = max(nextPoll + 1 / settings.pollHz, time)
-        inFlight = (servo, time + Self.answerTimeout)
+        inFlight = (servo, time, time + Self.answerTimeout)
         return Feetech.read(id: servos[servo].id, .presentPosition, count: 4)
     }
 
     var nextDeadline: Double? {
         if let asked = inFlight { return asked.deadline }
-        if !pendingGoals.isEmpty || torquePending || motionRefused != nil { return -.infinity }
+        if !pendingGoals.isEmpty || torquePending || motionRefused != nil { return dueSince }
         return rates != (0, 0) ? min(nextPoll, lastRenew + Self.renewInterval) : nextPoll
     }
 
