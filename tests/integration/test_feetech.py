@@ -145,3 +145,51 @@ def test_dockd_orients_and_tracks_through_the_servos(servos, tmp_path):
     finally:
         dockd.terminate()
         dockd.wait(5)
+
+
+def start_dockd(link, tmp_path):
+    config = tmp_path / "dockd.conf"
+    config.write_text(f'[[device]]\npath = "{link.path}"\ndriver = "feetech"\n')
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--config", str(config), "--socket", str(tmp_path / "d.sock"),
+                              "--socket-group", "", "--no-hotplug"], stderr=open(tmp_path / "dockd.err", "wb"))
+    wait_for((tmp_path / "d.sock").exists, 10, "dockd's socket")
+    c = Client(tmp_path / "d.sock")
+    wait_for(lambda: any(s["state"] == "connected" for s in c.result("stands.list")), 15, "the servo head")
+    return dockd, c
+
+
+def turn_left(c, bus, seconds=1.0):
+    """motion.velocity yaw 0.5 rad/s renewed every 0.1 s for `seconds`, as a client steering."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        c.result("motion.velocity", {"yaw": 0.5})
+        time.sleep(0.1)
+    assert not bus.still(), "turning when the test ends the client's rates"
+
+
+@pytest.mark.parametrize("signal", ["SIGTERM", "SIGKILL"])
+def test_the_servos_stop_when_dockd_ends_even_killed(servos, tmp_path, signal):
+    """SIGTERM: dockd's stop holds both servos where they are. SIGKILL: nothing more is written, and
+    the last goal lies no more than the driver's lead (0.3 s of the rate) ahead: the servo stops
+    there by itself, instead of running on to the end of its range."""
+    bus, link = servos()
+    dockd, c = start_dockd(link, tmp_path)
+    try:
+        turn_left(c, bus)
+        getattr(dockd, "terminate" if signal == "SIGTERM" else "kill")()
+        at_signal = bus.steps(1)
+        dockd.wait(5)
+        wait_for(bus.still, 2, "the servos at rest")
+        moved = (bus.steps(1) - at_signal) / STEPS_PER_RADIAN
+        print(f"\n{signal}: moved {moved:.3f} rad after the signal")
+        goals = [m for _, m in bus.received if m[4] == 0x83 and m[5] == fs.GOAL_POSITION]
+        assert goals[-1][7] == 1 and abs(int.from_bytes(goals[-1][8:10], "little") - bus.steps(1)) < 1, "at rest at the last goal written"
+        # 0.5 rad/s: a stop within about a poll's worth; a kill within the 0.3 s lead (0.15 rad)
+        # ahead of a read no newer than now.
+        assert -0.005 < moved < (0.05 if signal == "SIGTERM" else 0.16), moved  # a hold rounds to a step
+        assert bus.servos[1].table[fs.TORQUE_ENABLE] == 1, "held, not let go"
+    finally:
+        if dockd.poll() is None:
+            dockd.kill()
+            dockd.wait(5)
+        c.close()
