@@ -114,6 +114,30 @@ import VirtualTime
         #expect(driver.stopConfirmed, "both servos read still after the stop")
     }
 
+    @Test func aRateAskedBeforeAReconnectIsNotRenewedAfterIt() throws {
+        var driver = try Self.connected()
+        _ = driver.receive(Self.status(1, Self.centred), at: 0.041)
+        _ = driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.042)
+        _ = driver.start(at: 1)
+        _ = driver.receive(Self.status(1, Self.centred), at: 1.001)
+        _ = driver.tick(at: 1.02)
+        _ = driver.receive(Self.status(2, Self.centred), at: 1.021)
+        var writes: [[UInt8]] = []
+        var time = 1.022
+        while time < 1.5 {
+            var bytes = driver.tick(at: time).bytes
+            if bytes.count >= 8, bytes[bytes.count - 4] == Feetech.Instruction.read.rawValue {
+                _ = driver.receive(Self.status(bytes[bytes.count - 6], Self.centred), at: time)
+                bytes.removeLast(8)
+            }
+            if !bytes.isEmpty { writes.append(bytes) }
+            time += 0.005
+        }
+        let top = Int((2.0 * 4096 / (2 * .pi)).rounded())
+        let hold = Feetech.syncWrite(.goalPosition, [(1, Feetech.goal(position: 2048, speed: top)), (2, Feetech.goal(position: 2048, speed: top))])
+        #expect(writes == [hold + Feetech.syncWrite(.torqueEnable, [(1, [1]), (2, [1])])], "the hold and torque on, no goal of the old rate")
+    }
+
     @Test func aServosErrorByteIsARefusalNamingItAndSoIsMotionAskedWhileItLasts() throws {
         var driver = try Self.connected()
         let refusal = DriverReport.refused(command: MessageType.velocity.rawValue, reason: "servo 1 (pan) reports overload")
@@ -175,6 +199,25 @@ import VirtualTime
         let yaw = sign * (host.peer.steps(1) - 2048) / perRadian, pitch = sign * (host.peer.steps(2) - 2048) / perRadian
         let tolerance = MotionConfiguration().positionTolerance
         #expect(abs(yaw - 0.5) < tolerance && abs(pitch + 0.2) < tolerance, "\(direction): at (\(yaw), \(pitch))")
+    }
+
+    @Test func aReconnectReadsBothServosAndHoldsThemBeforeAnythingElse() throws {
+        var host = try Self.host()
+        _ = host.command(.velocity([.yaw: 0.5]))
+        host.run(for: 0.5)
+        let before = host.peer.received.count
+        host.unplug(reopenAfter: 0.5)
+        let reconnected = host.run(until: host.now + 5) { $0.engine.linkState == .connected && $0.peer.received.count > before + 3 }
+        #expect(reconnected)
+        let after = Array(host.peer.received[before...])
+        #expect(after.prefix(2).map { [$0[2], $0[4], $0[5]] } == [[1, 0x02, 0x38], [2, 0x02, 0x38]], "both read first")
+        let hold = try #require(after.first { $0[4] == 0x83 })
+        #expect(hold[5] == 0x2A, "the first write is a goal: the hold")
+        let goal = Int(hold[8]) | Int(hold[9]) << 8
+        #expect(abs(Double(goal) - host.peer.steps(1)) <= 1, "held where the servo was when read again, not a rate's goal ahead")
+        let held = host.peer.steps(1)
+        host.run(for: 0.5)
+        #expect(host.peer.still && host.peer.steps(1) == held, "nothing asked before the reconnect goes on after it")
     }
 
     @Test func shutdownHoldsMovingServosWhereTheyWereRead() throws {
