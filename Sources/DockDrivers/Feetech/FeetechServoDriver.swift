@@ -31,8 +31,9 @@ struct FeetechServoDriver: StandDriver {
         var pollHz = 50.0
     }
 
-    /// How long a servo's answer is awaited: at 1 Mbaud a read and its answer take 0.2 ms, a USB
-    /// adapter's latency timer (FTDI: 16 ms) is the rest.
+    /// How long a servo's answer is awaited: at 1 Mbaud a read and its answer take 0.2 ms; a USB
+    /// adapter's latency timer is the rest (the vendor SDK allows for 16 ms each way, its
+    /// LATENCY_TIMER).
     static let answerTimeout = 0.1
     /// Reads a servo may miss in a row during the connect before it is taken for absent.
     static let connectAttempts = 3
@@ -153,7 +154,7 @@ struct FeetechServoDriver: StandDriver {
             if rates != (0, 0), let troubled = lastError.firstIndex(where: { $0 != 0 }) {
                 motionRefused = servoTrouble(troubled, lastError[troubled])
             }
-            stopSentAt = nil
+            (stopSentAt, stopQueued) = (nil, false)
             pendingGoals = goals()
             lastRenew = time
         case .stop:
