@@ -114,6 +114,16 @@ import VirtualTime
         #expect(driver.stopConfirmed, "both servos read still after the stop")
     }
 
+    @Test func aRateAskedAfterAStopStillWaitingForTheBusIsNoStopToConfirm() throws {
+        var driver = try Self.connected()
+        _ = driver.send(.stop, at: 0.041)
+        _ = driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.042)
+        _ = driver.receive(Self.status(1, Self.centred), at: 0.043)
+        let sent = driver.tick(at: 0.044).bytes
+        #expect(sent.starts(with: Feetech.header + [Feetech.broadcast, 18, Feetech.Instruction.syncWrite.rawValue]), "the rate's goals")
+        #expect(driver.stopConfirmed, "the stop was replaced before it went: nothing to confirm")
+    }
+
     @Test func aRateAskedBeforeAReconnectIsNotRenewedAfterIt() throws {
         var driver = try Self.connected()
         _ = driver.receive(Self.status(1, Self.centred), at: 0.041)
