@@ -9,6 +9,7 @@ public enum DriverTable {
         V4L2CameraDriver.definition,
         ONVIFCameraDriver.definition,
         PelcoDDriver.definition,
+        FeetechServoDriver.definition,
     ]
 
     public static var names: [String] { all.map(\.name) }

@@ -30,6 +30,8 @@ import Testing
         "onvif": { try drive("onvif", peer: EmulatedONVIFCamera()) { $0.yaw > 0.05 } },
         // Pelco-D's pan grows to the right.
         "pelco-d": { try drive("pelco-d", peer: PelcoDUnitPeer()) { $0.pan < 0 } },
+        // The pan servo's steps grow to the left (pan_direction normal).
+        "feetech": { try drive("feetech", peer: FeetechServosPeer()) { $0.steps(1) > 2048 + 20 } },
     ]
 
     /// The driver `name` made from its table definition, under the virtual host against `peer`;

@@ -28,6 +28,7 @@ import Testing
         "v4l2": { try probe("v4l2", peer: V4L2CameraPeer(), unplugAfter: $0) { ($0.values[V4L2CameraPeer.pan] ?? 0) < 0 } },
         "onvif": { try probe("onvif", peer: EmulatedONVIFCamera(), unplugAfter: $0) { $0.yaw > 0.05 } },
         "pelco-d": { try probe("pelco-d", peer: PelcoDUnitPeer(), unplugAfter: $0) { $0.pan < 0 } },
+        "feetech": { try probe("feetech", peer: FeetechServosPeer(), unplugAfter: $0) { $0.steps(1) > 2048 + 20 } },
     ]
 
     /// `--velocity yaw=0.2 --velocity-seconds V --seconds 2` (V 1 unless given) through the driver

@@ -181,3 +181,112 @@ struct PelcoDUnitPeer: VirtualPeer {
 
     mutating func endSession(atMicros micros: UInt64) {}
 }
+
+/// Two Feetech STS servos on one bus (ids 1 and 2), written from the protocol's description (the
+/// vendor SDK's packet layout, LeRobot's STS/SMS control table), not from the driver's codec: each
+/// keeps its control table, turns toward its goal position (42) at its goal speed (46, steps/s; 0
+/// is its top speed) while its torque (40) is on, and reports present position (56) and speed (58,
+/// sign in bit 15). PING, READ and WRITE are answered by a status packet carrying `errors[id]`;
+/// SYNC WRITE by none.
+struct FeetechServosPeer: VirtualPeer {
+    static let topSpeed = 3400.0
+    /// Each servo's control table (RAM addresses as the STS manual numbers them).
+    private(set) var tables: [UInt8: [UInt8]] = [:]
+    /// Where each servo is, in fractional steps.
+    private(set) var positions: [UInt8: Double] = [:]
+    /// The error byte each servo answers with (0x20 overload, 0x04 overheat…).
+    var errors: [UInt8: UInt8] = [:]
+    private(set) var received: [[UInt8]] = []
+    private var buffer: [UInt8] = []
+    private var time: UInt64 = 0
+
+    init(ids: [UInt8] = [1, 2], at step: Int = 2048) {
+        for id in ids {
+            var table = [UInt8](repeating: 0, count: 0x50)
+            (table[3], table[4]) = (0x09, 0x03)  // model 777 (STS3215)
+            (table[0x2A], table[0x2B]) = (UInt8(step & 0xFF), UInt8(step >> 8))
+            tables[id] = table
+            positions[id] = Double(step)
+        }
+    }
+
+    func steps(_ id: UInt8) -> Double { positions[id] ?? .nan }
+
+    func goal(_ id: UInt8) -> Int { tables[id].map { Int($0[0x2A]) | Int($0[0x2B]) << 8 } ?? -1 }
+
+    /// Every servo at its goal (or limp).
+    var still: Bool { tables.allSatisfy { id, table in table[0x28] == 0 || abs(Double(goal(id)) - positions[id]!) < 0.5 } }
+
+    mutating func receive(_ bytes: [UInt8], atMicros micros: UInt64) -> [UInt8] {
+        _ = advance(toMicros: micros)
+        buffer += bytes
+        var answer: [UInt8] = []
+        while buffer.count >= 4 {
+            guard buffer[0] == 0xFF, buffer[1] == 0xFF else { buffer.removeFirst(); continue }
+            let length = Int(buffer[3])
+            guard buffer.count >= 4 + length else { break }
+            let packet = Array(buffer[..<(4 + length)])
+            buffer.removeFirst(4 + length)
+            guard ~packet[2..<(3 + length)].reduce(0, &+) == packet[3 + length] else { continue }
+            received.append(packet)
+            answer += act(id: packet[2], instruction: packet[4], parameters: Array(packet[5..<(3 + length)]))
+        }
+        return answer
+    }
+
+    private mutating func act(id: UInt8, instruction: UInt8, parameters: [UInt8]) -> [UInt8] {
+        switch instruction {
+        case 0x01 where tables[id] != nil: return status(id, [])
+        case 0x02 where tables[id] != nil && parameters.count == 2:
+            let from = Int(parameters[0]), count = Int(parameters[1])
+            return status(id, Array(tables[id]![from..<(from + count)]))
+        case 0x03 where tables[id] != nil && !parameters.isEmpty:
+            write(id, at: Int(parameters[0]), Array(parameters.dropFirst()))
+            return status(id, [])
+        case 0x83 where id == 0xFE && parameters.count >= 2:
+            let count = Int(parameters[1])
+            var rest = parameters.dropFirst(2)
+            while rest.count >= count + 1 {
+                write(rest.first!, at: Int(parameters[0]), Array(rest.dropFirst().prefix(count)))
+                rest = rest.dropFirst(count + 1)
+            }
+            return []
+        default: return []
+        }
+    }
+
+    private mutating func write(_ id: UInt8, at address: Int, _ data: [UInt8]) {
+        guard tables[id] != nil else { return }
+        for (offset, byte) in data.enumerated() { tables[id]![address + offset] = byte }
+    }
+
+    private func status(_ id: UInt8, _ parameters: [UInt8]) -> [UInt8] {
+        let body = [id, UInt8(parameters.count + 2), errors[id] ?? 0] + parameters
+        return [0xFF, 0xFF] + body + [~body.reduce(0, &+)]
+    }
+
+    mutating func advance(toMicros micros: UInt64) -> [UInt8] {
+        let dt = Double(micros - min(micros, time)) / 1e6
+        time = max(time, micros)
+        for (id, table) in tables {
+            let goal = Double(Int(table[0x2A]) | Int(table[0x2B]) << 8)
+            let asked = Double(Int(table[0x2E]) | Int(table[0x2F]) << 8)
+            let speed = asked == 0 ? Self.topSpeed : min(asked, Self.topSpeed)
+            var position = positions[id]!, velocity = 0.0
+            if table[0x28] == 1, goal != position {
+                let step = min(abs(goal - position), speed * dt)
+                velocity = goal > position ? speed : -speed
+                position += goal > position ? step : -step
+            }
+            positions[id] = position
+            let steps = Int(position.rounded()), magnitude = Int(abs(velocity).rounded())
+            tables[id]![0x38] = UInt8(steps & 0xFF)
+            tables[id]![0x39] = UInt8((steps >> 8) & 0xFF)
+            tables[id]![0x3A] = UInt8(magnitude & 0xFF)
+            tables[id]![0x3B] = UInt8((magnitude >> 8) & 0x7F) | (velocity < 0 ? 0x80 : 0)
+        }
+        return []
+    }
+
+    mutating func endSession(atMicros micros: UInt64) {}
+}
