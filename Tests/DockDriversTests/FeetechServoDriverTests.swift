@@ -233,11 +233,60 @@ import VirtualTime
     @Test func shutdownHoldsMovingServosWhereTheyWereRead() throws {
         var host = try Self.host()
         _ = host.command(.velocity([.yaw: 0.5, .pitch: 0.2]))
-        host.run(for: 0.5)
+        host.run(for: 0.4)  // inside the engine's velocity deadman (0.5 s), which stops the servos itself
         #expect(!host.peer.still && host.peer.steps(1) > 1500 + 50)
         host.shutdown()
         let stopped = host.run(until: host.now + 0.2) { $0.peer.still }
         #expect(stopped, "the servos stop when dockd does")
         #expect(abs(Double(host.peer.goal(1)) - host.peer.steps(1)) < 1 && host.peer.tables[1]?[0x28] == 1, "held, torque on")
+    }
+
+    /// A zero rate after a fast one (here the engine's velocity deadman, 0.5 s after a rate not
+    /// renewed; the end of an orientation too) holds each servo where it is now; held where it was
+    /// last read, the servo still turning was sent back (0.018–0.030 rad at 1.5 rad/s, the review's
+    /// run through dockd).
+    @Test func aZeroRateHoldsAServoWhereItIsNotWhereItWasLastRead() throws {
+        var host = try Self.host()
+        _ = host.command(.velocity([.yaw: 1.5, .pitch: 1.0]))
+        var farthest = (host.peer.steps(1), host.peer.steps(2)), back = 0.0
+        _ = host.run(until: host.now + 1.5) { h in
+            back = max(back, farthest.0 - h.peer.steps(1), farthest.1 - h.peer.steps(2))
+            farthest = (max(farthest.0, h.peer.steps(1)), max(farthest.1, h.peer.steps(2)))
+            return false
+        }
+        #expect(back < 1, "a servo went \(back) steps back after the zero rate")
+        #expect(host.peer.still)
+    }
+
+    /// A servo that stops answering once connected closes the link (its feedback would repeat the
+    /// last read while the engine steered on it), so the engine says the stand is gone.
+    @Test func aServoFallingSilentOnceConnectedClosesTheLink() throws {
+        var host = try Self.host()
+        host.atPeer { peer, _ in peer.remove(2); return [] }
+        let left = host.run(until: host.now + 3) { $0.engine.linkState != .connected }
+        #expect(left, "still connected 3 s after servo 2 fell silent")
+    }
+
+    /// A servo found outside its axis's range at connect (tilt 948, the range's end at 1070) is held
+    /// there: the connect moves nothing (clamped to the range, the tilt went to 1071 at full speed).
+    @Test func theConnectHoldsAServoOutsideItsRangeWhereItIs() throws {
+        let driver = try FeetechServoDriver.definition.make([:], heartbeatTimeoutMs: ProtocolTiming.defaultHeartbeatTimeoutMs)
+        var host = VirtualHost(driver: driver, peer: FeetechServosPeer(at: 948), name: "virtual:feetech")
+        let connected = host.connect(timeout: 5)
+        #expect(connected)
+        host.run(for: 0.5)
+        #expect(host.peer.steps(1) == 948 && host.peer.steps(2) == 948, "moved to \(host.peer.steps(1)), \(host.peer.steps(2))")
+    }
+
+    /// Motion refused because a servo reports trouble is not sent: the servos stay where they are.
+    @Test func motionRefusedForAServoInTroubleIsNotSent() throws {
+        var host = try Self.host()
+        host.atPeer { peer, _ in peer.errors[1] = 0x20; return [] }
+        host.run(for: 0.2)
+        let at = (host.peer.steps(1), host.peer.steps(2))
+        _ = host.command(.velocity([.yaw: 0.5, .pitch: 0.3]))
+        host.run(for: 0.4)
+        #expect(host.peer.steps(1) == at.0 && host.peer.steps(2) == at.1,
+                "moved from \(at) to (\(host.peer.steps(1)), \(host.peer.steps(2))) while refused")
     }
 }

@@ -212,6 +212,9 @@ struct FeetechServosPeer: VirtualPeer {
 
     func steps(_ id: UInt8) -> Double { positions[id] ?? .nan }
 
+    /// Servo `id` off the bus (unplugged, its power lost): it answers nothing from now on.
+    mutating func remove(_ id: UInt8) { (tables[id], positions[id]) = (nil, nil) }
+
     func goal(_ id: UInt8) -> Int { tables[id].map { Int($0[0x2A]) | Int($0[0x2B]) << 8 } ?? -1 }
 
     /// Every servo at its goal (or limp).

@@ -23,8 +23,8 @@ extension FeetechServoDriver {
             DriverOption("pan_max", .number(0...3.2), default: .number(3), "the pan's left end, rad"),
             DriverOption("tilt_min", .number(-3.2...0), default: .number(-1.5), "the tilt's lower end, rad"),
             DriverOption("tilt_max", .number(0...3.2), default: .number(1.5), "the tilt's upper end, rad"),
-            DriverOption("poll_hz", .number(4...200), default: .number(50),
-                         "position reads a second, both servos together (at least 4: a stand silent for 1 s is taken for lost)"),
+            DriverOption("poll_hz", .number(10...200), default: .number(50),
+                         "position reads a second, both servos together (at least 10: each servo read within the 0.3 s its goal leads it)"),
         ],
         capabilities: [.rates, .measuredPosition],
         make: { s in

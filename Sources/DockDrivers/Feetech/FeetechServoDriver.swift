@@ -40,6 +40,9 @@ struct FeetechServoDriver: StandDriver {
     /// How far ahead a rate's goal is set, and how often it is renewed.
     static let lead = 0.3
     static let renewInterval = 0.1
+    /// Reads a servo may miss in a row once ready before the link is taken for broken (a servo
+    /// unplugged from the bus, its power lost): about half a second of silence at `answerTimeout`.
+    static let readyMisses = 5
 
     let name = "feetech"
     let settings: Settings
@@ -151,11 +154,13 @@ struct FeetechServoDriver: StandDriver {
         switch command {
         case .velocity(let values):
             rates = (Double(values.first { $0.axis == .yaw }?.value ?? 0), Double(values.first { $0.axis == .pitch }?.value ?? 0))
-            if rates != (0, 0), let troubled = lastError.firstIndex(where: { $0 != 0 }) {
-                motionRefused = servoTrouble(troubled, lastError[troubled])
-            }
             (stopSentAt, stopQueued) = (nil, false)
-            pendingGoals = goals()
+            if rates != (0, 0), let troubled = lastError.firstIndex(where: { $0 != 0 }) {
+                // Refused, so not sent: the servos are held where they are instead.
+                motionRefused = servoTrouble(troubled, lastError[troubled])
+                rates = (0, 0)
+            }
+            pendingGoals = goals(at: time)
             lastRenew = time
         case .stop:
             rates = (0, 0)
@@ -175,28 +180,38 @@ struct FeetechServoDriver: StandDriver {
         return pendingGoals + (torquePending ? Feetech.syncWrite(.torqueEnable, servos.map { ($0.id, [1]) }) : [])
     }
 
-    /// Both servos held where they are now by their last reads: the position read carried on by the
-    /// speed read over the read's age (at most an answer timeout), so that a servo read up to a poll
-    /// interval ago is not sent back. A stop is a goal, not goal speed 0: speed 0 is the servo's top
-    /// speed, and torque off would let the tilt drop.
+    /// Where servo `i` is now by its last read: the position read carried on by the speed read over
+    /// the read's age (at most a read interval and an answer timeout), so that a servo read a
+    /// moment ago is not sent back. nil: never read.
+    private func carried(_ i: Int, at time: Double) -> Double? {
+        guard let read = measured[i] else { return nil }
+        let age = min(2 / settings.pollHz + Self.answerTimeout, max(0, time - read.time))
+        return Double(read.steps) + Double(read.speed) * age
+    }
+
+    /// Both servos held where they are now (`carried`), within their one turn but not the axis's
+    /// range: a hold moves nothing, also a servo found outside the range at connect. A stop is a
+    /// goal, not goal speed 0: speed 0 is the servo's top speed, and torque off would let the tilt drop.
     private func hold(at time: Double) -> [UInt8] {
         Feetech.syncWrite(.goalPosition, servos.indices.map { i in
-            guard let read = measured[i] else { return (servos[i].id, Feetech.goal(position: clamped(servos[i].centre, i), speed: topSpeedSteps)) }
-            let now = Double(read.steps) + Double(read.speed) * min(Self.answerTimeout, max(0, time - read.time))
-            return (servos[i].id, Feetech.goal(position: clamped(Int(now.rounded()), i), speed: topSpeedSteps))
+            let now = carried(i, at: time) ?? Double(servos[i].centre)
+            return (servos[i].id, Feetech.goal(position: min(settings.countsPerRev - 1, max(0, Int(now.rounded()))), speed: topSpeedSteps))
         })
     }
 
-    /// Each servo's goal for the rates in force: `lead` seconds of its rate ahead of where it was
-    /// read, reached at the rate's speed; an axis at rate 0 held where it was read.
-    private func goals() -> [UInt8] {
+    /// Each servo's goal for the rates in force: `lead` seconds of its rate ahead of where it is
+    /// now (`carried`), reached at the rate's speed, within the axis's range; an axis at rate 0
+    /// held where it is (held where it was read, a servo still turning was sent back).
+    private func goals(at time: Double) -> [UInt8] {
         let axisRates = [rates.pan, rates.tilt]
         return Feetech.syncWrite(.goalPosition, servos.indices.map { i in
-            let from = measured[i]?.steps ?? servos[i].centre
+            let from = carried(i, at: time) ?? Double(servos[i].centre)
             let stepsPerSecond = min(Double(topSpeedSteps), abs(axisRates[i]) * stepsPerRadian)
-            guard stepsPerSecond >= 1 else { return (servos[i].id, Feetech.goal(position: clamped(from, i), speed: topSpeedSteps)) }
+            guard stepsPerSecond >= 1 else {
+                return (servos[i].id, Feetech.goal(position: min(settings.countsPerRev - 1, max(0, Int(from.rounded()))), speed: topSpeedSteps))
+            }
             let direction = (axisRates[i] > 0 ? 1.0 : -1.0) * servos[i].sign
-            let goal = Double(from) + direction * stepsPerSecond * Self.lead
+            let goal = from + direction * stepsPerSecond * Self.lead
             return (servos[i].id, Feetech.goal(position: clamped(Int(goal.rounded()), i), speed: Int(stepsPerSecond.rounded())))
         })
     }
@@ -222,14 +237,21 @@ struct FeetechServoDriver: StandDriver {
             inFlight = nil
             counters.retries += 1
             misses[asked.servo] += 1
+            let silence = "servo \(servos[asked.servo].id) (\(asked.servo == 0 ? "pan" : "tilt")) does not answer on the bus"
             if !ready, misses[asked.servo] >= Self.connectAttempts {
-                out.reports.append(.fatal("servo \(servos[asked.servo].id) (\(asked.servo == 0 ? "pan" : "tilt")) does not answer on the bus"))
+                out.reports.append(.fatal(silence))
+                return out
+            }
+            if ready, misses[asked.servo] >= Self.readyMisses {
+                // Its feedback would repeat the last read: close the link, so the engine stops what
+                // it can and the next connect finds the servo or says it is missing.
+                out.reports.append(.reconnect(silence))
                 return out
             }
         }
         guard inFlight == nil else { return out }
         if ready, rates != (0, 0), time >= lastRenew + Self.renewInterval {
-            pendingGoals = goals()
+            pendingGoals = goals(at: time)
             lastRenew = time
         }
         out.bytes += flush(at: time)
