@@ -24,6 +24,18 @@ extension StandConfiguration {
         }
         return stand
     }
+
+    /// `turning(like:)` with the reach of `camera`'s head too: yaw (−pan) and pitch (tilt) between
+    /// its ends, yaw not continuous. What a stand of the camera's speed and range can keep in frame
+    /// tells a scene beyond the camera's limits from a fault of its driver.
+    public static func reaching(like camera: EmulatedONVIFCamera) -> StandConfiguration {
+        var stand = turning(like: camera)
+        let pan = [camera.head.pan.atMinusOne, camera.head.pan.atOne], tilt = [camera.head.tilt.atMinusOne, camera.head.tilt.atOne]
+        stand.axes[0].continuous = false
+        (stand.axes[0].min, stand.axes[0].max) = (-pan.max()! * .pi / 180, -pan.min()! * .pi / 180)
+        (stand.axes[1].min, stand.axes[1].max) = (tilt.min()! * .pi / 180, tilt.max()! * .pi / 180)
+        return stand
+    }
 }
 
 extension EmulatedONVIFCamera: SceneCamera {

@@ -19,4 +19,18 @@ struct ONVIFSceneTests {
         #expect(run.metrics.rmsError <= 1.5 * native.metrics.rmsError, "\(model): RMS \(run.metrics.rmsError), native \(native.metrics.rmsError)")
         #expect(run.refused.isEmpty, "\(model): refused \(run.refused)")
     }
+
+    /// The suite's judge of the camera's reach (`dock-bench scenario --driver onvif`, §): the
+    /// simulated stand at the camera's speeds and range — pan ±170°, not continuous — cannot keep
+    /// walk-around's subject (1¼ turns about the camera) in frame, where the stand at its speeds
+    /// alone (yaw continuous) can; a walk 40° either side is within both.
+    @Test func walkAroundIsBeyondTheCameraReachAndASlowWalkIsNot() throws {
+        let camera = EmulatedONVIFCamera.level(motion: [.continuous])
+        let around = try ScenarioSuiteTests.scenario("walk-around"), walk = try ScenarioSuiteTests.scenario("slow-walk")
+        let reach = try runScene(around, seed: 1, kind: .ours, record: false, stand: .reaching(like: camera)).metrics.inFrame
+        let speedOnly = try runScene(around, seed: 1, kind: .ours, record: false, stand: .turning(like: camera)).metrics.inFrame
+        let walkInReach = try runScene(walk, seed: 1, kind: .ours, record: false, stand: .reaching(like: camera)).metrics.inFrame
+        #expect(reach < 0.99 && speedOnly >= 0.99, "walk-around in frame: \(reach) at the camera's reach, \(speedOnly) at its speeds alone")
+        #expect(walkInReach >= 0.99, "slow-walk in frame at the camera's reach: \(walkInReach)")
+    }
 }
