@@ -114,6 +114,39 @@ import VirtualTime
         #expect(driver.stopConfirmed, "both servos read still after the stop")
     }
 
+    /// A stop asked while an answer is awaited goes when the bus is free, holding the servo where it
+    /// is then: worked out when asked, the pan turning at 300 steps/s was held 27 steps behind
+    /// itself by the time the goal went 90 ms later (the answer lost, its timeout run out).
+    @Test func aStopWaitingForTheBusHoldsTheServoWhereItIsWhenItGoes() throws {
+        var driver = try Self.connected()  // the pan's read sent at 0.04, its answer awaited
+        _ = driver.receive(Self.status(1, [0x34, 0x08, 0x2C, 0x01]), at: 0.041)  // 2100, 300 steps/s
+        let read = driver.tick(at: 0.06).bytes
+        #expect(read == Feetech.read(id: 2, .presentPosition, count: 4))
+        let asked = driver.send(.stop, at: 0.061)
+        #expect(asked == [], "the tilt's answer is awaited: nothing goes over it")
+        let sent = driver.tick(at: 0.16).bytes  // the tilt's answer lost: its 0.1 s timeout runs out
+        let top = Int((2.0 * 4096 / (2 * .pi)).rounded())
+        // 2100 + 300 steps/s × 0.119 s since the read: 2135.7.
+        #expect(sent.starts(with: Feetech.syncWrite(.goalPosition, [(1, Feetech.goal(position: 2136, speed: top)), (2, Feetech.goal(position: 2048, speed: top))])),
+                "held where the read puts the pan when the goal goes")
+    }
+
+    /// The range dockd is told is the one the servo can reach: `pan_centre` 100 leaves 100 steps
+    /// (0.153 rad) to the right in its turn, not the configured 3 rad.
+    @Test func theRangeReportedIsTheConfiguredOneCutToTheServosTurn() throws {
+        var driver = try Self.make(["pan_centre": "100"])
+        _ = driver.start(at: 0)
+        _ = driver.receive(Self.status(1, [0x64, 0x00, 0x00, 0x00]), at: 0.001)
+        _ = driver.tick(at: 0.02)
+        let reports = driver.receive(Self.status(2, Self.centred), at: 0.021)
+        guard case .ready(_, let capabilities)? = reports.first else { Issue.record("not ready: \(reports)"); return }
+        let pan = try #require(capabilities.axes.first { $0.axis == .yaw })
+        let step = 2 * Double.pi / 4096  // the ends fall on whole steps
+        #expect(abs(Double(pan.min) + 100 * step) < 1e-4 && abs(Double(pan.max) - 3) < step, "pan \(pan.min)…\(pan.max)")
+        let tilt = try #require(capabilities.axes.first { $0.axis == .pitch })
+        #expect(abs(Double(tilt.min) + 1.5) < step && abs(Double(tilt.max) - 1.5) < step, "tilt \(tilt.min)…\(tilt.max)")
+    }
+
     @Test func aRateAskedAfterAStopStillWaitingForTheBusIsNoStopToConfirm() throws {
         var driver = try Self.connected()
         _ = driver.send(.stop, at: 0.041)

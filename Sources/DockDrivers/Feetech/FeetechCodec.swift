@@ -12,8 +12,10 @@ enum Feetech {
     /// Every servo takes a packet sent to it; none answers (SYNC WRITE).
     static let broadcast: UInt8 = 0xFE
 
+    /// The instructions dockd sends (PING 0x01 and WRITE 0x03 exist too; the SDK and the tests'
+    /// emulator use them, dockd does not).
     enum Instruction: UInt8, Sendable {
-        case ping = 0x01, read = 0x02, write = 0x03, syncWrite = 0x83
+        case read = 0x02, syncWrite = 0x83
     }
 
     /// The control table's registers dockd uses (RAM area).
@@ -85,7 +87,8 @@ enum Feetech {
     /// or a sum that fails drops a byte and the search goes on.
     struct Decoder: Sendable {
         private var buffer: [UInt8] = []
-        /// The longest answer dockd asks for is 4 registers: a longer length is noise.
+        /// dockd's reads are answered with 4 bytes (length 6); a length past 16 bytes' worth (18)
+        /// is taken for noise rather than waited for: no answer on this bus is that long.
         static let longestLength = 2 + 16
 
         mutating func feed(_ bytes: [UInt8]) -> [Result<Status, FrameError>] {

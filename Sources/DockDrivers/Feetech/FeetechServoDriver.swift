@@ -164,8 +164,8 @@ struct FeetechServoDriver: StandDriver {
             lastRenew = time
         case .stop:
             rates = (0, 0)
-            pendingGoals = hold(at: time)
-            stopQueued = true
+            pendingGoals = []
+            stopQueued = true  // the hold is worked out when it goes (`flush`), where the servo is then
         default:
             return []  // positions are closed by the host with rates; LIMITS, LED, MOTORS: none here
         }
@@ -176,7 +176,7 @@ struct FeetechServoDriver: StandDriver {
     private mutating func flush(at time: Double) -> [UInt8] {
         guard inFlight == nil else { return [] }
         defer { (pendingGoals, torquePending) = ([], false) }
-        if stopQueued { stopQueued = false; stopSentAt = time }
+        if stopQueued { (stopQueued, stopSentAt, pendingGoals) = (false, time, hold(at: time)) }
         return pendingGoals + (torquePending ? Feetech.syncWrite(.torqueEnable, servos.map { ($0.id, [1]) }) : [])
     }
 
@@ -218,12 +218,22 @@ struct FeetechServoDriver: StandDriver {
 
     private var topSpeedSteps: Int { max(1, Int((settings.maxSpeed * stepsPerRadian).rounded())) }
 
-    /// A step within the axis's range and the servo's one turn.
-    private func clamped(_ steps: Int, _ i: Int) -> Int {
+    /// The steps servo `i` may be sent to: its axis's range within its one turn.
+    private func reach(_ i: Int) -> ClosedRange<Int> {
         let servo = servos[i]
         let ends = [servo.range.lowerBound, servo.range.upperBound].map { Double(servo.centre) + servo.sign * $0 * stepsPerRadian }
         let low = max(0, Int(ends.min()!.rounded(.up))), high = min(settings.countsPerRev - 1, Int(ends.max()!.rounded(.down)))
-        return min(high, max(low, steps))
+        return low...max(low, high)
+    }
+
+    /// A step within the axis's range and the servo's one turn.
+    private func clamped(_ steps: Int, _ i: Int) -> Int { min(reach(i).upperBound, max(reach(i).lowerBound, steps)) }
+
+    /// The axis's range as the servo can reach it, rad (dockd's signs): the configured range, cut
+    /// to the servo's one turn (a centre near one end of the turn leaves less on that side).
+    private func reachableRange(_ i: Int) -> (min: Float, max: Float) {
+        let ends = [reach(i).lowerBound, reach(i).upperBound].map { servos[i].sign * Double($0 - servos[i].centre) / stepsPerRadian }
+        return (Float(ends.min()!), Float(ends.max()!))
     }
 
     mutating func tick(at time: Double) -> DriverOutput {
@@ -270,7 +280,7 @@ struct FeetechServoDriver: StandDriver {
 
     var nextDeadline: Double? {
         if let asked = inFlight { return asked.deadline }
-        if !pendingGoals.isEmpty || torquePending || motionRefused != nil { return dueSince }
+        if !pendingGoals.isEmpty || torquePending || stopQueued || motionRefused != nil { return dueSince }
         return rates != (0, 0) ? min(nextPoll, lastRenew + Self.renewInterval) : nextPoll
     }
 
@@ -280,9 +290,10 @@ struct FeetechServoDriver: StandDriver {
 
     private func readyReport() -> DriverReport {
         let speed = Float(settings.maxSpeed)
-        let axes = [AxisCapability(axis: .yaw, continuous: false, min: Float(settings.pan.range.lowerBound), max: Float(settings.pan.range.upperBound),
+        let (pan, tilt) = (reachableRange(0), reachableRange(1))
+        let axes = [AxisCapability(axis: .yaw, continuous: false, min: pan.min, max: pan.max,
                                    maxSpeed: speed, maxAccel: 4 * speed, countsPerRev: UInt32(settings.countsPerRev)),
-                    AxisCapability(axis: .pitch, continuous: false, min: Float(settings.tilt.range.lowerBound), max: Float(settings.tilt.range.upperBound),
+                    AxisCapability(axis: .pitch, continuous: false, min: tilt.min, max: tilt.max,
                                    maxSpeed: speed, maxAccel: 4 * speed, countsPerRev: UInt32(settings.countsPerRev))]
         let capabilities = Capabilities(feedbackHz: UInt16((settings.pollHz / 2).rounded()), imuHz: 0, features: [], buttons: [], customButtons: 0,
                                         axes: axes, batteries: [])
