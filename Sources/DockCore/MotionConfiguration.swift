@@ -22,6 +22,21 @@ public struct MotionConfiguration: Sendable, Equatable {
     public var positionTolerance: Double = 0.01
     /// A trajectory that is not within tolerance this long after its end fails.
     public var settleTimeout: Double = 1.0
+    /// The fine approach (`MotionController.fineApproach`: a stand steered by velocities that act
+    /// at an uneven delay, an ONVIF camera's ContinuousMove and Stop): an orientation settled
+    /// within its tolerance creeps on until a read at rest shows every axis within this band,
+    /// rad; it stops once predicted within half of it. 3e-4 rad (0.017°): there the creep's speed
+    /// (`positionGain`, 3–8/s on a camera polled at 10 Hz, times 1.5e-4 rad) times the spread of
+    /// when a command acts (0.16 s measured: a move waits up to a command interval and the request
+    /// in flight) is 1.9e-4 rad, within the band, so one stop usually lands in it.
+    public var fineBand: Double = 3e-4
+    /// The fine approach's top speed, rad/s: a correction acted on 0.16 s later than predicted
+    /// misses by 1.6e-3 rad, well within the tolerance, however far it has to go.
+    public var fineTopSpeed: Double = 0.01
+    /// How long the fine approach may take, s; then the orientation completes where it is (settled
+    /// within its tolerance): a camera whose slowest speed is coarse cannot make steps within
+    /// `fineBand`. Two stops and reads at rest on a camera acting 30–250 ms late took 2.3 s.
+    public var fineApproachTime: Double = 3
     /// Trajectories and built-in animations are planned at this fraction of the speed and
     /// acceleration limits, leaving the rest for the closed loop's corrections.
     public var planningMargin: Double = 0.8

@@ -43,6 +43,16 @@ import DockProtocol
 /// an axis that is still moving through the band at its edge, or carry it out of the band. Where the
 /// position is carried by the commands (`readsLagCommands`), so is the coasting: at the velocity
 /// commanded, not the measured one.
+///
+/// Fine approach (`fineApproach`, declared by a driver whose stand takes only velocities and a
+/// stop, each acted on at an uneven delay, and reads its position back: an ONVIF camera's
+/// ContinuousMove and Stop): an orientation settled within its tolerance does not complete there.
+/// A correction lands off by its speed times the spread of the delay before it acts; at the
+/// path's speeds that left 3e-4–4.5e-3 rad (issue 24). So it creeps on, the P-law's rate bounded
+/// by `fineTopSpeed`, stops once predicted within half of `fineBand`, and completes on a read at
+/// rest within `fineBand` (else creeps again), or where it is after `fineApproachTime`, within
+/// its tolerance. The settle timeout then counts from the end of that time, so the approach never
+/// fails an orientation.
 public struct MotionController: Sendable {
     public let capabilities: Capabilities
     public let configuration: MotionConfiguration
@@ -97,13 +107,17 @@ public struct MotionController: Sendable {
     public let standClosesPositionLoop: Bool
     /// The driver polls the position (`StandDriver.positionIsPolled`): its reads lag the commands.
     public let positionIsPolled: Bool
+    /// Orientations end with a fine approach (`StandDriver.wantsFineApproach`; see the type's
+    /// comment), where the reads lag the commands (`readsLagCommands`).
+    public let fineApproach: Bool
 
     public init(capabilities: Capabilities, configuration: MotionConfiguration = .init(), standClosesPositionLoop: Bool = false,
-                positionIsPolled: Bool = false) {
+                positionIsPolled: Bool = false, fineApproach: Bool = false) {
         self.capabilities = capabilities
         self.configuration = configuration
         self.standClosesPositionLoop = standClosesPositionLoop
         self.positionIsPolled = positionIsPolled
+        self.fineApproach = fineApproach
         axes = Axis.allCases.filter { capabilities.axis($0) != nil }
         limits = LimitsTable(capabilities: capabilities, axes: axes)
         measuredPosition = axes.map { _ in 0 }
@@ -388,6 +402,7 @@ public struct MotionController: Sendable {
     }
 
     private mutating func follow(_ plan: MotionPlan, at time: Double, dt: Double, into out: inout ControlOutput) {
+        var plan = plan
         if plan.delegated { return watch(plan, at: time, into: &out) }
         let elapsed = time - plan.start
         let position = predictedPositions(at: time, byCommands: readsLagCommands)
@@ -399,19 +414,40 @@ public struct MotionController: Sendable {
         // streaming its FEEDBACK is judged on its measured velocity (`readsLagCommands`).
         let coasting = readsLagCommands ? lastCommand : measuredVelocity
         if elapsed >= plan.duration && settled(errors, coasting: coasting, tolerance: plan.tolerance) {
-            finish(plan, .completed, at: time, into: &out)
-            return
+            guard approachesFinely(plan) else {
+                finish(plan, .completed, at: time, into: &out)
+                return
+            }
+            let step = fineStep(&plan, errors: errors, coasting: coasting, at: time)
+            mode = .plan(plan)
+            switch step {
+            case .complete:
+                finish(plan, .completed, at: time, into: &out)
+                return
+            case .stop, .hold:
+                if step == .stop { sendZeroVelocity(into: &out) }
+                out.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .running))
+                return
+            case .creep:
+                break
+            }
+        } else if plan.fineStopSince != nil {
+            plan.fineStopSince = nil
+            mode = .plan(plan)
         }
-        if elapsed > plan.duration + configuration.settleTimeout {
+        let end = plan.fineApproachSince.map { $0 - plan.start + configuration.fineApproachTime } ?? plan.duration
+        if elapsed > end + configuration.settleTimeout {
             let worst = axes.indices.max { abs(errors[$0]) < abs(errors[$1]) }!
             finish(plan, .failed("\(axes[worst]) still \(errors[worst].formatted3) rad from its target \(configuration.settleTimeout.formatted3) s after the end"),
                    at: time, into: &out)
             return
         }
+        let creep = plan.fineApproachSince == nil ? Double.infinity : configuration.fineTopSpeed
         let wanted = axes.indices.map { i in
             let reference = plan.paths[i].sample(at: elapsed + lead)
             let feedForward = plan.paths[i].sample(at: elapsed + lead + latency).velocity
-            return feedForward + positionGain * (reference.position - position[i])
+            let rate = feedForward + positionGain * (reference.position - position[i])
+            return min(creep, max(-creep, rate))
         }
         send(wanted, at: time, dt: dt, into: &out)
         out.progress.append(MotionProgress(id: plan.id, fraction: plan.fraction(at: time), state: .running))
@@ -455,6 +491,47 @@ public struct MotionController: Sendable {
     /// command says, and judged on the command would coast out of it.
     private var readsLagCommands: Bool {
         positionIsPolled && roundTrip > 0
+    }
+
+    private enum FineStep { case creep, stop, hold, complete }
+
+    /// The fine approach's next step, on a tick where `plan` is settled within its tolerance:
+    /// creep on; stop, the head predicted within half of `fineBand` (where the creep's speed, and
+    /// the error of the prediction, a few times it, are small); hold stopped until a read at rest
+    /// shows where the head is, then complete if it is within `fineBand` or creep on. Judged on a
+    /// read at rest, the landing does not depend on when the camera acted on the commands, which
+    /// left the creep's prediction 4.5e-4 rad off on a camera acting 30–250 ms late. Completes
+    /// anyway `fineApproachTime` after the approach began.
+    private func fineStep(_ plan: inout MotionPlan, errors: [Double], coasting: [Double], at time: Double) -> FineStep {
+        let since = plan.fineApproachSince ?? time
+        plan.fineApproachSince = since
+        if time - since >= configuration.fineApproachTime { return .complete }
+        if let stopped = plan.fineStopSince {
+            guard readsAtRest(since: stopped) else { return .hold }
+            if axes.indices.allSatisfy({ abs(errors[$0]) < configuration.fineBand }) { return .complete }
+            plan.fineStopSince = nil
+            return .creep
+        }
+        guard settled(errors, coasting: coasting, tolerance: configuration.fineBand) else { return .creep }
+        plan.fineStopSince = time
+        return .stop
+    }
+
+    /// Whether the last FEEDBACK shows the head at rest after the stop sent at `stopped`: it came
+    /// late enough for the read to follow the stop (which may wait for the request in flight, a
+    /// round trip, then act within another; the read takes a third), a feedback interval to spare,
+    /// and the head moved less than `fineBand` a second.
+    private func readsAtRest(since stopped: Double) -> Bool {
+        guard let received = lastFeedbackTime,
+              received >= stopped + 3 * min(roundTrip, configuration.maxRoundTrip) + max(period, feedbackInterval ?? period) else { return false }
+        return axes.indices.allSatisfy { abs(measuredVelocity[$0]) < configuration.fineBand }
+    }
+
+    /// Whether `plan` ends with a fine approach: an orientation, on a stand that declares one
+    /// (`fineApproach`) and whose reads lag the commands (the loop needs the commanded carrying to
+    /// creep without overshooting).
+    private func approachesFinely(_ plan: MotionPlan) -> Bool {
+        fineApproach && readsLagCommands && plan.kind == .orientation
     }
 
     /// The position gain, 1/s: `configuration.positionGain`, but no more than corrects 0.8 of the

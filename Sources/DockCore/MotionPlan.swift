@@ -36,6 +36,10 @@ struct MotionPlan: Sendable, Equatable {
     /// How close to its target it must come to rest to complete (`MotionConfiguration.positionTolerance`
     /// unless the caller asked for closer: a preset's recall).
     var tolerance: Double
+    /// When its fine approach began (`MotionController.fineApproach`); nil: not begun.
+    var fineApproachSince: Double?
+    /// When its fine approach stopped the head to read where it rests; nil: creeping.
+    var fineStopSince: Double?
 
     func fraction(at time: Double) -> Double {
         guard duration > 0 else { return 1 }

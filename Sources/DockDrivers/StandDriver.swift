@@ -45,6 +45,13 @@ public protocol StandDriver: Sendable {
     /// by a velocity measured from two reads. Default false (the stand streams its feedback).
     var positionIsPolled: Bool { get }
 
+    /// The host ends an orientation with a fine approach (`MotionController.fineApproach`): the
+    /// device takes only velocities and a stop, each acted on at an uneven delay after it is sent
+    /// (an ONVIF camera's ContinuousMove and Stop), and reads its position back, so the path's
+    /// closed loop comes to rest anywhere within the position tolerance unless it creeps the rest
+    /// of the way. Default false.
+    var wantsFineApproach: Bool { get }
+
     /// The stand says nothing on the wire (a Pelco-D unit that answers no position query): its
     /// silence tells nothing of the link, which stays up while it is open, instead of being taken
     /// for lost after the engine's silence limit. Default false (every stand answers something).
@@ -75,6 +82,8 @@ extension StandDriver {
     public var closesPositionLoop: Bool { false }
     /// The stand streams its feedback.
     public var positionIsPolled: Bool { false }
+    /// The stand lands where its position loop puts it.
+    public var wantsFineApproach: Bool { false }
     public var standIsMute: Bool { false }
     public var nextDeadline: Double? { nil }
     public func awaitsAcknowledgement(of type: MessageType) -> Bool { false }

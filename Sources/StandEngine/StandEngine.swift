@@ -222,7 +222,7 @@ public struct StandEngine: Sendable {
             incompatible = false
             guard linkState == .handshaking else { return }
             var controller = MotionController(capabilities: caps, configuration: settings.motion,
-                                              standClosesPositionLoop: driver.closesPositionLoop, positionIsPolled: driver.positionIsPolled)
+                                              standClosesPositionLoop: driver.closesPositionLoop, positionIsPolled: driver.positionIsPolled, fineApproach: driver.wantsFineApproach)
             restoreLimits(into: &controller, &out)
             connection = StandConnection(motion: controller)
             tracking.setContinuousAxes(Set(caps.axes.filter(\.continuous).map(\.axis)))

@@ -177,7 +177,7 @@ struct ProbeSession: LinkSession {
             if script.orient != nil {
                 orientRun = OrientRun(controller: MotionController(capabilities: caps, configuration: EngineSettings().motion,
                                                                    standClosesPositionLoop: driver.closesPositionLoop,
-                                                                   positionIsPolled: driver.positionIsPolled))
+                                                                   positionIsPolled: driver.positionIsPolled, fineApproach: driver.wantsFineApproach))
             }
             count("ready")
             emit(["t": JSONValue(t), "report": "ready", "model": JSONValue(identity.model), "serial": JSONValue(identity.serial),

@@ -220,6 +220,9 @@ public struct ONVIFCameraDriver: StandDriver {
     public var closesPositionLoop: Bool { offers.absolute || (offers.relative && !offers.continuous) }
     /// GetStatus, one request in flight.
     public var positionIsPolled: Bool { true }
+    /// A velocity-only camera (ContinuousMove and Stop) that reads its position: one dead-reckoned
+    /// cannot be brought closer than its estimate, which no read corrects.
+    public var wantsFineApproach: Bool { !closesPositionLoop && offers.continuous && readsPosition }
     public var stopConfirmed: Bool { !stopPending }
 
     public mutating func start(at time: Double) -> [UInt8] {
