@@ -36,9 +36,6 @@ extension FeetechServoDriver {
             }
             let pan = try servo("pan", id: s.integer("pan_id")), tilt = try servo("tilt", id: s.integer("tilt_id"))
             guard pan.id != tilt.id else { throw DriverFailure("pan_id and tilt_id are both \(pan.id): each servo needs its own id") }
-            for (axis, centre) in [("pan", pan.centre), ("tilt", tilt.centre)] where centre >= s.integer("counts_per_rev") {
-                throw DriverFailure("\(axis)_centre (\(centre)) must be a step of the servo's turn, below counts_per_rev (\(s.integer("counts_per_rev")))")
-            }
             return FeetechServoDriver(settings: Settings(pan: pan, tilt: tilt, countsPerRev: s.integer("counts_per_rev"),
                                                          maxSpeed: s.number("max_speed"), pollHz: s.number("poll_hz")))
         })
