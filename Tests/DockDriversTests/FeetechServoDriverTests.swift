@@ -147,6 +147,24 @@ import VirtualTime
         #expect(abs(Double(tilt.min) + 1.5) < step && abs(Double(tilt.max) - 1.5) < step, "tilt \(tilt.min)…\(tilt.max)")
     }
 
+    /// A centre configured past the servo's turn (each option is valid alone, so it is taken): a
+    /// rate's goals stay on the turn's last step, never a step the servo does not have (the reach
+    /// was 63579…63579 for a centre of 65535: goal 63579, sent as its low 16 bits).
+    @Test func aCentrePastTheTurnNeverSendsAStepTheServoLacks() throws {
+        var driver = try Self.make(["pan_centre": "65535"])
+        _ = driver.start(at: 0)
+        _ = driver.receive(Self.status(1, [0xFF, 0x0F, 0x00, 0x00]), at: 0.001)  // at 4095
+        _ = driver.tick(at: 0.02)
+        _ = driver.receive(Self.status(2, Self.centred), at: 0.021)
+        _ = driver.tick(at: 0.022)  // the hold and torque on
+        _ = driver.receive(Self.status(1, [0xFF, 0x0F, 0x00, 0x00]), at: 0.023)
+        let sent = driver.send(.velocity([AxisValue(.yaw, 0.5)]), at: 0.03)
+        // FF FF FE len 83 2A 06 | id, position (2), time (2), speed (2) | …
+        #expect(sent.count > 10 && sent[4] == 0x83 && sent[7] == 1)
+        let goal = Int(sent[8]) | Int(sent[9]) << 8
+        #expect(goal <= 4095, "pan goal \(goal)")
+    }
+
     @Test func aRateAskedAfterAStopStillWaitingForTheBusIsNoStopToConfirm() throws {
         var driver = try Self.connected()
         _ = driver.send(.stop, at: 0.041)

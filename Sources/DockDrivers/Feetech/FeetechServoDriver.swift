@@ -222,7 +222,10 @@ struct FeetechServoDriver: StandDriver {
     private func reach(_ i: Int) -> ClosedRange<Int> {
         let servo = servos[i]
         let ends = [servo.range.lowerBound, servo.range.upperBound].map { Double(servo.centre) + servo.sign * $0 * stepsPerRadian }
-        let low = max(0, Int(ends.min()!.rounded(.up))), high = min(settings.countsPerRev - 1, Int(ends.max()!.rounded(.down)))
+        // Both ends within the turn, also for a centre configured past it (each option is valid
+        // alone): goals are never steps the servo does not have.
+        let turn = 0...(settings.countsPerRev - 1)
+        let low = Int(ends.min()!.rounded(.up)).clamped(to: turn), high = Int(ends.max()!.rounded(.down)).clamped(to: turn)
         return low...max(low, high)
     }
 
@@ -311,4 +314,8 @@ struct FeetechServoDriver: StandDriver {
         }
         return .feedback(Feedback(timeUs: UInt64(max(0, time) * 1e6), axes: axes))
     }
+}
+
+private extension Int {
+    func clamped(to range: ClosedRange<Int>) -> Int { Swift.min(range.upperBound, Swift.max(range.lowerBound, self)) }
 }
