@@ -595,12 +595,7 @@ def test_dockd_tracks_a_subject_through_each_driver(driver, camera, gimbal, tmp_
         subject = {"yaw": 0.35, "pitch": 0.05}
         scene = Scene(c, [subject], pose)
         c.result("tracking.framing", {"mode": "center"})
-        started = time.monotonic()
-        errors = []
-        while time.monotonic() - started < 6:
-            scene.run(0.25)
-            errors.append((time.monotonic() - started, abs(scene.image_position(subject)[0] - 0.5)))
-        centered = next((t for t, e in errors if e < 0.05), None)
+        errors, centered = scene.centring(subject, 6)
         final = errors[-1][1]
         print(f"\n{driver}: centered (|u-0.5| < 0.05) after {centered} s, final |u-0.5| = {final:.3f}")
         assert centered is not None and final < 0.05, errors

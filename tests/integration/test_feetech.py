@@ -138,12 +138,7 @@ def test_dockd_orients_and_tracks_through_the_servos(servos, tmp_path):
         subject = {"yaw": -0.2, "pitch": 0.05}
         scene = Scene(c, [subject], pose)
         c.result("tracking.framing", {"mode": "center"})
-        started = time.monotonic()
-        errors = []
-        while time.monotonic() - started < 6:
-            scene.run(0.25)
-            errors.append((time.monotonic() - started, abs(scene.image_position(subject)[0] - 0.5)))
-        centered = next((t for t, e in errors if e < 0.05), None)
+        errors, centered = scene.centring(subject, 6)
         print(f"\nfeetech: centred (|u-0.5| < 0.05) after {centered} s, final |u-0.5| = {errors[-1][1]:.3f}")
         assert centered is not None and errors[-1][1] < 0.05, errors
         c.close()

@@ -360,12 +360,7 @@ def test_dockd_tracks_a_subject_through_the_camera(rig, motion, quirk):
     subject = {"yaw": 0.35, "pitch": 0.05}
     scene = Scene(r.client, [subject], lambda: pose(r.cam))
     r.client.result("tracking.framing", {"mode": "center"})
-    started = time.monotonic()
-    errors = []
-    while time.monotonic() - started < 8:
-        scene.run(0.25)
-        errors.append((time.monotonic() - started, abs(scene.image_position(subject)[0] - 0.5)))
-    centered = next((t for t, e in errors if e < 0.05), None)
+    errors, centered = scene.centring(subject, 8)
     final = errors[-1][1]
     kinds = sorted({m[1] for m in r.moves()})
     print(f"\n{'+'.join(motion)}{f' ({quirk})' if quirk else ''}: centered (|u-0.5| < 0.05) after {centered} s, final |u-0.5| = {final:.3f}, moves {kinds}")

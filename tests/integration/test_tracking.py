@@ -65,6 +65,17 @@ class Scene:
     def image_position(self, subject):
         return self.project(subject["yaw"], subject["pitch"], self.aim())
 
+    def centring(self, subject, seconds, within=0.05):
+        """Tracks for `seconds`, looking every 0.25 s: each look's time and the subject's horizontal
+        distance from the image's centre (|u - 0.5|), and the time of the first within `within`
+        (None: never)."""
+        started = time.monotonic()
+        errors = []
+        while time.monotonic() - started < seconds:
+            self.run(0.25)
+            errors.append((time.monotonic() - started, abs(self.image_position(subject)[0] - 0.5)))
+        return errors, next((t for t, e in errors if e < within), None)
+
 
 def test_center_framing_turns_the_stand_to_the_subject(rig):
     c = rig.client()
