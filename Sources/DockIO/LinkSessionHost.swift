@@ -15,16 +15,18 @@ import Glibc
 ///
 /// When the shell allows it, the host reads a serial link itself in batches instead of waking for
 /// every chunk the link delivers (a stand at rest that nobody watches sends a FEEDBACK every 20 ms):
-/// at most `batchPeriod` after its last read of the link, the reads spaced evenly up to the next tick
-/// (which reads first too), and when the program asks (`readHeldBytes`), so that what it reads of the
-/// session is as fresh as the bytes the link holds.
+/// at most `batchPeriod` after its last read of the link, at the next tick (which reads first too),
+/// and when the program asks (`readHeldBytes`), so that what it reads of the session is as fresh as
+/// the bytes the link holds. A read the program asks moves the next batch read later.
 public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     public typealias Session = Shell.Session
     /// How long bytes may wait in a link read in batches, s: below the 50 ms in which a frame that
-    /// asks for an ACK must have it (PROTOCOL.md §3.1); the link's silence is judged at most this late.
-    /// Above a third of 100 ms, dockd's heartbeat interval at the default timeout: two reads between
-    /// heartbeats, not three.
-    static var batchPeriod: Double { 0.034 }
+    /// asks for an ACK must have it (PROTOCOL.md §3.1), with 5 ms to spare; the link's silence is
+    /// judged at most this late. Above a camera's frame period at 30 frames/s (33 ms), with room for
+    /// its jitter: each of its requests reads the link (`read`), so a camera client leaves no batch
+    /// read to the timer (at 34 ms, spaced evenly up to the tick, the timer still woke dockd about
+    /// 20 ms after each request). Between heartbeats 100 ms apart, two reads as before.
+    static var batchPeriod: Double { 0.045 }
 
     public let loop: any EventLoop
     private let now: @Sendable () -> Double
@@ -145,6 +147,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
             apply(state.session.handle(link: .received(bytes), at: now()))
         } else {
             chooseReading()
+            armTimer()  // the next batch read, later now
         }
     }
 
@@ -275,14 +278,11 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         link.timerSet = link.timerDue
     }
 
-    /// When to read the link next while reading in batches: at most `batchPeriod` after the last read,
-    /// the reads spaced evenly up to `tick` (which reads the link first), so that no more of them
-    /// come between two ticks than the period asks for.
+    /// When to read the link next while reading in batches: `batchPeriod` after the last read (the
+    /// host's, NIO's or one the program asked), or at `tick`, which reads the link first.
     private func nextBatchRead(before tick: Double) -> Double {
-        let link = box.value.link
-        let span = tick - link.lastBatchRead
-        guard span.isFinite, span > Self.batchPeriod else { return tick }
-        return link.lastBatchRead + span / (span / Self.batchPeriod).rounded(.up)
+        let last = box.value.link.lastBatchRead
+        return last.isFinite ? min(tick, last + Self.batchPeriod) : tick
     }
 
     /// The timer expired (NIO read its expiry): at `timerSet`, which is `timerDue` unless that moved meanwhile.
