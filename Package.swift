@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CV4L2"),
         // signalfd(2), for SIGTERM and SIGINT read on dockd's event loop (DockIO.TerminationSignals).
         .systemLibrary(name: "CSignalFD"),
+        // timerfd(2), for a link session host's own timer (DockIO.LinkTimer), which can be moved later.
+        .systemLibrary(name: "CTimerFD"),
 
         // Pure core: no I/O, no wall clock. Shared by the daemon, the simulator, tests and benchmarks.
         .target(name: "DockProtocol"),
@@ -55,7 +57,7 @@ let package = Package(
 
         // I/O shell pieces shared by the executables.
         .target(name: "DockIO", dependencies: [
-            "DockProtocol", "DockDrivers", "CBluetooth", "CV4L2", "CSignalFD",
+            "DockProtocol", "DockDrivers", "CBluetooth", "CV4L2", "CSignalFD", "CTimerFD",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// What the systemd watchdog watches. Every part of the daemon that must keep running beats here:
-/// each connected stand's control loop (its timer, which fires at least at every heartbeat to the
-/// stand, on the stand's event loop) and each event loop of the I/O group. The watchdog task reads
+/// each connected stand's control loop (as it handles the stand's bytes and commands, and its timer,
+/// which fires at least at every heartbeat to a silent stand, on the stand's event loop) and each event
+/// loop of the I/O group. The watchdog task reads
 /// the beats without awaiting any of those parts, so a stuck one cannot also stall the check that
 /// reports it.
 final class Liveness: Sendable {

@@ -22,6 +22,8 @@ final class StandShell: LinkSessionShell {
     let linkStateChanged: @Sendable () -> Void
     private var nextToken = 0
     private var waiting: [Int: EventLoopPromise<CommandResult>] = [:]
+    /// When the control loop last beat for the watchdog.
+    private var lastBeat = -Double.infinity
 
     init(endpointName: String, lookup: StandLookup, hub: EventHub, clock: DaemonClock, liveness: Liveness,
          logger: Logger, reconnectWait: ReconnectWait, linkStateChanged: @escaping @Sendable () -> Void) {
@@ -47,6 +49,10 @@ final class StandShell: LinkSessionShell {
     func carryOut(_ out: EngineOutput, from host: LinkSessionHost<StandShell>) {
         let (id, linkState) = host.inspect { ($0.standID, $0.linkState) }
         if lookup.update(id: id, state: linkState) { linkStateChanged() }
+        // A stand streaming FEEDBACK while dockd commands it may not wake the host's timer for as
+        // long as that lasts (its due time moves later with every event): each output handled while
+        // the link is open is the loop's beat too. Not after the close: the link is no longer watched.
+        if linkState == .handshaking || linkState == .connected { beat() }
         for log in out.logs {
             // `stand` is the stand's id once it said who it is (journald: DOCKD_STAND), else its endpoint.
             var metadata = log.metadata.mapValues { Logger.MetadataValue.string($0) }
@@ -68,14 +74,26 @@ final class StandShell: LinkSessionShell {
 
     func linkOpened() {
         reconnectWait.linkOpened()
-        liveness.beat(livenessName, at: clock.now())
+        beat()
     }
 
-    func linkClosed() { liveness.forget(livenessName) }
+    func linkClosed() {
+        liveness.forget(livenessName)
+        lastBeat = -.infinity  // the next link's opening beats at once
+    }
 
-    /// The control loop beats here: the timer fires at least at every heartbeat to the stand and at
-    /// the link's silence limit, whatever else comes.
-    func timerWoke() { liveness.beat(livenessName, at: clock.now()) }
+    /// The control loop beats here too: with the link silent, the timer fires at least at every
+    /// heartbeat to the stand and at the link's silence limit.
+    func timerWoke() { beat() }
+
+    /// At most ten times a second (the watchdog's limit is half its interval, seconds): not a lock
+    /// taken for each of a hundred FEEDBACKs a second.
+    private func beat() {
+        let now = clock.now()
+        guard now - lastBeat >= 0.1 else { return }
+        lastBeat = now
+        liveness.beat(livenessName, at: now)
+    }
 
     func mayReadInBatches(_ engine: inout StandEngine) -> Bool {
         waiting.isEmpty && !hub.wants(.motion) && !hub.wants(.events)

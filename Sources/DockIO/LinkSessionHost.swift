@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// Runs one `LinkSession` over real links in real time, pinned to one event loop: bytes in → session
-/// → bytes out in the same call, and one timer armed for the session's `nextTick` (no periodic tick).
+/// → bytes out in the same call, and one timer of its own set to the session's `nextTick` (no periodic
+/// tick), moved as that moves (`LinkTimer`).
 /// The session outlives its links: `open` runs it over one link until that closes (a program that
 /// reconnects opens again), and `handle` gives it the program's own events, between links too. What
 /// the outputs ask beyond their writes is the shell's (`LinkSessionShell`). dockd runs each stand's
@@ -14,20 +15,23 @@ import Glibc
 ///
 /// When the shell allows it, the host reads a serial link itself in batches instead of waking for
 /// every chunk the link delivers (a stand at rest that nobody watches sends a FEEDBACK every 20 ms):
-/// at most `batchPeriod` after its last read of the link, the reads spaced evenly up to the next tick
-/// (which reads first too), and when the program asks (`readHeldBytes`), so that what it reads of the
-/// session is as fresh as the bytes the link holds.
+/// at most `batchPeriod` after its last read of the link, at the next tick (which reads first too),
+/// and when the program asks (`readHeldBytes`), so that what it reads of the session is as fresh as
+/// the bytes the link holds. A read the program asks moves the next batch read later.
 public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     public typealias Session = Shell.Session
     /// How long bytes may wait in a link read in batches, s: below the 50 ms in which a frame that
-    /// asks for an ACK must have it (PROTOCOL.md §3.1); the link's silence is judged at most this late.
-    /// Above a third of 100 ms, dockd's heartbeat interval at the default timeout: two reads between
-    /// heartbeats, not three.
-    static var batchPeriod: Double { 0.034 }
+    /// asks for an ACK must have it (PROTOCOL.md §3.1), with 5 ms to spare; the link's silence is
+    /// judged at most this late. Above a camera's frame period at 30 frames/s (33 ms), with room for
+    /// its jitter: each of its requests reads the link (`read`), so a camera client leaves no batch
+    /// read to the timer (at 34 ms, spaced evenly up to the tick, the timer still woke dockd about
+    /// 20 ms after each request). Between heartbeats 100 ms apart, two reads as before.
+    static var batchPeriod: Double { 0.045 }
 
     public let loop: any EventLoop
     private let now: @Sendable () -> Double
     private let box: NIOLoopBoundBox<State>
+    private let timer = LinkTimer()
 
     /// Loop-confined. A class, so that reading `box.value` yields a reference: a struct would be
     /// copied at each read, the whole session with it, several times per chunk read.
@@ -50,6 +54,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         self.loop = loop
         self.now = now
         box = .makeBoxSendingValue(State(session: session, shell: shell), as: State.self, eventLoop: loop)
+        timer.start(on: loop) { [weak self] in self?.timerFired() }
     }
 
     /// A link the session runs over.
@@ -142,6 +147,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
             apply(state.session.handle(link: .received(bytes), at: now()))
         } else {
             chooseReading()
+            armTimer()  // the next batch read, later now
         }
     }
 
@@ -182,7 +188,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         let link = state.link
         let reason = link.closeReason ?? "the stand closed the link (EOF or hangup)"
         link.closeReason = nil
-        link.disarm()
+        disarmTimer()
         link.channel = nil
         link.byteStream = nil
         link.batching = false
@@ -236,50 +242,57 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         }
     }
 
-    /// Arms the timer for the session's next tick (or the next batch read, if sooner). A timer armed
-    /// for that time or sooner stays: the due time moves later with every chunk read (a link's
-    /// silence limit, a control step a stalled stream would leave undone), and moving the timer each
-    /// time would not save its wake-up (NIO keeps its timerfd armed for a cancelled deadline); an
-    /// early one only re-arms.
+    /// Sets the timer to the session's next tick (or the next batch read, if sooner), later as well
+    /// as sooner: the due time moves later with every chunk read while a stand streams (a link's
+    /// silence limit, a control step a stalled stream would leave undone), and a timer left at the
+    /// earlier time would wake the loop there for nothing. Left alone when the time did not move.
     private func armTimer() {
         let link = box.value.link
         guard !link.firing else { return }
         // No link is due nothing; a link being closed neither (its silence, past, would be judged
         // again and again).
         guard link.channel != nil, link.closeReason == nil, var due = inspect({ $0.nextTick }) else {
-            link.disarm()
+            disarmTimer()
             return
         }
         // While a read asked of NIO is pending the host does not read the link itself (`readHeldBytes`):
         // a batch read due would fire the timer again and again, at once, until the link answers.
         if link.batching && !link.nioReadPending { due = min(due, nextBatchRead(before: due)) }
-        if let armed = link.timerDue, armed <= due { return }
-        link.disarm()
-        let delay = Int64((max(0, due - now()) * 1e9).rounded(.up))
-        link.armings &+= 1
-        let arming = link.armings
-        // A callback, not `scheduleTask`: no promise and no closures to allocate at every arming.
-        guard let callback = try? loop.scheduleCallback(in: .nanoseconds(delay), handler: TimerCallback(host: self, arming: arming)) else { return }
         link.timerDue = due
-        link.timerCallback = callback
+        setTimer()
     }
 
-    /// When to read the link next while reading in batches: at most `batchPeriod` after the last read,
-    /// the reads spaced evenly up to `tick` (which reads the link first), so that no more of them
-    /// come between two ticks than the period asks for.
-    private func nextBatchRead(before tick: Double) -> Double {
+    private func disarmTimer() {
+        box.value.link.timerDue = nil
+        setTimer()
+    }
+
+    /// Sets the timer to `timerDue`, unless it is set to that already, or it has expired and NIO has
+    /// not read it yet: setting it would clear an expiry NIO may already have been told of in this
+    /// turn, and NIO asserts that a readable descriptor reads. The expiry's read sets it then.
+    private func setTimer() {
         let link = box.value.link
-        let span = tick - link.lastBatchRead
-        guard span.isFinite, span > Self.batchPeriod else { return tick }
-        return link.lastBatchRead + span / (span / Self.batchPeriod).rounded(.up)
+        guard link.timerSet != link.timerDue else { return }
+        if let set = link.timerSet, set <= now() { return }
+        if let due = link.timerDue { timer.set(in: due - now()) } else { timer.disarm() }
+        link.timerSet = link.timerDue
     }
 
-    private func timerFired(_ arming: UInt64) {
+    /// When to read the link next while reading in batches: `batchPeriod` after the last read (the
+    /// host's, NIO's or one the program asked), or at `tick`, which reads the link first.
+    private func nextBatchRead(before tick: Double) -> Double {
+        let last = box.value.link.lastBatchRead
+        return last.isFinite ? min(tick, last + Self.batchPeriod) : tick
+    }
+
+    /// The timer expired (NIO read its expiry): at `timerSet`, which is `timerDue` unless that moved meanwhile.
+    private func timerFired() {
         let state = box.value
         let link = state.link
-        guard link.timerDue != nil, link.armings == arming else { return }
+        link.timerSet = nil
+        // Set for a time that has since moved later, or disarmed (`setTimer` leaves an expiry to its read).
+        guard let due = link.timerDue, due <= now() else { return setTimer() }
         link.timerDue = nil
-        link.timerCallback = nil
         state.shell.timerWoke()
         // What the link delivered meanwhile comes before the tick: its silence is judged on it.
         link.firing = true
@@ -291,27 +304,16 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         link.firing = false
         armTimer()
     }
-
-    /// The timer's callback: the host and the arming it is for.
-    private struct TimerCallback: NIOScheduledCallbackHandler, Sendable {
-        let host: LinkSessionHost
-        let arming: UInt64
-        func handleScheduledCallback(eventLoop: some EventLoop) { host.timerFired(arming) }
-    }
 }
 
 /// A `LinkSessionHost`'s link and timer. Loop-confined.
 private final class LinkState {
     var channel: (any Channel)?
-    /// The one timer, armed for the session's next tick (or sooner: see `armTimer`): when it is
-    /// due (nil: none is armed) and its callback. Two fields, not one optional tuple: the tuple was
-    /// copied through the runtime's generic value witnesses at every look at when it is due.
+    /// When the host's timer should wake it: the session's next tick, or a batch read before it (see
+    /// `armTimer`); nil: not at all.
     var timerDue: Double?
-    var timerCallback: NIOScheduledCallback?
-    /// Timers armed so far; the armed one's callback carries the count at its arming, which tells
-    /// it from one cancelled after NIO took it into the batch it is running (it runs all the same,
-    /// and must then do nothing).
-    var armings: UInt64 = 0
+    /// What the timer itself is set to; nil while it is disarmed, or once its expiry has been read.
+    var timerSet: Double?
     /// The timer's turn is running: it arms the next once, at its end (the read before the tick
     /// would arm one for the tick, due already: a turn of the loop for nothing).
     var firing = false
@@ -326,12 +328,6 @@ private final class LinkState {
     /// A read asked of NIO (after a write) and not done yet: the host does not read the link
     /// itself meanwhile (NIO would find it drained, which it asserts against).
     var nioReadPending = false
-
-    func disarm() {
-        timerCallback?.cancel()
-        timerCallback = nil
-        timerDue = nil
-    }
 }
 
 /// What a `LinkSessionHost` leaves to its program: carrying out each output beyond its writes (log

@@ -1,6 +1,7 @@
 import DockDrivers
 @testable import DockIO
 import Foundation
+import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
@@ -95,7 +96,11 @@ import Glibc
         return condition()
     }
 
-    @Test func aTimerArmedForAnEarlierTickStaysWhenTheTickMovesLater() async throws {
+    /// The timer moves with the tick, later too: NIO's scheduled task, left armed for the earlier
+    /// time, woke the host there for nothing ("opened", "woke", "woke", "tick"), which with a stand
+    /// streaming FEEDBACK (its silence limit and control step moving later with each) was a wake-up
+    /// every 50 ms.
+    @Test func theTimerMovesLaterWithTheTickAndWakesOnlyWhenItIsDue() async throws {
         let (master, slave, path) = try openPty()
         defer { close(slave) }
         // As the link opens, the pty's other end sends a byte.
@@ -109,8 +114,8 @@ import Glibc
         #expect(await eventually { journal.read.contains("tick") })
         let (openedAt, heardAt) = try await host.read { ($0.openedAt ?? 0, $0.heardAt ?? .infinity) }
         try #require(heardAt < openedAt + 2, "the byte came after the first due time: nothing to judge")
-        // The timer armed for the first due time woke the host then, and was armed again for the later one.
-        #expect(journal.read == ["opened", "woke", "woke", "tick"])
+        // The timer set for the first due time was moved to the later one as the byte was read.
+        #expect(journal.read == ["opened", "woke", "tick"])
         close(master)
         await link.untilClosed()
         try await group.shutdownGracefully()
@@ -139,13 +144,13 @@ import Glibc
         }
     }
 
-    /// NIO runs a scheduled task it has taken into the batch it is running even when an earlier
-    /// task of that batch cancels it: here the program's event that moves the tick sooner re-arms
-    /// the timer while the first one, due, waits behind it in the same batch (the loop was busy past
-    /// both times). The first must then do nothing: it used to take the new timer's place (woke and
-    /// ticked), leaving the new one armed and forgotten, which woke the host once more for nothing —
-    /// and, after a close, beat dockd's watchdog for a link already closed.
-    @Test func aTimerCancelledWithinNIOsBatchDoesNothing() async throws {
+    /// The timer expires while the loop is busy past both due times, and the program's event that
+    /// moves the tick sooner, queued meanwhile, sets it again: one wake and one tick, no second wake
+    /// left for nothing. (With NIO's scheduled tasks, which NIO runs from a batch it has taken even
+    /// when an earlier task of the batch cancelled them, the first used to take the new timer's place,
+    /// leaving it armed and forgotten: a wake for nothing and, after a close, dockd's watchdog beaten
+    /// for a link already closed.)
+    @Test func aTimerSetAgainWhileTheLoopIsBusyWakesOnce() async throws {
         let (master, slave, path) = try openPty()
         defer { close(slave) }
         // On the link's opening the loop is held past both due times; the event that moves the tick
@@ -193,18 +198,59 @@ import Glibc
     /// A link read in batches is read at most `batchPeriod` after the last read, and the tick reads it
     /// too: between ticks 0.1 s apart, two batch reads and the tick, three wakes. Reads every 30 ms
     /// from the last took three and the tick (four); a late timer only spaces them more.
-    @Test func batchReadsBetweenTicksAreSpacedEvenlyUpToTheTick() async throws {
+    @Test func batchReadsBetweenTicksAreAtMostThree() async throws {
         let (master, slave, path) = try openPty()
         defer { close(slave) }
         let journal = Journal<TenTicksASecond>(batchReads: true)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let host = LinkSessionHost(session: TenTicksASecond(), shell: journal, loop: group.next(), now: Self.seconds())
         let link = try await host.open(.serial(path: path, baud: 115_200))
+        let stand = stream(to: master)
         #expect(await eventually { journal.read.filter { $0 == "tick" }.count >= 6 })
+        stand.task.cancel()
+        try await stand.group.shutdownGracefully()
         // The wakes of each interval between ticks (a tick's own wake comes before it); the first
         // interval (from the opening) left out.
         let intervals = journal.read.split(separator: "tick", omittingEmptySubsequences: false).dropFirst().dropLast()
         #expect(!intervals.isEmpty && intervals.allSatisfy { $0.count <= 3 }, "wakes per tick: \(intervals.map(\.count))")
+        #expect(intervals.contains { $0.count > 1 }, "no batch read at all: \(intervals.map(\.count))")
+        close(master)
+        await link.untilClosed()
+        try await group.shutdownGracefully()
+    }
+
+    /// The stand's side of `master` writing a byte every 10 ms (a FEEDBACK stream), from a loop of
+    /// its own: a link read in batches is only read once NIO has read what followed the opening.
+    private func stream(to master: CInt) -> (group: MultiThreadedEventLoopGroup, task: RepeatedTask) {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let task = group.next().scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(10)) { _ in
+            var byte: UInt8 = 0
+            _ = write(master, &byte, 1)
+        }
+        return (group, task)
+    }
+
+    /// Reads the program asks every 30 ms (a camera client's requests at 30 frames/s, each reading
+    /// the link first) move the batch read later each time: the host's timer wakes for the ticks
+    /// alone. With the batch read due 34 ms after the last read and spaced evenly up to the tick, it
+    /// still woke about 20 ms after each asked read: two or three wakes between ticks.
+    @Test func readsTheProgramAsksLeaveNoBatchReadToTheTimer() async throws {
+        let (master, slave, path) = try openPty()
+        defer { close(slave) }
+        let journal = Journal<TenTicksASecond>(batchReads: true)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let host = LinkSessionHost(session: TenTicksASecond(), shell: journal, loop: group.next(), now: Self.seconds())
+        let link = try await host.open(.serial(path: path, baud: 115_200))
+        let stand = stream(to: master)
+        let asking = host.loop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(30)) { _ in host.readHeldBytes() }
+        #expect(await eventually { journal.read.filter { $0 == "tick" }.count >= 8 })
+        asking.cancel()
+        stand.task.cancel()
+        try await stand.group.shutdownGracefully()
+        // The wakes of each interval between ticks (a tick's own wake comes before it), the first
+        // two intervals (the opening, the asked reads starting) left out.
+        let intervals = journal.read.split(separator: "tick", omittingEmptySubsequences: false).dropFirst(3).dropLast()
+        #expect(!intervals.isEmpty && intervals.allSatisfy { $0.count <= 1 }, "wakes per tick: \(intervals.map(\.count))")
         close(master)
         await link.untilClosed()
         try await group.shutdownGracefully()

@@ -70,3 +70,44 @@ def test_a_stalled_control_loop_stops_the_watchdog_pings_and_the_stand_stops_its
                 p.wait(5)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+def test_a_stand_moving_under_streaming_feedback_keeps_the_watchdog_pinged(tmp_path):
+    """While the stand moves and its FEEDBACK streams, the stand host's timer need not fire at all (its
+    due time — the link's silence limit, the control step a stalled stream would leave undone — moves
+    later with every FEEDBACK): the control loop beats for the watchdog as it handles them."""
+    notify = tmp_path / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(notify))
+    link = tmp_path / "stand"
+    sim = subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--seed", "5"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(tmp_path / "sim.err", "wb"))
+    assert sim.stdout.readline().startswith(b"pty ")
+    log = tmp_path / "dockd.err"
+    env = dict(os.environ, NOTIFY_SOCKET=str(notify), WATCHDOG_USEC="1000000")
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--ignore-missing-config", "--config", str(tmp_path / "none"),
+                              "--device", str(link), "--socket", str(tmp_path / "d.sock"), "--socket-group", ""],
+                             env=env, stderr=open(log, "wb"))
+    try:
+        wait_for(lambda: (tmp_path / "d.sock").exists(), 10, "dockd's socket")
+        c = Client(tmp_path / "d.sock")
+        wait_for(lambda: any(s["state"] == "connected" for s in c.result("stands.list")), 10, "the stand")
+        started = time.monotonic()
+        watchdog = []
+        # 3 s of motion, the command renewed every 0.2 s (its dead man's switch would end it).
+        while time.monotonic() < started + 3:
+            c.result("motion.velocity", {"yaw": 0.8})
+            watchdog += [t for t, m in pings(sock, 0.2) if "WATCHDOG=1" in m]
+        gaps = [b - a for a, b in zip([started, *watchdog], watchdog)]
+        # systemd (WatchdogSec=1s here) kills dockd after an interval without a ping.
+        assert max(gaps, default=3) < 1.0, f"watchdog pings stopped while the stand moved: gaps {gaps}"
+        assert "stalled, not pinging the watchdog" not in log.read_text()
+        c.close()
+    finally:
+        for p in (dockd, sim):
+            p.terminate()
+        for p in (dockd, sim):
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
