@@ -31,7 +31,6 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     public let loop: any EventLoop
     private let now: @Sendable () -> Double
     private let box: NIOLoopBoundBox<State>
-    private let timer = LinkTimer()
 
     /// Loop-confined. A class, so that reading `box.value` yields a reference: a struct would be
     /// copied at each read, the whole session with it, several times per chunk read.
@@ -54,7 +53,6 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         self.loop = loop
         self.now = now
         box = .makeBoxSendingValue(State(session: session, shell: shell), as: State.self, eventLoop: loop)
-        timer.start(on: loop) { [weak self] in self?.timerFired() }
     }
 
     /// A link the session runs over.
@@ -72,11 +70,13 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     }
 
     /// Opens a link to `endpoint` on the host's loop; the session hears it open, and every byte
-    /// and the close that follow.
+    /// and the close that follow. Fails as the endpoint's opening fails, or when no descriptor is
+    /// left for the link's timer (`LinkTimer`).
     public func open(_ endpoint: StandEndpoint) async throws -> Link {
         let channel = try await StandTransport.open(endpoint, group: loop) { channel, byteStream in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(LinkSessionHandler(host: self, byteStream: byteStream))
+                let timer = try LinkTimer(on: channel.eventLoop) { [weak self] in self?.timerFired() }
+                try channel.pipeline.syncOperations.addHandler(LinkSessionHandler(host: self, byteStream: byteStream, timer: timer))
                 return channel
             }
         }
@@ -153,7 +153,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
 
     // MARK: - The link's side (on the loop)
 
-    fileprivate func opened(_ channel: any Channel, byteStream: Int32?) {
+    fileprivate func opened(_ channel: any Channel, byteStream: Int32?, timer: LinkTimer) {
         let state = box.value
         let link = state.link
         // A close asked while no link was open (an output's, after its write's failure had closed
@@ -161,6 +161,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         link.closeReason = nil
         link.channel = channel
         link.byteStream = byteStream
+        link.timer = timer
         state.shell.linkOpened()
         apply(state.session.handle(link: .opened, at: now()))
     }
@@ -189,6 +190,9 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         let reason = link.closeReason ?? "the stand closed the link (EOF or hangup)"
         link.closeReason = nil
         disarmTimer()
+        link.timer?.close()
+        link.timer = nil
+        link.timerSet = nil
         link.channel = nil
         link.byteStream = nil
         link.batching = false
@@ -274,6 +278,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         let link = box.value.link
         guard link.timerSet != link.timerDue else { return }
         if let set = link.timerSet, set <= now() { return }
+        guard let timer = link.timer else { return }
         if let due = link.timerDue { timer.set(in: due - now()) } else { timer.disarm() }
         link.timerSet = link.timerDue
     }
@@ -309,6 +314,8 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
 /// A `LinkSessionHost`'s link and timer. Loop-confined.
 private final class LinkState {
     var channel: (any Channel)?
+    /// The open link's timer (one per link: its failure to be made fails the opening, not the host).
+    var timer: LinkTimer?
     /// When the host's timer should wake it: the session's next tick, or a batch read before it (see
     /// `armTimer`); nil: not at all.
     var timerDue: Double?
@@ -360,14 +367,16 @@ private final class LinkSessionHandler<Shell: LinkSessionShell>: ChannelInboundH
     typealias InboundIn = ByteBuffer
     private let host: LinkSessionHost<Shell>
     private let byteStream: Int32?
+    private let timer: LinkTimer
 
-    init(host: LinkSessionHost<Shell>, byteStream: Int32?) {
+    init(host: LinkSessionHost<Shell>, byteStream: Int32?, timer: LinkTimer) {
         self.host = host
         self.byteStream = byteStream
+        self.timer = timer
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        host.opened(context.channel, byteStream: byteStream)
+        host.opened(context.channel, byteStream: byteStream, timer: timer)
         context.fireChannelActive()
     }
 

@@ -12,45 +12,66 @@ import Glibc
 /// step a stalled FEEDBACK stream would leave undone) woke the loop once per limit for nothing while
 /// the events kept coming (about 20 times a second with a moving stand). This one is moved, later as
 /// well as sooner, with one `timerfd_settime` and no wake-up; it wakes the loop only if a deadline comes.
-/// Set and disarmed on the loop; `fired` runs there.
+/// One per open link (`LinkSessionHost.open`), closed with it. Made, set, disarmed and closed on the
+/// loop; `fired` runs there.
 final class LinkTimer: Sendable {
     private let fd: CInt
-    /// The channel NIO reads the timer through, once registered; closed with the timer.
-    private let channel = Mutex<(any Channel)?>(nil)
+    /// Where NIO's channel for the descriptor is: registering, registered, or closed (by `close`, or a
+    /// registration refused); once closed the descriptor is not ours any more and is never set again
+    /// (its number may be another's by then).
+    private let registration = Mutex<Registration>(.registering)
 
-    init() {
-        // Only a failure to allocate a descriptor fails here: the program cannot run its links then.
-        fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        precondition(fd >= 0, "timerfd_create: errno \(errno)")
+    private enum Registration {
+        case registering
+        case registered(any Channel)
+        case closed
     }
 
-    deinit {
-        // A loop shut down has closed it already (and would refuse the close).
-        if let channel = channel.withLock({ $0 }), channel.isActive { channel.close(promise: nil) }
-    }
-
-    /// Registers the timer on `loop`: `fired` runs there each time it expires. Once.
-    func start(on loop: any EventLoop, _ fired: @escaping @Sendable () -> Void) {
-        let fd = fd
-        let registered = NIOPipeBootstrap(group: loop)
+    /// Makes the timer and registers it on `loop`: `fired` runs there each time it expires. Fails
+    /// only when the process or the system has no descriptor left (EMFILE, ENFILE) or no memory: the
+    /// link cannot be run then, and its opening fails with this error (dockd tries again after its
+    /// backoff, as for a device that would not open).
+    init(on loop: any EventLoop, _ fired: @escaping @Sendable () -> Void) throws {
+        let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "timerfd_create (the link's timer)") }
+        self.fd = fd
+        let registering = NIOPipeBootstrap(group: loop)
             // A read of a timerfd needs room for its 8-byte count (EINVAL otherwise).
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 8))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Expiry(fired)) }
             }
             .takingOwnershipOfDescriptor(input: fd)
-        // Refused only on a loop shut down, where nothing would run anyway; the descriptor is still ours.
-        registered.whenFailure { _ in close(fd) }
-        registered.whenSuccess { [weak self] channel in
-            guard let self else { return channel.close(promise: nil) }  // (the timer went first)
-            self.channel.withLock { $0 = channel }
+        registering.whenComplete { [weak self] result in
+            // Closed meanwhile (or gone, which closed it).
+            let closed = self?.registration.withLock { state in
+                guard case .registering = state else { return true }
+                if case .success(let channel) = result { state = .registered(channel) } else { state = .closed }
+                return false
+            } ?? true
+            // Refused, the registration failed (a loop shut down): NIO closed the descriptor with the
+            // channel it had made (`StandTransport.wrap` says why none is closed here).
+            if case .success(let channel) = result, closed { channel.close(promise: nil) }
         }
     }
 
-    /// Expires in `seconds` (at once if not positive), in place of whatever it was set to.
+    /// Closes the timer: no expiry is told after this, and the descriptor goes with NIO's channel.
+    func close() {
+        let was = registration.withLock { state in
+            defer { state = .closed }
+            return state
+        }
+        if case .registered(let channel) = was { channel.close(promise: nil) }
+    }
+
+    deinit { close() }
+
+    /// Expires in `seconds` (at once if not positive, -infinity or NaN: a session's "due now", as
+    /// the ONVIF driver says it), in place of whatever it was set to.
     func set(in seconds: Double) {
-        // An it_value of zero would disarm it: a due time already past expires in 1 ns.
-        let ns = max(1, Int64((seconds * 1e9).rounded(.up)))
+        // An it_value of zero would disarm it: a due time already past expires in 1 ns. Past a
+        // century is as good as never (and stays inside Int64's nanoseconds).
+        let ns = seconds > 1e-9 ? Int64((min(seconds, 3e9) * 1e9).rounded(.up)) : 1
         settime(timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000)))
     }
 
@@ -60,8 +81,11 @@ final class LinkTimer: Sendable {
     /// to be done while NIO may already have been told of that expiry in this turn: it asserts that
     /// a descriptor it was told is readable reads (`LinkSessionHost.setTimer` waits for the read).
     private func settime(_ value: timespec) {
-        var spec = itimerspec(it_interval: timespec(tv_sec: 0, tv_nsec: 0), it_value: value)
-        _ = timerfd_settime(fd, 0, &spec, nil)
+        registration.withLock { state in
+            if case .closed = state { return }
+            var spec = itimerspec(it_interval: timespec(tv_sec: 0, tv_nsec: 0), it_value: value)
+            _ = timerfd_settime(fd, 0, &spec, nil)
+        }
     }
 }
 

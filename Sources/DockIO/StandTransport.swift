@@ -1,5 +1,8 @@
 import NIOCore
 import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public enum StandTransport {
     /// Opens the link on `group` (an event loop to pin it to one thread); `initializer` sets the new
@@ -32,8 +35,23 @@ public enum StandTransport {
         }
     }
 
+    /// A channel over `fd` (its own: closed here on any failure). NIO's
+    /// `takingOwnershipOfDescriptor(inputOutput:)` is not used: it duplicates the descriptor with
+    /// `try!` (the process ended when the device's open took the last descriptor there was) and,
+    /// when the initializer fails (no descriptor left for the link's timer), closes the duplicate
+    /// again with `try!` after the failed channel had closed it (EBADF: the process ended too).
     private static func wrap<Output: Sendable>(fd: Int32, group: any EventLoopGroup,
                                                initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Output>) async throws -> Output {
-        try await NIOPipeBootstrap(group: group).takingOwnershipOfDescriptor(inputOutput: fd, channelInitializer: initializer)
+        let output = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard output >= 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw IOError(errnoCode: code, reason: "dup (the link's writing side)")
+        }
+        // Failing once the channel is made (its options, the initializer, its registration), NIO has
+        // closed both with it; before (fstat, the channel's allocation), they would be left to us, a
+        // failure not seen with descriptors just opened: not closed here, as a second close could take
+        // another's descriptor of the same number.
+        return try await NIOPipeBootstrap(group: group).takingOwnershipOfDescriptors(input: fd, output: output, channelInitializer: initializer)
     }
 }
