@@ -157,13 +157,23 @@ public struct SubjectSelector: Sendable {
         }
         // Highest score first; ties by age (older identifier first) so the order is deterministic.
         scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
-        guard let best = scored.first else {
+        guard let anyBest = scored.first else {
             primary = nil
             challenger = nil
             return Selection(ranked: [], selected: [])
         }
+        // In automatic selection a subject that walked out of the view neither keeps nor takes the
+        // role while a subject still in it is there (`hasLeftView`).
+        let gone = requestedIDs.isEmpty ? tracks.filter { hasLeftView($0, field: field, time: time) }.map(\.id) : []
+        let best = scored.first { !gone.contains($0.id) } ?? anyBest
         if let current = primary, let currentScore = scored.first(where: { $0.id == current })?.score {
-            if best.id != current, best.score > currentScore + settings.switchMargin {
+            if gone.contains(current), !gone.contains(best.id) {
+                // The hysteresis holds a person against a near-equal challenger; a prediction running
+                // out of the view is no longer one: the role passes now. It comes back only through
+                // the hysteresis, once the person is back in the view.
+                primary = best.id
+                challenger = nil
+            } else if best.id != current, best.score > currentScore + settings.switchMargin {
                 if let challenger, challenger.id == best.id {
                     if time - challenger.since >= settings.switchDelay {
                         primary = best.id
@@ -199,6 +209,17 @@ public struct SubjectSelector: Sendable {
         }
         if !seen.isEmpty { selected = seen }
         return Selection(ranked: ranked, selected: selected)
+    }
+
+    /// Whether a track is neither measured nor known hidden for over `lostFramingDelay` and its
+    /// predicted box's centre lies outside `field`: the person walked out of the view (more than half
+    /// of them is outside it, where the detector cannot find them). A person the detector misses
+    /// while still in the view (dropouts, a passer-by not seen covering them, a pillar) keeps a
+    /// predicted box inside it and their role through the usual hysteresis.
+    private func hasLeftView(_ track: Track, field: Box, time: Double) -> Bool {
+        guard time - track.lastSeenOrHidden > settings.lostFramingDelay else { return false }
+        let box = track.box
+        return box.centerX < field.left || box.centerX > field.right || box.centerY < field.top || box.centerY > field.bottom
     }
 
     /// Keeps the client's selection on its subjects: one whose track ended is looked for among new

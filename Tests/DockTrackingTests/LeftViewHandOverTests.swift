@@ -1,0 +1,107 @@
+import Testing
+@testable import DockTracking
+
+/// Issue 22: an automatic primary whose person walked out of the view passes the role to a subject
+/// still in it, with hysteresis: not for detector dropouts of a person still in the view, never to
+/// a false detection, and back only through the usual switch delay. Virtual time, 20 frames/s.
+@Suite struct LeftViewHandOverTests {
+    typealias Person = Fixture.Person
+    static let frameInterval = 1.0 / 20
+    static let settings = SelectionSettings()
+
+    /// The speaker the camera follows, and a quiet, smaller bystander off to the side.
+    static let speaker = Person(x: 0.1, speaking: 0.9, looking: 0.9)
+    static let bystander = Person(x: -0.3, height: 0.3, speaking: 0.05, looking: 0.2)
+
+    /// Runs `seconds` of frames: `people(time)` are the detections of each frame. Returns the
+    /// primary of each frame.
+    static func run(seconds: Double, seed: UInt64, people: (Double) -> [Person]) -> [(time: Double, id: SubjectIdentifier?)] {
+        var tracker = MultiSubjectTracker(seed: seed)
+        var selector = SubjectSelector()
+        var primaries: [(time: Double, id: SubjectIdentifier?)] = []
+        for frame in 0..<Int((seconds / frameInterval).rounded()) {
+            let time = Double(frame) * frameInterval
+            tracker.update(observations: people(time).flatMap(\.observations), time: time)
+            primaries.append((time, selector.update(tracks: tracker.tracks, field: Fixture.field, time: time).primary))
+        }
+        return primaries
+    }
+
+    static func switches(_ primaries: [(time: Double, id: SubjectIdentifier?)]) -> Int {
+        zip(primaries, primaries.dropFirst()).filter { $0.id != nil && $1.id != nil && $0.id != $1.id }.count
+    }
+
+    /// The speaker walking right from x 0.1 at 0.35 rad/s from t 1 s, detected while at least three
+    /// quarters of their body is in the view.
+    static func walker(at time: Double) -> Person? {
+        var person = speaker
+        person.x += 0.35 * max(time - 1, 0)
+        let halfWidth = person.height * 0.4 / 2
+        return person.x + halfWidth / 2 < Fixture.field.right ? person : nil
+    }
+
+    @Test func aPrimaryThatWalkedOutOfTheViewPassesToTheSubjectSeen() throws {
+        let primaries = Self.run(seconds: 5, seed: 41) { time in [Self.bystander] + [Self.walker(at: time)].compactMap { $0 } }
+        let speakerID = try #require(primaries[0].id)
+        let lastDetected = primaries.last { Self.walker(at: $0.time) != nil }!.time
+        // Where the tracker's prediction (constant velocity) takes the centre out of the view.
+        let centreLeaves = 1 + (Fixture.field.right - Self.speaker.x) / 0.35
+        let handOver = try #require(primaries.first { $0.id != speakerID }, "the coasting speaker kept the role")
+        #expect(handOver.time > lastDetected + Self.settings.lostFramingDelay - 1e-9,
+                "a primary unseen for less than lostFramingDelay keeps the role")
+        #expect(handOver.time <= max(lastDetected + Self.settings.lostFramingDelay, centreLeaves) + 0.15,
+                "handed over at \(handOver.time) s, the centre left the view at \(centreLeaves) s")
+        #expect(Self.switches(primaries) == 1, "the coasting track does not win the role back")
+    }
+
+    @Test func aPrimaryMissedByTheDetectorInTheViewKeepsTheRole() {
+        let patterns: [(name: String, seen: (Int) -> Bool)] = [
+            ("missed 0.4 s of every 0.9 s", { frame in frame % 18 < 10 }),
+            ("seen one frame in eight", { frame in frame % 8 == 0 }),
+        ]
+        for pattern in patterns {
+            let primaries = Self.run(seconds: 6, seed: 42) { time in
+                let frame = Int((time / Self.frameInterval).rounded())
+                // A second of both seen, then 5 s of dropouts.
+                return frame < 20 || pattern.seen(frame) ? [Self.speaker, Self.bystander] : [Self.bystander]
+            }
+            #expect(Self.switches(primaries) == 0, "\(pattern.name)")
+        }
+    }
+
+    @Test func aFalseDetectionNeverBecomesPrimaryWhileTheSubjectIsOutOfTheView() throws {
+        // The speaker walks out of the view alone (last detected at 2.1 s); while their track still
+        // coasts (1.5 s), something is detected in 3 frames.
+        let ghost = Person(x: -0.1, height: 0.35)
+        let ghostFrames = 56..<59
+        let primaries = Self.run(seconds: 5, seed: 43) { time in
+            let frame = Int((time / Self.frameInterval).rounded())
+            return [Self.walker(at: time)].compactMap { $0 } + (ghostFrames.contains(frame) ? [ghost] : [])
+        }
+        let speakerID = try #require(primaries[0].id)
+        #expect(primaries.allSatisfy { $0.id == nil || $0.id == speakerID }, "the 3-frame detection took the role")
+    }
+
+    @Test func theRoleComesBackOnlyThroughTheSwitchDelay() throws {
+        // The speaker walks out, then comes back 2 s later, walking left into the view.
+        let back = 4.5
+        let primaries = Self.run(seconds: 7, seed: 44) { time in
+            var people = [Self.bystander]
+            if time >= back {
+                var person = Self.speaker
+                person.x = Fixture.field.right - 0.35 * (time - back)
+                people.append(person)
+            } else if let walker = Self.walker(at: time) {
+                people.append(walker)
+            }
+            return people
+        }
+        let speakerID = try #require(primaries[0].id)
+        let handOver = try #require(primaries.first { $0.id != speakerID })
+        let bystanderID = try #require(handOver.id)
+        let comeback = try #require(primaries.last { $0.id == bystanderID }.flatMap { last in primaries.first { $0.time > last.time } },
+                                    "the speaker, back in the view, never took the role back")
+        #expect(comeback.time >= back + Self.settings.switchDelay - 1e-9)
+        #expect(Self.switches(primaries) == 2)
+    }
+}
