@@ -74,8 +74,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
     /// left for the link's timer (`LinkTimer`).
     public func open(_ endpoint: StandEndpoint) async throws -> Link {
         let channel = try await StandTransport.open(endpoint, group: loop) { channel, byteStream in
-            channel.eventLoop.makeCompletedFuture {
-                let timer = try LinkTimer(on: channel.eventLoop) { [weak self] in self?.timerFired() }
+            LinkTimer.make(on: channel.eventLoop) { [weak self] in self?.timerFired() }.flatMapThrowing { timer in
                 try channel.pipeline.syncOperations.addHandler(LinkSessionHandler(host: self, byteStream: byteStream, timer: timer))
                 return channel
             }
@@ -255,7 +254,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         guard !link.firing else { return }
         // No link is due nothing; a link being closed neither (its silence, past, would be judged
         // again and again).
-        guard link.channel != nil, link.closeReason == nil, var due = inspect({ $0.nextTick }) else {
+        guard link.channel != nil, link.closeReason == nil, var due = sessionDue() else {
             disarmTimer()
             return
         }
@@ -264,6 +263,12 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         if link.batching && !link.nioReadPending { due = min(due, nextBatchRead(before: due)) }
         link.timerDue = due
         setTimer()
+    }
+
+    /// The session's next tick. A NaN (no driver gives one) would never compare as due: the timer
+    /// would be set again at once forever and no tick come; it is taken as "now", as a past time is.
+    private func sessionDue() -> Double? {
+        inspect { $0.nextTick }.map { $0.isNaN ? -.infinity : $0 }
     }
 
     private func disarmTimer() {
@@ -303,7 +308,7 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         link.firing = true
         readHeldBytes()
         let now = now()
-        if let due = inspect({ $0.nextTick }), due <= now {
+        if let due = sessionDue(), due <= now {
             apply(state.session.handle(link: .tick, at: now))
         }
         link.firing = false

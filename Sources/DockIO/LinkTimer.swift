@@ -16,52 +16,46 @@ import Glibc
 /// loop; `fired` runs there.
 final class LinkTimer: Sendable {
     private let fd: CInt
-    /// Where NIO's channel for the descriptor is: registering, registered, or closed (by `close`, or a
-    /// registration refused); once closed the descriptor is not ours any more and is never set again
-    /// (its number may be another's by then).
-    private let registration = Mutex<Registration>(.registering)
+    /// NIO's channel for the descriptor while it reads it; nil before it is registered and once it
+    /// is closed (by `close`, or by NIO), when the descriptor is not ours any more and is never set
+    /// again (its number may be another's by then).
+    private let channel = Mutex<(any Channel)?>(nil)
 
-    private enum Registration {
-        case registering
-        case registered(any Channel)
-        case closed
-    }
+    private init(fd: CInt) { self.fd = fd }
 
-    /// Makes the timer and registers it on `loop`: `fired` runs there each time it expires. Fails
-    /// only when the process or the system has no descriptor left (EMFILE, ENFILE) or no memory: the
-    /// link cannot be run then, and its opening fails with this error (dockd tries again after its
-    /// backoff, as for a device that would not open).
-    init(on loop: any EventLoop, _ fired: @escaping @Sendable () -> Void) throws {
+    /// Makes a timer registered on `loop` (on the loop, at once): `fired` runs there each time it
+    /// expires. Fails when the process or the system has no descriptor left (EMFILE, ENFILE), or NIO
+    /// cannot register it (epoll_ctl's ENOMEM, ENOSPC): the link cannot be run then (no tick would
+    /// ever come: no heartbeat, no silence judged), and its opening fails with this error (dockd
+    /// tries again after its backoff, as for a device that would not open).
+    static func make(on loop: any EventLoop, _ fired: @escaping @Sendable () -> Void) -> EventLoopFuture<LinkTimer> {
         let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "timerfd_create (the link's timer)") }
-        self.fd = fd
-        let registering = NIOPipeBootstrap(group: loop)
-            // A read of a timerfd needs room for its 8-byte count (EINVAL otherwise).
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 8))
+        guard fd >= 0 else { return loop.makeFailedFuture(IOError(errnoCode: errno, reason: "timerfd_create (the link's timer)")) }
+        let timer = LinkTimer(fd: fd)
+        return NIOPipeBootstrap(group: loop)
+            // A read of a timerfd needs room for its 8-byte count (EINVAL otherwise); with room for
+            // more, the 8 bytes read are less than asked, and NIO does not read again for an EAGAIN.
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 16))
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Expiry(fired)) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Expiry(fired) { [weak timer] in timer?.channel.withLock { $0 = nil } })
+                }
             }
+            // Refused: NIO closed the descriptor with the channel it had made (`StandTransport.wrap`
+            // says why none is closed here); the timer, never registered, sets nothing.
             .takingOwnershipOfDescriptor(input: fd)
-        registering.whenComplete { [weak self] result in
-            // Closed meanwhile (or gone, which closed it).
-            let closed = self?.registration.withLock { state in
-                guard case .registering = state else { return true }
-                if case .success(let channel) = result { state = .registered(channel) } else { state = .closed }
-                return false
-            } ?? true
-            // Refused, the registration failed (a loop shut down): NIO closed the descriptor with the
-            // channel it had made (`StandTransport.wrap` says why none is closed here).
-            if case .success(let channel) = result, closed { channel.close(promise: nil) }
-        }
+            .map { channel in
+                timer.channel.withLock { $0 = channel }
+                return timer
+            }
     }
 
     /// Closes the timer: no expiry is told after this, and the descriptor goes with NIO's channel.
     func close() {
-        let was = registration.withLock { state in
-            defer { state = .closed }
-            return state
-        }
-        if case .registered(let channel) = was { channel.close(promise: nil) }
+        channel.withLock { channel in
+            defer { channel = nil }
+            return channel
+        }?.close(promise: nil)
     }
 
     deinit { close() }
@@ -81,20 +75,30 @@ final class LinkTimer: Sendable {
     /// to be done while NIO may already have been told of that expiry in this turn: it asserts that
     /// a descriptor it was told is readable reads (`LinkSessionHost.setTimer` waits for the read).
     private func settime(_ value: timespec) {
-        registration.withLock { state in
-            if case .closed = state { return }
+        channel.withLock { channel in
+            guard channel != nil else { return }
             var spec = itimerspec(it_interval: timespec(tv_sec: 0, tv_nsec: 0), it_value: value)
             _ = timerfd_settime(fd, 0, &spec, nil)
         }
     }
 }
 
-/// Each read of the timerfd (its count of expiries) is one expiry of the time last set.
+/// Each read of the timerfd (its count of expiries) is one expiry of the time last set; `closed`
+/// when NIO closes the channel (a loop shut down, a read error) as well as when the timer does.
 private final class Expiry: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     private let fired: @Sendable () -> Void
+    private let closed: @Sendable () -> Void
 
-    init(_ fired: @escaping @Sendable () -> Void) { self.fired = fired }
+    init(_ fired: @escaping @Sendable () -> Void, closed: @escaping @Sendable () -> Void) {
+        self.fired = fired
+        self.closed = closed
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) { fired() }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed()
+        context.fireChannelInactive()
+    }
 }

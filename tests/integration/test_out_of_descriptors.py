@@ -9,8 +9,12 @@ import subprocess
 from conftest import BIN, wait_for
 
 
-def fds_of(pid):
-    return len(os.listdir(f"/proc/{pid}/fd"))
+def limit_leaving(pid, spare):
+    """The soft limit that leaves `spare` descriptors free: RLIMIT_NOFILE bounds the numbers a new
+    descriptor may take, and the lowest free ones may lie between those in use."""
+    used = {int(n) for n in os.listdir(f"/proc/{pid}/fd")}
+    free = (n for n in range(len(used) + spare + 1) if n not in used)
+    return [next(free) for _ in range(spare + 1)][-1]
 
 
 def set_limit(pid, soft):
@@ -38,7 +42,7 @@ def test_a_link_opened_without_descriptors_fails_with_its_reason_and_dockd_keeps
         reasons = []
         for spare in range(3):
             # The client's connection is open already: what is left is the link's alone.
-            set_limit(pid, fds_of(pid) + spare)
+            set_limit(pid, limit_leaving(pid, spare))
             assert "result" in c.call("stands.attach", {"device": str(second)})
             failed = wait_for(lambda: (s := stand_at(c, endpoint)) and s["last_error"] and s, 15,
                               f"the opening's failure with {spare} descriptors spare")
