@@ -23,6 +23,16 @@ def pings(sock, seconds):
     return got
 
 
+def stop(*processes):
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
 def test_a_stalled_control_loop_stops_the_watchdog_pings_and_the_stand_stops_itself(tmp_path):
     notify = tmp_path / "notify.sock"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -63,13 +73,7 @@ def test_a_stalled_control_loop_stops_the_watchdog_pings_and_the_stand_stops_its
         assert 'code 5 "no valid frame from the host for 500 ms: motors stopped"' in sim_log, sim_log[-1500:]
         c.close()
     finally:
-        for p in (dockd, sim):
-            p.terminate()
-        for p in (dockd, sim):
-            try:
-                p.wait(5)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(dockd, sim)
 
 
 def test_a_stand_moving_under_streaming_feedback_keeps_the_watchdog_pinged(tmp_path):
@@ -104,10 +108,4 @@ def test_a_stand_moving_under_streaming_feedback_keeps_the_watchdog_pinged(tmp_p
         assert "stalled, not pinging the watchdog" not in log.read_text()
         c.close()
     finally:
-        for p in (dockd, sim):
-            p.terminate()
-        for p in (dockd, sim):
-            try:
-                p.wait(5)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(dockd, sim)
