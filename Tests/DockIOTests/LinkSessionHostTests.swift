@@ -215,6 +215,36 @@ import Glibc
         try await group.shutdownGracefully()
     }
 
+    /// The link's bytes and the timer's expiry in one turn of the loop, the bytes first: the read
+    /// moves the tick later, but the timer, expired, is not set again until NIO has read its expiry
+    /// (setting it would clear the expiry NIO was already told of, and NIO asserts that a descriptor
+    /// it was told is readable reads: a debug build traps). Then it wakes once, at the later time.
+    @Test func bytesAndAnExpiryInOneTurnLeaveTheExpiryToItsRead() async throws {
+        let (master, slave, path) = try openPty()
+        defer { close(slave) }
+        // Once the timer is set for the first due time (2 s after the opening), the loop is held
+        // past it; the stand's byte comes while it is held, 1 s before the expiry.
+        let journal = Journal<LaterTick>(afterFirstOutput: { host in
+            host.loop.execute {
+                usleep(1_000_000)
+                var byte: UInt8 = 0x55
+                _ = write(master, &byte, 1)
+                usleep(1_300_000)
+            }
+        })
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let host = LinkSessionHost(session: LaterTick(), shell: journal, loop: group.next(), now: Self.seconds())
+        let link = try await host.open(.serial(path: path, baud: 115_200))
+        #expect(await eventually { journal.read.contains("tick") })
+        let (openedAt, heardAt) = try await host.read { ($0.openedAt ?? 0, $0.heardAt ?? .infinity) }
+        // Read in the turn after the hold, with the expiry.
+        try #require(heardAt > openedAt + 2, "the byte was read before the first due time: the loop was not held past it")
+        #expect(journal.read == ["opened", "woke", "tick"])
+        close(master)
+        await link.untilClosed()
+        try await group.shutdownGracefully()
+    }
+
     /// Wants a tick every 0.1 s (dockd's heartbeat at the default timeout), from the link's opening.
     private struct TenTicksASecond: LinkSession {
         var lastTick: Double?
