@@ -188,9 +188,10 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         let link = state.link
         let reason = link.closeReason ?? "the stand closed the link (EOF or hangup)"
         link.closeReason = nil
-        disarmTimer()
+        // Closed, not disarmed first: a descriptor going needs no timerfd_settime.
         link.timer?.close()
         link.timer = nil
+        link.timerDue = nil
         link.timerSet = nil
         link.channel = nil
         link.byteStream = nil

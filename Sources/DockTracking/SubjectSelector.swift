@@ -205,7 +205,7 @@ public struct SubjectSelector: Sendable {
         // camera then holds: `TrackingPipeline.framesOnlyLostSubjects`). The primary keeps its
         // rank and is framed again once re-acquired.
         let seen = selected.filter { id in
-            tracks.first { $0.id == id }.map { time - $0.lastSeenOrHidden <= settings.lostFramingDelay } ?? false
+            tracks.first { $0.id == id }.map { !isLost($0, time: time) } ?? false
         }
         if !seen.isEmpty { selected = seen }
         return Selection(ranked: ranked, selected: selected)
@@ -217,9 +217,12 @@ public struct SubjectSelector: Sendable {
     /// while still in the view (dropouts, a passer-by not seen covering them, a pillar) keeps a
     /// predicted box inside it and their role through the usual hysteresis.
     private func hasLeftView(_ track: Track, field: Box, time: Double) -> Bool {
-        guard time - track.lastSeenOrHidden > settings.lostFramingDelay else { return false }
-        let box = track.box
-        return box.centerX < field.left || box.centerX > field.right || box.centerY < field.top || box.centerY > field.bottom
+        isLost(track, time: time) && !field.contains(x: track.box.centerX, y: track.box.centerY)
+    }
+
+    /// Neither measured nor known hidden for over `lostFramingDelay`.
+    private func isLost(_ track: Track, time: Double) -> Bool {
+        time - track.lastSeenOrHidden > settings.lostFramingDelay
     }
 
     /// Keeps the client's selection on its subjects: one whose track ended is looked for among new
