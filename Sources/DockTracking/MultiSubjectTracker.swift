@@ -62,6 +62,13 @@ public struct MultiSubjectTracker: Sendable {
                   minimumOverlap: settings.lowConfidenceMinimumOverlap, allowReacquisition: false, time: time)
         associate(&frame, lifecycles: [.tentative], candidates: high,
                   minimumOverlap: settings.minimumOverlap, allowReacquisition: false, time: time)
+        // A person who sped up between two frames (a start, a run, a step toward the camera) can
+        // land beside their prediction: a confirmed track missed so far continues with a detection
+        // nobody took that still overlaps it, rather than coasting on while the same person starts
+        // a new track beside it (and the role stays with a prediction drifting after them). Only
+        // about its size: a nearer person stepping in front of it is not it.
+        associate(&frame, lifecycles: [.confirmed], candidates: high,
+                  minimumOverlap: settings.continuationMinimumOverlap, allowReacquisition: false, checksSize: true, time: time)
         let matchedTrack = frame.matchedTrack, matchedSubject = frame.matchedSubject
 
         for index in tracks.indices {
@@ -105,9 +112,11 @@ public struct MultiSubjectTracker: Sendable {
     }
 
     /// One gated optimal association pass between the unmatched tracks in `lifecycles` and the
-    /// unmatched subjects among `candidates`; matched tracks are updated at once.
+    /// unmatched subjects among `candidates`; matched tracks are updated at once. Lost tracks, and
+    /// every track with `checksSize`, take only a detection about the size they were last measured
+    /// at (`isReacquisitionCandidate`).
     private mutating func associate(_ frame: inout FrameAssociation, lifecycles: [TrackLifecycle], candidates: [Int],
-                                    minimumOverlap: Double, allowReacquisition: Bool, time: Double) {
+                                    minimumOverlap: Double, allowReacquisition: Bool, checksSize: Bool = false, time: Double) {
         let trackIndices = tracks.indices.filter { !frame.matchedTrack[$0] && lifecycles.contains(tracks[$0].lifecycle) }
         let subjectIndices = candidates.filter { !frame.matchedSubject[$0] }
         guard !trackIndices.isEmpty, !subjectIndices.isEmpty else { return }
@@ -135,7 +144,7 @@ public struct MultiSubjectTracker: Sendable {
                 }
                 // A box cut off by the image's border is compared as reaching the expected edge there.
                 let measuredBox = measured.box(reaching: tracked)
-                if isLost {
+                if isLost || checksSize {
                     let previous = comparesBodies ? tracks[trackIndex].body!.lastMeasurement : tracks[trackIndex].face!.lastMeasurement
                     guard isReacquisitionCandidate(measuredBox, lastMeasured: previous, occluder: occluder) else { continue }
                 }

@@ -49,6 +49,10 @@ public struct SelectionSettings: Sendable, Hashable {
     /// track (the tracker lost them and their detections started a new one): framed, the coasting
     /// track would steer the camera after a phantom for as long as the tracker keeps it.
     public var lostFramingDelay = 0.3
+    /// A subject out of the view moving slower than this when last seen (subject heights per
+    /// second) was left there by the camera's turn, not walking out of it: where it is predicted is
+    /// where it is.
+    public var leftBehindSpeed = 0.25
 
     public init() {}
 }
@@ -67,8 +71,25 @@ public struct Selection: Sendable, Hashable {
     /// primary and those nearly as salient; of those, the ones lost for longer than
     /// `SelectionSettings.lostFramingDelay` only when none is seen.
     public let selected: [SubjectIdentifier]
+    /// The primary took the role, out of the view, from one who walked out of it, and was still
+    /// there when the camera turned away from them: the camera turns back to them (for a subject
+    /// hidden or walked out it holds), until they are seen again.
+    public var primaryLeftBehind = false
 
     public var primary: SubjectIdentifier? { selected.first }
+}
+
+/// Where a subject is, for automatic selection: the role goes to the best subject in the view,
+/// else to one the camera left behind, and passes from a subject who walked out of the view.
+private enum Whereabouts: Int, Comparable {
+    /// Seen lately, or predicted inside the view (a person the detector misses there).
+    case inView
+    /// Unseen for over `lostFramingDelay`, predicted outside the view, and still when last seen.
+    case leftBehind
+    /// Unseen for over `lostFramingDelay`, predicted outside the view, and moving when last seen.
+    case walkedOut
+
+    static func < (a: Whereabouts, b: Whereabouts) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// Intelligent subject selection: saliency ranking with hysteresis, plus the client's overrides
@@ -79,6 +100,10 @@ public struct SubjectSelector: Sendable {
     public private(set) var requestedIDs: [SubjectIdentifier] = []
     private var primary: SubjectIdentifier?
     private var challenger: (id: SubjectIdentifier, since: Double)?
+    /// A subject the camera left behind that took the role from one who walked out, until it is
+    /// seen again: the camera turns back to it. (A primary the camera itself turned away from —
+    /// the lost policy's return to a preset — is not chased back.)
+    private var turningBackTo: SubjectIdentifier?
     /// The last seen box of each selected subject, and selected subjects whose tracks ended.
     private var lastKnown: [SubjectIdentifier: (box: Box, category: SubjectCategory, seen: Double)] = [:]
     private var missing: [SubjectIdentifier: (box: Box, category: SubjectCategory, seen: Double)] = [:]
@@ -102,6 +127,7 @@ public struct SubjectSelector: Sendable {
         select(ids: [])
         primary = nil
         challenger = nil
+        turningBackTo = nil
         ignoreUnseenBefore = time
     }
 
@@ -157,22 +183,28 @@ public struct SubjectSelector: Sendable {
         }
         // Highest score first; ties by age (older identifier first) so the order is deterministic.
         scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
-        guard let anyBest = scored.first else {
+        // In automatic selection a subject out of the view neither keeps nor takes the role while
+        // a subject in it is there, and one who walked out of it neither while one the camera
+        // left behind is (`Whereabouts`).
+        var places: [SubjectIdentifier: Whereabouts] = [:]
+        if requestedIDs.isEmpty {
+            for track in tracks { places[track.id] = whereabouts(track, field: field, time: time) }
+        }
+        func place(_ id: SubjectIdentifier) -> Whereabouts { places[id] ?? .inView }
+        guard let best = scored.min(by: { place($0.id) < place($1.id) }) else {
             primary = nil
             challenger = nil
+            turningBackTo = nil
             return Selection(ranked: [], selected: [])
         }
-        // In automatic selection a subject that walked out of the view neither keeps nor takes the
-        // role while a subject still in it is there (`hasLeftView`).
-        let gone = requestedIDs.isEmpty ? tracks.filter { hasLeftView($0, field: field, time: time) }.map(\.id) : []
-        let best = scored.first { !gone.contains($0.id) } ?? anyBest
         if let current = primary, let currentScore = scored.first(where: { $0.id == current })?.score {
-            if gone.contains(current), !gone.contains(best.id) {
-                // The hysteresis holds a person against a near-equal challenger; a prediction running
-                // out of the view is no longer one: the role passes now. It comes back only through
-                // the hysteresis, once the person is back in the view.
+            if place(current) != .inView, place(best.id) < place(current) {
+                // The hysteresis holds a person against a near-equal challenger; a prediction out of
+                // the view is no longer one: the role passes now. It comes back only through the
+                // hysteresis, once the person is back in the view.
                 primary = best.id
                 challenger = nil
+                if place(best.id) == .leftBehind { turningBackTo = best.id }
             } else if best.id != current, best.score > currentScore + settings.switchMargin {
                 if let challenger, challenger.id == best.id {
                     if time - challenger.since >= settings.switchDelay {
@@ -196,8 +228,11 @@ public struct SubjectSelector: Sendable {
         let ranked = scored.enumerated().map { RankedSubject(id: $0.element.id, rank: $0.offset + 1, score: $0.element.score) }
         var selected: [SubjectIdentifier]
         if requestedIDs.isEmpty {
+            // Nobody who walked out of the view is framed beside the primary.
             let primaryScore = scored[0].score
-            selected = scored.filter { $0.id == scored[0].id || $0.score >= settings.groupScoreRatio * primaryScore }.map(\.id)
+            selected = scored.filter {
+                $0.id == scored[0].id || ($0.score >= settings.groupScoreRatio * primaryScore && place($0.id) != .walkedOut)
+            }.map(\.id)
         } else {
             selected = ranked.filter { requestedIDs.contains($0.id) }.map(\.id)
         }
@@ -208,16 +243,22 @@ public struct SubjectSelector: Sendable {
             tracks.first { $0.id == id }.map { !isLost($0, time: time) } ?? false
         }
         if !seen.isEmpty { selected = seen }
-        return Selection(ranked: ranked, selected: selected)
+        if turningBackTo != primary || !seen.isEmpty || place(scored[0].id) != .leftBehind { turningBackTo = nil }
+        var selection = Selection(ranked: ranked, selected: selected)
+        selection.primaryLeftBehind = turningBackTo != nil
+        return selection
     }
 
-    /// Whether a track is neither measured nor known hidden for over `lostFramingDelay` and its
-    /// predicted box's centre lies outside `field`: the person walked out of the view (more than half
-    /// of them is outside it, where the detector cannot find them). A person the detector misses
-    /// while still in the view (dropouts, a passer-by not seen covering them, a pillar) keeps a
-    /// predicted box inside it and their role through the usual hysteresis.
-    private func hasLeftView(_ track: Track, field: Box, time: Double) -> Bool {
-        isLost(track, time: time) && !field.contains(x: track.box.centerX, y: track.box.centerY)
+    /// Out of the view: neither measured nor known hidden for over `lostFramingDelay`, with the
+    /// predicted box's centre outside `field` (more than half of the person is outside it, where the
+    /// detector cannot find them); left behind by the camera when still, else walked out. A person
+    /// the detector misses while still in the view (dropouts, a passer-by not seen covering them, a
+    /// pillar) keeps a predicted box inside it and their role through the usual hysteresis.
+    private func whereabouts(_ track: Track, field: Box, time: Double) -> Whereabouts {
+        guard isLost(track, time: time), !field.contains(x: track.box.centerX, y: track.box.centerY) else { return .inView }
+        let velocity = track.velocity
+        let speed = (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot() / max(track.box.height, .leastNonzeroMagnitude)
+        return speed < settings.leftBehindSpeed ? .leftBehind : .walkedOut
     }
 
     /// Neither measured nor known hidden for over `lostFramingDelay`.

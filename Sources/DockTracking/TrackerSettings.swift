@@ -12,6 +12,10 @@ public struct TrackerSettings: Sendable, Hashable {
     public var minimumOverlap: Double = 0.3
     /// Smallest overlap in the low-confidence pass; stricter, since those boxes are less reliable.
     public var lowConfidenceMinimumOverlap: Double = 0.5
+    /// Smallest overlap in the last pass, between a confirmed track no other pass matched and a
+    /// detection no track took (after tentative tracks took theirs): a subject that moved further
+    /// in one frame than `minimumOverlap` allows.
+    public var continuationMinimumOverlap: Double = 0.1
     /// Squared Mahalanobis distance (4 degrees of freedom) within which a lost track may be
     /// re-acquired even without overlap: its uncertainty has grown while it coasted.
     public var reacquisitionGate: Double = 9.49

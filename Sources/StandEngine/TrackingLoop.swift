@@ -122,8 +122,9 @@ public struct TrackingLoop: Sendable {
     private mutating func take(_ step: TrackingStep) {
         lastStep = step
         // Every framed subject hidden: hold the last target (its age stops the chase, and the
-        // controller's lost behaviour starts once the tracker lets the subjects go).
-        if !pipeline.framesOnlyLostSubjects(step) {
+        // controller's lost behaviour starts once the tracker lets the subjects go) — unless the
+        // primary is a still person the camera turned away from: it turns back to them.
+        if !pipeline.framesOnlyLostSubjects(step) || step.selection.primaryLeftBehind {
             target = Self.target(step, tracks: pipeline.tracker.tracks, time: step.time)
             if let target { lastSeen = target }
         }

@@ -34,8 +34,7 @@ import Testing
     /// The speaker walking right from x 0.1 at 0.35 rad/s from t 1 s, detected while at least three
     /// quarters of their body is in the view.
     static func walker(at time: Double) -> Person? {
-        var person = speaker
-        person.x += 0.35 * max(time - 1, 0)
+        let person = speaker.walking(at: time)
         let halfWidth = person.height * 0.4 / 2
         return person.x + halfWidth / 2 < Fixture.field.right ? person : nil
     }
@@ -52,6 +51,34 @@ import Testing
         #expect(handOver.time <= max(lastDetected + Self.settings.lostFramingDelay, centreLeaves) + 0.15,
                 "handed over at \(handOver.time) s, the centre left the view at \(centreLeaves) s")
         #expect(Self.switches(primaries) == 1, "the coasting track does not win the role back")
+    }
+
+    @Test func aStillSubjectTheCameraTurnedAwayFromTakesTheRoleFromOneWhoWalkedOut() throws {
+        // The camera turns right with the walker from 1 s to 2 s (0.35 rad), leaving the still
+        // bystander out of its view (last detected at 1.5 s), and stops; the walker walks on out of
+        // the view (last detected at 3.05 s). Nobody is in the view: the role passes to the
+        // bystander, where the camera left them, and the walker is not framed with them.
+        var tracker = MultiSubjectTracker(settings: .shipped, seed: 45)
+        var selector = SubjectSelector()
+        var speakerID: SubjectIdentifier?, lastWalkerFrame = 0.0
+        var handOver: (time: Double, selection: Selection)?
+        for frame in 0..<100 {
+            let time = Double(frame) * Self.frameInterval
+            let field = Fixture.field.offsetBy(x: 0.35 * min(max(time - 1, 0), 1))
+            let seen = [Self.bystander, Self.speaker.walking(at: time)].filter { person in
+                person.x - person.height * 0.1 > field.left && person.x + person.height * 0.1 < field.right
+            }
+            if seen.contains(where: { $0.speaking == Self.speaker.speaking }) { lastWalkerFrame = time }
+            tracker.update(observations: seen.flatMap(\.observations), time: time)
+            let selection = selector.update(tracks: tracker.tracks, field: field, time: time)
+            if frame == 0 { speakerID = selection.primary }
+            if handOver == nil, let primary = selection.primary, primary != speakerID { handOver = (time, selection) }
+        }
+        let (time, selection) = try #require(handOver, "the walker who left kept the role")
+        #expect(time > lastWalkerFrame + Self.settings.lostFramingDelay - 1e-9)
+        #expect(time < lastWalkerFrame + 0.6, "handed over at \(time) s")
+        #expect(selection.primaryLeftBehind)
+        #expect(selection.selected.count == 1)
     }
 
     @Test func aPrimaryMissedByTheDetectorInTheViewKeepsTheRole() {
@@ -104,4 +131,17 @@ import Testing
         #expect(comeback.time >= back + Self.settings.switchDelay - 1e-9)
         #expect(Self.switches(primaries) == 2)
     }
+}
+
+private extension Fixture.Person {
+    /// This person walking right at 0.35 rad/s from t 1 s.
+    func walking(at time: Double) -> Self {
+        var person = self
+        person.x += 0.35 * max(time - 1, 0)
+        return person
+    }
+}
+
+private extension Box {
+    func offsetBy(x: Double) -> Box { Box(centerX: centerX + x, centerY: centerY, width: width, height: height) }
 }

@@ -66,6 +66,24 @@ import Testing
         }
     }
 
+    @Test func aPersonWhoBreaksIntoARunKeepsTheirIdentity() {
+        // `primary-leaves`' runner, 2.5 m away: standing for a second, then off at 2 rad/s. The
+        // first running frame lands 0.12 rad from the prediction, an overlap of 0.22 (under
+        // `minimumOverlap`), and later ones as far while the track's rate catches up. One identity
+        // throughout, not a second track beside a first coasting on where the person stood.
+        var tracker = MultiSubjectTracker(settings: .shipped, seed: 3)
+        var identities: Set<SubjectIdentifier> = []
+        for frame in 0..<45 {
+            let time = Double(frame) * frameInterval
+            let x = time <= 1 ? 0 : -0.05 - 2 * (time - 1)
+            tracker.update(observations: [body(x, width: 0.19, height: 0.38)], time: time)
+            for track in tracker.subjects where track.lifecycle != .tentative { identities.insert(track.id) }
+        }
+        #expect(identities.count == 1)
+        #expect(tracker.subjects.count == 1)
+        #expect(tracker.subjects.first?.lifecycle == .confirmed)
+    }
+
     @Test func identifiersRepeatFromTheSeedAndLookLikeUUIDs() {
         func firstID(seed: UInt64) -> SubjectIdentifier? {
             var tracker = MultiSubjectTracker(seed: seed)
