@@ -71,23 +71,26 @@ public struct Selection: Sendable, Hashable {
     /// primary and those nearly as salient; of those, the ones lost for longer than
     /// `SelectionSettings.lostFramingDelay` only when none is seen.
     public let selected: [SubjectIdentifier]
-    /// The primary took the role, out of the view, from one who walked out of it, and was still
-    /// there when the camera turned away from them: the camera turns back to them (for a subject
-    /// hidden or walked out it holds), until they are seen again.
+    /// The primary took the role, out of the view, from one gone from it, and was still there when
+    /// the camera turned away from them: the camera turns back to them (for a subject hidden or
+    /// gone it holds), until they are seen again.
     public var primaryLeftBehind = false
 
     public var primary: SubjectIdentifier? { selected.first }
 }
 
 /// Where a subject is, for automatic selection: the role goes to the best subject in the view,
-/// else to one the camera left behind, and passes from a subject who walked out of the view.
+/// else to one the camera left behind, and passes from one gone from the view.
 private enum Whereabouts: Int, Comparable {
     /// Seen lately, or predicted inside the view (a person the detector misses there).
     case inView
-    /// Unseen for over `lostFramingDelay`, predicted outside the view, and still when last seen.
+    /// Unseen for over `lostFramingDelay`, predicted outside the view, still when last seen, and
+    /// last seen touching the edge of the image they are now beyond: the camera turned away.
     case leftBehind
-    /// Unseen for over `lostFramingDelay`, predicted outside the view, and moving when last seen.
-    case walkedOut
+    /// Unseen for over `lostFramingDelay` and predicted outside the view otherwise: walked out of it,
+    /// or vanished inside it (the detector lost them, they left through a door) before the camera
+    /// turned away — a lost policy's return, a phantom's coasting — and not to be turned back to.
+    case gone
 
     static func < (a: Whereabouts, b: Whereabouts) -> Bool { a.rawValue < b.rawValue }
 }
@@ -100,8 +103,8 @@ public struct SubjectSelector: Sendable {
     public private(set) var requestedIDs: [SubjectIdentifier] = []
     private var primary: SubjectIdentifier?
     private var challenger: (id: SubjectIdentifier, since: Double)?
-    /// A subject the camera left behind that took the role from one who walked out, until it is
-    /// seen again: the camera turns back to it. (A primary the camera itself turned away from —
+    /// A subject the camera left behind that took the role from one gone from the view, until it
+    /// is seen again: the camera turns back to it. (A primary the camera itself turned away from —
     /// the lost policy's return to a preset — is not chased back.)
     private var turningBackTo: SubjectIdentifier?
     /// The last seen box of each selected subject, and selected subjects whose tracks ended.
@@ -184,8 +187,8 @@ public struct SubjectSelector: Sendable {
         // Highest score first; ties by age (older identifier first) so the order is deterministic.
         scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
         // In automatic selection a subject out of the view neither keeps nor takes the role while
-        // a subject in it is there, and one who walked out of it neither while one the camera
-        // left behind is (`Whereabouts`).
+        // a subject in it is there, and one gone from it neither while one the camera left
+        // behind is (`Whereabouts`).
         var places: [SubjectIdentifier: Whereabouts] = [:]
         if requestedIDs.isEmpty {
             for track in tracks { places[track.id] = whereabouts(track, field: field, time: time) }
@@ -228,10 +231,10 @@ public struct SubjectSelector: Sendable {
         let ranked = scored.enumerated().map { RankedSubject(id: $0.element.id, rank: $0.offset + 1, score: $0.element.score) }
         var selected: [SubjectIdentifier]
         if requestedIDs.isEmpty {
-            // Nobody who walked out of the view is framed beside the primary.
+            // Nobody gone from the view is framed beside the primary.
             let primaryScore = scored[0].score
             selected = scored.filter {
-                $0.id == scored[0].id || ($0.score >= settings.groupScoreRatio * primaryScore && place($0.id) != .walkedOut)
+                $0.id == scored[0].id || ($0.score >= settings.groupScoreRatio * primaryScore && place($0.id) != .gone)
             }.map(\.id)
         } else {
             selected = ranked.filter { requestedIDs.contains($0.id) }.map(\.id)
@@ -251,14 +254,20 @@ public struct SubjectSelector: Sendable {
 
     /// Out of the view: neither measured nor known hidden for over `lostFramingDelay`, with the
     /// predicted box's centre outside `field` (more than half of the person is outside it, where the
-    /// detector cannot find them); left behind by the camera when still, else walked out. A person
-    /// the detector misses while still in the view (dropouts, a passer-by not seen covering them, a
-    /// pillar) keeps a predicted box inside it and their role through the usual hysteresis.
+    /// detector cannot find them). A person the detector misses while still in the view (dropouts,
+    /// a passer-by not seen covering them, a pillar) keeps a predicted box inside it and their role
+    /// through the usual hysteresis.
     private func whereabouts(_ track: Track, field: Box, time: Double) -> Whereabouts {
-        guard isLost(track, time: time), !field.contains(x: track.box.centerX, y: track.box.centerY) else { return .inView }
+        let box = track.box
+        guard isLost(track, time: time), !field.contains(x: box.centerX, y: box.centerY) else { return .inView }
+        var beyond: BoxEdges = []
+        if box.centerX < field.left { beyond.insert(.left) }
+        if box.centerX > field.right { beyond.insert(.right) }
+        if box.centerY < field.top { beyond.insert(.top) }
+        if box.centerY > field.bottom { beyond.insert(.bottom) }
         let velocity = track.velocity
-        let speed = (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot() / max(track.box.height, .leastNonzeroMagnitude)
-        return speed < settings.leftBehindSpeed ? .leftBehind : .walkedOut
+        let speed = (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot() / max(box.height, .leastNonzeroMagnitude)
+        return speed < settings.leftBehindSpeed && !beyond.isDisjoint(with: track.clippedEdges) ? .leftBehind : .gone
     }
 
     /// Neither measured nor known hidden for over `lostFramingDelay`.

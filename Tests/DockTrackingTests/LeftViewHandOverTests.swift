@@ -53,32 +53,48 @@ import Testing
         #expect(Self.switches(primaries) == 1, "the coasting track does not win the role back")
     }
 
-    @Test func aStillSubjectTheCameraTurnedAwayFromTakesTheRoleFromOneWhoWalkedOut() throws {
-        // The camera turns right with the walker from 1 s to 2 s (0.35 rad), leaving the still
-        // bystander out of its view (last detected at 1.5 s), and stops; the walker walks on out of
-        // the view (last detected at 3.05 s). Nobody is in the view: the role passes to the
-        // bystander, where the camera left them, and the walker is not framed with them.
+    /// The camera turns right with the walker from 1 s to 2 s (0.35 rad) and stops; the walker
+    /// walks on out of the view (last detected at 3.05 s). The still bystander is detected while
+    /// `bystanderSeen(time)` and three quarters of them are in the view (last at 1.5 s, cut at the
+    /// view's edge). Returns the last time the walker was detected, and the first step whose
+    /// primary is not the walker, with its time.
+    static func turnAwayFromTheBystander(bystanderSeen: (Double) -> Bool) -> (lastWalker: Double, handOver: (time: Double, selection: Selection)?) {
         var tracker = MultiSubjectTracker(settings: .shipped, seed: 45)
         var selector = SubjectSelector()
-        var speakerID: SubjectIdentifier?, lastWalkerFrame = 0.0
-        var handOver: (time: Double, selection: Selection)?
+        var speakerID: SubjectIdentifier?, lastWalker = 0.0
         for frame in 0..<100 {
-            let time = Double(frame) * Self.frameInterval
+            let time = Double(frame) * frameInterval
             let field = Fixture.field.offsetBy(x: 0.35 * min(max(time - 1, 0), 1))
-            let seen = [Self.bystander, Self.speaker.walking(at: time)].filter { person in
+            let walker = speaker.walking(at: time)
+            let seen = (bystanderSeen(time) ? [bystander, walker] : [walker]).filter { person in
                 person.x - person.height * 0.1 > field.left && person.x + person.height * 0.1 < field.right
             }
-            if seen.contains(where: { $0.speaking == Self.speaker.speaking }) { lastWalkerFrame = time }
-            tracker.update(observations: seen.flatMap(\.observations), time: time)
+            if seen.contains(where: { $0.x == walker.x }) { lastWalker = time }
+            tracker.update(observations: seen.flatMap { $0.observations(cutAt: field) }, time: time)
             let selection = selector.update(tracks: tracker.tracks, field: field, time: time)
             if frame == 0 { speakerID = selection.primary }
-            if handOver == nil, let primary = selection.primary, primary != speakerID { handOver = (time, selection) }
+            if let primary = selection.primary, primary != speakerID { return (lastWalker, (time, selection)) }
         }
+        return (lastWalker, nil)
+    }
+
+    @Test func aStillSubjectTheCameraTurnedAwayFromTakesTheRoleFromOneWhoWalkedOut() throws {
+        // Nobody is in the view once the walker is out of it: the role passes to the bystander,
+        // where the camera left them, and the walker is not framed with them.
+        let (lastWalker, handOver) = Self.turnAwayFromTheBystander { _ in true }
         let (time, selection) = try #require(handOver, "the walker who left kept the role")
-        #expect(time > lastWalkerFrame + Self.settings.lostFramingDelay - 1e-9)
-        #expect(time < lastWalkerFrame + 0.6, "handed over at \(time) s")
+        #expect(time > lastWalker + Self.settings.lostFramingDelay - 1e-9)
+        #expect(time < lastWalker + 0.6, "handed over at \(time) s")
         #expect(selection.primaryLeftBehind)
         #expect(selection.selected.count == 1)
+    }
+
+    @Test func aSubjectThatVanishedInTheViewIsNotTurnedBackTo() {
+        // The bystander is last detected at 0.5 s, in the middle of the view (they left through a
+        // door, or the detector lost them), before the camera turned: nothing says they are still
+        // where their track coasts, so the camera holds (the lost policy decides what next).
+        let (_, handOver) = Self.turnAwayFromTheBystander { time in time < 0.5 }
+        #expect(handOver.map { !$0.selection.primaryLeftBehind } ?? true, "turned back at \(handOver?.time ?? 0) s")
     }
 
     @Test func aPrimaryMissedByTheDetectorInTheViewKeepsTheRole() {
@@ -139,6 +155,22 @@ private extension Fixture.Person {
         var person = self
         person.x += 0.35 * max(time - 1, 0)
         return person
+    }
+}
+
+private extension Fixture.Person {
+    /// The detections of this person in a view `field`: a box across its edge is cut there and
+    /// says so, as dockd marks a detection touching the image's border.
+    func observations(cutAt field: Box) -> [Observation] {
+        observations.map { observation in
+            var cut = observation
+            let box = observation.box
+            let left = max(box.left, field.left), right = min(box.right, field.right)
+            cut.box = Box(centerX: (left + right) / 2, centerY: box.centerY, width: right - left, height: box.height)
+            if box.left <= field.left { cut.clippedEdges.insert(.left) }
+            if box.right >= field.right { cut.clippedEdges.insert(.right) }
+            return cut
+        }
     }
 }
 
