@@ -66,8 +66,14 @@ public struct MultiSubjectTracker: Sendable {
         // land beside their prediction: a confirmed track missed so far continues with a detection
         // nobody took that still overlaps it, rather than coasting on while the same person starts
         // a new track beside it (and the role stays with a prediction drifting after them). Only
-        // about its size: a nearer person stepping in front of it is not it.
-        associate(&frame, lifecycles: [.confirmed], candidates: high,
+        // about its size (a nearer person stepping in front of it is not it), and not where a lost
+        // track is predicted: that person, back but outside re-acquisition's gate, is likelier
+        // than a neighbour's jump.
+        let unclaimed = high.filter { index in
+            guard let box = (frame.parts[index].body ?? frame.parts[index].face)?.box else { return true }
+            return !tracks.contains { $0.lifecycle == .lost && $0.box.intersectionOverUnion(box) >= settings.continuationMinimumOverlap }
+        }
+        associate(&frame, lifecycles: [.confirmed], candidates: unclaimed,
                   minimumOverlap: settings.continuationMinimumOverlap, allowReacquisition: false, checksSize: true, time: time)
         let matchedTrack = frame.matchedTrack, matchedSubject = frame.matchedSubject
 

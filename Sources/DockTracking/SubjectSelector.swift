@@ -68,12 +68,12 @@ public struct Selection: Sendable, Hashable {
     /// Every confirmed or briefly lost subject, by rank.
     public let ranked: [RankedSubject]
     /// The subjects to frame, most important first: the client's choice if it made one, else the
-    /// primary and those nearly as salient; of those, the ones lost for longer than
-    /// `SelectionSettings.lostFramingDelay` only when none is seen.
+    /// primary and those nearly as salient, but for those gone from the view; of those, the ones
+    /// lost for longer than `SelectionSettings.lostFramingDelay` only when none is seen.
     public let selected: [SubjectIdentifier]
     /// The primary took the role, out of the view, from one gone from it, and was still there when
-    /// the camera turned away from them: the camera turns back to them (for a subject hidden or
-    /// gone it holds), until they are seen again.
+    /// the camera, following that one, turned away from them: the camera turns back to them (for a
+    /// subject hidden or gone it holds), until they are seen again or predicted back in the view.
     public var primaryLeftBehind = false
 
     public var primary: SubjectIdentifier? { selected.first }
@@ -85,7 +85,8 @@ private enum Whereabouts: Int, Comparable {
     /// Seen lately, or predicted inside the view (a person the detector misses there).
     case inView
     /// Unseen for over `lostFramingDelay`, predicted outside the view, still when last seen, and
-    /// last seen touching the edge of the image they are now beyond: the camera turned away.
+    /// last seen touching the edge of the image they are now beyond: the camera turned away. (Only
+    /// a body or object box says what edge it touched: a track of a face alone is never this.)
     case leftBehind
     /// Unseen for over `lostFramingDelay` and predicted outside the view otherwise: walked out of it,
     /// or vanished inside it (the detector lost them, they left through a door) before the camera
@@ -104,8 +105,9 @@ public struct SubjectSelector: Sendable {
     private var primary: SubjectIdentifier?
     private var challenger: (id: SubjectIdentifier, since: Double)?
     /// A subject the camera left behind that took the role from one gone from the view, until it
-    /// is seen again: the camera turns back to it. (A primary the camera itself turned away from —
-    /// the lost policy's return to a preset — is not chased back.)
+    /// is seen again or predicted back in the view: the camera turns back to it. (A primary the
+    /// camera itself turned away from — the lost policy's return to a preset — is not chased back;
+    /// nor is a subject the policy's turn left behind: `leftBehindFollowing`.)
     private var turningBackTo: SubjectIdentifier?
     /// The last seen box of each selected subject, and selected subjects whose tracks ended.
     private var lastKnown: [SubjectIdentifier: (box: Box, category: SubjectCategory, seen: Double)] = [:]
@@ -207,7 +209,7 @@ public struct SubjectSelector: Sendable {
                 // hysteresis, once the person is back in the view.
                 primary = best.id
                 challenger = nil
-                if place(best.id) == .leftBehind { turningBackTo = best.id }
+                if place(best.id) == .leftBehind, leftBehindFollowing(current, best.id, in: tracks) { turningBackTo = best.id }
             } else if best.id != current, best.score > currentScore + settings.switchMargin {
                 if let challenger, challenger.id == best.id {
                     if time - challenger.since >= settings.switchDelay {
@@ -221,6 +223,8 @@ public struct SubjectSelector: Sendable {
                 challenger = nil
             }
         } else {
+            // No primary, or its track ended: the best takes the role, and the camera is not turned
+            // back for it (where the one it followed went is no longer known).
             primary = best.id
             challenger = nil
         }
@@ -268,6 +272,15 @@ public struct SubjectSelector: Sendable {
         let velocity = track.velocity
         let speed = (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot() / max(box.height, .leastNonzeroMagnitude)
         return speed < settings.leftBehindSpeed && !beyond.isDisjoint(with: track.clippedEdges) ? .leftBehind : .gone
+    }
+
+    /// Whether `subject` was left behind while the camera followed `primary`: last seen no later
+    /// than `lostFramingDelay` after `primary` was (the chase goes on that long). A subject a lost
+    /// policy's turn left behind was seen at least `LostSubjectPolicy.unseen` (0.5 s) after it:
+    /// the camera is not turned back against the policy to someone it never framed.
+    private func leftBehindFollowing(_ primary: SubjectIdentifier, _ subject: SubjectIdentifier, in tracks: [Track]) -> Bool {
+        guard let followed = tracks.first(where: { $0.id == primary }), let left = tracks.first(where: { $0.id == subject }) else { return false }
+        return left.lastSeen <= followed.lastSeen + settings.lostFramingDelay
     }
 
     /// Neither measured nor known hidden for over `lostFramingDelay`.

@@ -53,48 +53,72 @@ import Testing
         #expect(Self.switches(primaries) == 1, "the coasting track does not win the role back")
     }
 
-    /// The camera turns right with the walker from 1 s to 2 s (0.35 rad) and stops; the walker
-    /// walks on out of the view (last detected at 3.05 s). The still bystander is detected while
-    /// `bystanderSeen(time)` and three quarters of them are in the view (last at 1.5 s, cut at the
-    /// view's edge). Returns the last time the walker was detected, and the first step whose
-    /// primary is not the walker, with its time.
-    static func turnAwayFromTheBystander(bystanderSeen: (Double) -> Bool) -> (lastWalker: Double, handOver: (time: Double, selection: Selection)?) {
+    /// 5 s of frames with the view turned right by `turn(time)` rad, the speaker where
+    /// `speaker(time)` says (nil: not detected) and the still bystander detected while
+    /// `bystanderSeen(time)`; either only while three quarters of them are in the view, cut at its
+    /// edge. Returns the speaker's last detection and each step's time and selection.
+    static func turning(_ turn: (Double) -> Double, speaker: (Double) -> Person?, bystanderSeen: (Double) -> Bool)
+        -> (lastSpeaker: Double, steps: [(time: Double, selection: Selection)]) {
         var tracker = MultiSubjectTracker(settings: .shipped, seed: 45)
         var selector = SubjectSelector()
-        var speakerID: SubjectIdentifier?, lastWalker = 0.0
+        var lastSpeaker = 0.0
+        var steps: [(time: Double, selection: Selection)] = []
         for frame in 0..<100 {
             let time = Double(frame) * frameInterval
-            let field = Fixture.field.offsetBy(x: 0.35 * min(max(time - 1, 0), 1))
-            let walker = speaker.walking(at: time)
-            let seen = (bystanderSeen(time) ? [bystander, walker] : [walker]).filter { person in
+            let field = Fixture.field.offsetBy(x: turn(time))
+            let inView = { (person: Person) in
                 person.x - person.height * 0.1 > field.left && person.x + person.height * 0.1 < field.right
             }
-            if seen.contains(where: { $0.x == walker.x }) { lastWalker = time }
+            let speaking = speaker(time).flatMap { inView($0) ? $0 : nil }
+            if speaking != nil { lastSpeaker = time }
+            let seen = [speaking, bystanderSeen(time) && inView(bystander) ? bystander : nil].compactMap { $0 }
             tracker.update(observations: seen.flatMap { $0.observations(cutAt: field) }, time: time)
-            let selection = selector.update(tracks: tracker.tracks, field: field, time: time)
-            if frame == 0 { speakerID = selection.primary }
-            if let primary = selection.primary, primary != speakerID { return (lastWalker, (time, selection)) }
+            steps.append((time, selector.update(tracks: tracker.tracks, field: field, time: time)))
         }
-        return (lastWalker, nil)
+        return (lastSpeaker, steps)
+    }
+
+    /// The camera turns right with the walker from 1 s to 2 s (0.35 rad) and stops; the walker
+    /// walks on out of the view (last detected at 3.05 s).
+    static func followingTheWalker(bystanderSeen: (Double) -> Bool) -> (lastSpeaker: Double, steps: [(time: Double, selection: Selection)]) {
+        turning({ 0.35 * min(max($0 - 1, 0), 1) }, speaker: { speaker.walking(at: $0) }, bystanderSeen: bystanderSeen)
     }
 
     @Test func aStillSubjectTheCameraTurnedAwayFromTakesTheRoleFromOneWhoWalkedOut() throws {
-        // Nobody is in the view once the walker is out of it: the role passes to the bystander,
-        // where the camera left them, and the walker is not framed with them.
-        let (lastWalker, handOver) = Self.turnAwayFromTheBystander { _ in true }
-        let (time, selection) = try #require(handOver, "the walker who left kept the role")
+        // The bystander, left out of the view at 1.5 s: once the walker is out of it too, nobody
+        // is in it, and the role passes to the bystander, where the camera left them; the walker is
+        // not framed with them.
+        let (lastWalker, steps) = Self.followingTheWalker { _ in true }
+        let speakerID = try #require(steps[0].selection.primary)
+        let (time, selection) = try #require(steps.first { $0.selection.primary != speakerID }, "the walker who left kept the role")
         #expect(time > lastWalker + Self.settings.lostFramingDelay - 1e-9)
         #expect(time < lastWalker + 0.6, "handed over at \(time) s")
         #expect(selection.primaryLeftBehind)
         #expect(selection.selected.count == 1)
     }
 
-    @Test func aSubjectThatVanishedInTheViewIsNotTurnedBackTo() {
-        // The bystander is last detected at 0.5 s, in the middle of the view (they left through a
+    @Test func aSubjectThatVanishedInTheViewIsNotTurnedBackTo() throws {
+        // The bystander is last detected at 0.95 s, in the middle of the view (they left through a
         // door, or the detector lost them), before the camera turned: nothing says they are still
-        // where their track coasts, so the camera holds (the lost policy decides what next).
-        let (_, handOver) = Self.turnAwayFromTheBystander { time in time < 0.5 }
-        #expect(handOver.map { !$0.selection.primaryLeftBehind } ?? true, "turned back at \(handOver?.time ?? 0) s")
+        // where their track coasts, so the camera holds once the walker is gone too.
+        let (lastWalker, steps) = Self.followingTheWalker { $0 < 0.95 }
+        let bystanderID = try #require(steps[0].selection.ranked.last?.id)
+        let gone = try #require(steps.first { $0.time > lastWalker + Self.settings.lostFramingDelay + 0.2 })
+        #expect(gone.selection.ranked.contains { $0.id == bystanderID }, "the bystander's track ended before the walker was gone")
+        #expect(!steps.contains { $0.selection.primaryLeftBehind }, "turned back to where the bystander vanished")
+    }
+
+    @Test func aSubjectALostPolicysTurnLeftBehindIsNotTurnedBackTo() throws {
+        // The speaker vanishes in the middle of the view at 1 s; from 1.6 s the camera turns right
+        // (a lost policy's return to a preset, 0.7 rad in 1 s), leaving the bystander out of the view
+        // at 1.85 s, then the speaker's coasting track too: the camera is not turned back to a
+        // bystander it never framed, against the policy.
+        let (lastSpeaker, steps) = Self.turning({ 0.7 * min(max($0 - 1.6, 0), 1) },
+                                                speaker: { $0 < 1 ? Self.speaker : nil }, bystanderSeen: { _ in true })
+        let speakerID = try #require(steps[0].selection.primary)
+        #expect(lastSpeaker < 1)
+        #expect(steps.contains { $0.time > 2.6 && $0.selection.primary != speakerID }, "the role never passed: the case is not reached")
+        #expect(!steps.contains { $0.selection.primaryLeftBehind }, "turned back against the policy")
     }
 
     @Test func aPrimaryMissedByTheDetectorInTheViewKeepsTheRole() {

@@ -84,6 +84,25 @@ import Testing
         #expect(tracker.subjects.first?.lifecycle == .confirmed)
     }
 
+    @Test func aLeftoverDetectionWhereALostTrackIsPredictedIsNotANeighboursContinuation() {
+        // L stands at 0, A beside it at 0.12; L goes undetected for 4 frames; then A is missed for
+        // a frame and a detection comes between them, 0.06 from each: under `minimumOverlap` for
+        // both, over `continuationMinimumOverlap` for A. It is likelier L, back, than A jumped onto
+        // L's place: A does not take it (nor L's identity with it).
+        var tracker = MultiSubjectTracker(settings: .shipped, seed: 4)
+        var time = 0.0
+        func step(_ xs: [Double]) {
+            tracker.update(observations: xs.map { body($0, width: 0.1) }, time: time)
+            time += frameInterval
+        }
+        for _ in 0..<30 { step([0, 0.12]) }
+        let a = id(nearX: 0.12, in: tracker.subjects)
+        for _ in 0..<4 { step([0.12]) }
+        step([0.06])
+        let aTrack = tracker.subjects.first { $0.id == a }
+        #expect(aTrack?.lastSeen != time - frameInterval, "A took the detection between it and the lost L")
+    }
+
     @Test func identifiersRepeatFromTheSeedAndLookLikeUUIDs() {
         func firstID(seed: UInt64) -> SubjectIdentifier? {
             var tracker = MultiSubjectTracker(seed: seed)
