@@ -96,7 +96,7 @@ struct Reloader: Sendable {
                 return settings
             }
             for stand in stands.all {
-                stand.configure(camera: settings.camera, lostBehaviour: inForce.tracking.lostBehaviour, lostHold: inForce.tracking.lostHold)
+                await stand.configure(camera: settings.camera, lostBehaviour: inForce.tracking.lostBehaviour, lostHold: inForce.tracking.lostHold)
             }
         }
         let before = Dictionary(current.devices.map { ($0.endpoint.description, $0) }, uniquingKeysWith: { a, _ in a })

@@ -121,13 +121,16 @@ final class StandHost: Sendable {
         }
     }
 
-    /// The configuration was reloaded: the camera and lost-subject behaviour from now on.
-    func configure(camera: CameraModel, lostBehaviour: LostSubjectBehaviour, lostHold: Double) {
-        loop.execute {
+    /// The configuration was reloaded: the camera and lost-subject behaviour from now on. Returns
+    /// once the engine has them, so that the reload's "configuration reloaded" (and systemd's
+    /// READY=1 after it) mean in force: a client asking right after saw the old camera.
+    func configure(camera: CameraModel, lostBehaviour: LostSubjectBehaviour, lostHold: Double) async {
+        // The loop runs for as long as the daemon does, so the submit cannot fail.
+        try? await loop.submit {
             self.host.handle { engine, _, now in
                 engine.handle(.configure(camera: camera, lostBehaviour: lostBehaviour, lostHold: lostHold), at: now)
             }
-        }
+        }.get()
     }
 
     /// An administrator's new defaults.
