@@ -162,9 +162,7 @@ public struct SubjectSelector: Sendable {
         let offsetX = (box.centerX - field.centerX) / (field.width / 2)
         let offsetY = (box.centerY - field.centerY) / (field.height / 2)
         let centrality = 1 - min((offsetX * offsetX + offsetY * offsetY).squareRoot() / 2.0.squareRoot(), 1)
-        let velocity = track.velocity
-        let speed = (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot() / max(box.height, .leastNonzeroMagnitude)
-        let motion = min(speed / settings.saturatingSpeed, 1)
+        let motion = min(Self.speed(of: track) / settings.saturatingSpeed, 1)
         // Unknown attention is neutral, so a subject without a face is neither favoured nor punished.
         let attention = track.lookingAtCameraConfidence ?? track.facing ?? 0.5
         let speaking = track.speakingConfidence ?? 0
@@ -269,9 +267,14 @@ public struct SubjectSelector: Sendable {
         if box.centerX > field.right { beyond.insert(.right) }
         if box.centerY < field.top { beyond.insert(.top) }
         if box.centerY > field.bottom { beyond.insert(.bottom) }
+        return Self.speed(of: track) < settings.leftBehindSpeed && !beyond.isDisjoint(with: track.clippedEdges) ? .leftBehind : .gone
+    }
+
+    /// How fast a track moves, in its own heights per second (the motion cue, and whether a subject
+    /// out of the view was still).
+    private static func speed(of track: Track) -> Double {
         let velocity = track.velocity
-        let speed = (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot() / max(box.height, .leastNonzeroMagnitude)
-        return speed < settings.leftBehindSpeed && !beyond.isDisjoint(with: track.clippedEdges) ? .leftBehind : .gone
+        return (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot() / max(track.box.height, .leastNonzeroMagnitude)
     }
 
     /// Whether `subject` was left behind while the camera followed `primary`: last seen no later
