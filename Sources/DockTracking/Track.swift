@@ -61,10 +61,10 @@ public struct Track: Sendable {
         consecutiveHits = 1
         hits = 1
         if let part = observation.body ?? observation.object {
-            body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings)
+            body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings, clipped: part.clippedEdges)
         }
         if let face = observation.face {
-            self.face = TrackedBox(box: face.box, confidence: face.confidence, time: time, settings: settings)
+            self.face = TrackedBox(box: face.box, confidence: face.confidence, time: time, settings: settings, clipped: face.clippedEdges)
         }
         takeAttributes(of: observation, weight: 1)
     }
@@ -92,7 +92,7 @@ public struct Track: Sendable {
                 body!.update(measurement: part.box(reaching: known.box), confidence: part.confidence, time: time, stepInterval: stepInterval,
                              clipped: part.clippedEdges)
             } else {
-                body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings.kalman)
+                body = TrackedBox(box: part.box, confidence: part.confidence, time: time, settings: settings.kalman, clipped: part.clippedEdges)
             }
         } else if let known = body, face != nil, time - known.lastUpdateTime > settings.faceMemory {
             // Likewise a body no longer detected (a person so near that the detector sees only the
@@ -101,9 +101,10 @@ public struct Track: Sendable {
         }
         if let seenFace = observation.face {
             if let known = face {
-                face!.update(measurement: seenFace.box(reaching: known.box), confidence: seenFace.confidence, time: time, stepInterval: stepInterval)
+                face!.update(measurement: seenFace.box(reaching: known.box), confidence: seenFace.confidence, time: time, stepInterval: stepInterval,
+                             clipped: seenFace.clippedEdges)
             } else {
-                face = TrackedBox(box: seenFace.box, confidence: seenFace.confidence, time: time, settings: settings.kalman)
+                face = TrackedBox(box: seenFace.box, confidence: seenFace.confidence, time: time, settings: settings.kalman, clipped: seenFace.clippedEdges)
             }
             if observation.body != nil, let body { faceOnBody = FaceOnBody(face: face!.box, body: body.box) }
         } else if let known = face, observation.body != nil, let body, let faceOnBody {

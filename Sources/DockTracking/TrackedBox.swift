@@ -12,7 +12,8 @@ public struct TrackedBox: Sendable, Hashable {
     public private(set) var clippedEdges: BoxEdges = []
     private var filterAtLastUpdate: BoxKalmanFilter
 
-    init(box: Box, confidence: Double, time: Double, settings: KalmanSettings) {
+    init(box: Box, confidence: Double, time: Double, settings: KalmanSettings, clipped: BoxEdges) {
+        clippedEdges = clipped
         filter = BoxKalmanFilter(box: box, settings: settings)
         filter.update(measurement: box, confidence: confidence)
         lastMeasurement = box
@@ -36,7 +37,7 @@ public struct TrackedBox: Sendable, Hashable {
 
     /// `stepInterval` is the tracker's usual time between frames: gaps longer than one and a half of
     /// them are replayed in steps of that size.
-    mutating func update(measurement: Box, confidence: Double, time: Double, stepInterval: Double, clipped: BoxEdges = []) {
+    mutating func update(measurement: Box, confidence: Double, time: Double, stepInterval: Double, clipped: BoxEdges) {
         clippedEdges = clipped
         let gap = time - lastUpdateTime
         if stepInterval > 0, gap > 1.5 * stepInterval {
@@ -57,8 +58,10 @@ public struct TrackedBox: Sendable, Hashable {
         filterAtLastUpdate = filter
     }
 
-    /// Measured by another filter instead of a detection (a face by its body, `FaceOnBody`).
+    /// Measured by another filter instead of a detection (a face by its body, `FaceOnBody`): a
+    /// whole box where the other one puts it, no edge of it seen on the border.
     mutating func follow(_ estimate: BoxKalmanFilter, time: Double) {
+        clippedEdges = []
         filter = estimate
         lastMeasurement = estimate.box
         lastUpdateTime = time

@@ -204,6 +204,21 @@ import Testing
         #expect(zoom.target(subjects: tracker.subjects, lost: false, camera: Fixture.camera, aim: Fixture.aim, magnification: 1, range: range) == nil)
     }
 
+    @Test func aFaceTouchingTheFramesTopIsNeverZoomedInOn() throws {
+        // A head shot of a small face: it would zoom in. With the face cut by the frame's top (a
+        // person standing up out of the view) its size is only a lower bound: hold.
+        let person = Person(x: 0, y: 0, height: 0.3)
+        var free = ShotZoom(shot: .head)
+        let wanted = try #require(target(&free, [person], magnification: 1))
+        #expect(wanted > 1)
+        var observations = person.observations
+        observations[1].clippedEdges = [.top]
+        var tracker = MultiSubjectTracker(seed: 1)
+        for frame in 0..<5 { tracker.update(observations: observations, time: Double(frame) * Fixture.frameInterval) }
+        var zoom = ShotZoom(shot: .head)
+        #expect(zoom.target(subjects: tracker.subjects, lost: false, camera: Fixture.camera, aim: Fixture.aim, magnification: 1, range: range) == nil)
+    }
+
     @Test func theRateClosesTheGapWithinTheSpeedLimit() {
         let zoom = ShotZoom(shot: .fullBody)
         #expect(zoom.rate(toward: nil, magnification: 2, maxSpeed: 1) == 0)

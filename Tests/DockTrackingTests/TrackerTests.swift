@@ -201,6 +201,28 @@ import Testing
         }
     }
 
+    /// Where the image's border cut a box, the track says so for that box, from its first frame
+    /// on: a face as well as a body (the framer, the zoom and the left-behind check read it).
+    @Test func theEdgesTheFrameCutIsKeptForEveryBoxFromTheFirstFrame() {
+        var cutBody = Fixture.Person(x: 0).observations
+        cutBody[0].clippedEdges = [.bottom]
+        var tracker = MultiSubjectTracker(seed: 7)
+        tracker.update(observations: cutBody, time: 0)
+        #expect(tracker.tracks.first?.body?.clippedEdges == [.bottom], "a first sighting's cut was dropped")
+
+        // A face alone (a person too near for the body detector), cut at the right.
+        var face = Fixture.Person(x: 0.3).observations.filter { $0.kind == .face }
+        var faces = MultiSubjectTracker(seed: 8)
+        faces.update(observations: face, time: 0)
+        face[0].clippedEdges = [.right]
+        for frame in 1..<5 { faces.update(observations: face, time: Double(frame) * frameInterval) }
+        #expect(faces.subjects.first?.face?.clippedEdges == [.right])
+        #expect(faces.subjects.first?.clippedEdges == [.right])
+        face[0].clippedEdges = []
+        faces.update(observations: face, time: 5 * frameInterval)
+        #expect(faces.subjects.first?.clippedEdges == [])
+    }
+
     @Test func faceAttributesAreSmoothedOnTheTrack() {
         var tracker = MultiSubjectTracker(seed: 4)
         let bodyBox = Box(centerX: 0, centerY: 0, width: 0.1, height: 0.3)
