@@ -9,6 +9,15 @@ public protocol LinkSession: Sendable {
     mutating func handle(link event: LinkEvent, at now: Double) -> Output
     /// When the session next needs `.tick` (host seconds; at or before now: at once); nil: never.
     var nextTick: Double? { get }
+    /// Whether something the session wrote waits for the peer's answer (a command's acknowledgement,
+    /// a probe timing the link): a host reading the link in batches then reads the next bytes as
+    /// they come, not with its next batch. False: nothing written asks for an answer.
+    var awaitsAnswer: Bool { get }
+}
+
+extension LinkSession {
+    /// Every write may be answered.
+    public var awaitsAnswer: Bool { true }
 }
 
 public enum LinkEvent: Sendable, Equatable {

@@ -65,6 +65,11 @@ public protocol StandDriver: Sendable {
     /// protocol acknowledges commands; the others never wait).
     func awaitsAcknowledgement(of type: MessageType) -> Bool
 
+    /// Whether anything sent waits for the stand's answer (an acknowledgement, a probe's, a poll's
+    /// reply): the host then reads the link as bytes come instead of in its next batch. Default
+    /// true: every write may be answered.
+    var awaitsAnswer: Bool { get }
+
     /// How the camera keeps presets of its own; nil: it keeps none (or none the driver uses), and
     /// `cameraPreset` is never called.
     var cameraPresets: CameraPresetStorage? { get }
@@ -87,6 +92,7 @@ extension StandDriver {
     public var standIsMute: Bool { false }
     public var nextDeadline: Double? { nil }
     public func awaitsAcknowledgement(of type: MessageType) -> Bool { false }
+    public var awaitsAnswer: Bool { true }
     public var cameraPresets: CameraPresetStorage? { nil }
     /// Never called: the engine asks only a driver whose `cameraPresets` names a storage.
     public mutating func cameraPreset(_ request: CameraPresetRequest, at time: Double) -> [UInt8] { [] }

@@ -216,7 +216,8 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         chooseReading()
         // What was written may be acknowledged (a probe timing the link, a command): the next bytes
         // are read as they come, once, so the round trip is measured on them and not on the batch.
-        if link.batching && !out.writes.isEmpty, let channel = link.channel {
+        // A write that asks for no answer (a heartbeat not timed) leaves the link to the batch.
+        if link.batching && !out.writes.isEmpty && state.session.awaitsAnswer, let channel = link.channel {
             link.nioReadPending = true
             channel.read()
         }

@@ -751,6 +751,8 @@ public struct StandEngine: Sendable {
     }
 
     public var driverCounters: DriverCounters { driver.counters }
+    /// Whether the driver waits for the stand's answer to something it sent (`LinkSession`).
+    public var awaitsAnswer: Bool { driver.awaitsAnswer }
 
     /// How the camera keeps presets of its own (nil: it keeps none dockd uses).
     public var cameraPresets: CameraPresetStorage? { driver.cameraPresets }

@@ -23,11 +23,16 @@ private struct NativeLink {
 
     mutating func deliver(_ bytes: [UInt8]) { reports += driver.receive(bytes, at: time) }
 
+    /// Every frame the host wrote, decoded.
+    var hostFrames: [Frame] = []
+
     /// One driver tick now; its bytes reach the stand at once.
     mutating func tick() {
         let duty = driver.tick(at: time)
         reports += duty.reports
         if !duty.bytes.isEmpty { hostWrites.append(time) }
+        var decoder = FrameDecoder()
+        hostFrames += decoder.feed(duty.bytes).compactMap { try? $0.get() }
         deliver(stand.receive(duty.bytes, atMicros: micros))
     }
 
@@ -62,16 +67,40 @@ struct NativeDriverTests {
         #expect(link.driver.counters.retries == 0)
     }
 
-    /// Idle, only HEARTBEATs (8 a second) carry the probes; in motion VELOCITY at 100 Hz does (20 a second).
-    @Test("a slow stand's round trip is measured within seconds", arguments: [0.15, 0.4])
-    func measuresASlowStand(delay: Double) throws {
+    /// Idle, only HEARTBEATs carry the probes: two a second while the round trip holds, every one
+    /// (8 a second) once it moves. In motion a VELOCITY does every 50 ms.
+    @Test("a slow stand's round trip is measured within seconds", arguments: [(0.15, false), (0.4, false), (0.15, true), (0.4, true)])
+    func measuresASlowStand(delay: Double, moving: Bool) throws {
         var link = NativeLink()
         link.run(0.5)
         link.apply(.slow(delayMs: delay * 1000, seconds: 60))
-        link.run(4)
+        if moving {
+            for step in 0..<200 {
+                link.send(.velocity([AxisValue(.yaw, 0.1 + Float(step % 2) * 0.01)]))
+                link.run(0.01)
+            }
+        } else {
+            link.run(4)
+        }
         let roundTrip = try #require(link.driver.counters.roundTrip.smoothed)
         #expect(abs(roundTrip - delay) < 0.1 * delay, "smoothed round trip \(roundTrip) s for a \(delay) s delay")
         #expect(link.driver.counters.roundTrip.largest < delay + 0.03)
+    }
+
+    /// A stand at rest hears only HEARTBEATs, ten a second; each asking for an ACK woke dockd for
+    /// its read. Two a second ask, and between them the driver awaits no answer (the host then
+    /// leaves the link to its batch reads).
+    @Test func anIdleStandsHeartbeatsAskForAnAckTwiceASecond() throws {
+        var link = NativeLink()
+        link.run(1)
+        link.hostFrames = []
+        link.run(5)
+        let heartbeats = link.hostFrames.filter { if case .heartbeat = $0.message { true } else { false } }
+        let asking = heartbeats.filter(\.ackRequested).count
+        #expect(heartbeats.count >= 45, "\(heartbeats.count) heartbeats in 5 s")
+        #expect((9...11).contains(asking), "\(asking) of \(heartbeats.count) heartbeats asked for an ACK in 5 s")
+        #expect(!link.driver.awaitsAnswer)
+        #expect(link.driver.counters.roundTrip.smoothed != nil)
     }
 
     @Test func aLateAcknowledgementStillAnswersItsCommand() {

@@ -316,6 +316,62 @@ import Glibc
         }
     }
 
+    /// Ten ticks a second, each writing a byte; records when each tick wrote and when bytes came
+    /// (`awaits`: whether its writes wait for an answer).
+    private struct WritingTicks: LinkSession {
+        let awaits: Bool
+        var lastTick: Double?
+        var ticks: [Double] = []
+        var reads: [Double] = []
+
+        var nextTick: Double? { lastTick.map { $0 + 0.1 } }
+        var awaitsAnswer: Bool { awaits }
+
+        mutating func handle(link event: LinkEvent, at now: Double) -> TickOutput {
+            switch event {
+            case .opened: lastTick = now
+            case .tick:
+                lastTick = now
+                ticks.append(now)
+                return TickOutput(writes: [[0x55]], ticked: true)
+            case .received: reads.append(now)
+            case .closed: break
+            }
+            return TickOutput()
+        }
+
+        /// From each tick's write to the next read of the link, s.
+        var answerDelays: [Double] { ticks.compactMap { tick in reads.first { $0 > tick }.map { $0 - tick } } }
+    }
+
+    /// A write that waits for no answer (an idle stand's heartbeat that times nothing) leaves the
+    /// link to the batch reads: no read as the next byte comes, which the stand's FEEDBACK stream
+    /// (a byte every 10 ms here) would bring within 10 ms. A write that waits for one is answered so.
+    @Test(arguments: [false, true])
+    func onlyAWriteAwaitingAnAnswerIsReadAsTheAnswerComes(awaits: Bool) async throws {
+        let (master, slave, path) = try openPty()
+        defer { close(slave) }
+        let stand = ByteStream(to: master)
+        let journal = Journal<WritingTicks>(batchReads: true, afterFirstOutput: { _ in stand.start() })
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let host = LinkSessionHost(session: WritingTicks(awaits: awaits), shell: journal, loop: group.next(), now: Self.seconds())
+        let link = try await host.open(.serial(path: path, baud: 115_200))
+        #expect(await eventually { journal.read.filter { $0 == "tick" }.count >= 20 })
+        try await stand.stop()
+        let delays = try await host.read { $0.answerDelays }.dropFirst(2)
+        // The batch read comes `batchPeriod` (45 ms) after the tick's own read; the answer's read
+        // when the next byte does. Most, not all: a loaded loop may run either late or early.
+        let soon = delays.filter { $0 < 0.03 }.count
+        if awaits {
+            #expect(delays.count >= 15 && soon * 2 >= delays.count, "tick → next read: \(delays)")
+        } else {
+            #expect(delays.count >= 15 && soon <= delays.count / 10, "tick → next read: \(delays)")
+        }
+        close(master)
+        await link.untilClosed()
+        try await group.shutdownGracefully()
+    }
+
     /// Reads the program asks every 30 ms (a camera client's requests at 30 frames/s, each reading
     /// the link first) move the batch read later each time: the host's timer wakes for the ticks
     /// alone. With the batch read due 34 ms after the last read and spaced evenly up to the tick, it

@@ -40,6 +40,9 @@ public struct NativeDriver: StandDriver {
     /// Frames that asked for an ACK only to time the link: seq → when sent.
     private var probes: [UInt16: Double] = [:]
     private var lastProbe = -Double.infinity
+    /// The last round trip measured lay well off the smoothed one: the link's timing is changing,
+    /// so every HEARTBEAT times it until the estimate has caught up (`heartbeatProbeInterval`).
+    private var roundTripMoving = false
     /// The last VELOCITY written and when, while nothing sent or heard since may have changed what
     /// the stand does with it (nil: the next VELOCITY goes out whatever it says).
     private var lastVelocity: (message: Message, sentAt: Double)?
@@ -55,6 +58,13 @@ public struct NativeDriver: StandDriver {
     /// How often a frame asks for an ACK to time the link (PROTOCOL.md §3): 20 ACKs a second, 200
     /// bytes/s, so the smoothed round trip follows a change within about half a second.
     private static let probeInterval = 0.05
+    /// How often a HEARTBEAT asks for one while the link's timing holds steady. A stand at rest
+    /// hears nothing but heartbeats, ten a second, and each probe's ACK woke dockd for its read (a
+    /// link read in batches is read at once while an answer is awaited: `awaitsAnswer`): a fifth
+    /// of its wake-ups at rest. A round trip measured well off the smoothed one (`roundTripMoving`)
+    /// brings back a probe in every HEARTBEAT, so a slowed idle link is measured as fast as before;
+    /// a moving stand's VELOCITYs are timed every `probeInterval` whatever.
+    private static let heartbeatProbeInterval = 0.5
     /// How often a VELOCITY equal to the last one sent goes out again (PROTOCOL.md §3.3): the probe
     /// interval, so a moving stand's link is timed as often as before, and a VELOCITY lost on the
     /// link is made good within it.
@@ -94,6 +104,7 @@ public struct NativeDriver: StandDriver {
         answers = []
         answersDue = nil
         lastProbe = -Double.infinity
+        roundTripMoving = false
         lastVelocity = nil
         lastTick = nil
         tickGap = 0
@@ -214,6 +225,8 @@ public struct NativeDriver: StandDriver {
     public var stopConfirmed: Bool { !awaitsAcknowledgement(of: .stop) }
 
     public func awaitsAcknowledgement(of type: MessageType) -> Bool { awaitingAck.contains { $0.message.type == type } }
+    /// Before the stand is ready every frame of the handshake is answered.
+    public var awaitsAnswer: Bool { !isReady || !probes.isEmpty || !awaitingAck.isEmpty }
 
     private func reject(_ problem: String, into reports: inout [DriverReport]) -> Verdict {
         reports.append(.rejected(problem))
@@ -242,7 +255,8 @@ public struct NativeDriver: StandDriver {
     /// ACK and NACK, which are never answered.
     private mutating func frame(_ message: Message, ackRequested: Bool, at time: Double) -> (seq: UInt16, bytes: [UInt8]) {
         let answerable = message.type != .ack && message.type != .nack
-        let probe = !ackRequested && answerable && isReady && time - lastProbe >= Self.probeInterval
+        let interval = message.type == .heartbeat && !roundTripMoving ? Self.heartbeatProbeInterval : Self.probeInterval
+        let probe = !ackRequested && answerable && isReady && time - lastProbe >= interval
         let frame = sequencer.frame(message, ackRequested: ackRequested || probe)
         if probe {
             probes[frame.seq] = time
@@ -255,7 +269,10 @@ public struct NativeDriver: StandDriver {
     /// An ACK or NACK for `seq`: a probe times the link; a command is done with.
     private mutating func answered(_ seq: UInt16, at time: Double) {
         if let sent = probes.removeValue(forKey: seq) {
-            counters.roundTrip.sample(time - sent)
+            let roundTrip = time - sent
+            // Off by a fifth and 2 ms: a pty's or a USB link's jitter stays inside (well under 1 ms).
+            roundTripMoving = counters.roundTrip.smoothed.map { abs(roundTrip - $0) > max(0.002, 0.2 * $0) } ?? false
+            counters.roundTrip.sample(roundTrip)
             return
         }
         guard let i = awaitingAck.firstIndex(where: { $0.seqs.contains(seq) }) else { return }
