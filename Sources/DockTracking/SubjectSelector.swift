@@ -85,8 +85,8 @@ private enum Whereabouts: Int, Comparable {
     /// Seen lately, or predicted inside the view (a person the detector misses there).
     case inView
     /// Unseen for over `lostFramingDelay`, predicted outside the view, still when last seen, and
-    /// last seen touching the edge of the image they are now beyond: the camera turned away. (Only
-    /// a body or object box says what edge it touched: a track of a face alone is never this.)
+    /// last seen touching the edge of the image they are now beyond: the camera turned away (the
+    /// body's or object's box, or the face's for a track of a face alone).
     case leftBehind
     /// Unseen for over `lostFramingDelay` and predicted outside the view otherwise: walked out of it,
     /// or vanished inside it (the detector lost them, they left through a door) before the camera

@@ -38,7 +38,10 @@ private struct NativeLink {
 
     mutating func send(_ command: Message) {
         hostWrites.append(time)
-        deliver(stand.receive(driver.send(command, at: time), atMicros: micros))
+        let bytes = driver.send(command, at: time)
+        var decoder = FrameDecoder()
+        hostFrames += decoder.feed(bytes).compactMap { try? $0.get() }
+        deliver(stand.receive(bytes, atMicros: micros))
     }
 
     mutating func apply(_ action: SimAction) { deliver(stand.apply(action, atMicros: micros)) }
@@ -68,7 +71,7 @@ struct NativeDriverTests {
     }
 
     /// Idle, only HEARTBEATs carry the probes: two a second while the round trip holds, every one
-    /// (8 a second) once it moves. In motion a VELOCITY does every 50 ms.
+    /// (10 a second) once it moves. In motion a VELOCITY does every 50 ms.
     @Test("a slow stand's round trip is measured within seconds", arguments: [(0.15, false), (0.4, false), (0.15, true), (0.4, true)])
     func measuresASlowStand(delay: Double, moving: Bool) throws {
         var link = NativeLink()
@@ -101,6 +104,35 @@ struct NativeDriverTests {
         #expect((9...11).contains(asking), "\(asking) of \(heartbeats.count) heartbeats asked for an ACK in 5 s")
         #expect(!link.driver.awaitsAnswer)
         #expect(link.driver.counters.roundTrip.smoothed != nil)
+    }
+
+    /// What the host reads a link in batches by (`awaitsAnswer`): true from a probe or a command
+    /// until its ACK comes (20 ms later on this link), false between.
+    @Test func theDriverAwaitsAnAnswerFromAProbeOrACommandUntilItsAck() {
+        var link = NativeLink()
+        link.run(1)
+        link.apply(.slow(delayMs: 20, seconds: 60))
+        link.run(3)  // the round trip measured: heartbeats probe twice a second again
+        var probesSeen = 0, idleChecked = 0
+        var lastProbe = -Double.infinity
+        for _ in 0..<2000 {
+            let sent = link.hostFrames.count
+            link.run(0.001)
+            if link.hostFrames[sent...].contains(where: \.ackRequested) {
+                probesSeen += 1
+                lastProbe = link.time
+                #expect(link.driver.awaitsAnswer, "a probe just sent at \(link.time)")
+            } else if link.time - lastProbe > 0.05 && link.time - lastProbe < 0.1 {
+                idleChecked += 1
+                #expect(!link.driver.awaitsAnswer, "\(link.time - lastProbe) s after the last probe")
+            }
+        }
+        #expect((3...6).contains(probesSeen), "\(probesSeen) probes in 2 s at rest")
+        #expect(idleChecked > 100)
+        link.send(.led(LedCommand(mode: .on)))
+        #expect(link.driver.awaitsAnswer)
+        link.run(0.05)
+        #expect(!link.driver.awaitsAnswer || link.time - lastProbe < 0.05)
     }
 
     @Test func aLateAcknowledgementStillAnswersItsCommand() {

@@ -3,7 +3,8 @@ import DockProtocol
 /// The dockd stand protocol v1 (protocol/PROTOCOL.md) as a driver: HELLO with retries and the
 /// version check, heartbeats, acknowledgements both ways (commands resent up to 3 times; the stand's
 /// ACK requests answered), impossible reports refused, and the link's round trip timed by asking
-/// an ACK of a frame every 50 ms. A VELOCITY equal to the last one goes out again only every 50 ms
+/// an ACK of a frame every 50 ms while commands go, of a HEARTBEAT at most twice a second while only
+/// they do and the round trip holds steady. A VELOCITY equal to the last one goes out again only every 50 ms
 /// (the controller asks one at every FEEDBACK). Every time comes from `ProtocolTiming`.
 public struct NativeDriver: StandDriver {
     public let name = "native"
@@ -55,8 +56,8 @@ public struct NativeDriver: StandDriver {
         var sentAt: Double
     }
 
-    /// How often a frame asks for an ACK to time the link (PROTOCOL.md §3): 20 ACKs a second, 200
-    /// bytes/s, so the smoothed round trip follows a change within about half a second.
+    /// How often a frame asks for an ACK to time the link (PROTOCOL.md §3): at most 20 ACKs a second,
+    /// 200 bytes/s, so the smoothed round trip follows a change within a second or two.
     private static let probeInterval = 0.05
     /// How often a HEARTBEAT asks for one while the link's timing holds steady. A stand at rest
     /// hears nothing but heartbeats, ten a second, and each probe's ACK woke dockd for its read (a
@@ -251,12 +252,12 @@ public struct NativeDriver: StandDriver {
     }
 
     /// Frames and numbers a message. Once the stand is ready, a frame that needs no ACK asks for one
-    /// anyway every `probeInterval`, to time the link (any frame may ask, PROTOCOL.md §3) — except
-    /// ACK and NACK, which are never answered.
+    /// anyway every `probeInterval` (a HEARTBEAT every `heartbeatProbeInterval`), to time the link
+    /// (any frame may ask, PROTOCOL.md §3) — except ACK and NACK, which are never answered.
     private mutating func frame(_ message: Message, ackRequested: Bool, at time: Double) -> (seq: UInt16, bytes: [UInt8]) {
         let answerable = message.type != .ack && message.type != .nack
         let interval = message.type == .heartbeat && !roundTripMoving ? Self.heartbeatProbeInterval : Self.probeInterval
-        let probe = !ackRequested && answerable && isReady && time - lastProbe >= interval
+        let probe = !ackRequested && answerable && isReady && time + Self.epsilon - lastProbe >= interval
         let frame = sequencer.frame(message, ackRequested: ackRequested || probe)
         if probe {
             probes[frame.seq] = time
@@ -271,6 +272,7 @@ public struct NativeDriver: StandDriver {
         if let sent = probes.removeValue(forKey: seq) {
             let roundTrip = time - sent
             // Off by a fifth and 2 ms: a pty's or a USB link's jitter stays inside (well under 1 ms).
+            // The estimate's last fifth of a change is then closed at the heartbeats' slower pace.
             roundTripMoving = counters.roundTrip.smoothed.map { abs(roundTrip - $0) > max(0.002, 0.2 * $0) } ?? false
             counters.roundTrip.sample(roundTrip)
             return
