@@ -56,8 +56,11 @@ import Testing
     /// 5 s of frames with the view turned right by `turn(time)` rad, the speaker where
     /// `speaker(time)` says (nil: not detected) and the still bystander detected while
     /// `bystanderSeen(time)`; either only while three quarters of them are in the view, cut at its
-    /// edge. Returns the speaker's last detection and each step's time and selection.
-    static func turning(_ turn: (Double) -> Double, speaker: (Double) -> Person?, bystanderSeen: (Double) -> Bool)
+    /// edge. `bystanderFaceOnly`: only the bystander's face is detected (a person too near for the
+    /// body detector), while its centre is in the view. Returns the speaker's last detection and
+    /// each step's time and selection.
+    static func turning(_ turn: (Double) -> Double, speaker: (Double) -> Person?, bystanderSeen: (Double) -> Bool,
+                        bystanderFaceOnly: Bool = false)
         -> (lastSpeaker: Double, steps: [(time: Double, selection: Selection)]) {
         var tracker = MultiSubjectTracker(settings: .shipped, seed: 45)
         var selector = SubjectSelector()
@@ -71,8 +74,15 @@ import Testing
             }
             let speaking = speaker(time).flatMap { inView($0) ? $0 : nil }
             if speaking != nil { lastSpeaker = time }
-            let seen = [speaking, bystanderSeen(time) && inView(bystander) ? bystander : nil].compactMap { $0 }
-            tracker.update(observations: seen.flatMap { $0.observations(cutAt: field) }, time: time)
+            var observations = speaking?.observations(cutAt: field) ?? []
+            if bystanderSeen(time) {
+                if !bystanderFaceOnly, inView(bystander) {
+                    observations += bystander.observations(cutAt: field)
+                } else if bystanderFaceOnly, bystander.x > field.left, bystander.x < field.right {
+                    observations += bystander.observations(cutAt: field).filter { $0.kind == .face }
+                }
+            }
+            tracker.update(observations: observations, time: time)
             steps.append((time, selector.update(tracks: tracker.tracks, field: field, time: time)))
         }
         return (lastSpeaker, steps)
@@ -95,6 +105,17 @@ import Testing
         #expect(time < lastWalker + 0.6, "handed over at \(time) s")
         #expect(selection.primaryLeftBehind)
         #expect(selection.selected.count == 1)
+    }
+
+    @Test func aStillFaceTheCameraTurnedAwayFromTakesTheRoleToo() throws {
+        // The same with only the bystander's face detected, cut at the view's left edge as the
+        // camera turns: a face's cut edge says where they were left as a body's does.
+        let (lastWalker, steps) = Self.turning({ 0.35 * min(max($0 - 1, 0), 1) }, speaker: { Self.speaker.walking(at: $0) },
+                                               bystanderSeen: { _ in true }, bystanderFaceOnly: true)
+        let speakerID = try #require(steps[0].selection.primary)
+        let (time, selection) = try #require(steps.first { $0.selection.primary != speakerID }, "the walker who left kept the role")
+        #expect(time > lastWalker + Self.settings.lostFramingDelay - 1e-9)
+        #expect(selection.primaryLeftBehind, "the face left behind was not turned back to")
     }
 
     @Test func aSubjectThatVanishedInTheViewIsNotTurnedBackTo() throws {
