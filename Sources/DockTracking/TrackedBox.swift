@@ -58,10 +58,12 @@ public struct TrackedBox: Sendable, Hashable {
         filterAtLastUpdate = filter
     }
 
-    /// Measured by another filter instead of a detection (a face by its body, `FaceOnBody`). The
-    /// edges the frame last cut stay: the carried box's size is the one last measured, so a face
-    /// seen only cut is carried as small as it was seen.
+    /// Measured by another filter instead of a detection (a face by its body, `FaceOnBody`): a
+    /// whole box where the other one puts it, no edge of it seen on the border. (Keeping the edges
+    /// last cut — a face seen only cut is carried as small as it was seen — was tried: a head shot
+    /// of a person standing up overshot in tilt more, BENCHMARKS.md's zoom section.)
     mutating func follow(_ estimate: BoxKalmanFilter, time: Double) {
+        clippedEdges = []
         filter = estimate
         lastMeasurement = estimate.box
         lastUpdateTime = time

@@ -219,18 +219,6 @@ import Testing
         #expect(zoom.target(subjects: tracker.subjects, lost: false, camera: Fixture.camera, aim: Fixture.aim, magnification: 1, range: range) == nil)
     }
 
-    @Test func aFaceSeenOnlyCutAndThenCarriedByItsBodyIsNeverZoomedInOn() throws {
-        // The face the frame's top cut, then missed for over a second while its body is found: the
-        // face is carried on the body at the size it was seen, too small; still only a lower bound.
-        var cut = Person(x: 0, y: 0, height: 0.3).observations
-        cut[1].clippedEdges = [.top]
-        var tracker = MultiSubjectTracker(seed: 1)
-        for frame in 0..<5 { tracker.update(observations: cut, time: Double(frame) * Fixture.frameInterval) }
-        for frame in 5..<40 { tracker.update(observations: [cut[0]], time: Double(frame) * Fixture.frameInterval) }
-        var zoom = ShotZoom(shot: .head)
-        #expect(zoom.target(subjects: tracker.subjects, lost: false, camera: Fixture.camera, aim: Fixture.aim, magnification: 1, range: range) == nil)
-    }
-
     @Test func theRateClosesTheGapWithinTheSpeedLimit() {
         let zoom = ShotZoom(shot: .fullBody)
         #expect(zoom.rate(toward: nil, magnification: 2, maxSpeed: 1) == 0)
