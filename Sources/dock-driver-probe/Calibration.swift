@@ -34,6 +34,8 @@ struct Calibration {
         var measured: [Int] = []
         /// Bytes measured no faster than the one below even so (raised to keep the table increasing).
         var adjusted: [Int] = []
+        /// The slowest byte read still in every window, its speed set from the first byte that moved.
+        var slowestEstimated = false
     }
 
     enum Command: Equatable {
@@ -190,6 +192,14 @@ struct Calibration {
 
     private mutating func finishAxis(at time: Double) -> Command {
         var speeds = results[axis].speeds
+        // The slowest byte read still in every window (a busy host saw none of its motion): nothing
+        // is below it to raise it over, and a profile's speeds must be positive in the three decimals
+        // it is written with. The first byte that moved, scaled down by the byte (the bytes' speeds
+        // grow about in step with them), and said so.
+        if let first = speeds.first, !(first >= 0.0005), let moved = speeds.firstIndex(where: { $0 >= 0.0005 }) {
+            speeds[0] = speeds[moved] / Double(moved + 1)
+            results[axis].slowestEstimated = true
+        }
         for i in speeds.indices.dropFirst() where speeds[i] <= speeds[i - 1] {
             speeds[i] = speeds[i - 1] * 1.001 + 0.001
             results[axis].adjusted.append(i + 1)
@@ -260,6 +270,7 @@ struct Calibration {
             let again = r.measured.indices.filter { r.measured[$0] > 1 }.map { String($0 + 1) }
             provenance["\(key).speeds"] = "measured: \(how)"
                 + (again.isEmpty ? "" : "; bytes \(again.joined(separator: ", ")) measured again (the table was out of order)")
+                + (r.slowestEstimated ? "; byte 1 showed no motion in any of its windows and was set from the first byte that moved, scaled by the byte" : "")
                 + (r.adjusted.isEmpty ? "" : "; bytes \(r.adjusted.map(String.init).joined(separator: ", ")) were no faster than the byte below and were raised to keep the table increasing")
         }
         out.provenance = provenance

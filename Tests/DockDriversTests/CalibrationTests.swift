@@ -19,6 +19,8 @@ import Testing
         var driveTakenAt: Double?
         /// It turns as told but its acknowledgements never arrive (lost on the link).
         var unacknowledged = false
+        /// A byte whose runs the host sees no motion in (answers too late to time any, a busy host).
+        var stillByte = 0
 
         mutating func order(_ command: Calibration.Command?, at time: Double) {
             guard let command else { return }
@@ -44,6 +46,7 @@ import Testing
             case .drive(_, let positive, let byte)?:
                 var speed = 20.0 * Double(byte)
                 if byte == slowByte && slowRuns > 0 { speed /= 2; slowRuns -= 1 }
+                if byte == stillByte { speed = 0 }
                 velocity = positive ? speed : -speed
             case .stop?: velocity = 0
             case nil: break
@@ -103,6 +106,20 @@ import Testing
             let truth = 2.0 * Double(i + 1)
             #expect(abs(speed - truth) <= 0.05 * truth, "byte \(i + 1): \(speed) deg/s, truly \(truth)")
         }
+    }
+
+    /// The CI run of 2026-11-28 01:17: "invalid VISCA profile: pan.speeds must be positive and
+    /// increasing" — byte 1 read still in its windows; every other byte is raised over the one below,
+    /// but nothing is below byte 1.
+    @Test func aSlowestByteSeenStillEveryTimeGetsASpeedFromTheBytesThatMoved() throws {
+        var head = Head(slowByte: 0, slowRuns: 0, stillByte: 1)
+        let calibration = calibrate(&head)
+        try #require(calibration.finished && calibration.failure == nil)
+        let result = calibration.results[0]
+        #expect(result.measured[0] == 1 + SpeedOrder.retriesPerByte, "byte 1 measured again as often as it may: \(result.measured)")
+        #expect(result.slowestEstimated)
+        #expect(result.speeds[0] > 0 && zip(result.speeds, result.speeds.dropFirst()).allSatisfy { $0 < $1 }, "\(result.speeds)")
+        #expect(abs(result.speeds[0] - 2) < 0.2, "byte 1 from byte 2's 4 deg/s: \(result.speeds[0])")
     }
 
     @Test func aByteSlowEveryTimeIsRaisedAfterItsRetries() throws {
