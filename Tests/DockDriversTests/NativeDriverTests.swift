@@ -31,14 +31,16 @@ private struct NativeLink {
         let duty = driver.tick(at: time)
         reports += duty.reports
         if !duty.bytes.isEmpty { hostWrites.append(time) }
-        var decoder = FrameDecoder()
-        hostFrames += decoder.feed(duty.bytes).compactMap { try? $0.get() }
-        deliver(stand.receive(duty.bytes, atMicros: micros))
+        carry(duty.bytes)
     }
 
     mutating func send(_ command: Message) {
         hostWrites.append(time)
-        let bytes = driver.send(command, at: time)
+        carry(driver.send(command, at: time))
+    }
+
+    /// The host's bytes: decoded into `hostFrames`, then to the stand at once.
+    private mutating func carry(_ bytes: [UInt8]) {
         var decoder = FrameDecoder()
         hostFrames += decoder.feed(bytes).compactMap { try? $0.get() }
         deliver(stand.receive(bytes, atMicros: micros))
