@@ -21,6 +21,9 @@ struct Calibration {
         var bytes: Int
         /// The mechanical span in degrees, from the spec sheet.
         var spanDegrees: Double
+        /// The base profile's speeds (deg/s per byte): the table's shape, for a slowest byte that
+        /// showed no motion (empty: none to go by).
+        var baseSpeeds: [Double] = []
     }
 
     struct AxisResult {
@@ -34,8 +37,16 @@ struct Calibration {
         var measured: [Int] = []
         /// Bytes measured no faster than the one below even so (raised to keep the table increasing).
         var adjusted: [Int] = []
-        /// The slowest byte read still in every window, its speed set from the first byte that moved.
-        var slowestEstimated = false
+        /// The slowest byte read still in every window: how its speed was set from the first byte
+        /// that moved.
+        var slowestEstimated: SlowestEstimate?
+    }
+
+    enum SlowestEstimate: Equatable {
+        /// In the base profile's ratio of the two bytes.
+        case baseTable
+        /// Scaled by the byte (the base profile's table did not reach that byte).
+        case byte
     }
 
     enum Command: Equatable {
@@ -194,11 +205,18 @@ struct Calibration {
         var speeds = results[axis].speeds
         // The slowest byte read still in every window (a busy host saw none of its motion): nothing
         // is below it to raise it over, and a profile's speeds must be positive in the three decimals
-        // it is written with. The first byte that moved, scaled down by the byte (the bytes' speeds
-        // grow about in step with them), and said so.
+        // it is written with. The first byte that moved, scaled down in the base profile's ratio of
+        // the two (a camera's table keeps its maker's shape; a generic table's slow end is not linear:
+        // PTZOptics' 1 and 1.5 °/s), else by the byte; and said so.
         if let first = speeds.first, !(first >= 0.0005), let moved = speeds.firstIndex(where: { $0 >= 0.0005 }) {
-            speeds[0] = speeds[moved] / Double(moved + 1)
-            results[axis].slowestEstimated = true
+            let shape = axes[axis].baseSpeeds
+            if shape.indices.contains(moved), shape[0] > 0, shape[moved] > shape[0] {
+                speeds[0] = speeds[moved] * shape[0] / shape[moved]
+                results[axis].slowestEstimated = .baseTable
+            } else {
+                speeds[0] = speeds[moved] / Double(moved + 1)
+                results[axis].slowestEstimated = .byte
+            }
         }
         for i in speeds.indices.dropFirst() where speeds[i] <= speeds[i - 1] {
             speeds[i] = speeds[i - 1] * 1.001 + 0.001
@@ -270,7 +288,8 @@ struct Calibration {
             let again = r.measured.indices.filter { r.measured[$0] > 1 }.map { String($0 + 1) }
             provenance["\(key).speeds"] = "measured: \(how)"
                 + (again.isEmpty ? "" : "; bytes \(again.joined(separator: ", ")) measured again (the table was out of order)")
-                + (r.slowestEstimated ? "; byte 1 showed no motion in any of its windows and was set from the first byte that moved, scaled by the byte" : "")
+                + (r.slowestEstimated.map { "; byte 1 showed no motion in any of its windows and was set from the first byte that moved, "
+                    + ($0 == .baseTable ? "in the base profile's ratio of the two" : "scaled by the byte") } ?? "")
                 + (r.adjusted.isEmpty ? "" : "; bytes \(r.adjusted.map(String.init).joined(separator: ", ")) were no faster than the byte below and were raised to keep the table increasing")
         }
         out.provenance = provenance

@@ -170,8 +170,8 @@ struct DockDriverProbe: AsyncParsableCommand {
                                  pollHz: 1 / visca.pollInterval, name: visca.serialName, learnsSpeeds: false)
         let fileName = URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
         return CalibrationRun(driver: driver, base: base, output: output, name: profileName ?? fileName,
-                              axes: [Calibration.AxisSetup(name: "pan", bytes: bytes.pan, spanDegrees: spans.pan),
-                                     Calibration.AxisSetup(name: "tilt", bytes: bytes.tilt, spanDegrees: spans.tilt)],
+                              axes: [Calibration.AxisSetup(name: "pan", bytes: bytes.pan, spanDegrees: spans.pan, baseSpeeds: base.pan.speeds),
+                                     Calibration.AxisSetup(name: "tilt", bytes: bytes.tilt, spanDegrees: spans.tilt, baseSpeeds: base.tilt.speeds)],
                               window: calibrateWindow, endpoint: endpoint)
     }
 

@@ -1,3 +1,4 @@
+import DockDrivers
 @testable import dock_driver_probe
 import Testing
 
@@ -21,6 +22,8 @@ import Testing
         var unacknowledged = false
         /// A byte whose runs the host sees no motion in (answers too late to time any, a busy host).
         var stillByte = 0
+        /// Units per second of each byte, from byte 1 (empty: 20 per byte).
+        var table: [Double] = []
 
         mutating func order(_ command: Calibration.Command?, at time: Double) {
             guard let command else { return }
@@ -44,7 +47,7 @@ import Testing
         mutating func obey(_ command: Calibration.Command?) {
             switch command {
             case .drive(_, let positive, let byte)?:
-                var speed = 20.0 * Double(byte)
+                var speed = table.isEmpty ? 20.0 * Double(byte) : table[byte - 1]
                 if byte == slowByte && slowRuns > 0 { speed /= 2; slowRuns -= 1 }
                 if byte == stillByte { speed = 0 }
                 velocity = positive ? speed : -speed
@@ -58,8 +61,8 @@ import Testing
         }
     }
 
-    func calibrate(_ head: inout Head) -> Calibration {
-        var calibration = Calibration(axes: [.init(name: "pan", bytes: 6, spanDegrees: 200)], maxWindow: 0.6, startAt: 0)
+    func calibrate(_ head: inout Head, baseSpeeds: [Double] = []) -> Calibration {
+        var calibration = Calibration(axes: [.init(name: "pan", bytes: 6, spanDegrees: 200, baseSpeeds: baseSpeeds)], maxWindow: 0.6, startAt: 0)
         var t = 0.0
         while !calibration.finished && t < 600 {
             head.order(calibration.step(units: [head.units], at: t, driveTakenAt: head.driveTakenAt), at: t)
@@ -117,9 +120,27 @@ import Testing
         try #require(calibration.finished && calibration.failure == nil)
         let result = calibration.results[0]
         #expect(result.measured[0] == 1 + SpeedOrder.retriesPerByte, "byte 1 measured again as often as it may: \(result.measured)")
-        #expect(result.slowestEstimated)
+        #expect(result.slowestEstimated == .byte)
         #expect(result.speeds[0] > 0 && zip(result.speeds, result.speeds.dropFirst()).allSatisfy { $0 < $1 }, "\(result.speeds)")
         #expect(abs(result.speeds[0] - 2) < 0.2, "byte 1 from byte 2's 4 deg/s: \(result.speeds[0])")
+    }
+
+    /// A head whose slow end is not linear (PTZOptics' generic table: 1, 1.5, 2.5 °/s …), at twice the
+    /// base profile's speeds: byte 1, read still, keeps the base table's ratio to byte 2, where the
+    /// byte's would make it 3 °/s.
+    @Test func aSlowestByteSeenStillTakesTheBaseProfilesRatioToTheByteThatMoved() throws {
+        let base = [1.0, 3, 4, 6, 8, 10]
+        var head = Head(slowByte: 0, slowRuns: 0, stillByte: 1, table: base.map { $0 * 2 * 10 })
+        let calibration = calibrate(&head, baseSpeeds: base)
+        try #require(calibration.finished && calibration.failure == nil, "\(calibration.failure ?? "unfinished")")
+        let result = calibration.results[0]
+        #expect(result.slowestEstimated == .baseTable)
+        #expect(abs(result.speeds[1] - 6) < 0.3, "byte 2 measured: \(result.speeds)")
+        #expect(abs(result.speeds[0] - 2) < 0.1, "byte 1 a third of byte 2's, as in the base table: \(result.speeds[0])")
+        let axis = VISCAProfile.AxisProfile(nibbles: 4, unitsPerDegree: 10, minDegrees: -100, maxDegrees: 100, speeds: base, maxAccelDegrees: 100)
+        let profile = calibration.profile(base: VISCAProfile(name: "base", vendor: "test", model: "head", pan: axis, tilt: axis),
+                                          name: "measured", how: "test")
+        #expect(profile.provenance?["pan.speeds"]?.contains("in the base profile's ratio of the two") == true, "\(profile.provenance ?? [:])")
     }
 
     @Test func aByteSlowEveryTimeIsRaisedAfterItsRetries() throws {
