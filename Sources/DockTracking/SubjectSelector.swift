@@ -32,8 +32,12 @@ public struct SelectionSettings: Sendable, Hashable {
     /// …for this long (seconds) before it takes over: no flip-flop between near-equal subjects.
     public var switchDelay = 0.6
     /// In automatic selection, subjects scoring at least this fraction of the primary's score are
-    /// framed with it (the WWDC24 "two people talking in front, ignore the one behind").
+    /// framed with it (the WWDC24 "two people talking in front, ignore the one behind")…
     public var groupScoreRatio = 0.75
+    /// …once they have for this long (seconds), unless framed already: a listener's "mm-hm" in a
+    /// pause of the speaker's, or the first moments of a new speaker's turn, would otherwise widen
+    /// the shot for a moment, a move there and back (or on, to the new speaker).
+    public var groupJoinDelay = 1.0
     /// Speed (subject heights per second) at which the motion cue saturates.
     public var saturatingSpeed = 1.0
     /// A selected subject whose track ended is looked for this long among new tracks (a person
@@ -114,6 +118,10 @@ public struct SubjectSelector: Sendable {
     private var missing: [SubjectIdentifier: (box: Box, category: SubjectCategory, seen: Double)] = [:]
     /// Tracks not seen since this time are not selected (after the stand was turned elsewhere).
     private var ignoreUnseenBefore = -Double.infinity
+    /// In automatic selection: the subjects framed in the last update, and since when each has
+    /// scored within `groupScoreRatio` of the primary.
+    private var framed: Set<SubjectIdentifier> = []
+    private var withinGroupRatioSince: [SubjectIdentifier: Double] = [:]
 
     public init(settings: SelectionSettings = .init()) {
         self.settings = settings
@@ -124,6 +132,8 @@ public struct SubjectSelector: Sendable {
         requestedIDs = ids
         lastKnown = [:]
         missing = [:]
+        framed = []
+        withinGroupRatioSince = [:]
     }
 
     /// The stand was turned elsewhere (a turn request, a client's manual move): selection starts
@@ -133,6 +143,8 @@ public struct SubjectSelector: Sendable {
         primary = nil
         challenger = nil
         turningBackTo = nil
+        framed = []
+        withinGroupRatioSince = [:]
         ignoreUnseenBefore = time
     }
 
@@ -198,6 +210,8 @@ public struct SubjectSelector: Sendable {
             primary = nil
             challenger = nil
             turningBackTo = nil
+            framed = []
+            withinGroupRatioSince = [:]
             return Selection(ranked: [], selected: [])
         }
         if let current = primary, let currentScore = scored.first(where: { $0.id == current })?.score {
@@ -232,21 +246,38 @@ public struct SubjectSelector: Sendable {
         }
         let ranked = scored.enumerated().map { RankedSubject(id: $0.element.id, rank: $0.offset + 1, score: $0.element.score) }
         var selected: [SubjectIdentifier]
+        // Within the group's ratio, not framed yet (automatic selection).
+        var joining: [SubjectIdentifier] = []
         if requestedIDs.isEmpty {
-            // Nobody gone from the view is framed beside the primary.
+            // Nobody gone from the view is framed beside the primary. Within the ratio, a subject
+            // framed already (the primary before a switch too) stays; another joins after
+            // `groupJoinDelay`, at once where nothing was framed (the first frame, a fresh start).
             let primaryScore = scored[0].score
-            selected = scored.filter {
-                $0.id == scored[0].id || ($0.score >= settings.groupScoreRatio * primaryScore && place($0.id) != .gone)
-            }.map(\.id)
+            var since: [SubjectIdentifier: Double] = [:]
+            selected = [scored[0].id]
+            for subject in scored.dropFirst() where subject.score >= settings.groupScoreRatio * primaryScore && place(subject.id) != .gone {
+                let start = withinGroupRatioSince[subject.id] ?? time
+                since[subject.id] = start
+                if framed.isEmpty || framed.contains(subject.id) || time - start >= settings.groupJoinDelay {
+                    selected.append(subject.id)
+                } else {
+                    joining.append(subject.id)
+                }
+            }
+            withinGroupRatioSince = since
+            framed = Set(selected)
         } else {
             selected = ranked.filter { requestedIDs.contains($0.id) }.map(\.id)
         }
         // The subjects still seen are framed; those lost a while only when nothing else is (the
         // camera then holds: `TrackingPipeline.framesOnlyLostSubjects`). The primary keeps its
-        // rank and is framed again once re-acquired.
-        let seen = selected.filter { id in
-            tracks.first { $0.id == id }.map { !isLost($0, time: time) } ?? false
+        // rank and is framed again once re-acquired. With none of them seen, those joining are
+        // framed at once (a second track of the person a coasting primary was).
+        func stillSeen(_ ids: [SubjectIdentifier]) -> [SubjectIdentifier] {
+            ids.filter { id in tracks.first { $0.id == id }.map { !isLost($0, time: time) } ?? false }
         }
+        var seen = stillSeen(selected)
+        if seen.isEmpty { seen = stillSeen(joining) }
         if !seen.isEmpty { selected = seen }
         if turningBackTo != primary || !seen.isEmpty || place(scored[0].id) != .leftBehind { turningBackTo = nil }
         var selection = Selection(ranked: ranked, selected: selected)

@@ -78,6 +78,59 @@ import Testing
         #expect(delay < SelectionSettings().switchDelay + 0.5)
     }
 
+    /// The conversation-backchannel scenario's listener: the speaker (left) pauses for 0.8 s and the
+    /// listener (right) says "mm-hm" for 0.6 s of it. Their scores come within the group's ratio for
+    /// a moment: framed at once, the camera would widen to the two and come back.
+    @Test func aListenersMmHmInTheSpeakersPauseDoesNotWidenTheShot() {
+        var tracker = MultiSubjectTracker(seed: 7)
+        var selector = SubjectSelector()
+        var speaker: SubjectIdentifier?
+        var framedWithTheSpeaker: [Double] = []
+        var withinRatio = 0.0
+        for frame in 0..<Int(4 / Fixture.frameInterval) {
+            let time = Double(frame) * Fixture.frameInterval
+            let pause = time >= 2 && time < 2.8, mmHm = time >= 2.1 && time < 2.7
+            let people = [Person(x: -0.2, speaking: pause ? 0.1 : 0.9), Person(x: 0.2, speaking: mmHm ? 0.9 : 0.1)]
+            tracker.update(observations: people.flatMap(\.observations), time: time)
+            let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
+            if time > 1 { speaker = speaker ?? selection.primary }
+            guard let speaker else { continue }
+            #expect(selection.primary == speaker, "at \(time) s the role left the speaker")
+            if selection.selected.count > 1 { framedWithTheSpeaker.append(time) }
+            let scores = selection.ranked.map(\.score)
+            if scores.count == 2, scores[1] >= selector.settings.groupScoreRatio * scores[0] { withinRatio += Fixture.frameInterval }
+        }
+        #expect(speaker == Fixture.id(nearX: -0.2, in: tracker.subjects))
+        #expect(withinRatio > 0.2, "the listener must come within the ratio: \(withinRatio) s")
+        #expect(framedWithTheSpeaker.isEmpty, "the listener framed with the speaker at \(framedWithTheSpeaker) s")
+    }
+
+    /// Two alike in front on the first frame: framed together at once (nothing was framed before to
+    /// keep still); one who comes within the ratio later joins after `groupJoinDelay`, and stays.
+    @Test func aGroupFormsAtOnceOnTheFirstFrameAndLaterAfterTheJoinDelay() {
+        let alike = Fixture.tracker([Person(x: -0.2), Person(x: 0.2)]).subjects
+        var selector = SubjectSelector()
+        #expect(selector.update(tracks: alike, field: Fixture.field, time: 0).selected.count == 2)
+
+        var tracker = MultiSubjectTracker(seed: 9)
+        selector = SubjectSelector()
+        var joined: Double?, cameWithin: Double?
+        for frame in 0..<Int(4 / Fixture.frameInterval) {
+            let time = Double(frame) * Fixture.frameInterval
+            // The right one turns to the camera at 1 s: as salient as the left one from then on.
+            let people = [Person(x: -0.2, looking: 0.9), Person(x: 0.2, looking: time >= 1 ? 0.9 : 0)]
+            tracker.update(observations: people.flatMap(\.observations), time: time)
+            let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
+            let scores = selection.ranked.map(\.score)
+            if time > 0.5, cameWithin == nil, scores.count == 2, scores[1] >= selector.settings.groupScoreRatio * scores[0] { cameWithin = time }
+            if time > 0.5, joined == nil, selection.selected.count == 2 { joined = time }
+            if let joined, time > joined { #expect(selection.selected.count == 2, "at \(time) s the group came apart") }
+        }
+        let within = try? #require(cameWithin, "the right one comes within the ratio")
+        let delay = (joined ?? .infinity) - (within ?? 0)
+        #expect(abs(delay - selector.settings.groupJoinDelay) < 1.5 * Fixture.frameInterval, "joined \(delay) s after coming within the ratio")
+    }
+
     @Test func selectByIdsAndBackToAutomatic() {
         let tracks = Fixture.tracker([Person(x: -0.2, speaking: 0.9), Person(x: 0.05), Person(x: 0.25)]).subjects
         var selector = SubjectSelector()
