@@ -34,7 +34,8 @@ public struct SelectionSettings: Sendable, Hashable {
     /// In automatic selection, subjects scoring at least this fraction of the primary's score are
     /// framed with it (the WWDC24 "two people talking in front, ignore the one behind")…
     public var groupScoreRatio = 0.75
-    /// …once they have for this long (seconds), unless framed already: a listener's "mm-hm" in a
+    /// …once they have for this long (seconds), unless framed already, nothing is framed yet, or
+    /// they may be a framed subject the tracker lost under a new track: a listener's "mm-hm" in a
     /// pause of the speaker's, or the first moments of a new speaker's turn, would otherwise widen
     /// the shot for a moment, a move there and back (or on, to the new speaker).
     public var groupJoinDelay = 1.0
@@ -72,8 +73,9 @@ public struct Selection: Sendable, Hashable {
     /// Every confirmed or briefly lost subject, by rank.
     public let ranked: [RankedSubject]
     /// The subjects to frame, most important first: the client's choice if it made one, else the
-    /// primary and those nearly as salient, but for those gone from the view; of those, the ones
-    /// lost for longer than `SelectionSettings.lostFramingDelay` only when none is seen.
+    /// primary and those nearly as salient (`SelectionSettings.groupJoinDelay`), but for those gone
+    /// from the view; of those, the ones lost for longer than `SelectionSettings.lostFramingDelay`
+    /// only when none is seen (then those about to join, if seen).
     public let selected: [SubjectIdentifier]
     /// The primary took the role, out of the view, from one gone from it, and was still there when
     /// the camera, following that one, turned away from them: the camera turns back to them (for a
@@ -127,13 +129,16 @@ public struct SubjectSelector: Sendable {
         self.settings = settings
     }
 
-    /// Track exactly these subjects; an empty list returns to automatic selection.
+    /// Track exactly these subjects; an empty list returns to automatic selection. An empty list
+    /// in automatic selection (defaults applied again, a lease released) leaves the group as it is.
     public mutating func select(ids: [SubjectIdentifier]) {
+        if !ids.isEmpty || !requestedIDs.isEmpty {
+            framed = []
+            withinGroupRatioSince = [:]
+        }
         requestedIDs = ids
         lastKnown = [:]
         missing = [:]
-        framed = []
-        withinGroupRatioSince = [:]
     }
 
     /// The stand was turned elsewhere (a turn request, a client's manual move): selection starts
@@ -222,7 +227,11 @@ public struct SubjectSelector: Sendable {
                 primary = best.id
                 challenger = nil
                 if place(best.id) == .leftBehind, leftBehindFollowing(current, best.id, in: tracks) { turningBackTo = best.id }
-            } else if best.id != current, best.score > currentScore + settings.switchMargin {
+            } else if best.id != current, best.score > currentScore + settings.switchMargin,
+                      tracks.first(where: { $0.id == best.id }).map({ !isLost($0, time: time) }) ?? false {
+                // A challenger unseen for over `lostFramingDelay` is a prediction coasting on its last
+                // rate (often toward the middle of the view, where centrality rewards it): it does
+                // not take the role from a subject seen.
                 if let challenger, challenger.id == best.id {
                     if time - challenger.since >= settings.switchDelay {
                         primary = best.id
@@ -251,33 +260,42 @@ public struct SubjectSelector: Sendable {
         if requestedIDs.isEmpty {
             // Nobody gone from the view is framed beside the primary. Within the ratio, a subject
             // framed already (the primary before a switch too) stays; another joins after
-            // `groupJoinDelay`, at once where nothing was framed (the first frame, a fresh start).
+            // `groupJoinDelay`, at once where nothing was framed (the first frame, a fresh start)
+            // or where it may be a framed subject now lost, under a new track.
             let primaryScore = scored[0].score
+            // The framed subjects still tracked: none (the first frame, a fresh start, their tracks
+            // ended) frames the group at once.
+            framed.formIntersection(scored.map(\.id))
+            let lostFramed = tracks.filter { framed.contains($0.id) && isLost($0, time: time) }
             var since: [SubjectIdentifier: Double] = [:]
             selected = [scored[0].id]
             for subject in scored.dropFirst() where subject.score >= settings.groupScoreRatio * primaryScore && place(subject.id) != .gone {
                 let start = withinGroupRatioSince[subject.id] ?? time
                 since[subject.id] = start
-                if framed.isEmpty || framed.contains(subject.id) || time - start >= settings.groupJoinDelay {
+                let reborn = tracks.first { $0.id == subject.id }.map { track in lostFramed.contains { mayBe(track, ($0.box, $0.category, $0.lastSeen)) } } ?? false
+                if framed.isEmpty || framed.contains(subject.id) || time - start >= settings.groupJoinDelay || reborn {
                     selected.append(subject.id)
                 } else {
                     joining.append(subject.id)
                 }
             }
             withinGroupRatioSince = since
-            framed = Set(selected)
         } else {
             selected = ranked.filter { requestedIDs.contains($0.id) }.map(\.id)
         }
         // The subjects still seen are framed; those lost a while only when nothing else is (the
         // camera then holds: `TrackingPipeline.framesOnlyLostSubjects`). The primary keeps its
         // rank and is framed again once re-acquired. With none of them seen, those joining are
-        // framed at once (a second track of the person a coasting primary was).
+        // framed at once, if seen.
         func stillSeen(_ ids: [SubjectIdentifier]) -> [SubjectIdentifier] {
             ids.filter { id in tracks.first { $0.id == id }.map { !isLost($0, time: time) } ?? false }
         }
         var seen = stillSeen(selected)
-        if seen.isEmpty { seen = stillSeen(joining) }
+        if seen.isEmpty {
+            seen = stillSeen(joining)
+            selected += seen
+        }
+        if requestedIDs.isEmpty { framed = Set(selected) }
         if !seen.isEmpty { selected = seen }
         if turningBackTo != primary || !seen.isEmpty || place(scored[0].id) != .leftBehind { turningBackTo = nil }
         var selection = Selection(ranked: ranked, selected: selected)
@@ -317,6 +335,13 @@ public struct SubjectSelector: Sendable {
         return left.lastSeen <= followed.lastSeen + settings.lostFramingDelay
     }
 
+    /// Whether `track` may be `lost`'s person under a new track: first seen after `lost` was last
+    /// seen, of its category, about its size (`reidentificationSizeRatio`).
+    private func mayBe(_ track: Track, _ lost: (box: Box, category: SubjectCategory, seen: Double)) -> Bool {
+        track.firstSeen > lost.seen && track.category == lost.category
+            && max(track.box.height, lost.box.height) <= settings.reidentificationSizeRatio * min(track.box.height, lost.box.height)
+    }
+
     /// Neither measured nor known hidden for over `lostFramingDelay`.
     private func isLost(_ track: Track, time: Double) -> Bool {
         time - track.lastSeenOrHidden > settings.lostFramingDelay
@@ -334,10 +359,7 @@ public struct SubjectSelector: Sendable {
             }
         }
         for (id, lost) in missing {
-            let candidates = tracks.filter { track in
-                track.isEstablished && track.firstSeen > lost.seen && track.category == lost.category && !requestedIDs.contains(track.id)
-                    && max(track.box.height, lost.box.height) <= settings.reidentificationSizeRatio * min(track.box.height, lost.box.height)
-            }
+            let candidates = tracks.filter { track in track.isEstablished && !requestedIDs.contains(track.id) && mayBe(track, lost) }
             if let found = candidates.min(by: { abs($0.box.centerX - lost.box.centerX) < abs($1.box.centerX - lost.box.centerX) }) {
                 missing[id] = nil
                 requestedIDs = requestedIDs.map { $0 == id ? found.id : $0 }

@@ -80,7 +80,8 @@ import Testing
 
     /// The conversation-backchannel scenario's listener: the speaker (left) pauses for 0.8 s and the
     /// listener (right) says "mm-hm" for 0.6 s of it. Their scores come within the group's ratio for
-    /// a moment: framed at once, the camera would widen to the two and come back.
+    /// a moment: framed at once, the camera would widen to the two and come back. An empty selection
+    /// in automatic selection (the defaults applied again) does not start the group afresh.
     @Test func aListenersMmHmInTheSpeakersPauseDoesNotWidenTheShot() {
         var tracker = MultiSubjectTracker(seed: 7)
         var selector = SubjectSelector()
@@ -92,6 +93,9 @@ import Testing
             let pause = time >= 2 && time < 2.8, mmHm = time >= 2.1 && time < 2.7
             let people = [Person(x: -0.2, speaking: pause ? 0.1 : 0.9), Person(x: 0.2, speaking: mmHm ? 0.9 : 0.1)]
             tracker.update(observations: people.flatMap(\.observations), time: time)
+            // The stand's defaults applied again mid-answer (a lease released): automatic selection
+            // goes on as it was.
+            if frame == Int(2.3 / Fixture.frameInterval) { selector.select(ids: []) }
             let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
             if time > 1 { speaker = speaker ?? selection.primary }
             guard let speaker else { continue }
@@ -108,11 +112,16 @@ import Testing
     /// Two alike in front on the first frame: framed together at once (nothing was framed before to
     /// keep still); one who comes within the ratio later joins after `groupJoinDelay`, and stays.
     @Test func aGroupFormsAtOnceOnTheFirstFrameAndLaterAfterTheJoinDelay() {
-        let alike = Fixture.tracker([Person(x: -0.2), Person(x: 0.2)]).subjects
-        var selector = SubjectSelector()
-        #expect(selector.update(tracks: alike, field: Fixture.field, time: 0).selected.count == 2)
-
         var tracker = MultiSubjectTracker(seed: 9)
+        var selector = SubjectSelector()
+        for frame in 0..<Int(1.5 / Fixture.frameInterval) {
+            let time = Double(frame) * Fixture.frameInterval
+            tracker.update(observations: [Person(x: -0.2), Person(x: 0.2)].flatMap(\.observations), time: time)
+            let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
+            if !selection.ranked.isEmpty { #expect(selection.selected.count == 2, "at \(time) s: \(selection.selected.count) framed") }
+        }
+
+        tracker = MultiSubjectTracker(seed: 9)
         selector = SubjectSelector()
         var joined: Double?, cameWithin: Double?
         for frame in 0..<Int(4 / Fixture.frameInterval) {
@@ -129,6 +138,49 @@ import Testing
         let within = try? #require(cameWithin, "the right one comes within the ratio")
         let delay = (joined ?? .infinity) - (within ?? 0)
         #expect(abs(delay - selector.settings.groupJoinDelay) < 1.5 * Fixture.frameInterval, "joined \(delay) s after coming within the ratio")
+    }
+
+    /// Two framed together; the tracker loses the left one (walking, then stopped where the detector
+    /// misses them for 0.3 s) and finds them again under a new track. That track is the person
+    /// framed before: it joins at once, where waiting `groupJoinDelay` would narrow the shot to the
+    /// right one for a second and widen it again. And the old track, coasting on toward the middle
+    /// (out-scoring both: centrality and motion), never takes the role from the right one.
+    @Test func aFramedPersonFoundAgainUnderANewTrackIsFramedAtOnce() throws {
+        var tracker = MultiSubjectTracker(seed: 22)
+        var selector = SubjectSelector()
+        var narrowed: [Double] = []
+        var reborn: SubjectIdentifier?
+        for frame in 0..<Int(3.3 / Fixture.frameInterval) {
+            let time = Double(frame) * Fixture.frameInterval
+            let left = Person(x: -0.6 + 0.3 * min(time, 1))
+            let missed = time >= 1 && time < 1.3
+            tracker.update(observations: (missed ? [] : left.observations) + Person(x: 0.3).observations, time: time)
+            let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
+            if time < 1 { #expect(selection.ranked.isEmpty || selection.selected.count == 2, "at \(time) s the two are not framed together") }
+            reborn = reborn ?? tracker.subjects.first { $0.firstSeen >= 1.3 && $0.box.centerX < 0 }?.id
+            if let reborn, selection.ranked.contains(where: { $0.id == reborn }), !selection.selected.contains(reborn) { narrowed.append(time) }
+        }
+        try #require(reborn != nil, "the scenario makes a new track of the left person")
+        #expect(narrowed.isEmpty, "the left person's new track left out at \(narrowed) s")
+    }
+
+    /// The speaker, framed alone, leaves (their track ends once the tracker gives up on it): the two
+    /// alike who stay are the new group, framed together from that frame on, not one of them first.
+    @Test func aGroupFormsAtOnceWhenTheFramedSubjectsTracksHaveEnded() throws {
+        var tracker = MultiSubjectTracker(seed: 12)
+        var selector = SubjectSelector()
+        var speaker: SubjectIdentifier?
+        var afterTheEnd: [Int] = []
+        for frame in 0..<Int(6 / Fixture.frameInterval) {
+            let time = Double(frame) * Fixture.frameInterval
+            let people = (time < 1 ? [Person(x: 0, speaking: 0.95)] : []) + [Person(x: -0.3), Person(x: 0.3)]
+            tracker.update(observations: people.flatMap(\.observations), time: time)
+            let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
+            if time > 0.5 && time < 1 { speaker = speaker ?? selection.primary; #expect(selection.selected == [speaker]) }
+            if let speaker, !tracker.subjects.contains(where: { $0.id == speaker }) { afterTheEnd.append(selection.selected.count) }
+        }
+        try #require(!afterTheEnd.isEmpty, "the speaker's track ends")
+        #expect(afterTheEnd.allSatisfy { $0 == 2 }, "framed after the speaker's track ended: \(afterTheEnd)")
     }
 
     @Test func selectByIdsAndBackToAutomatic() {
