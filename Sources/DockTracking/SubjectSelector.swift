@@ -34,8 +34,8 @@ public struct SelectionSettings: Sendable, Hashable {
     /// In automatic selection, subjects scoring at least this fraction of the primary's score are
     /// framed with it (the WWDC24 "two people talking in front, ignore the one behind")…
     public var groupScoreRatio = 0.75
-    /// …once they have for this long (seconds), unless framed already, nothing is framed yet, or
-    /// they may be a framed subject the tracker lost under a new track: a listener's "mm-hm" in a
+    /// …once they have for this long (seconds), unless framed already, the framing is new (its first
+    /// this long), or they may be a framed subject the tracker lost under a new track: a listener's "mm-hm" in a
     /// pause of the speaker's, or the first moments of a new speaker's turn, would otherwise widen
     /// the shot for a moment, a move there and back (or on, to the new speaker).
     public var groupJoinDelay = 1.0
@@ -120,10 +120,14 @@ public struct SubjectSelector: Sendable {
     private var missing: [SubjectIdentifier: (box: Box, category: SubjectCategory, seen: Double)] = [:]
     /// Tracks not seen since this time are not selected (after the stand was turned elsewhere).
     private var ignoreUnseenBefore = -Double.infinity
-    /// In automatic selection: the subjects framed in the last update, and since when each has
-    /// scored within `groupScoreRatio` of the primary.
+    /// In automatic selection: the subjects framed in the last update, since when each has scored
+    /// within `groupScoreRatio` of the primary, and until when the framing is new: a framing starts
+    /// where nothing was framed (the first subjects, a fresh start, the framed subjects' tracks
+    /// ended), and for its first `groupJoinDelay` those within the ratio join at once (people
+    /// established a few frames apart are one group from the start).
     private var framed: Set<SubjectIdentifier> = []
     private var withinGroupRatioSince: [SubjectIdentifier: Double] = [:]
+    private var framingNewUntil = -Double.infinity
 
     public init(settings: SelectionSettings = .init()) {
         self.settings = settings
@@ -132,10 +136,7 @@ public struct SubjectSelector: Sendable {
     /// Track exactly these subjects; an empty list returns to automatic selection. An empty list
     /// in automatic selection (defaults applied again, a lease released) leaves the group as it is.
     public mutating func select(ids: [SubjectIdentifier]) {
-        if !ids.isEmpty || !requestedIDs.isEmpty {
-            framed = []
-            withinGroupRatioSince = [:]
-        }
+        if !ids.isEmpty || !requestedIDs.isEmpty { resetGroup() }
         requestedIDs = ids
         lastKnown = [:]
         missing = [:]
@@ -148,9 +149,13 @@ public struct SubjectSelector: Sendable {
         primary = nil
         challenger = nil
         turningBackTo = nil
+        resetGroup()
+        ignoreUnseenBefore = time
+    }
+
+    private mutating func resetGroup() {
         framed = []
         withinGroupRatioSince = [:]
-        ignoreUnseenBefore = time
     }
 
     /// Selects the subject under a point of the measurement space (for a normalized image point use
@@ -215,10 +220,11 @@ public struct SubjectSelector: Sendable {
             primary = nil
             challenger = nil
             turningBackTo = nil
-            framed = []
-            withinGroupRatioSince = [:]
+            resetGroup()
             return Selection(ranked: [], selected: [])
         }
+        // Measured or known hidden within `lostFramingDelay`: not a prediction coasting on.
+        func isSeen(_ id: SubjectIdentifier) -> Bool { tracks.first { $0.id == id }.map { !isLost($0, time: time) } ?? false }
         if let current = primary, let currentScore = scored.first(where: { $0.id == current })?.score {
             if place(current) != .inView, place(best.id) < place(current) {
                 // The hysteresis holds a person against a near-equal challenger; a prediction out of
@@ -227,18 +233,18 @@ public struct SubjectSelector: Sendable {
                 primary = best.id
                 challenger = nil
                 if place(best.id) == .leftBehind, leftBehindFollowing(current, best.id, in: tracks) { turningBackTo = best.id }
-            } else if best.id != current, best.score > currentScore + settings.switchMargin,
-                      tracks.first(where: { $0.id == best.id }).map({ !isLost($0, time: time) }) ?? false {
-                // A challenger unseen for over `lostFramingDelay` is a prediction coasting on its last
-                // rate (often toward the middle of the view, where centrality rewards it): it does
-                // not take the role from a subject seen.
-                if let challenger, challenger.id == best.id {
+            } else if let contender = scored.first(where: { place($0.id) == place(best.id) && isSeen($0.id) }),
+                      contender.id != current, contender.score > currentScore + settings.switchMargin {
+                // The challenger is the best subject seen: one unseen for over `lostFramingDelay` is
+                // a prediction coasting on its last rate (often toward the middle of the view, where
+                // centrality rewards it), and neither takes the role nor keeps one seen from it.
+                if let challenger, challenger.id == contender.id {
                     if time - challenger.since >= settings.switchDelay {
-                        primary = best.id
+                        primary = contender.id
                         self.challenger = nil
                     }
                 } else {
-                    challenger = (best.id, time)
+                    challenger = (contender.id, time)
                 }
             } else {
                 challenger = nil
@@ -260,20 +266,21 @@ public struct SubjectSelector: Sendable {
         if requestedIDs.isEmpty {
             // Nobody gone from the view is framed beside the primary. Within the ratio, a subject
             // framed already (the primary before a switch too) stays; another joins after
-            // `groupJoinDelay`, at once where nothing was framed (the first frame, a fresh start)
-            // or where it may be a framed subject now lost, under a new track.
+            // `groupJoinDelay`, at once while the framing is new or where it may be a framed subject
+            // now lost, under a new track.
             let primaryScore = scored[0].score
-            // The framed subjects still tracked: none (the first frame, a fresh start, their tracks
-            // ended) frames the group at once.
             framed.formIntersection(scored.map(\.id))
+            if framed.isEmpty { framingNewUntil = time + settings.groupJoinDelay }
             let lostFramed = tracks.filter { framed.contains($0.id) && isLost($0, time: time) }
             var since: [SubjectIdentifier: Double] = [:]
             selected = [scored[0].id]
             for subject in scored.dropFirst() where subject.score >= settings.groupScoreRatio * primaryScore && place(subject.id) != .gone {
                 let start = withinGroupRatioSince[subject.id] ?? time
                 since[subject.id] = start
-                let reborn = tracks.first { $0.id == subject.id }.map { track in lostFramed.contains { mayBe(track, ($0.box, $0.category, $0.lastSeen)) } } ?? false
-                if framed.isEmpty || framed.contains(subject.id) || time - start >= settings.groupJoinDelay || reborn {
+                func reborn() -> Bool {
+                    tracks.first { $0.id == subject.id }.map { track in lostFramed.contains { mayBe(track, ($0.box, $0.category, $0.lastSeen)) } } ?? false
+                }
+                if time < framingNewUntil || framed.contains(subject.id) || time - start >= settings.groupJoinDelay || reborn() {
                     selected.append(subject.id)
                 } else {
                     joining.append(subject.id)
@@ -287,12 +294,9 @@ public struct SubjectSelector: Sendable {
         // camera then holds: `TrackingPipeline.framesOnlyLostSubjects`). The primary keeps its
         // rank and is framed again once re-acquired. With none of them seen, those joining are
         // framed at once, if seen.
-        func stillSeen(_ ids: [SubjectIdentifier]) -> [SubjectIdentifier] {
-            ids.filter { id in tracks.first { $0.id == id }.map { !isLost($0, time: time) } ?? false }
-        }
-        var seen = stillSeen(selected)
+        var seen = selected.filter(isSeen)
         if seen.isEmpty {
-            seen = stillSeen(joining)
+            seen = joining.filter(isSeen)
             selected += seen
         }
         if requestedIDs.isEmpty { framed = Set(selected) }

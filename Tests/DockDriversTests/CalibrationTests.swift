@@ -125,7 +125,7 @@ import Testing
         #expect(abs(result.speeds[0] - 2) < 0.2, "byte 1 from byte 2's 4 deg/s: \(result.speeds[0])")
     }
 
-    /// A head whose slow end is not linear (PTZOptics' generic table: 1, 1.5, 2.5 °/s …), at twice the
+    /// A head whose slow end is not linear (PTZOptics' generic table: 1, 1.5, 2.2 °/s …), at twice the
     /// base profile's speeds: byte 1, read still, keeps the base table's ratio to byte 2, where the
     /// byte's would make it 3 °/s.
     @Test func aSlowestByteSeenStillTakesTheBaseProfilesRatioToTheByteThatMoved() throws {

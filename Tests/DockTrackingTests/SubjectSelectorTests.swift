@@ -95,8 +95,13 @@ import Testing
             tracker.update(observations: people.flatMap(\.observations), time: time)
             // The stand's defaults applied again mid-answer (a lease released): automatic selection
             // goes on as it was.
-            if frame == Int(2.3 / Fixture.frameInterval) { selector.select(ids: []) }
+            let reset = frame == Int(2.3 / Fixture.frameInterval)
+            if reset { selector.select(ids: []) }
             let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
+            if reset {
+                let scores = selection.ranked.map(\.score)
+                #expect(scores.count == 2 && scores[1] >= selector.settings.groupScoreRatio * scores[0], "the listener within the ratio as the defaults come")
+            }
             if time > 1 { speaker = speaker ?? selection.primary }
             guard let speaker else { continue }
             #expect(selection.primary == speaker, "at \(time) s the role left the speaker")
@@ -119,6 +124,16 @@ import Testing
             tracker.update(observations: [Person(x: -0.2), Person(x: 0.2)].flatMap(\.observations), time: time)
             let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
             if !selection.ranked.isEmpty { #expect(selection.selected.count == 2, "at \(time) s: \(selection.selected.count) framed") }
+        }
+
+        // The same two, the right one seen three frames after the left one: one group too.
+        tracker = MultiSubjectTracker(seed: 9)
+        selector = SubjectSelector()
+        for frame in 0..<Int(1.5 / Fixture.frameInterval) {
+            let time = Double(frame) * Fixture.frameInterval
+            tracker.update(observations: ([Person(x: -0.2)] + (frame >= 3 ? [Person(x: 0.2)] : [])).flatMap(\.observations), time: time)
+            let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
+            if selection.ranked.count == 2 { #expect(selection.selected.count == 2, "at \(time) s: \(selection.selected.count) framed") }
         }
 
         tracker = MultiSubjectTracker(seed: 9)
@@ -149,7 +164,7 @@ import Testing
         var tracker = MultiSubjectTracker(seed: 22)
         var selector = SubjectSelector()
         var narrowed: [Double] = []
-        var reborn: SubjectIdentifier?
+        var reborn: SubjectIdentifier?, lostTrack: SubjectIdentifier?
         for frame in 0..<Int(3.3 / Fixture.frameInterval) {
             let time = Double(frame) * Fixture.frameInterval
             let left = Person(x: -0.6 + 0.3 * min(time, 1))
@@ -157,6 +172,8 @@ import Testing
             tracker.update(observations: (missed ? [] : left.observations) + Person(x: 0.3).observations, time: time)
             let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
             if time < 1 { #expect(selection.ranked.isEmpty || selection.selected.count == 2, "at \(time) s the two are not framed together") }
+            if time < 1 { lostTrack = tracker.subjects.first { $0.box.centerX < 0 }?.id }
+            if time >= 1.3, let lostTrack { #expect(selection.primary != lostTrack, "at \(time) s the coasting track has the role") }
             reborn = reborn ?? tracker.subjects.first { $0.firstSeen >= 1.3 && $0.box.centerX < 0 }?.id
             if let reborn, selection.ranked.contains(where: { $0.id == reborn }), !selection.selected.contains(reborn) { narrowed.append(time) }
         }
@@ -181,6 +198,34 @@ import Testing
         }
         try #require(!afterTheEnd.isEmpty, "the speaker's track ends")
         #expect(afterTheEnd.allSatisfy { $0 == 2 }, "framed after the speaker's track ended: \(afterTheEnd)")
+    }
+
+    /// A walker who speaks vanishes (the detector loses them) and their track coasts on toward the
+    /// middle, out-scoring everyone; a new speaker, seen, out-scores the primary by the margin: the
+    /// new speaker takes the role after the usual delay, not once the coasting track is dropped.
+    @Test func aCoastingTrackRankedFirstDoesNotKeepASeenChallengerFromTheRole() throws {
+        var tracker = MultiSubjectTracker(seed: 31)
+        var selector = SubjectSelector()
+        var outranked = false
+        var took: Double?
+        var speakerTrack: SubjectIdentifier?
+        for frame in 0..<Int(3 / Fixture.frameInterval) {
+            let time = Double(frame) * Fixture.frameInterval
+            var people = [Person(x: 0.45, height: 0.3, speaking: 0.1)]
+            if time >= 0.5 && time < 1 { people.append(Person(x: -0.5 + 0.4 * (time - 0.5), height: 0.45, speaking: 0.9)) }
+            if time >= 1 { people.append(Person(x: 0.15, height: 0.45, speaking: 0.9)) }
+            tracker.update(observations: people.flatMap(\.observations), time: time)
+            let selection = selector.update(tracks: tracker.subjects, field: Fixture.field, time: time)
+            speakerTrack = speakerTrack ?? tracker.subjects.first { $0.firstSeen >= 1 }?.id
+            guard let speakerTrack, selection.ranked.contains(where: { $0.id == speakerTrack }) else { continue }
+            let speakerScore = selection.ranked.first { $0.id == speakerTrack }!.score
+            if selection.ranked.contains(where: { $0.id != selection.primary && $0.score > speakerScore }) { outranked = true }
+            if took == nil, selection.primary == speakerTrack { took = time }
+        }
+        try #require(outranked, "the coasting track must rank first while the new speaker is seen")
+        let established = try #require(tracker.subjects.first { $0.id == speakerTrack }).firstSeen + 0.25
+        let delay = (took ?? .infinity) - established
+        #expect(delay < selector.settings.switchDelay + 0.2, "the new speaker took the role \(delay) s after being established")
     }
 
     @Test func selectByIdsAndBackToAutomatic() {
