@@ -35,9 +35,9 @@ public struct SelectionSettings: Sendable, Hashable {
     /// framed with it (the WWDC24 "two people talking in front, ignore the one behind")…
     public var groupScoreRatio = 0.75
     /// …once they have for this long (seconds), unless framed already, the framing is new (its first
-    /// this long), or they may be a framed subject the tracker lost under a new track: a listener's "mm-hm" in a
-    /// pause of the speaker's, or the first moments of a new speaker's turn, would otherwise widen
-    /// the shot for a moment, a move there and back (or on, to the new speaker).
+    /// this long), or they may be a framed subject the tracker lost under a new track: a listener's
+    /// "mm-hm" in a pause of the speaker's, or the first moments of a new speaker's turn, would
+    /// otherwise widen the shot for a moment, a move there and back (or on, to the new speaker).
     public var groupJoinDelay = 1.0
     /// Speed (subject heights per second) at which the motion cue saturates.
     public var saturatingSpeed = 1.0

@@ -45,7 +45,7 @@ struct Calibration {
     enum SlowestEstimate: Equatable {
         /// In the base profile's ratio of the two bytes.
         case baseTable
-        /// Scaled by the byte (the base profile's table did not reach that byte).
+        /// Scaled by the byte (the base profile's table gives no ratio: too short, or not rising there).
         case byte
     }
 
