@@ -10,7 +10,7 @@ extension SceneSimulator {
         for id in intended {
             guard let p = truth.first(where: { $0.id == id }), p.present else { continue }
             // No projection at all: the person is behind the camera, certainly not in frame.
-            guard let face = p.faceRect else { inFrame = false; inRegion = false; continue }
+            guard let face = p.anchorRect else { inFrame = false; inRegion = false; continue }
             if !face.isInside(image) { inFrame = false }
             if !face.isInside(roi) { inRegion = false }
         }

@@ -234,6 +234,11 @@ public struct SceneDetector: Codable, Sendable {
 /// below the top, moving on a scripted path.
 public struct ScenePerson: Codable, Sendable {
     public var id: Int
+    /// A person, or an object the app tracks (DockKit's custom objects: a pet, a ball): no face,
+    /// its whole box from the floor up, framed by the box's centre.
+    public var kind = Kind.person
+    public enum Kind: String, Codable, Sendable { case person, object }
+    public var isObject: Bool { kind == .object }
     /// Standing height, m; sitting lowers the head to `sitRatio` of it.
     public var height: Double = 1.72
     public var width: Double = 0.45
@@ -248,10 +253,11 @@ public struct ScenePerson: Codable, Sendable {
 
     public init(id: Int, path: [SceneWaypoint]) { self.id = id; self.path = path }
 
-    enum CodingKeys: String, CodingKey { case id, height, width, path, present, speaking, looking }
+    enum CodingKeys: String, CodingKey { case id, kind, height, width, path, present, speaking, looking }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(Int.self, forKey: .id)
+        kind = try c.decodeIfPresent(Kind.self, forKey: .kind) ?? .person
         height = try c.decodeIfPresent(Double.self, forKey: .height) ?? 1.72
         width = try c.decodeIfPresent(Double.self, forKey: .width) ?? 0.45
         path = try c.decode([SceneWaypoint].self, forKey: .path)

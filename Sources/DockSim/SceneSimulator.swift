@@ -21,7 +21,17 @@ public struct SceneAim: Sendable, Hashable {
 
 /// One detection as the detector reports it.
 public struct SceneDetection: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable { case face, body }
+    public enum Kind: Sendable, Hashable {
+        case face, body, object
+        /// `tracking.observe`'s name of the kind.
+        public var apiName: String {
+            switch self {
+            case .face: "face"
+            case .body: "body"
+            case .object: "object"
+            }
+        }
+    }
     public var kind: Kind
     /// Normalized, upper-left origin.
     public var rect: SceneRect
@@ -48,11 +58,17 @@ public struct SceneKeypoint: Sendable, Hashable {
 public struct ScenePersonTruth: Sendable, Hashable {
     public var id: Int
     public var present: Bool
-    /// World direction of the face center (tracker convention: x right, y down), rad.
+    /// An object (`ScenePerson.isObject`): no face; its body rect is the whole object.
+    public var isObject: Bool
+    /// World direction of the face center (an object's: its center) (tracker convention: x right, y
+    /// down), rad.
     public var faceDirection: SceneAim
-    /// Projected face and body rects (nil when behind the camera or absent); may extend past 0…1.
+    /// Projected face and body rects (nil when behind the camera or absent; an object has no face);
+    /// may extend past 0…1.
     public var faceRect: SceneRect?
     public var bodyRect: SceneRect?
+    /// What must be in the picture for the subject to be in frame: a person's face, an object's box.
+    public var anchorRect: SceneRect? { isObject ? bodyRect : faceRect }
     /// Distance from the camera to the face, m.
     public var distance: Double
     /// Face and body detectable (inside the image enough and not hidden by a nearer person).
@@ -106,10 +122,10 @@ public struct SceneSimulator: Sendable {
         return (0.5 + xc / zc * aim.zoom / (2 * horizontalHalfTangent), 0.5 - yc / zc * aim.zoom / (2 * verticalHalfTangent))
     }
 
-    /// Head top and face center heights of a person, m.
+    /// Head top and face center heights of a person (an object: its top and center), m.
     private func heights(_ person: ScenePerson, sit: Double) -> (top: Double, face: Double) {
         let top = person.height * (1 - 0.3 * sit)
-        return (top, top - 0.12)
+        return (top, person.isObject ? top / 2 : top - 0.12)
     }
 
     private func rect(of points: [(Double, Double, Double)], aim: SceneAim) -> SceneRect? {
@@ -138,14 +154,14 @@ public struct SceneSimulator: Sendable {
             let hw = person.width / 2, fw = 0.08, fh = 0.11
             // The body box runs from the top of the head to the hips (what a person detector reports
             // for the part of a body a stand's camera frames); see Benchmarks/Scenarios/README.md.
-            let hips = scenario.detector.fullBody ? 0 : h.top * 0.45
+            let hips = scenario.detector.fullBody || person.isObject ? 0 : h.top * 0.45
             let body = present ? rect(of: [(pose.x - lx * hw, hips, pose.z - lz * hw), (pose.x + lx * hw, hips, pose.z + lz * hw),
                                            (pose.x - lx * hw, h.top, pose.z - lz * hw), (pose.x + lx * hw, h.top, pose.z + lz * hw)], aim: aim) : nil
-            let face = present ? rect(of: [(pose.x - lx * fw, h.face - fh, pose.z - lz * fw), (pose.x + lx * fw, h.face + fh, pose.z + lz * fw),
+            let face = present && !person.isObject ? rect(of: [(pose.x - lx * fw, h.face - fh, pose.z - lz * fw), (pose.x + lx * fw, h.face + fh, pose.z + lz * fw),
                                            (pose.x - lx * fw, h.face + fh, pose.z - lz * fw), (pose.x + lx * fw, h.face - fh, pose.z + lz * fw)], aim: aim) : nil
             let faceIn = face.map { $0.area > 0 && $0.intersection(image) / $0.area >= 0.7 } ?? false
             let bodyIn = body.map { $0.area > 0 && $0.intersection(image) / $0.area >= 0.35 } ?? false
-            result.append(ScenePersonTruth(id: person.id, present: present, faceDirection: direction, faceRect: face, bodyRect: body,
+            result.append(ScenePersonTruth(id: person.id, present: present, isObject: person.isObject, faceDirection: direction, faceRect: face, bodyRect: body,
                                            distance: (ground * ground + dy * dy).squareRoot(), faceVisible: faceIn, bodyVisible: bodyIn,
                                            speaking: present && person.isSpeaking(at: t)))
         }
@@ -162,7 +178,8 @@ public struct SceneSimulator: Sendable {
     }
 
     /// The camera aim that puts the intended subjects where the framer wants them: the group's
-    /// horizontal center at the ROI's center, the top face on the face line. Computed from the
+    /// horizontal center at the ROI's center, the top face on the face line (a group of objects:
+    /// its center on the ROI's center, as `Framer` places subjects without a face). Computed from the
     /// true geometry (the oracle's target and the framing error's reference). nil without subjects.
     public func desiredAim(at t: Double, aim: SceneAim, faceLine: Double, groupFill: Double = 0.9, headroom: Double = 0.06) -> SceneAim? {
         let truth = self.truth(at: t, aim: aim)
@@ -179,18 +196,20 @@ public struct SceneSimulator: Sendable {
             // Behind the camera (more than 90° off its axis): no image to frame in, but the aim that
             // frames them is still well defined — their face on the region's framing point.
             let wantX = atan((roi.centerX - 0.5) * 2 * horizontalHalfTangent)
-            let wantY = atan((roi.y + faceLine * roi.height - 0.5) * 2 * verticalHalfTangent)
+            let wantY = atan((roi.y + (first.isObject ? 0.5 : faceLine) * roi.height - 0.5) * 2 * verticalHalfTangent)
             return SceneAim(x: first.faceDirection.x - wantX, y: first.faceDirection.y - wantY, zoom: aim.zoom)
         }
         func extent(_ m: [ScenePersonTruth]) -> SceneRect { m.dropFirst().reduce(m[0].bodyRect!) { $0.union($1.bodyRect!) } }
         if members.count > 1, extent(members).width > groupFill * roi.width { members = [members[0]] }
         let group = extent(members)
-        let top = members.min { $0.faceDirection.y < $1.faceDirection.y }!
+        // The top face's height, or with no face in the group its center's.
+        let anchorY = members.filter { !$0.isObject }.map(\.faceDirection.y).min() ?? aim.y + atan((group.centerY - 0.5) * 2 * verticalHalfTangent)
+        let lineY = members.contains { !$0.isObject } ? faceLine : 0.5
         // Angles off the current aim of the group's center and of the target image point.
         let groupX = aim.x + atan((group.centerX - 0.5) * 2 * horizontalHalfTangent)
         let wantX = atan((roi.centerX - 0.5) * 2 * horizontalHalfTangent)
-        let wantY = atan((roi.y + faceLine * roi.height - 0.5) * 2 * verticalHalfTangent)
-        var desired = SceneAim(x: groupX - wantX, y: top.faceDirection.y - wantY, zoom: aim.zoom)
+        let wantY = atan((roi.y + lineY * roi.height - 0.5) * 2 * verticalHalfTangent)
+        var desired = SceneAim(x: groupX - wantX, y: anchorY - wantY, zoom: aim.zoom)
         // The framer's rules on top (Framer.frame): keep the group inside the region when it fits,
         // headroom first, then the bottom edge.
         func angleX(_ u: Double) -> Double { atan((u - 0.5) * 2 * horizontalHalfTangent) }
@@ -263,7 +282,8 @@ public struct SceneSimulator: Sendable {
             if p.bodyVisible, let body = p.bodyRect, random.unit() >= d.missRate {
                 let r = clipped(noisy(body))
                 let visibleFraction = body.area > 0 ? body.intersection(image) / body.area : 0
-                var detection = SceneDetection(kind: .body, rect: r, confidence: clamp01(0.6 + 0.35 * visibleFraction + 0.03 * random.gaussian()),
+                var detection = SceneDetection(kind: p.isObject ? .object : .body, rect: r,
+                                               confidence: clamp01(0.6 + 0.35 * visibleFraction + 0.03 * random.gaussian()),
                                                detectorID: detectorID(p.id), personID: p.id)
                 if d.keypoints, let face = p.faceRect { detection.keypoints = headAndShoulders(around: noisy(face)) }
                 detections.append(detection)

@@ -314,15 +314,17 @@ public enum NaiveClient {
         return (faces.isEmpty ? detections : faces).max { $0.rect.area < $1.rect.area }
     }
 
-    /// Yaw/pitch rates that move the box's anchor (a face's centre, where a body's face would be)
-    /// toward the framing point: the ROI's centre across, the face line down.
+    /// Yaw/pitch rates that move the box's anchor (a face's centre, where a body's face would be,
+    /// an object's centre) toward the framing point: the ROI's centre across, the face line down
+    /// (for an object the ROI's centre).
     public static func rates(for detection: SceneDetection, roi: SceneRect, faceLine: Double, camera: CameraModel, gain: Double,
                       deadZone: Double) -> [Axis: Double] {
         let r = detection.rect
-        let anchorY = detection.kind == .face ? r.centerY : r.y + 0.1 * r.height
+        let anchorY = detection.kind == .body ? r.y + 0.1 * r.height : r.centerY
+        let lineY = detection.kind == .object ? 0.5 : faceLine
         let aimNow = Aim(x: 0, y: 0)
         let point = camera.angularPoint(normalizedX: r.centerX, normalizedY: anchorY, aim: aimNow)
-        let want = camera.angularPoint(normalizedX: roi.centerX, normalizedY: roi.y + faceLine * roi.height, aim: aimNow)
+        let want = camera.angularPoint(normalizedX: roi.centerX, normalizedY: roi.y + lineY * roi.height, aim: aimNow)
         let ex = point.x - want.x, ey = point.y - want.y
         return [.yaw: abs(ex) / camera.horizontalFieldOfView > deadZone ? -gain * ex : 0,
                 .pitch: abs(ey) / camera.verticalFieldOfView > deadZone ? -gain * ey : 0]
@@ -337,7 +339,12 @@ extension Detection {
         for (name, point) in d.keypoints {
             if let joint = BodyJoint(rawValue: name) { joints[joint] = BodyKeypoint(x: point.x, y: point.y, visibility: point.visibility) }
         }
-        self.init(kind: d.kind == .face ? .face : .body, rect: NormalizedRect(x: d.rect.x, y: d.rect.y, width: d.rect.width, height: d.rect.height),
+        let kind: ObservationKind = switch d.kind {
+        case .face: .face
+        case .body: .body
+        case .object: .object
+        }
+        self.init(kind: kind, rect: NormalizedRect(x: d.rect.x, y: d.rect.y, width: d.rect.width, height: d.rect.height),
                   confidence: d.confidence, speaking: d.speakingConfidence, lookingAtCamera: d.lookingAtCameraConfidence,
                   pose: joints.isEmpty ? nil : BodyPose(joints: joints))
     }

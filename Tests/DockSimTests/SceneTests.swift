@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import DockSim
 
@@ -98,5 +99,29 @@ import Testing
         var plain = SceneSimulator(scenario: scenario([person]))
         let plainDetections = plain.capture(at: 0, aim: aim).detections
         #expect(!plainDetections.isEmpty && plainDetections.allSatisfy { $0.keypoints.isEmpty })
+    }
+
+    /// A cat (an object) on the floor: no face, one detection, an object, from the floor to its top;
+    /// the aim that frames it puts its box's centre on the image's centre (Framer's rule for
+    /// subjects without a face), and in frame means the whole box in the picture.
+    @Test func anObjectIsOneBoxWithoutAFaceFramedByItsCentre() throws {
+        var cat = ScenePerson(id: 1, path: [SceneWaypoint(t: 0, x: 0.4, z: 2)])
+        cat.kind = .object
+        cat.height = 0.3
+        var scene = SceneSimulator(scenario: scenario([cat]))
+        var aim = SceneAim(x: 0, y: 0)
+        for _ in 0..<6 { aim = try #require(scene.desiredAim(at: 0, aim: aim, faceLine: 0.35)) }
+        let truth = scene.truth(at: 0, aim: aim)[0]
+        #expect(truth.faceRect == nil && !truth.faceVisible)
+        let framed = try #require(truth.bodyRect)
+        #expect(abs(framed.centerX - 0.5) < 1e-4 && abs(framed.centerY - 0.5) < 1e-4, "\(framed)")
+        // From the floor (1.2 m below the camera, 2.04 m away: 30° down) to its top, 0.3 m up.
+        let below = { (height: Double) in atan((SceneCamera().height - height) / (0.4 * 0.4 + 2 * 2).squareRoot()) }
+        #expect(abs(aim.y - (below(0) + below(0.3)) / 2) < 0.01, "aimed \(aim.y) rad down")
+        #expect(scene.capture(at: 0, aim: aim).detections.map(\.kind) == [.object])
+        let sample = scene.sample(at: 0, aim: aim, faceLine: 0.35, trackedID: nil, trackedPerson: nil)
+        #expect(sample.inFrame)
+        let away = scene.sample(at: 0, aim: SceneAim(x: aim.x + 0.6, y: aim.y), faceLine: 0.35, trackedID: nil, trackedPerson: nil)
+        #expect(!away.inFrame, "turned 0.6 rad away, the cat is out of the picture")
     }
 }
