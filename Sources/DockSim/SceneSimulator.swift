@@ -21,17 +21,8 @@ public struct SceneAim: Sendable, Hashable {
 
 /// One detection as the detector reports it.
 public struct SceneDetection: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
-        case face, body, object
-        /// `tracking.observe`'s name of the kind.
-        public var apiName: String {
-            switch self {
-            case .face: "face"
-            case .body: "body"
-            case .object: "object"
-            }
-        }
-    }
+    /// Named as `tracking.observe` names them.
+    public enum Kind: String, Sendable, Hashable { case face, body, object }
     public var kind: Kind
     /// Normalized, upper-left origin.
     public var rect: SceneRect

@@ -178,7 +178,7 @@ final class LiveScene {
     private func send(_ frame: SceneFrame) throws {
         var observations: [JSONValue] = []
         for d in frame.detections where d.rect.width > 0 && d.rect.height > 0 {
-            var o: [String: JSONValue] = ["kind": JSONValue(d.kind.apiName), "confidence": JSONValue(d.confidence),
+            var o: [String: JSONValue] = ["kind": JSONValue(d.kind.rawValue), "confidence": JSONValue(d.confidence),
                                           "rect": ["x": JSONValue(d.rect.x), "y": JSONValue(d.rect.y),
                                                    "width": JSONValue(d.rect.width), "height": JSONValue(d.rect.height)]]
             if let s = d.speakingConfidence { o["speaking_confidence"] = JSONValue(s) }

@@ -231,7 +231,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--bin", required=True, help="folder with dockd and dock-sim")
     p.add_argument("--out", default=str(ROOT / "out" / "camera"))
-    p.add_argument("--detectors", default="hog,hog-fast,haar,blazeface,blazeface-short,blazepose,mtcnn,hog+blazeface,"
+    p.add_argument("--detectors", default="hog,hog-fast,haar,blazeface,blazeface-short,blazepose,mtcnn,yolo,hog+blazeface,"
                                           "blazeface+blazepose,hog+blazepose")
     p.add_argument("--default", default="hog", help="the detector of the closed-loop runs (all three clients)")
     p.add_argument("--mediapipe-python", default=str(ROOT / ".venv-camera" / "bin" / "python"))

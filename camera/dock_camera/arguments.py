@@ -8,6 +8,7 @@ from .relay import FORMATS as RELAY_FORMATS, Framer
 DESCRIPTION = ("turns frames from a camera, a file or a virtual pan/tilt camera into face, body and object detections "
                "sent to dockd's tracking.observe, with the capture time, the camera's field of view and orientation")
 DEFAULT_SOCKET = "/run/dockd/dockd.sock"
+PREVIEW_SUFFIXES = (".png", ".avi", ".mkv")  # a strip of frames; Motion-JPEG videos
 ORIENTATIONS = ("corrected", "portrait", "portrait_upside_down", "landscape_left", "landscape_right")
 
 
@@ -44,7 +45,7 @@ def parser():
                    help="virtual camera: seconds from capture to the frame being delivered (default 0.03)")
     p.add_argument("--no-loop", action="store_true", help="stop at the end of a file instead of playing it again")
     p.add_argument("--seconds", type=float, help="stop after this long")
-    p.add_argument("--preview", help="write annotated frames: FILE.png (a strip) or FILE.avi (Motion-JPEG)")
+    p.add_argument("--preview", help="write annotated frames: FILE.png (a strip), FILE.avi or FILE.mkv (Motion-JPEG)")
     p.add_argument("--stats", help="write the run's figures as JSON here at the end")
     p.add_argument("--log", help="write one JSON line per frame and per tracking.state (for the benchmarks)")
     p.add_argument("--relay", metavar="/dev/videoN",
@@ -73,6 +74,8 @@ def parse_args(argv):
     args.track = tuple(name.strip() for name in args.track.split(",") if name.strip())
     if not args.track:
         p.error("--track names no class")
+    if args.preview and not args.preview.lower().endswith(PREVIEW_SUFFIXES):
+        p.error(f"--preview {args.preview}: name a {', '.join(PREVIEW_SUFFIXES)} file")
     if args.relay_crop and not args.relay:
         p.error("--relay-crop needs --relay")
     if not 1 <= args.relay_max_zoom <= 8:

@@ -111,17 +111,22 @@ def observations(found, size):
 
 def cannot_create(path):
     """Why `path` cannot be written (None: it can), found before the run rather than at its end: by
-    opening it to append (what a root's os.access would not tell), removed again if it was not there."""
+    opening it (what a root's os.access would not tell) — created exclusively and removed again when
+    it was not there, so nothing else is ever removed; else opened to append, without blocking (a
+    FIFO without a reader says so rather than hanging)."""
+    if os.path.islink(path):  # the file is where it points (the link stays as it is)
+        path = os.path.realpath(path)
     directory = os.path.dirname(path) or "."
     if not os.path.isdir(directory):
         return f"no such directory {directory}"
-    existed = os.path.exists(path)
     try:
-        open(path, "a").close()
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+            os.unlink(path)
+        except FileExistsError:  # there already: left as it is, only seen to open
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
     except OSError as error:
         return error.strerror.lower() if error.strerror else str(error)
-    if not existed:
-        os.unlink(path)
     return None
 
 
@@ -245,7 +250,13 @@ def main(argv=None):
                                             "observations": params["observations"]}) + "\n")
             if preview:
                 latency = (sent - frame.capture_time) if sent else 0.0
-                preview.add(frame, found, tracking, status_line(detector.name, stats.fps(), latency, pose, frame.index))
+                try:
+                    preview.add(frame, found, tracking, status_line(detector.name, stats.fps(), latency, pose, frame.index))
+                except OSError as error:  # the video writer refused the file: said, the run ends
+                    log(f"dock-camera: {error}")
+                    preview = None
+                    status = 74
+                    break
     finally:
         link.stop()
         if capture:

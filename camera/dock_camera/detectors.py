@@ -41,7 +41,7 @@ class Detection:
     source: str        # the detector's name
     from_keypoints: bool = False  # a body spanning pose keypoints, not a detector's own box
     keypoints: dict = None  # a body's {joint: (x, y, visibility)} in pixels (keypoints.py), sent to dockd
-    label: str = None  # an object's class ("cat"), for the preview and the log; dockd takes no label
+    label: str = None  # an object's class ("cat"), for the preview; dockd takes no label
 
 
 @dataclass
@@ -73,6 +73,7 @@ class HogPeople:
     On every 10th frame of the bench's view (BENCHMARKS.md, camera), one core: 87 % of the reference
     people for 39 ms, 83 % for 22 ms, 76 % for 17 ms, 68 % for 11 ms (the small ones are lost first)."""
     LEVELS = ((1.0, 1.1), (1.0, 1.2), (0.85, 1.2), (0.7, 1.2))  # (image scale, pyramid step)
+    finds_bodies = True
 
     def __init__(self, fast=False, stride=8):
         self.name = "hog-fast" if fast else "hog"
@@ -105,6 +106,7 @@ class HogPeople:
 
 class HaarFacesAndBodies:
     name = "haar"
+    finds_bodies = True
 
     def __init__(self):
         self.face = cv2.CascadeClassifier(haar_file("haarcascade_frontalface_default.xml"))
@@ -234,6 +236,8 @@ class YoloCOCO:
     core 60 and 35 ms a frame of vtest.avi, where HOG takes 40; at 320 it scores small cats lower (the
     opencv-doc cat 0.63 → 0.27) but keeps the stream above dockd's floor."""
     name = "yolo"
+    finds_bodies = True
+    finds_objects = True
     LEVELS = (416, 320)
     SCORE = 0.25   # Darknet's own threshold for yolov4-tiny
     OVERLAP = 0.45  # non-maximum suppression, per class
@@ -281,8 +285,6 @@ FACTORIES = {
     "mtcnn": lambda options: MTCNNFaces(),
     "yolo": YoloCOCO,
 }
-# The detectors that find other classes than people, for `--track`.
-OBJECT_DETECTORS = ("yolo",)
 
 
 class Combined:
@@ -292,6 +294,16 @@ class Combined:
     def __init__(self, names, options):
         self.name = "+".join(names)
         self.parts = [FACTORIES[n](options) for n in names]
+        # Each detector says what it finds (`finds_bodies`, `finds_objects`): a person's body from
+        # two of them would be two people to dockd, and `--track` is for one that finds objects.
+        with_bodies = [part.name for part in self.parts if getattr(part, "finds_bodies", False)]
+        if len(with_bodies) > 1:
+            raise DetectorUnavailable(f"{' and '.join(with_bodies)} both find people's bodies: each person would be sent "
+                                      "twice; run one of them")
+        if set(options.track) - {"person"} and not any(getattr(part, "finds_objects", False) for part in self.parts):
+            raise DetectorUnavailable("--track needs a detector of other classes than people (--detector yolo)")
+        if options.yolo_dir and not any(isinstance(part, YoloCOCO) for part in self.parts):
+            raise DetectorUnavailable("--yolo-dir is for --detector yolo")
         self.levels = max(getattr(part, "levels", 1) for part in self.parts)
         self.level = 0
 
@@ -315,7 +327,4 @@ def make(spec, options=None):
     unknown = [n for n in names if n not in FACTORIES]
     if not names or unknown:
         raise DetectorUnavailable(f"unknown detector {spec!r}; choose from {', '.join(FACTORIES)} (join with +)")
-    if tuple(options.track) != DetectorOptions.track and not any(n in OBJECT_DETECTORS for n in names):
-        raise DetectorUnavailable(f"--track needs a detector of other classes than people: {', '.join(OBJECT_DETECTORS)} "
-                                  f"(--detector {OBJECT_DETECTORS[0]})")
     return Combined(names, options)

