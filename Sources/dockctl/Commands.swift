@@ -152,7 +152,8 @@ struct Track: ParsableCommand {
 }
 
 struct Move: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Turn at a rate (rad/s) for a while; the stand stops when the command expires.")
+    static let configuration = CommandConfiguration(
+        abstract: "Turn at a rate (rad/s) for --seconds, then give the stand back: it stops and tracking steers again.")
     @OptionGroup var connection: Connection
     @Option(help: "Yaw rate, rad/s (positive = left; write a negative one as --yaw-rate=-0.5).") var yawRate: Double?
     @Option(help: "Pitch rate, rad/s (positive = up).") var pitchRate: Double?
@@ -175,7 +176,9 @@ struct Move: ParsableCommand {
                 _ = try client.call(.motionVelocity, p)
                 pause(min(0.2, ContinuousClock.now.duration(to: end).seconds))
             } while ContinuousClock.now < end
-            _ = try client.call(.motionStop, p.filter { $0.key == "stand" })
+            // Ends as a client that exits does: the motion stops and everything reverts. A stop
+            // would hold for a dockctl that is gone, and keep tracking from steering until a resume.
+            _ = try client.call(.leaseRelease)
             if connection.json { Output.json(["stand": p["stand"] ?? .null, "ok": true]) }
         }
     }

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from conftest import BIN, Client, wait_for
+from test_tracking import Scene
 
 
 def dockctl(rig_or_socket, *args, timeout=30):
@@ -267,6 +268,23 @@ def test_stop_says_when_the_stand_did_not_acknowledge_it_and_resume_ends_the_sto
     resumed = dockctl(rig, "resume")
     assert resumed.returncode == 0 and "resumed SIM-0001" in resumed.stdout, resumed
     assert c.result("stand.get")["control"]["stopped"] is False
+
+
+def test_move_gives_the_stand_back_as_it_ends_so_tracking_steers_again(rig):
+    """`dockctl move` ends as a client that exits does (lease.release): no stop is left holding for
+    a dockctl that is gone, and a camera client's observations steer the stand at once."""
+    c = rig.client()
+    rig.connected_stand(c)
+    moved = dockctl(rig, "move", "--yaw-rate", "0.3", "--seconds", "0.5")
+    assert moved.returncode == 0, moved
+    control = c.result("stand.get")["control"]
+    assert control["stopped"] is False and control["lease_holder_pid"] is None, control
+    subject = {"yaw": 0.45, "pitch": 0.0}
+    scene = Scene(c, [subject])
+    deadline = time.monotonic() + 10
+    while abs(scene.aim()[0] - subject["yaw"]) > 0.1:
+        assert time.monotonic() < deadline, f"tracking did not turn the stand: yaw {scene.aim()[0]:.3f}, {c.result('stand.get')['control']}"
+        scene.run(0.25)
 
 
 def test_call_runs_any_method_with_params_typed_as_declared(rig):
