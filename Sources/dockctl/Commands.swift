@@ -238,8 +238,14 @@ struct Limits: ParsableCommand {
 
 struct Stop: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Stop every motion now: the stand --stand names, or every connected stand. The stop holds until `dockctl resume`.",
-        discussion: "Exits 4 when a stand did not acknowledge its STOP (it stops on its own once dockd's heartbeats stop).")
+        abstract: "Stop every motion now: the stand --stand names, or every connected stand.",
+        discussion: """
+            The stop holds against tracking and against the program that held the stand when it came (its \
+            renewed motion is refused), until `dockctl resume` (once that program has let the stand go), its \
+            motion.resume, or a motion \
+            command from any other client (another dockctl command too: each is a client of its own). \
+            Exits 4 when a stand did not acknowledge its STOP (it stops on its own once dockd's heartbeats stop).
+            """)
     @OptionGroup var connection: Connection
 
     func run() throws {
