@@ -467,11 +467,13 @@ public struct StandEngine: Sendable {
 
     /// What the stand does about its subject now (`tracking.state`'s `phase`).
     public func phase(at now: Double) -> TrackingPhase {
+        // A stop ends a sweep or tour (`stop(by:)`); drives the stand refuses only pause one.
         if let planner = connection?.panPlanner { return planner.pan.phase }
+        // Neither tracking nor a policy steers then (`steerByTracking`), whatever moved the stand
+        // before: the policy's phase would be stale, and a client's turn is not taken over.
+        if gate.holdsMotionBack(at: now) { return .stopped }
         // A client's turn or a sweep ended: tracking starts afresh (at its next step) where the stand points.
         guard tracking.isActive(at: now), !steering.clientTurned else { return .tracking }
-        // Neither tracking nor a policy steers then (`steerByTracking`): the policy's phase would be stale.
-        if gate.holdsMotionBack(at: now) { return .stopped }
         if let watch = lostWatch { return watch.phase }
         if let seen = tracking.lastSeen, now - seen.time > LostSubjectPolicy.unseen { return .lostConfigured }
         return .tracking
