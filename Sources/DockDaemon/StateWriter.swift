@@ -38,7 +38,7 @@ final class StateWriter: Sendable {
         do {
             try replace(path, Array(text.readableBytesView))
         } catch {
-            throw .internal("cannot write \(path): \(error) (the state directory, [daemon] state_directory)")
+            throw .internal("cannot write \(path): \(error) (the state directory: \(StateFile.directorySetting))")
         }
     }
 }

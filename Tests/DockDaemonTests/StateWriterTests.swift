@@ -90,7 +90,7 @@ struct StateWriterTests {
             // The directory gone: a save fails with the API's error, and the next one holds only itself.
             let gone = temporaryDirectory()
             let failing = PresetStore(directory: gone + "/nowhere", writer: StateWriter(loop: loop))
-            #expect(throws: RPCError.internal("cannot write \(gone)/nowhere/presets.json: No such file or directory (the state directory, [daemon] state_directory)")) {
+            #expect(throws: RPCError.internal("cannot write \(gone)/nowhere/presets.json: No such file or directory (the state directory: --state-directory or [daemon] state_directory)")) {
                 try failing.save(first, as: "lost", for: "s").wait()
             }
             #expect(mkdir(gone + "/nowhere", 0o700) == 0)

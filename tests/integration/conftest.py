@@ -123,7 +123,7 @@ class Rig:
     own timing on a loaded machine, where the kernel's tty work, starved by a CPU hog, held a pty's
     bytes in both directions for over a second while dockd and dock-sim both ran on time."""
 
-    def __init__(self, tmp_path, sim_args=(), dockd_env=None, dockd_config=None, link="pty"):
+    def __init__(self, tmp_path, sim_args=(), dockd_env=None, dockd_config=None, link="pty", dockd_args=()):
         self.tmp = tmp_path
         self.link = tmp_path / "stand"
         self.socket_path = tmp_path / "dockd.sock"
@@ -136,7 +136,7 @@ class Rig:
         wait_for(self.link.exists, 5, "the dock-sim link")
         self.dockd_log = tmp_path / "dockd.err"
         config = ["--config", str(dockd_config)] if dockd_config else ["--ignore-missing-config", "--config", str(tmp_path / "none.conf")]
-        argv = [str(BIN / "dockd"), *config, "--device", ("unix:" if link == "unix" else "") + str(self.link), "--socket", str(self.socket_path), "--socket-group", ""]
+        argv = [str(BIN / "dockd"), *config, "--device", ("unix:" if link == "unix" else "") + str(self.link), "--socket", str(self.socket_path), "--socket-group", "", *dockd_args]
         if dockd_env and "LD_PRELOAD" in dockd_env:
             # Swift finds argv by walking up from `environ` (swiftlang/swift#76080); a preloaded
             # library that calls setenv() in its constructor (libfaketime does) moves `environ` and

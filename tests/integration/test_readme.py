@@ -30,7 +30,7 @@ ELSEWHERE = {
 }
 RUN = [
     "dock-sim --pty --link /tmp/stand",
-    'dockd --device /tmp/stand --socket /tmp/dockd.sock --socket-group ""',
+    'dockd --device /tmp/stand --socket /tmp/dockd.sock --socket-group "" --state-directory /tmp/dockd-state',
     "dockd --device /dev/ttyACM0",
     "dockctl status",
     "dockctl list",
@@ -79,6 +79,7 @@ def local(command, tmp_path, link, socket_path):
         command += f" --socket {socket_path} --socket-group ''"
     if command.startswith("dockd "):
         command += " --no-hotplug"  # no stand of this machine's own
+    if command.startswith("dockd ") and "--state-directory " not in command:
         # What it keeps (presets, defaults) in the test's directory, never the machine's /var/lib/dockd.
         (tmp_path / "state").mkdir(exist_ok=True)
         command = f"env STATE_DIRECTORY={tmp_path}/state {command}"
