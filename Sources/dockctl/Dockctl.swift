@@ -39,7 +39,7 @@ struct Dockctl: ParsableCommand {
 /// Options every subcommand shares.
 struct Connection: ParsableArguments {
     @Option(name: .long, help: "dockd's API socket.")
-    var socket: String = getenv("DOCKD_SOCKET").map { String(cString: $0) } ?? "/run/dockd/dockd.sock"
+    var socket: String = getenv("DOCKD_SOCKET").map { String(cString: $0) } ?? APIClient.defaultSocketPath
 
     @Option(name: .long, help: "The stand's id (serial number); default: the connected stand.")
     var stand: String?

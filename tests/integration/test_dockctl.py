@@ -63,7 +63,10 @@ def test_events_prints_button_presses(rig):
 def test_exit_statuses_by_class(rig, tmp_path):
     """dockctl(1): 2 refused, 3 busy, 4 motion failed, 10 no such stand, 64 usage, 69 not running."""
     missing = dockctl(str(tmp_path / "nothing.sock"), "status")
-    assert missing.returncode == 69 and "dockd is not running" in missing.stderr
+    assert missing.returncode == 69 and f"dockd is not running (no socket at {tmp_path}/nothing.sock)" in missing.stderr, missing
+    # systemd's socket unit serves only the default path: for another, where the socket comes from.
+    assert "systemctl" not in missing.stderr and f"'dockd --socket {tmp_path}/nothing.sock'" in missing.stderr, missing
+    assert "$DOCKD_SOCKET" in missing.stderr, missing
     rig.connected_stand(rig.client())
     bad = dockctl(rig, "animate", "moonwalk")
     assert bad.returncode == 2 and "unknown animation" in bad.stderr
