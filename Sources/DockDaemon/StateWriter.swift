@@ -35,6 +35,7 @@ final class StateWriter: Sendable {
     func write(_ value: JSONValue, to path: String) throws(RPCError) {
         var text = ByteBuffer()
         text.writeJSON(value)
+        StateFile.makeDirectory(of: path)
         do {
             try replace(path, Array(text.readableBytesView))
         } catch {

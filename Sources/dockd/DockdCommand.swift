@@ -43,7 +43,7 @@ struct DockdCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Mode of the API socket, octal (overrides the configuration).")
     var socketMode: String?
 
-    @Option(name: .long, help: ArgumentHelp("Where dockd keeps presets and the stands' defaults; made (mode 0750) when missing and its parent exists (overrides the configuration; systemd's $STATE_DIRECTORY overrides both).", valueName: "directory"))
+    @Option(name: .long, help: ArgumentHelp("Where dockd keeps presets and the stands' defaults; made (mode 0750) at the first save when missing and its parent exists (overrides the configuration; systemd's $STATE_DIRECTORY overrides both).", valueName: "directory"))
     var stateDirectory: String?
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (overrides the configuration).")
