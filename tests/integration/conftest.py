@@ -217,3 +217,34 @@ def rig(tmp_path):
     r = Rig(tmp_path)
     yield r
     r.stop()
+
+
+@pytest.fixture
+def two_stands(tmp_path):
+    """Two dock-sims (STAND-A, STAND-B) on one dockd: its socket's path, once both are connected."""
+    sims = []
+    for serial in ("STAND-A", "STAND-B"):
+        link = tmp_path / serial
+        sims.append(subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", serial],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for(link.exists, 5, f"{serial}'s link")
+    sock = tmp_path / "d.sock"
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--device", str(tmp_path / "STAND-A"), "--device", str(tmp_path / "STAND-B"),
+                              "--socket", str(sock), "--socket-group", "", "--no-hotplug"], stderr=subprocess.DEVNULL)
+    try:
+        c = wait_for(lambda: connect(sock), 10, "dockd's socket")  # bound, then listening: connect until it takes
+        wait_for(lambda: sorted(s["id"] for s in c.result("stands.list") if s["state"] == "connected") == ["STAND-A", "STAND-B"],
+                 10, "both stands")
+        c.close()
+        yield str(sock)
+    finally:
+        dockd.terminate(); dockd.wait(5)
+        for s in sims:
+            s.terminate(); s.wait(5)
+
+
+def connect(path):
+    try:
+        return Client(path)
+    except OSError:
+        return None

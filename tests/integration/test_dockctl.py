@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import BIN, Client, wait_for
+from conftest import BIN, wait_for
 from test_tracking import Scene
 
 
@@ -203,36 +203,6 @@ def test_a_change_reverts_as_dockctl_exits_unless_held_until_a_signal(rig):
         out, err = held.communicate(timeout=10)
         assert held.returncode == 0, err
         assert wait_for(lambda: tracking_enabled(rig), 5, "tracking back on after the hold")
-
-
-@pytest.fixture
-def two_stands(tmp_path):
-    sims = []
-    for serial in ("STAND-A", "STAND-B"):
-        link = tmp_path / serial
-        sims.append(subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", serial],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        wait_for(link.exists, 5, f"{serial}'s link")
-    sock = tmp_path / "d.sock"
-    dockd = subprocess.Popen([str(BIN / "dockd"), "--device", str(tmp_path / "STAND-A"), "--device", str(tmp_path / "STAND-B"),
-                              "--socket", str(sock), "--socket-group", "", "--no-hotplug"], stderr=subprocess.DEVNULL)
-    try:
-        c = wait_for(lambda: connect(sock), 10, "dockd's socket")  # bound, then listening: connect until it takes
-        wait_for(lambda: sorted(s["id"] for s in c.result("stands.list") if s["state"] == "connected") == ["STAND-A", "STAND-B"],
-                 10, "both stands")
-        c.close()
-        yield str(sock)
-    finally:
-        dockd.terminate(); dockd.wait(5)
-        for s in sims:
-            s.terminate(); s.wait(5)
-
-
-def connect(path):
-    try:
-        return Client(path)
-    except OSError:
-        return None
 
 
 def test_with_two_stands_a_change_needs_stand_and_a_read_says_which_it_shows(two_stands):
