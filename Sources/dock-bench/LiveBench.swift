@@ -41,12 +41,7 @@ struct LiveBench: ParsableCommand {
     func run() throws {
         // dockd going away must be a write error here, not a signal that ends the benchmark.
         signal(SIGPIPE, SIG_IGN)
-        let scenario: SceneScenario
-        do {
-            scenario = try JSONDecoder().decode(SceneScenario.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
-        } catch {
-            throw ValidationError("\(file): \(error)")
-        }
+        let scenario = try ScenarioFiles.load(file)
         let virtual = try runScene(scenario, seed: seed, kind: .ours, record: true)
 
         let rig = try socket == nil ? LiveRig(binaries: binaries ?? Self.ownDirectory, seed: seed, handheld: scenario.handheld) : nil

@@ -64,3 +64,18 @@ def test_with_two_stands_live_needs_stand_and_follows_only_that_one(two_stands, 
     figures = json.loads(report.read_text())
     assert 0 < figures["motion_reports"] <= reports["STAND-B"], (figures["motion_reports"], reports)
     assert figures["live"]["in_frame"] >= 0.9, figures["live"]
+
+
+def test_scenario_files_that_are_not_there_are_named_plainly(tmp_path):
+    """Run outside the repository, the suite's folder and a scenario file are missing: said as such,
+    with where the suite looked, not as a Foundation error's dump."""
+    bench = str(BIN / "dock-bench")
+    suite = subprocess.run([bench, "scenario", "--suite"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert suite.returncode == 64, suite
+    assert "cannot read Benchmarks/Scenarios: No such file or directory" in suite.stderr, suite.stderr
+    assert "run it from the repository root or pass --scenarios" in suite.stderr and "CocoaError" not in suite.stderr, suite.stderr
+    for command in (["live"], ["scenario"]):
+        missing = subprocess.run([bench, *command, "Benchmarks/Scenarios/slow-walk.json"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert missing.returncode == 64, missing
+        assert "cannot read Benchmarks/Scenarios/slow-walk.json: No such file or directory" in missing.stderr, missing.stderr
+        assert "CocoaError" not in missing.stderr, missing.stderr
