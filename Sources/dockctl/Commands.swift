@@ -32,7 +32,10 @@ struct List: ParsableCommand {
                 Output.line(StandText.line(s))
                 if let caps = s["capabilities"], caps.object != nil {
                     for a in caps["axes"]?.array ?? [] { Output.line("    " + StandText.axis(a)) }
-                    func names(_ key: String) -> String { (caps[key]?.array ?? []).compactMap(\.string).joined(separator: ", ") }
+                    func names(_ key: String) -> String {
+                        let names = (caps[key]?.array ?? []).compactMap(\.string)
+                        return names.isEmpty ? "none" : names.joined(separator: ", ")
+                    }
                     Output.line("    feedback \(caps["feedback_hz"]?.text ?? "?") Hz, buttons: \(names("buttons")), batteries: \(names("batteries"))")
                 }
             }
