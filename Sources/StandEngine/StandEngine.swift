@@ -175,7 +175,8 @@ public struct StandEngine: Sendable {
     }
 
     private mutating func linkClosed(_ reason: String, at now: Double, _ out: inout EngineOutput) {
-        out.append(link.handle(.closed(reason: reason), at: now))
+        // Once shut down (dockd stopping, or letting the stand go), the close is dockd's own.
+        out.append(link.handle(.closed(reason: reason, byDockd: gate.shuttingDown), at: now))
         connection = nil
         gate.linkClosed()
         // Nothing waiting will be acknowledged now: each reply is answered at once.
