@@ -355,7 +355,7 @@ struct Events: ParsableCommand {
 
 struct Attach: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Make dockd own a stand (root or dockd's user).")
-    @OptionGroup var connection: Connection
+    @OptionGroup var connection: DaemonConnection
     @Argument(help: "A tty path (optionally @baud), unix:PATH, rfcomm:ADDRESS[/channel], udp:HOST:PORT, tcp:HOST:PORT, video:PATH or onvif://[user@]host[:port][/profile].") var device: String
     @Option(help: "The stand's protocol (dockd --list-drivers); default: the first that runs over the device's link (onvif for onvif://, v4l2 for video:, else native).") var driver: String?
 
@@ -371,7 +371,7 @@ struct Attach: ParsableCommand {
 
 struct Detach: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Make dockd stop and release a stand (root or dockd's user).")
-    @OptionGroup var connection: Connection
+    @OptionGroup var connection: DaemonConnection
     @Argument(help: "The device as it was attached.") var device: String
 
     func run() throws {

@@ -96,6 +96,15 @@ def test_completions_are_generated():
     assert out.returncode == 0 and "animate" in out.stdout
 
 
+def test_attach_and_detach_take_no_stand():
+    """They name a device: --stand would mean nothing there, and is not offered."""
+    for command in ("attach", "detach"):
+        helped = subprocess.run([str(BIN / "dockctl"), command, "--help"], capture_output=True, text=True)
+        assert helped.returncode == 0 and "--socket" in helped.stdout and "--stand" not in helped.stdout, helped.stdout
+        given = subprocess.run([str(BIN / "dockctl"), command, "/dev/ttyACM0", "--stand", "S"], capture_output=True, text=True)
+        assert given.returncode == 64 and "--stand" in given.stderr, given
+
+
 def test_tracking_commands(rig):
     rig.connected_stand(rig.client())
     assert "no subjects tracked" in dockctl(rig, "subjects").stdout
