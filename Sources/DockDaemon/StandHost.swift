@@ -184,7 +184,8 @@ final class StandHost: Sendable {
             }
             if await read({ !$0.stopConfirmed }) { logger.warning("the stand did not confirm the STOP within \(bound) s") }
         }
-        // Closed here, the link's end is dockd's: cancelling the host's task closed it as if the stand had.
+        // Closed here with its reason: cancelling the host's task closes the channel without one,
+        // which reads as the stand's end of file.
         try? await loop.submit { self.host.closeLink(because: "dockd closed the link: \(reason)") }.get()
     }
 

@@ -76,7 +76,7 @@ final class LiveScene {
     func prepare() throws {
         let deadline = monotonicSeconds() + 10
         _ = try call(.cameraSet, ["camera": ["horizontal_fov": JSONValue(scene.horizontalFieldOfView),
-                                                    "vertical_fov": JSONValue(scene.verticalFieldOfView)]])
+                                             "vertical_fov": JSONValue(scene.verticalFieldOfView)]])
         if let r = scenario.regionOfInterest, r.count == 4 {
             _ = try call(.trackingROI, ["rect": ["x": JSONValue(r[0]), "y": JSONValue(r[1]), "width": JSONValue(r[2]), "height": JSONValue(r[3])]])
         }
@@ -153,7 +153,7 @@ final class LiveScene {
             if let sweep = sweeps.first, sweep.t <= now {
                 sweeps.removeFirst()
                 _ = try? call(.sweepStart, ["from": JSONValue(sweep.from), "to": JSONValue(sweep.to), "rate": JSONValue(sweep.rate),
-                                                   "repeat": .bool(sweep.repeat)], onNotification: handle)
+                                            "repeat": .bool(sweep.repeat)], onNotification: handle)
             }
             if nextCapture <= now {
                 // Rendered at its capture time from the stand's path, even when the loop wakes late.
@@ -192,7 +192,7 @@ final class LiveScene {
         record.framesSent += 1
         do {
             _ = try call(.trackingObserve, ["observations": .array(observations), "origin": "upper_left",
-                                                   "timestamp": JSONValue(start + frame.captureTime)], onNotification: handle)
+                                            "timestamp": JSONValue(start + frame.captureTime)], onNotification: handle)
         } catch let failure as APIClient.Failure where failure.code != nil {
             record.refused[failure.code!, default: 0] += 1
         }
