@@ -22,6 +22,9 @@ public final class APIClient {
         }
     }
 
+    /// Where the packaged dockd serves its API (dockd.socket).
+    public static let defaultSocketPath = "/run/dockd/dockd.sock"
+
     private let fd: Int32
     /// What has arrived and is not yet a whole line.
     private var buffer: [UInt8] = []
@@ -46,7 +49,7 @@ public final class APIClient {
             close(fd)
             switch code {
             case ENOENT, ECONNREFUSED:
-                throw Failure(description: "dockd is not running (no socket at \(socketPath)); start it with 'systemctl start dockd.socket'", exitCode: ExitStatus.notRunning)
+                throw Failure(description: "dockd is not running (no socket at \(socketPath)); \(Self.howToStart(socketPath))", exitCode: ExitStatus.notRunning)
             case EACCES, EPERM:
                 throw Failure(description: "permission denied on \(socketPath): add yourself to the 'dock' group (then log in again)", exitCode: ExitStatus.permission)
             default:
@@ -56,6 +59,12 @@ public final class APIClient {
     }
 
     deinit { close(fd) }
+
+    /// systemd's socket unit serves only the default path; a dockd on another was started by hand.
+    private static func howToStart(_ socketPath: String) -> String {
+        if socketPath == defaultSocketPath { return "start it with 'systemctl start dockd.socket'" }
+        return "start one with 'dockd --socket \(socketPath)', or name the socket a running dockd serves (--socket; dockctl also reads $DOCKD_SOCKET)"
+    }
 
     /// Calls `method` and waits for its result; notifications that arrive meanwhile go to `onNotification`.
     public func call(_ method: APIMethod, _ params: [String: JSONValue] = [:], onNotification: ((JSONValue) -> Void)? = nil) throws -> JSONValue {

@@ -202,7 +202,7 @@ struct APIMethods: Sendable {
             let stands = self.stands
             let promise = loop.makePromise(of: JSONValue.self)
             promise.completeWithTask {
-                guard await stands.remove(endpoint: endpoint) else { throw RPCError.invalidParameter("\(endpoint) is not attached", field: "device") }
+                guard await stands.remove(endpoint: endpoint, because: "the stand was detached") else { throw RPCError.invalidParameter("\(endpoint) is not attached", field: "device") }
                 return ["ok": true]
             }
             return .later(promise.futureResult)

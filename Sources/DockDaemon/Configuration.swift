@@ -102,13 +102,30 @@ package struct Configuration: Sendable, Equatable {
         }
         var file = TableReader(document, path: [], document: document, source: source)
         let configuration = resolve(&file)
+        file.refuseUnread(sectionKeys: keysBySection)
         let problems = file.problems.lines
         if !problems.isEmpty { throw Invalid(description: problems.joined(separator: "\n")) }
         return configuration
     }
 
+    /// Each section's keys, as its reader asks for them over a file whose sections are all there and
+    /// empty: for the hint about a key written above every section (`log_level` at the top level).
+    static let keysBySection: [String: Set<String>] = {
+        func read(_ text: String) -> TableReader {
+            // Texts made here, of section headers only: always TOML.
+            let document = try! TOMLParser.parse(text)
+            var reader = TableReader(document, path: [], document: document, source: "")
+            _ = resolve(&reader)
+            return reader
+        }
+        // The top level's keys are the sections' names; [[device]]'s keys are its driver's.
+        let sections = read("").keysAsked.subtracting(["device"])
+        return read(sections.sorted().map { "[\($0)]\n" }.joined()).sectionKeys
+    }()
+
     /// The sections and keys dockd.conf has. Anything else is a mistake (a typo would otherwise be
-    /// silently ignored): each section's reader refuses what it did not read.
+    /// silently ignored): each section's reader refuses what it did not read, and `parse` what the
+    /// top level has beside them.
     private static func resolve(_ file: inout TableReader) -> Configuration {
         var c = Configuration()
 
@@ -162,7 +179,6 @@ package struct Configuration: Sendable, Equatable {
             }
             file.finish(w)
         }
-        file.refuseUnread()
         return c
     }
 
@@ -292,6 +308,11 @@ struct TableReader {
     var problems: Problems
     private var read: Set<String> = []
     private var refusedOtherwise: Set<String> = []
+    /// The keys each section (a table, not an element of an array of tables) below this one asked for.
+    private(set) var sectionKeys: [String: Set<String>] = [:]
+
+    /// The keys this reader asked for, whether the table has them or not.
+    var keysAsked: Set<String> { read }
 
     init(_ table: TOMLTable, path: [String], document: TOMLTable, source: String) {
         self.table = table
@@ -392,15 +413,22 @@ struct TableReader {
         var sub = sub
         sub.refuseUnread()
         problems.append(sub.problems)
+        if sub.path.count == path.count + 1, let name = sub.path.last { sectionKeys[name] = sub.read }
     }
 
-    /// Every key of this table that nothing read, with the nearest known one when it looks like a typo.
-    mutating func refuseUnread() {
+    /// Every key of this table that nothing read, with the nearest known one when it looks like a
+    /// typo; a key of one of `sectionKeys`' sections (the top level's) also says where it belongs.
+    mutating func refuseUnread(sectionKeys: [String: Set<String>] = [:]) {
         let known = read.sorted()
         for key in table.keys.sorted() where !read.contains(key) && !refusedOtherwise.contains(key) {
             let kind = table[key]?.value.table != nil || table[key]?.value.array != nil ? "section" : "key"
             var what = "unknown \(kind) \(Problems.dotted(path + [key]))"
-            if let near = known.min(by: { Self.distance($0, key) < Self.distance($1, key) }), Self.distance(near, key) <= 2 {
+            let elsewhere = kind == "key" ? sectionKeys.flatMap { section, keys in keys.map { (section: section, key: $0) } }
+                .filter { Self.distance($0.key, key) <= 2 }.min { (Self.distance($0.key, key), $0.key) < (Self.distance($1.key, key), $1.key) } : nil
+            if let elsewhere {
+                let belongs = "it belongs under [\(elsewhere.section)]: the top level has no keys"
+                what += elsewhere.key == key ? " (\(belongs))" : " (did you mean \(elsewhere.key)? \(belongs))"
+            } else if let near = known.min(by: { Self.distance($0, key) < Self.distance($1, key) }), Self.distance(near, key) <= 2 {
                 what += " (did you mean \(near)?)"
             } else {
                 what += " (known: \(known.joined(separator: ", ")))"

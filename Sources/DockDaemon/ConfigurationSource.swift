@@ -26,12 +26,16 @@ package struct ConfigurationOverrides: Sendable, Equatable {
     /// nil: the file's; .some(nil): no group (`--socket-group ""`).
     var socketGroup: String??
     var socketMode: UInt16?
+    /// Under systemd, $STATE_DIRECTORY wins over this as over the file (`DefaultsStore.directory`).
+    var stateDirectory: String?
     var logLevel: String?
     var noHotplug = false
     var devices: [StandEndpoint] = []
 
-    package init(socket: String?, socketGroup: String??, socketMode: UInt16?, logLevel: String?, noHotplug: Bool, devices: [StandEndpoint]) {
-        self.socket = socket; self.socketGroup = socketGroup; self.socketMode = socketMode; self.logLevel = logLevel
+    package init(socket: String?, socketGroup: String??, socketMode: UInt16?, stateDirectory: String?, logLevel: String?,
+                 noHotplug: Bool, devices: [StandEndpoint]) {
+        self.socket = socket; self.socketGroup = socketGroup; self.socketMode = socketMode; self.stateDirectory = stateDirectory
+        self.logLevel = logLevel
         self.noHotplug = noHotplug; self.devices = devices
     }
 
@@ -40,6 +44,7 @@ package struct ConfigurationOverrides: Sendable, Equatable {
         if let socket { c.socketPath = socket }
         if let socketGroup { c.socketGroup = socketGroup }
         if let socketMode { c.socketMode = socketMode }
+        if let stateDirectory { c.stateDirectory = stateDirectory }
         if let logLevel { c.logLevel = logLevel }
         if noHotplug { c.hotplug.enabled = false }
         c.devices += devices.map { endpoint in

@@ -44,6 +44,9 @@ package struct Daemon: Service {
         // The state files are written on NIO's blocking pool: an fsync must not stall the loop.
         let stateWriter = StateWriter(loop: loop)
         let store = DefaultsStore(directory: DefaultsStore.directory(configured: configuration.stateDirectory), writer: stateWriter)
+        if let problem = StateFile.directoryProblem(store.directory) {
+            logger.warning("\(problem): presets and the stands' defaults cannot be saved")
+        }
         let stored = store.load()
         if let problem = stored.problem { logger.error("the stands' stored defaults are not used: \(problem)") }
         var initial = configuration.engineSettings

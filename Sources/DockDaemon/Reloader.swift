@@ -102,7 +102,7 @@ struct Reloader: Sendable {
         let before = Dictionary(current.devices.map { ($0.endpoint.description, $0) }, uniquingKeysWith: { a, _ in a })
         let after = Dictionary(inForce.devices.map { ($0.endpoint.description, $0) }, uniquingKeysWith: { a, _ in a })
         for device in current.devices where after[device.endpoint.description] != device {
-            await stands.remove(endpoint: device.endpoint)
+            await stands.remove(endpoint: device.endpoint, because: "the stand was dropped from the configuration")
         }
         for device in inForce.devices where before[device.endpoint.description] != device {
             attach(device)

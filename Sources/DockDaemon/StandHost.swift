@@ -170,19 +170,23 @@ final class StandHost: Sendable {
         host.handle { engine, _, now in engine.handle(.shutdown, at: now) }
     }
 
-    /// On daemon shutdown and detach: the motors stop, and the host waits (at most `bound` seconds)
-    /// for the stand to confirm the STOP before the link closes.
-    func shutdown(bound: Double = 0.5) async {
+    /// On daemon shutdown and detach: the motors stop, the host waits (at most `bound` seconds) for
+    /// the stand to confirm the STOP, then closes the link as dockd's own doing, for `reason`.
+    func shutdown(because reason: String, bound: Double = 0.5) async {
         let needed = try? await loop.submit {
             self.shutDownEngine()
             return self.host.inspect { $0.linkState == .connected }
         }.get()
-        guard needed == true else { return }
-        let deadline = clock.now() + bound
-        while clock.now() < deadline, await read({ !$0.stopConfirmed }) {
-            try? await Task.sleep(for: .milliseconds(5))
+        if needed == true {
+            let deadline = clock.now() + bound
+            while clock.now() < deadline, await read({ !$0.stopConfirmed }) {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            if await read({ !$0.stopConfirmed }) { logger.warning("the stand did not confirm the STOP within \(bound) s") }
         }
-        if await read({ !$0.stopConfirmed }) { logger.warning("the stand did not confirm the STOP within \(bound) s") }
+        // Closed here with its reason: cancelling the host's task closes the channel without one,
+        // which reads as the stand's end of file.
+        try? await loop.submit { self.host.closeLink(because: "dockd closed the link: \(reason)") }.get()
     }
 
     /// Blocks this stand's event loop for `seconds`: the watchdog's test stall.

@@ -57,23 +57,23 @@ final class StandRegistry: Sendable {
 
     /// Stops the stand at `endpoint` and lets it go (a detach, or a reload that dropped it).
     @discardableResult
-    func remove(endpoint: StandEndpoint) async -> Bool {
-        await remove { $0.host.endpoint == endpoint }
+    func remove(endpoint: StandEndpoint, because reason: String) async -> Bool {
+        await remove(because: reason) { $0.host.endpoint == endpoint }
     }
 
     /// The hotplugged stand on a device node udev says is gone, whatever its link (a tty at any baud,
     /// a video device). A kept stand stays: its link has failed and retries.
     func unplugged(deviceNode: String) async -> Bool {
-        await remove { $0.releasedOnUnplug && $0.host.endpoint.deviceNode == deviceNode }
+        await remove(because: "its device was unplugged") { $0.releasedOnUnplug && $0.host.endpoint.deviceNode == deviceNode }
     }
 
-    private func remove(where matches: (Entry) -> Bool) async -> Bool {
+    private func remove(because reason: String, where matches: (Entry) -> Bool) async -> Bool {
         let entry = entries.withLock { entries -> Entry? in
             guard let index = entries.firstIndex(where: matches) else { return nil }
             return entries.remove(at: index)
         }
         guard let entry else { return false }
-        await entry.host.shutdown()
+        await entry.host.shutdown(because: reason)
         entry.task.cancel()
         await entry.task.value
         return true
@@ -102,7 +102,7 @@ final class StandRegistry: Sendable {
     func shutdown() async {
         let all = entries.withLock { $0 }
         await withTaskGroup(of: Void.self) { group in
-            for entry in all { group.addTask { await entry.host.shutdown() } }
+            for entry in all { group.addTask { await entry.host.shutdown(because: "dockd is stopping") } }
         }
         for entry in all { entry.task.cancel() }
         for entry in all { await entry.task.value }

@@ -35,10 +35,11 @@ final class StateWriter: Sendable {
     func write(_ value: JSONValue, to path: String) throws(RPCError) {
         var text = ByteBuffer()
         text.writeJSON(value)
+        StateFile.makeDirectory(of: path)
         do {
             try replace(path, Array(text.readableBytesView))
         } catch {
-            throw .internal("cannot write \(path): \(error) (the state directory, [daemon] state_directory)")
+            throw .internal("cannot write \(path): \(error) (the state directory: \(StateFile.directorySetting))")
         }
     }
 }

@@ -93,6 +93,12 @@ public final class LinkSessionHost<Shell: LinkSessionShell>: Sendable {
         apply(out)
     }
 
+    /// Closes the link, if one is open, from the program's side (on the loop): the session hears it
+    /// closed for `reason`, not as the peer's end of file.
+    public func closeLink(because reason: String) {
+        close(reason)
+    }
+
     /// Reads the session where it is (on the loop). Calling a computed property on
     /// `box.value.session` copies the whole session first (the class's field might change during
     /// the call), retaining and releasing each of its arrays and dictionaries.

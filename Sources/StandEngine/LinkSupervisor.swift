@@ -20,7 +20,8 @@ struct LinkSupervisor: Sendable {
         case roundTrip(Double)
         /// Close the link from our side with this reason (silence, a refused handshake).
         case drop(reason: String)
-        case closed(reason: String)
+        /// The link closed; `byDockd`: dockd closed it itself (stopping, or letting the stand go).
+        case closed(reason: String, byDockd: Bool)
         case connectFailed(reason: String)
     }
 
@@ -72,12 +73,12 @@ struct LinkSupervisor: Sendable {
             notePace(roundTrip, at: now, &out)
         case .drop(let reason):
             drop(reason, &out)
-        case .closed(let reason):
+        case .closed(let reason, let byDockd):
             let wasConnected = state == .connected
             if lastError == nil || wasConnected { lastError = reason }
             state = .disconnected
             if wasConnected {
-                out.log(.warning, "stand disconnected", ["reason": lastError ?? reason])
+                out.log(byDockd ? .info : .warning, "stand disconnected", ["reason": lastError ?? reason])
                 out.notifications.append(.disconnected(reason: lastError ?? reason))
             }
         case .connectFailed(let reason):

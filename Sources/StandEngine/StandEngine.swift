@@ -175,7 +175,8 @@ public struct StandEngine: Sendable {
     }
 
     private mutating func linkClosed(_ reason: String, at now: Double, _ out: inout EngineOutput) {
-        out.append(link.handle(.closed(reason: reason), at: now))
+        // Once shut down (dockd stopping, or letting the stand go), the close is dockd's own.
+        out.append(link.handle(.closed(reason: reason, byDockd: gate.shuttingDown), at: now))
         connection = nil
         gate.linkClosed()
         // Nothing waiting will be acknowledged now: each reply is answered at once.
@@ -467,11 +468,13 @@ public struct StandEngine: Sendable {
 
     /// What the stand does about its subject now (`tracking.state`'s `phase`).
     public func phase(at now: Double) -> TrackingPhase {
+        // A stop ends a sweep or tour (`stop(by:)`); drives the stand refuses only pause one.
         if let planner = connection?.panPlanner { return planner.pan.phase }
+        // Neither tracking nor a policy steers then (`steerByTracking`), whatever moved the stand
+        // before: the policy's phase would be stale, and a client's turn is not taken over.
+        if gate.holdsMotionBack(at: now) { return .stopped }
         // A client's turn or a sweep ended: tracking starts afresh (at its next step) where the stand points.
         guard tracking.isActive(at: now), !steering.clientTurned else { return .tracking }
-        // Neither tracking nor a policy steers then (`steerByTracking`): the policy's phase would be stale.
-        if gate.holdsMotionBack(at: now) { return .stopped }
         if let watch = lostWatch { return watch.phase }
         if let seen = tracking.lastSeen, now - seen.time > LostSubjectPolicy.unseen { return .lostConfigured }
         return .tracking

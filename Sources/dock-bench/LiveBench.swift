@@ -32,18 +32,16 @@ struct LiveBench: ParsableCommand {
     @Option(help: ArgumentHelp("Use the dockd listening on this socket instead of starting both (its stand a dock-sim, --handheld for a hand-held scenario).",
                                valueName: "path"))
     var socket: String?
+    @Option(help: ArgumentHelp("With --socket: the stand to run on (its id); needed when several stands are connected to that dockd.",
+                               valueName: "id"))
+    var stand: String?
     @Option(help: ArgumentHelp("Write the figures as JSON to this file.", valueName: "path")) var json: String?
     @Option(help: ArgumentHelp("Write an SVG plot of the camera's aim, live and in virtual time.", valueName: "path")) var plot: String?
 
     func run() throws {
         // dockd going away must be a write error here, not a signal that ends the benchmark.
         signal(SIGPIPE, SIG_IGN)
-        let scenario: SceneScenario
-        do {
-            scenario = try JSONDecoder().decode(SceneScenario.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
-        } catch {
-            throw ValidationError("\(file): \(error)")
-        }
+        let scenario = try ScenarioFiles.load(file)
         let virtual = try runScene(scenario, seed: seed, kind: .ours, record: true)
 
         let rig = try socket == nil ? LiveRig(binaries: binaries ?? Self.ownDirectory, seed: seed, handheld: scenario.handheld) : nil
@@ -53,7 +51,7 @@ struct LiveBench: ParsableCommand {
         var serving = false
         do {
             let client = try APIClient(socketPath: socketPath)
-            let scene = LiveScene(scenario: scenario, seed: seed, client: client)
+            let scene = LiveScene(scenario: scenario, seed: seed, client: client, stand: try Self.stand(stand, of: client))
             try scene.prepare()
             let record = try scene.run()
             let evaluated = scene.evaluate(record)
@@ -101,6 +99,26 @@ struct LiveBench: ParsableCommand {
                 .write(toFile: plot, atomically: true, encoding: .utf8)
         }
         if !serving { throw ExitCode.failure }
+    }
+
+    /// The stand to run on: `asked` once it is connected, else the one connected (waiting up to
+    /// 10 s for one). Several connected and none asked for is a usage error, as in dockctl: two
+    /// stands' motion streams mixed into one path made nonsense figures.
+    private static func stand(_ asked: String?, of client: APIClient) throws -> String {
+        let deadline = monotonicSeconds() + 10
+        while true {
+            let connected = (try client.call(.standsList).array ?? []).filter { $0["state"]?.string == "connected" }.compactMap { $0["id"]?.string }
+            if let asked, connected.contains(asked) { return asked }
+            if asked == nil, connected.count == 1 { return connected[0] }
+            if asked == nil, connected.count > 1 {
+                throw ValidationError("\(connected.count) stands are connected (\(connected.joined(separator: ", "))): name one with --stand")
+            }
+            guard monotonicSeconds() < deadline else {
+                throw LiveFailure(description: "\(asked.map { "stand \($0) not" } ?? "no stand") connected to dockd within 10 s"
+                                  + (connected.isEmpty ? "" : " (connected: \(connected.joined(separator: ", ")))"))
+            }
+            usleep(50_000)
+        }
     }
 
     /// The folder this executable is in: where `swift build` and `make install` put its siblings.

@@ -41,9 +41,12 @@ struct LiveRecord {
 /// One scenario in wall-clock time through dockd: the scene simulator renders the detector's frames
 /// from where the stand really points (dockd's motion stream, the same feedback dockd tracks with)
 /// and sends them as `tracking.observe` at the detector's rate, each a detector latency after its
-/// capture and stamped with its capture time.
+/// capture and stamped with its capture time. One stand: every call names it, and only its
+/// notifications count.
 final class LiveScene {
     private let client: APIClient
+    /// The stand the run is on.
+    private let stand: String
     private let scenario: SceneScenario
     private var scene: SceneSimulator
     /// The stand's base in the world: dock-sim's hand-held model, run on the stand's clock.
@@ -51,8 +54,9 @@ final class LiveScene {
     private var record = LiveRecord()
     private var start = 0.0
 
-    init(scenario: SceneScenario, seed: UInt64, client: APIClient) {
+    init(scenario: SceneScenario, seed: UInt64, client: APIClient, stand: String) {
         self.client = client
+        self.stand = stand
         self.scenario = scenario
         scene = SceneSimulator(scenario: scenario, seed: seed)
         var stand = StandConfiguration()
@@ -67,28 +71,23 @@ final class LiveScene {
         return SceneAim.fromStand(yaw: p.yaw, pitch: p.pitch, baseYaw: attitude.0, basePitch: attitude.1)
     }
 
-    /// Sets the stand up as the virtual-time run has it: a connected stand at home, the scenario's
-    /// camera, region of interest and speed limits, system tracking on; subscribes to its motion and
-    /// tracking state.
+    /// Sets the stand up as the virtual-time run has it: at home, the scenario's camera, region of
+    /// interest and speed limits, system tracking on; subscribes to its motion and tracking state.
     func prepare() throws {
         let deadline = monotonicSeconds() + 10
-        while !(try client.call(.standsList).array ?? []).contains(where: { $0["state"]?.string == "connected" }) {
-            guard monotonicSeconds() < deadline else { throw LiveFailure(description: "no stand connected to dockd within 10 s") }
-            usleep(50_000)
-        }
-        _ = try client.call(.cameraSet, ["camera": ["horizontal_fov": JSONValue(scene.horizontalFieldOfView),
-                                                    "vertical_fov": JSONValue(scene.verticalFieldOfView)]])
+        _ = try call(.cameraSet, ["camera": ["horizontal_fov": JSONValue(scene.horizontalFieldOfView),
+                                             "vertical_fov": JSONValue(scene.verticalFieldOfView)]])
         if let r = scenario.regionOfInterest, r.count == 4 {
-            _ = try client.call(.trackingROI, ["rect": ["x": JSONValue(r[0]), "y": JSONValue(r[1]), "width": JSONValue(r[2]), "height": JSONValue(r[3])]])
+            _ = try call(.trackingROI, ["rect": ["x": JSONValue(r[0]), "y": JSONValue(r[1]), "width": JSONValue(r[2]), "height": JSONValue(r[3])]])
         }
         var limits: [String: JSONValue] = [:]
         if let s = scenario.yawMaxSpeed { limits["yaw"] = ["max_speed": JSONValue(s)] }
         if let s = scenario.pitchMaxSpeed { limits["pitch"] = ["max_speed": JSONValue(s)] }
-        if !limits.isEmpty { _ = try client.call(.motionLimits, ["axes": .object(limits)]) }
-        _ = try client.call(.trackingSet, ["enabled": true])
+        if !limits.isEmpty { _ = try call(.motionLimits, ["axes": .object(limits)]) }
+        _ = try call(.trackingSet, ["enabled": true])
         // The first motion.state (the subscription's snapshot, or the first report) may come before the reply.
         var reported = false
-        func note(_ message: JSONValue) { reported = reported || message["method"]?.string == "motion.state" }
+        func note(_ message: JSONValue) { reported = reported || (message["method"]?.string == "motion.state" && isAboutTheStand(message)) }
         _ = try client.call(.subscribe, ["topics": ["motion", "tracking", "events"], "motion_rate": 1000], onNotification: note)
         while !reported, let message = try client.receive(within: deadline - monotonicSeconds()) { note(message) }
         guard reported else { throw LiveFailure(description: "the stand sent no feedback within 10 s") }
@@ -109,11 +108,11 @@ final class LiveScene {
                 params["preset"] = "home"
             } else {
                 try go(yaw: pose.yaw, pitch: pose.pitch)
-                _ = try client.call(.presetSave, ["name": "bench-lost"])
+                _ = try call(.presetSave, ["name": "bench-lost"])
                 params["preset"] = "bench-lost"
             }
         }
-        _ = try client.call(.trackingLostPolicy, params, onNotification: handle)
+        _ = try call(.trackingLostPolicy, params, onNotification: handle)
     }
 
     /// Turns the stand to (yaw, pitch) and waits for it: (0, 0) is where the scenario's world frame has it start.
@@ -121,11 +120,11 @@ final class LiveScene {
         // The motion's last progress may come before the call's reply: notifications are kept from the start.
         var ended: [Double: String] = [:]
         func note(_ message: JSONValue) {
-            guard message["method"]?.string == "motion.progress", let p = message["params"],
+            guard message["method"]?.string == "motion.progress", isAboutTheStand(message), let p = message["params"],
                   let id = p["id"]?.double, let state = p["state"]?.string, state != "running" else { return }
             ended[id] = state
         }
-        let reply = try client.call(.motionOrient, ["yaw": JSONValue(yaw), "pitch": JSONValue(pitch)], onNotification: note)
+        let reply = try call(.motionOrient, ["yaw": JSONValue(yaw), "pitch": JSONValue(pitch)], onNotification: note)
         guard let id = reply["id"]?.double else { throw LiveFailure(description: "motion.orient answered without an id") }
         let deadline = monotonicSeconds() + 10
         while ended[id] == nil, let message = try client.receive(within: deadline - monotonicSeconds()) { note(message) }
@@ -149,12 +148,12 @@ final class LiveScene {
                 turns.removeFirst()
                 var target: [String: JSONValue] = ["yaw": JSONValue(turn.yaw)]
                 if let pitch = turn.pitch { target["pitch"] = JSONValue(pitch) }
-                _ = try? client.call(.motionOrient, target, onNotification: handle)
+                _ = try? call(.motionOrient, target, onNotification: handle)
             }
             if let sweep = sweeps.first, sweep.t <= now {
                 sweeps.removeFirst()
-                _ = try? client.call(.sweepStart, ["from": JSONValue(sweep.from), "to": JSONValue(sweep.to), "rate": JSONValue(sweep.rate),
-                                                   "repeat": .bool(sweep.repeat)], onNotification: handle)
+                _ = try? call(.sweepStart, ["from": JSONValue(sweep.from), "to": JSONValue(sweep.to), "rate": JSONValue(sweep.rate),
+                                            "repeat": .bool(sweep.repeat)], onNotification: handle)
             }
             if nextCapture <= now {
                 // Rendered at its capture time from the stand's path, even when the loop wakes late.
@@ -192,21 +191,31 @@ final class LiveScene {
         }
         record.framesSent += 1
         do {
-            _ = try client.call(.trackingObserve, ["observations": .array(observations), "origin": "upper_left",
-                                                   "timestamp": JSONValue(start + frame.captureTime)], onNotification: handle)
+            _ = try call(.trackingObserve, ["observations": .array(observations), "origin": "upper_left",
+                                            "timestamp": JSONValue(start + frame.captureTime)], onNotification: handle)
         } catch let failure as APIClient.Failure where failure.code != nil {
             record.refused[failure.code!, default: 0] += 1
         }
         if let tap = taps.first, tap.t <= frame.captureTime {
             let face = frame.truth.first(where: { $0.id == tap.person })?.faceRect
-            let found = face.map { (try? client.call(.trackingSelect, ["x": JSONValue($0.centerX), "y": JSONValue($0.centerY)], onNotification: handle)) != nil } ?? false
+            let found = face.map { (try? call(.trackingSelect, ["x": JSONValue($0.centerX), "y": JSONValue($0.centerY)], onNotification: handle)) != nil } ?? false
             if found || frame.captureTime - tap.t > 1 { taps.removeFirst() }
         }
     }
 
+    /// A stand method's call on the run's stand.
+    private func call(_ method: APIMethod, _ params: [String: JSONValue] = [:], onNotification: ((JSONValue) -> Void)? = nil) throws -> JSONValue {
+        var named = params
+        named["stand"] = .string(stand)
+        return try client.call(method, named, onNotification: onNotification)
+    }
+
+    /// Whether a notification is about the run's stand (the subscriptions carry every stand's).
+    private func isAboutTheStand(_ message: JSONValue) -> Bool { message["params"]?["stand"]?.string == stand }
+
     private func handle(_ message: JSONValue) {
         let arrival = monotonicSeconds() - start
-        guard let params = message["params"], params.object != nil else { return }
+        guard let params = message["params"], params.object != nil, isAboutTheStand(message) else { return }
         switch message["method"]?.string {
         case "motion.state":
             record.path.record(params, arrival: arrival)

@@ -42,20 +42,9 @@ struct ScenarioBench: ParsableCommand {
 
     func run() throws {
         var paths = files
-        if suite {
-            let names = try FileManager.default.contentsOfDirectory(atPath: scenarios).filter { $0.hasSuffix(".json") }.sorted()
-            paths += names.map { "\(scenarios)/\($0)" }
-        }
+        if suite { paths += try ScenarioFiles.suite(in: scenarios) }
         guard !paths.isEmpty else { throw ValidationError("give scenario files or --suite") }
-        let decoder = JSONDecoder()
-        var loaded: [SceneScenario] = []
-        for path in paths {
-            do {
-                loaded.append(try decoder.decode(SceneScenario.self, from: Data(contentsOf: URL(fileURLWithPath: path))))
-            } catch {
-                throw ValidationError("\(path): \(error)")
-            }
-        }
+        let loaded = try paths.map(ScenarioFiles.load)
         switch driver {
         case "native": break
         case "onvif":

@@ -32,7 +32,10 @@ struct List: ParsableCommand {
                 Output.line(StandText.line(s))
                 if let caps = s["capabilities"], caps.object != nil {
                     for a in caps["axes"]?.array ?? [] { Output.line("    " + StandText.axis(a)) }
-                    func names(_ key: String) -> String { (caps[key]?.array ?? []).compactMap(\.string).joined(separator: ", ") }
+                    func names(_ key: String) -> String {
+                        let names = (caps[key]?.array ?? []).compactMap(\.string)
+                        return names.isEmpty ? "none" : names.joined(separator: ", ")
+                    }
                     Output.line("    feedback \(caps["feedback_hz"]?.text ?? "?") Hz, buttons: \(names("buttons")), batteries: \(names("batteries"))")
                 }
             }
@@ -152,7 +155,8 @@ struct Track: ParsableCommand {
 }
 
 struct Move: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Turn at a rate (rad/s) for a while; the stand stops when the command expires.")
+    static let configuration = CommandConfiguration(
+        abstract: "Turn at a rate (rad/s) for --seconds, then give the stand back: it stops and tracking steers again.")
     @OptionGroup var connection: Connection
     @Option(help: "Yaw rate, rad/s (positive = left; write a negative one as --yaw-rate=-0.5).") var yawRate: Double?
     @Option(help: "Pitch rate, rad/s (positive = up).") var pitchRate: Double?
@@ -175,7 +179,9 @@ struct Move: ParsableCommand {
                 _ = try client.call(.motionVelocity, p)
                 pause(min(0.2, ContinuousClock.now.duration(to: end).seconds))
             } while ContinuousClock.now < end
-            _ = try client.call(.motionStop, p.filter { $0.key == "stand" })
+            // Ends as a client that exits does: the motion stops and everything reverts. A stop
+            // would hold for a dockctl that is gone, and keep tracking from steering until a resume.
+            _ = try client.call(.leaseRelease)
             if connection.json { Output.json(["stand": p["stand"] ?? .null, "ok": true]) }
         }
     }
@@ -235,8 +241,14 @@ struct Limits: ParsableCommand {
 
 struct Stop: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Stop every motion now: the stand --stand names, or every connected stand. The stop holds until `dockctl resume`.",
-        discussion: "Exits 4 when a stand did not acknowledge its STOP (it stops on its own once dockd's heartbeats stop).")
+        abstract: "Stop every motion now: the stand --stand names, or every connected stand.",
+        discussion: """
+            The stop holds against tracking and against the program that held the stand when it came (its \
+            renewed motion is refused), until `dockctl resume` (once that program has let the stand go), its \
+            motion.resume, or a motion \
+            command from any other client (another dockctl command too: each is a client of its own). \
+            Exits 4 when a stand did not acknowledge its STOP (it stops on its own once dockd's heartbeats stop).
+            """)
     @OptionGroup var connection: Connection
 
     func run() throws {
@@ -343,7 +355,7 @@ struct Events: ParsableCommand {
 
 struct Attach: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Make dockd own a stand (root or dockd's user).")
-    @OptionGroup var connection: Connection
+    @OptionGroup var connection: DaemonConnection
     @Argument(help: "A tty path (optionally @baud), unix:PATH, rfcomm:ADDRESS[/channel], udp:HOST:PORT, tcp:HOST:PORT, video:PATH or onvif://[user@]host[:port][/profile].") var device: String
     @Option(help: "The stand's protocol (dockd --list-drivers); default: the first that runs over the device's link (onvif for onvif://, v4l2 for video:, else native).") var driver: String?
 
@@ -359,7 +371,7 @@ struct Attach: ParsableCommand {
 
 struct Detach: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Make dockd stop and release a stand (root or dockd's user).")
-    @OptionGroup var connection: Connection
+    @OptionGroup var connection: DaemonConnection
     @Argument(help: "The device as it was attached.") var device: String
 
     func run() throws {

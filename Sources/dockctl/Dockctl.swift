@@ -36,13 +36,10 @@ struct Dockctl: ParsableCommand {
                       TourCommand.self, Call.self])
 }
 
-/// Options every subcommand shares.
-struct Connection: ParsableArguments {
+/// Options every subcommand shares: where dockd is, how to print.
+struct DaemonConnection: ParsableArguments {
     @Option(name: .long, help: "dockd's API socket.")
-    var socket: String = getenv("DOCKD_SOCKET").map { String(cString: $0) } ?? "/run/dockd/dockd.sock"
-
-    @Option(name: .long, help: "The stand's id (serial number); default: the connected stand.")
-    var stand: String?
+    var socket: String = getenv("DOCKD_SOCKET").map { String(cString: $0) } ?? APIClient.defaultSocketPath
 
     @Flag(name: .long, help: "Print JSON: one compact object per line.")
     var json = false
@@ -50,6 +47,18 @@ struct Connection: ParsableArguments {
     func client() throws -> APIClient {
         do { return try APIClient(socketPath: socket) } catch let failure as APIClient.Failure { throw Fail(failure) }
     }
+}
+
+/// The options of a command about a stand: dockd's, and which stand.
+struct Connection: ParsableArguments {
+    @OptionGroup var daemon: DaemonConnection
+
+    @Option(name: .long, help: "The stand's id (serial number); default: the connected stand.")
+    var stand: String?
+
+    var socket: String { daemon.socket }
+    var json: Bool { daemon.json }
+    func client() throws -> APIClient { try daemon.client() }
 }
 
 /// `--hold`, for the commands whose change the lease holds.

@@ -15,8 +15,10 @@ enum StandText {
     }
 
     static func axis(_ a: JSONValue) -> String {
-        let range = (a["continuous"]?.bool ?? false) ? "continuous" : "\(fmt(a["min"])) … \(fmt(a["max"])) rad"
-        return "\(a["axis"]?.text ?? "?"): \(range), ≤ \(fmt(a["max_speed"])) rad/s, ≤ \(fmt(a["max_accel"])) rad/s²"
+        // A zoom axis is in magnifications (API.md, Axis), the others in radians.
+        let unit = a["axis"]?.string == "zoom" ? "×" : " rad"
+        let range = (a["continuous"]?.bool ?? false) ? "continuous" : "\(fmt(a["min"])) … \(fmt(a["max"]))\(unit)"
+        return "\(a["axis"]?.text ?? "?"): \(range), ≤ \(fmt(a["max_speed"]))\(unit)/s, ≤ \(fmt(a["max_accel"]))\(unit)/s²"
     }
 
     static func notification(_ m: JSONValue) -> String {

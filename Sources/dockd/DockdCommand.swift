@@ -43,6 +43,9 @@ struct DockdCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Mode of the API socket, octal (overrides the configuration).")
     var socketMode: String?
 
+    @Option(name: .long, help: ArgumentHelp("Where dockd keeps presets and the stands' defaults; made (mode 0750) at the first save when missing and its parent exists (overrides the configuration; systemd's $STATE_DIRECTORY overrides both).", valueName: "directory"))
+    var stateDirectory: String?
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (overrides the configuration).")
     var logLevel: String?
 
@@ -72,7 +75,7 @@ struct DockdCommand: AsyncParsableCommand {
     /// What these options set over the file's settings.
     var overrides: ConfigurationOverrides {
         ConfigurationOverrides(socket: socket, socketGroup: socketGroup.map { $0.isEmpty ? nil : $0 },
-                               socketMode: socketMode.flatMap { UInt16($0, radix: 8) }, logLevel: logLevel,
+                               socketMode: socketMode.flatMap { UInt16($0, radix: 8) }, stateDirectory: stateDirectory, logLevel: logLevel,
                                noHotplug: noHotplug, devices: device.map { StandEndpoint(parsing: $0) })
     }
 

@@ -122,13 +122,15 @@ struct ConfigurationTests {
     }
 
     @Test func theCommandLineIsAppliedAgainOverAReloadedFile() throws {
-        // What `--device /tmp/stand --socket /tmp/d.sock --socket-group ""` sets (the command line's
-        // parsing is dockd's, tested through the binary in tests/integration).
-        let overrides = ConfigurationOverrides(socket: "/tmp/d.sock", socketGroup: .some(nil), socketMode: nil, logLevel: nil,
-                                               noHotplug: false, devices: [StandEndpoint(parsing: "/tmp/stand")])
-        let reloaded = overrides.applied(to: try Configuration.parse("[[device]]\npath = \"/dev/a\"\n", source: "c"))
+        // What `--device /tmp/stand --socket /tmp/d.sock --socket-group "" --state-directory /tmp/s`
+        // sets (the command line's parsing is dockd's, tested through the binary in tests/integration).
+        let overrides = ConfigurationOverrides(socket: "/tmp/d.sock", socketGroup: .some(nil), socketMode: nil, stateDirectory: "/tmp/s",
+                                               logLevel: nil, noHotplug: false, devices: [StandEndpoint(parsing: "/tmp/stand")])
+        let file = "[daemon]\nstate_directory = \"/srv/dockd\"\n[[device]]\npath = \"/dev/a\"\n"
+        let reloaded = overrides.applied(to: try Configuration.parse(file, source: "c"))
         #expect(reloaded.devices.map(\.endpoint) == [.serial(path: "/dev/a", baud: 115_200), .serial(path: "/tmp/stand", baud: 115_200)])
         #expect(reloaded.socketPath == "/tmp/d.sock" && reloaded.socketGroup == nil)
+        #expect(reloaded.stateDirectory == "/tmp/s")
     }
 
     @Test func theAddressFilterNoteKnowsLoopbackAndPrivateRanges() {

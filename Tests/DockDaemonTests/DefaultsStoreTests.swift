@@ -51,8 +51,8 @@ struct DefaultsStoreTests {
     }
 
     @Test func aFileThatCannotBeWrittenOrReadIsReportedWithItsReason() throws {
-        let missing = DefaultsStore(directory: temporaryDirectory() + "/nowhere", writer: writer)
-        #expect(throws: RPCError.internal("cannot write \(missing.path): No such file or directory (the state directory, [daemon] state_directory)")) {
+        let missing = DefaultsStore(directory: temporaryDirectory() + "/no-parent/nowhere", writer: writer)
+        #expect(throws: RPCError.internal("cannot write \(missing.path): No such file or directory (the state directory: --state-directory or [daemon] state_directory)")) {
             _ = try missing.set(in: settings) { _ in StandDefaults(systemTracking: false) }.wait()
         }
         #expect(settings.current.defaults == StandDefaults(), "not in force: the file does not hold them")

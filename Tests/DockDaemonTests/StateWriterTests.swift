@@ -87,15 +87,18 @@ struct StateWriterTests {
             for save in try saves.wait() { try save.wait() }
             #expect(PresetStore(directory: directory, writer: StateWriter(loop: loop)).presets(of: "s")["p"] == second)
 
-            // The directory gone: a save fails with the API's error, and the next one holds only itself.
-            let gone = temporaryDirectory()
-            let failing = PresetStore(directory: gone + "/nowhere", writer: StateWriter(loop: loop))
-            #expect(throws: RPCError.internal("cannot write \(gone)/nowhere/presets.json: No such file or directory (the state directory, [daemon] state_directory)")) {
+            // The directory's parent gone: a save fails with the API's error, and the next one (the
+            // parent back: the save makes the directory, mode 0750) holds only itself.
+            let gone = temporaryDirectory() + "/parent", directory = gone + "/nowhere"
+            let failing = PresetStore(directory: directory, writer: StateWriter(loop: loop))
+            #expect(throws: RPCError.internal("cannot write \(directory)/presets.json: No such file or directory (the state directory: --state-directory or [daemon] state_directory)")) {
                 try failing.save(first, as: "lost", for: "s").wait()
             }
-            #expect(mkdir(gone + "/nowhere", 0o700) == 0)
+            #expect(mkdir(gone, 0o700) == 0)
             try failing.save(second, as: "kept", for: "s").wait()
-            #expect(PresetStore(directory: gone + "/nowhere", writer: StateWriter(loop: loop)).presets(of: "s") == ["home": .home, "kept": second])
+            #expect(PresetStore(directory: directory, writer: StateWriter(loop: loop)).presets(of: "s") == ["home": .home, "kept": second])
+            var made = stat()
+            #expect(stat(directory, &made) == 0 && made.st_mode & 0o777 == 0o750)
         }
     }
 }

@@ -156,6 +156,22 @@ struct StopTests {
         #expect(abs(rig.speed(.yaw)) > 0.3)
     }
 
+    @Test func aStopAfterAClientsMotionShowsAsStoppedWhileSubjectsAreInFrame() throws {
+        // A client's motion leaves tracking to start afresh when it next steers; while a stop holds
+        // it never does, and the phase said "tracking" for a stand that nothing moved.
+        var rig = VirtualHost<SimulatedStand>.connected()
+        let scene = TestScene(people: [.init(yaw: 0.2)])
+        rig.stream(scene, for: 1, from: .other)
+        _ = try rig.send(.velocity([.yaw: 0.3]), from: .app)
+        rig.run(for: 0.2)
+        _ = rig.command(.stop, from: .other)
+        rig.stream(scene, for: 1, from: .other)
+        #expect(rig.engine.phase(at: rig.now) == .stopped)
+        _ = try rig.send(.resume, from: .other)
+        rig.stream(scene, for: 1, from: .other)
+        #expect(rig.engine.phase(at: rig.now) == .tracking)
+    }
+
     @Test func aNewControllerLiftsAStopThatNobodyHeld() throws {
         var rig = VirtualHost<SimulatedStand>.connected()
         _ = rig.command(.stop, from: .other)

@@ -16,9 +16,18 @@ struct LinkSupervisorTests {
         #expect(link.state == .handshaking)
         _ = link.handle(.handshakeDone, at: 10.1)
         #expect(link.state == .connected && link.lastError == nil)
-        let out = link.handle(.closed(reason: "EOF"), at: 11)
+        let out = link.handle(.closed(reason: "EOF", byDockd: false), at: 11)
         #expect(link.state == .disconnected && link.lastError == "EOF")
         #expect(out.notifications == [.disconnected(reason: "EOF")])
+        #expect(out.logs.map(\.level) == [.warning])
+    }
+
+    @Test func aLinkDockdClosesItselfIsLoggedAtInfoNotAsAFault() {
+        var link = opened()
+        _ = link.handle(.handshakeDone, at: 10.1)
+        let out = link.handle(.closed(reason: "dockd closed the link: dockd is stopping", byDockd: true), at: 11)
+        #expect(out.logs == [EngineLog(level: .info, message: "stand disconnected", metadata: ["reason": "dockd closed the link: dockd is stopping"])])
+        #expect(out.notifications == [.disconnected(reason: "dockd closed the link: dockd is stopping")])
     }
 
     @Test func silenceLongerThanTheTimeoutClosesTheLink() {
@@ -52,7 +61,7 @@ struct LinkSupervisorTests {
         var link = LinkSupervisor(timeout: 0.5, maxRoundTrip: 0.2)
         _ = link.handle(.connectFailed(reason: "no such device"), at: 1)
         _ = link.handle(.opened(framesDecoded: 0), at: 2)
-        #expect(link.handle(.closed(reason: "EOF"), at: 3).notifications.isEmpty, "only a connected link's loss is published")
+        #expect(link.handle(.closed(reason: "EOF", byDockd: false), at: 3).notifications.isEmpty, "only a connected link's loss is published")
         #expect(link.lastError == "no such device")
     }
 

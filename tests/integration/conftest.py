@@ -123,7 +123,7 @@ class Rig:
     own timing on a loaded machine, where the kernel's tty work, starved by a CPU hog, held a pty's
     bytes in both directions for over a second while dockd and dock-sim both ran on time."""
 
-    def __init__(self, tmp_path, sim_args=(), dockd_env=None, dockd_config=None, link="pty"):
+    def __init__(self, tmp_path, sim_args=(), dockd_env=None, dockd_config=None, link="pty", dockd_args=()):
         self.tmp = tmp_path
         self.link = tmp_path / "stand"
         self.socket_path = tmp_path / "dockd.sock"
@@ -136,7 +136,7 @@ class Rig:
         wait_for(self.link.exists, 5, "the dock-sim link")
         self.dockd_log = tmp_path / "dockd.err"
         config = ["--config", str(dockd_config)] if dockd_config else ["--ignore-missing-config", "--config", str(tmp_path / "none.conf")]
-        argv = [str(BIN / "dockd"), *config, "--device", ("unix:" if link == "unix" else "") + str(self.link), "--socket", str(self.socket_path), "--socket-group", ""]
+        argv = [str(BIN / "dockd"), *config, "--device", ("unix:" if link == "unix" else "") + str(self.link), "--socket", str(self.socket_path), "--socket-group", "", *dockd_args]
         if dockd_env and "LD_PRELOAD" in dockd_env:
             # Swift finds argv by walking up from `environ` (swiftlang/swift#76080); a preloaded
             # library that calls setenv() in its constructor (libfaketime does) moves `environ` and
@@ -217,3 +217,34 @@ def rig(tmp_path):
     r = Rig(tmp_path)
     yield r
     r.stop()
+
+
+@pytest.fixture
+def two_stands(tmp_path):
+    """Two dock-sims (STAND-A, STAND-B) on one dockd: its socket's path, once both are connected."""
+    sims = []
+    for serial in ("STAND-A", "STAND-B"):
+        link = tmp_path / serial
+        sims.append(subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", serial],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for(link.exists, 5, f"{serial}'s link")
+    sock = tmp_path / "d.sock"
+    dockd = subprocess.Popen([str(BIN / "dockd"), "--device", str(tmp_path / "STAND-A"), "--device", str(tmp_path / "STAND-B"),
+                              "--socket", str(sock), "--socket-group", "", "--no-hotplug"], stderr=subprocess.DEVNULL)
+    try:
+        c = wait_for(lambda: connect(sock), 10, "dockd's socket")  # bound, then listening: connect until it takes
+        wait_for(lambda: sorted(s["id"] for s in c.result("stands.list") if s["state"] == "connected") == ["STAND-A", "STAND-B"],
+                 10, "both stands")
+        c.close()
+        yield str(sock)
+    finally:
+        dockd.terminate(); dockd.wait(5)
+        for s in sims:
+            s.terminate(); s.wait(5)
+
+
+def connect(path):
+    try:
+        return Client(path)
+    except OSError:
+        return None

@@ -178,6 +178,13 @@ def test_unknown_keys_and_sections_are_refused_with_their_lines(tmp_path):
     assert start.returncode == 78 and "unknown key daemon.log_levle" in start.stderr
 
 
+def test_a_sections_key_at_the_top_level_is_refused_with_the_section_it_belongs_under(tmp_path):
+    out = check(tmp_path, 'log_levle = "debug"\nsocket = "/tmp/d.sock"\n')
+    assert out.returncode == 78, out
+    assert "dockd.conf:1:1: unknown key log_levle (did you mean log_level? it belongs under [daemon]: the top level has no keys)" in out.stderr, out.stderr
+    assert "dockd.conf:2:1: unknown key socket (it belongs under [daemon]: the top level has no keys)" in out.stderr, out.stderr
+
+
 def test_the_log_level_has_one_rule_in_the_file_and_on_the_command_line(tmp_path):
     in_file = check(tmp_path, '[daemon]\nlog_level = "verbose"\n')
     on_line = check(tmp_path, "", "--log-level", "verbose")

@@ -53,6 +53,43 @@ def test_defaults_hold_while_nobody_controls_the_stand_and_survive_a_restart(tmp
         rig.stop()
 
 
+def test_the_state_directory_option_wins_over_the_file_and_dockd_makes_the_directory(tmp_path):
+    """`dockd --state-directory DIR` (the README's simulated stand) over `[daemon] state_directory`; a
+    missing DIR whose parent exists is made at the first save, mode 0750, as systemd's
+    StateDirectory= would make it (not at start: a dockd that saves nothing leaves nothing behind)."""
+    config = tmp_path / "dockd.conf"
+    config.write_text(f'[daemon]\nstate_directory = "{tmp_path / "from-file"}"\n')
+    state = tmp_path / "dockd-state"
+    rig = Rig(tmp_path, dockd_config=config, dockd_args=["--state-directory", str(state)])
+    try:
+        rig.connected_stand(rig.client())
+        assert not state.exists()
+        saved = dockctl(rig, "preset", "save", "stage")
+        assert saved.returncode == 0, saved
+        assert oct(state.stat().st_mode & 0o777) == "0o750"
+        assert "stage" in json.loads((state / "presets.json").read_text())["stands"]["SIM-0001"]
+        assert dockctl(rig, "defaults", "set", "--framing", "left").returncode == 0
+        assert json.loads((state / "defaults.json").read_text())["framing"] == "left"
+        assert not (tmp_path / "from-file").exists()
+    finally:
+        rig.stop()
+
+
+def test_a_state_directory_that_cannot_be_made_is_named_at_start_and_when_a_save_fails(tmp_path):
+    config = tmp_path / "dockd.conf"
+    config.write_text("")
+    state = tmp_path / "no-such-parent" / "state"
+    rig = Rig(tmp_path, dockd_config=config, dockd_args=["--state-directory", str(state)])
+    try:
+        rig.connected_stand(rig.client())
+        assert f"the state directory {state} is missing and cannot be made: {state.parent}: No such file or directory" in rig.log(), rig.log()
+        saved = dockctl(rig, "preset", "save", "stage")
+        assert saved.returncode == 1 and f"cannot write {state}/presets.json" in saved.stderr, saved
+        assert "--state-directory" in saved.stderr and "[daemon] state_directory" in saved.stderr, saved.stderr
+    finally:
+        rig.stop()
+
+
 def test_only_an_administrator_sets_the_defaults(open_dir):  # noqa: F811
     proc, socket_path = start_dockd(open_dir, "0666")
     try:

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from conftest import BIN, Client, wait_for
+from conftest import BIN, wait_for
+from test_tracking import Scene
 
 
 def dockctl(rig_or_socket, *args, timeout=30):
@@ -62,7 +63,10 @@ def test_events_prints_button_presses(rig):
 def test_exit_statuses_by_class(rig, tmp_path):
     """dockctl(1): 2 refused, 3 busy, 4 motion failed, 10 no such stand, 64 usage, 69 not running."""
     missing = dockctl(str(tmp_path / "nothing.sock"), "status")
-    assert missing.returncode == 69 and "dockd is not running" in missing.stderr
+    assert missing.returncode == 69 and f"dockd is not running (no socket at {tmp_path}/nothing.sock)" in missing.stderr, missing
+    # systemd's socket unit serves only the default path: for another, where the socket comes from.
+    assert "systemctl" not in missing.stderr and f"'dockd --socket {tmp_path}/nothing.sock'" in missing.stderr, missing
+    assert "$DOCKD_SOCKET" in missing.stderr, missing
     rig.connected_stand(rig.client())
     bad = dockctl(rig, "animate", "moonwalk")
     assert bad.returncode == 2 and "unknown animation" in bad.stderr
@@ -90,6 +94,15 @@ def test_exit_statuses_by_class(rig, tmp_path):
 def test_completions_are_generated():
     out = subprocess.run([str(BIN / "dockctl"), "--generate-completion-script", "bash"], capture_output=True, text=True)
     assert out.returncode == 0 and "animate" in out.stdout
+
+
+def test_attach_and_detach_take_no_stand():
+    """They name a device: --stand would mean nothing there, and is not offered."""
+    for command in ("attach", "detach"):
+        helped = subprocess.run([str(BIN / "dockctl"), command, "--help"], capture_output=True, text=True)
+        assert helped.returncode == 0 and "--socket" in helped.stdout and "--stand" not in helped.stdout, helped.stdout
+        given = subprocess.run([str(BIN / "dockctl"), command, "/dev/ttyACM0", "--stand", "S"], capture_output=True, text=True)
+        assert given.returncode == 64 and "--stand" in given.stderr, given
 
 
 def test_tracking_commands(rig):
@@ -201,36 +214,6 @@ def test_a_change_reverts_as_dockctl_exits_unless_held_until_a_signal(rig):
         assert wait_for(lambda: tracking_enabled(rig), 5, "tracking back on after the hold")
 
 
-@pytest.fixture
-def two_stands(tmp_path):
-    sims = []
-    for serial in ("STAND-A", "STAND-B"):
-        link = tmp_path / serial
-        sims.append(subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", serial],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        wait_for(link.exists, 5, f"{serial}'s link")
-    sock = tmp_path / "d.sock"
-    dockd = subprocess.Popen([str(BIN / "dockd"), "--device", str(tmp_path / "STAND-A"), "--device", str(tmp_path / "STAND-B"),
-                              "--socket", str(sock), "--socket-group", "", "--no-hotplug"], stderr=subprocess.DEVNULL)
-    try:
-        c = wait_for(lambda: connect(sock), 10, "dockd's socket")  # bound, then listening: connect until it takes
-        wait_for(lambda: sorted(s["id"] for s in c.result("stands.list") if s["state"] == "connected") == ["STAND-A", "STAND-B"],
-                 10, "both stands")
-        c.close()
-        yield str(sock)
-    finally:
-        dockd.terminate(); dockd.wait(5)
-        for s in sims:
-            s.terminate(); s.wait(5)
-
-
-def connect(path):
-    try:
-        return Client(path)
-    except OSError:
-        return None
-
-
 def test_with_two_stands_a_change_needs_stand_and_a_read_says_which_it_shows(two_stands):
     refused = dockctl(two_stands, "animate", "yes")
     assert refused.returncode == 64 and "2 stands are connected (STAND-A, STAND-B): name one with --stand" in refused.stderr
@@ -267,6 +250,23 @@ def test_stop_says_when_the_stand_did_not_acknowledge_it_and_resume_ends_the_sto
     resumed = dockctl(rig, "resume")
     assert resumed.returncode == 0 and "resumed SIM-0001" in resumed.stdout, resumed
     assert c.result("stand.get")["control"]["stopped"] is False
+
+
+def test_move_gives_the_stand_back_as_it_ends_so_tracking_steers_again(rig):
+    """`dockctl move` ends as a client that exits does (lease.release): no stop is left holding for
+    a dockctl that is gone, and a camera client's observations steer the stand at once."""
+    c = rig.client()
+    rig.connected_stand(c)
+    moved = dockctl(rig, "move", "--yaw-rate", "0.3", "--seconds", "0.5")
+    assert moved.returncode == 0, moved
+    control = c.result("stand.get")["control"]
+    assert control["stopped"] is False and control["lease_holder_pid"] is None, control
+    subject = {"yaw": 0.45, "pitch": 0.0}
+    scene = Scene(c, [subject])
+    deadline = time.monotonic() + 10
+    while abs(scene.aim()[0] - subject["yaw"]) > 0.1:
+        assert time.monotonic() < deadline, f"tracking did not turn the stand: yaw {scene.aim()[0]:.3f}, {c.result('stand.get')['control']}"
+        scene.run(0.25)
 
 
 def test_call_runs_any_method_with_params_typed_as_declared(rig):

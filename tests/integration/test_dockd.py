@@ -279,3 +279,20 @@ time.sleep(60)
     other = rig.client()
     assert other.result("motion.velocity", {"yaw": 0.1}) is not None
     assert rig.client().result("dockd.version")["daemon"] == "dockd"
+
+
+def test_a_link_dockd_closes_itself_is_logged_as_such_not_blamed_on_the_stand(rig):
+    """A detach and SIGTERM close the stand's link from dockd's side: logged at info as dockd's own
+    close and why, not as a warning that the stand closed the link (EOF or hangup)."""
+    c = rig.client()
+    rig.connected_stand(c)
+    c.result("stands.detach", {"device": str(rig.link)})
+    c.result("stands.attach", {"device": str(rig.link)})
+    rig.connected_stand(c)
+    rig.dockd.send_signal(signal.SIGTERM)
+    assert rig.dockd.wait(10) == 0
+    disconnected = [line for line in rig.log().splitlines() if "stand disconnected" in line]
+    assert len(disconnected) == 2, rig.log()[-3000:]
+    assert "reason=dockd closed the link: the stand was detached" in disconnected[0], disconnected
+    assert "reason=dockd closed the link: dockd is stopping" in disconnected[1], disconnected
+    assert all(" info " in line for line in disconnected), disconnected

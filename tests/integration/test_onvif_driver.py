@@ -6,6 +6,7 @@ in flight at once."""
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -121,6 +122,10 @@ def test_with_max_zoom_the_cameras_zoom_is_an_axis_reported_in_magnification(rig
         assert "zoom" not in axes, axes
         return
     assert axes["zoom"]["min"] == 1 and axes["zoom"]["max"] == 10, axes["zoom"]
+    # dockctl list writes the zoom as a magnification, and a camera's missing buttons and batteries as none.
+    listing = subprocess.run([str(BIN / "dockctl"), "list", "--socket", str(r.tmp / "d.sock")], capture_output=True, text=True, timeout=20)
+    assert re.search(r"\n    zoom: 1\.000 … 10\.000×, ≤ \d+\.\d+×/s, ≤ \d+\.\d+×/s²\n", listing.stdout), listing.stdout
+    assert "buttons: none, batteries: none" in listing.stdout, listing.stdout
     pan, tilt, _ = r.cam.generic()
     r.cam.set_generic(pan, tilt, 0.5)  # zoomed by someone else: dockd reads it back
     r.client.result("subscribe", {"topics": ["motion"], "motion_rate": 20})

@@ -30,7 +30,7 @@ ELSEWHERE = {
 }
 RUN = [
     "dock-sim --pty --link /tmp/stand",
-    'dockd --device /tmp/stand --socket /tmp/dockd.sock --socket-group ""',
+    'dockd --device /tmp/stand --socket /tmp/dockd.sock --socket-group "" --state-directory /tmp/dockd-state',
     "dockd --device /dev/ttyACM0",
     "dockctl status",
     "dockctl list",
@@ -52,6 +52,8 @@ RUN = [
     "dock-bench live Benchmarks/Scenarios/slow-walk.json --plot /tmp/slow-walk.svg",
     "dock-bench scenario --suite --driver onvif",
 ]
+# Where the simulator section points dockctl; the readme rig's commands take DOCKD_SOCKET from it.
+EXPORT_SOCKET = "export DOCKD_SOCKET=/tmp/dockd.sock"
 # Commands that run until stopped: what they print first, after which they are interrupted.
 FOLLOWING = {"dockctl watch motion events --rate 10": "motion", "dockctl events": None,
              "dockctl sweep start --from=-1 --to=1 --rate=0.1 --repeat": "sweeping", "dockctl tour start stage:10 home:5 --repeat": "touring"}
@@ -69,7 +71,7 @@ def readme_commands():
 
 
 def test_the_table_holds_every_readme_command_and_nothing_else():
-    assert sorted(readme_commands()) == sorted(RUN + list(ELSEWHERE))
+    assert sorted(readme_commands()) == sorted(RUN + [EXPORT_SOCKET] + list(ELSEWHERE))
 
 
 def local(command, tmp_path, link, socket_path):
@@ -79,6 +81,7 @@ def local(command, tmp_path, link, socket_path):
         command += f" --socket {socket_path} --socket-group ''"
     if command.startswith("dockd "):
         command += " --no-hotplug"  # no stand of this machine's own
+    if command.startswith("dockd ") and "--state-directory " not in command:
         # What it keeps (presets, defaults) in the test's directory, never the machine's /var/lib/dockd.
         (tmp_path / "state").mkdir(exist_ok=True)
         command = f"env STATE_DIRECTORY={tmp_path}/state {command}"
@@ -103,7 +106,9 @@ def readme_rig(tmp_path):
         dockd = shell(local(RUN[1], tmp_path, None, None), stderr=open(tmp_path / "dockd.err", "w"))
         processes.append(dockd)
         wait_for((tmp_path / "dockd.sock").exists, 10, "dockd's socket at the README's path")
-        yield tmp_path, tmp_path / "dockd.sock"
+        exported = local(EXPORT_SOCKET.split("=", 1)[1], tmp_path, None, None)
+        assert exported == str(tmp_path / "dockd.sock"), "the README's DOCKD_SOCKET is not its dockd's socket"
+        yield tmp_path, exported
     finally:
         for p in processes:
             p.terminate()
