@@ -66,8 +66,14 @@ public final class APIClient {
         return "start one with 'dockd --socket \(socketPath)', or name the socket a running dockd serves (--socket; dockctl also reads $DOCKD_SOCKET)"
     }
 
+    /// Whether a call of a method that takes `force` (a leased one) takes the stand from another
+    /// client that holds it, unless the call says otherwise.
+    public var takesOver = false
+
     /// Calls `method` and waits for its result; notifications that arrive meanwhile go to `onNotification`.
     public func call(_ method: APIMethod, _ params: [String: JSONValue] = [:], onNotification: ((JSONValue) -> Void)? = nil) throws -> JSONValue {
+        var params = params
+        if takesOver, params["force"] == nil, method.declaration.params.contains(where: { $0.name == "force" }) { params["force"] = true }
         let id = nextID
         nextID += 1
         try send(["jsonrpc": "2.0", "id": JSONValue(id), "method": JSONValue(method.name), "params": .object(params)])

@@ -56,9 +56,16 @@ struct Connection: ParsableArguments {
     @Option(name: .long, help: "The stand's id (serial number); default: the connected stand.")
     var stand: String?
 
+    @Flag(name: .long, help: "Take the stand from another client that controls it (a command that changes the stand).")
+    var force = false
+
     var socket: String { daemon.socket }
     var json: Bool { daemon.json }
-    func client() throws -> APIClient { try daemon.client() }
+    func client() throws -> APIClient {
+        let client = try daemon.client()
+        client.takesOver = force
+        return client
+    }
 }
 
 /// `--hold`, for the commands whose change the lease holds.
@@ -87,6 +94,7 @@ func run(_ body: () throws -> Void) throws {
 }
 
 private func report(_ fail: Fail) -> ExitCode {
-    note(fail.description)
+    // dockd's "busy" says how an API client takes over; dockctl's way is an option.
+    note(fail.exitCode == ExitStatus.busy ? fail.description.replacing("pass \"force\": true", with: "--force") : fail.description)
     return ExitCode(fail.exitCode)
 }

@@ -54,11 +54,10 @@ struct SweepCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "End the sweep or tour running (--force: one another client holds; Ctrl-C on its dockctl does the same).")
         @OptionGroup var connection: Connection
-        @Flag(help: "Take the stand from the client that holds it.") var force = false
 
         func run() throws {
             try dockctl.run {
-                _ = try connection.call(.sweepStop, ["force": .bool(force)], choice: .changes)
+                _ = try connection.call(.sweepStop, choice: .changes)
                 if connection.json { Output.json(["ok": true]) } else { Output.line("stopped") }
             }
         }

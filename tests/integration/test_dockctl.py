@@ -287,3 +287,17 @@ def test_call_runs_any_method_with_params_typed_as_declared(rig):
                       (("motion.orient", "yaw"), "yaw: give NAME=VALUE")):
         usage = dockctl(rig, "call", *args)
         assert usage.returncode == 64 and why in usage.stderr, (args, usage)
+
+
+def test_force_takes_the_stand_from_the_client_that_controls_it(rig):
+    """A busy stand says dockctl's way to take it (--force, not the API's "force": true), and --force
+    takes it: the other client is told its lease was taken."""
+    rig.connected_stand(rig.client())
+    holder = rig.client()
+    holder.result("subscribe", {"topics": ["events"]})
+    holder.result("tracking.set", {"enabled": False})  # this client's lease
+    busy = dockctl(rig, "orient", "--yaw", "0.2")
+    assert busy.returncode == 3 and "--force to take over" in busy.stderr and '"force"' not in busy.stderr, busy
+    taken = dockctl(rig, "orient", "--yaw", "0.2", "--force")
+    assert taken.returncode == 0, taken
+    holder.wait_notification(lambda m: m.get("method") == "lease.changed", 10)
