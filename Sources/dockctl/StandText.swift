@@ -30,7 +30,7 @@ enum StandText {
             let angles = ["yaw", "pitch", "roll"].compactMap { axis in
                 pos[axis].map { "\(axis) \(fmt($0)) rad (\(fmt(vel[axis])) rad/s)" }
             }
-            let zoom = pos["zoom"].map { "zoom \(fmt($0))x (\(fmt(vel["zoom"]))x/s)" }
+            let zoom = pos["zoom"].map { "zoom \(fmt($0))× (\(fmt(vel["zoom"]))×/s)" }
             return "motion  " + (angles + [zoom].compactMap { $0 }).joined(separator: "  ")
         case "motion.progress":
             return "motion \(p["id"]?.text ?? "?") \(p["state"]?.text ?? "?") \(Int((p["fraction"]?.double ?? 0) * 100)) %"

@@ -63,7 +63,7 @@ def test_a_zoom_stand_declares_and_reports_its_zoom(tmp_path):
         watched = subprocess.run([str(BIN / "dockctl"), "watch", "motion", "--rate", "5", "--seconds", "1", "--socket", str(rig.socket_path)],
                                  capture_output=True, text=True, timeout=30).stdout.splitlines()
         # Wide, within the feedback's noise (a line read 0.999x once: the check for " zoom 1" failed).
-        zooms = [float(re.search(r" zoom (\d+\.\d+)x", line).group(1)) for line in watched]
+        zooms = [float(re.search(r" zoom (\d+\.\d+)×", line).group(1)) for line in watched]
         assert zooms and all(abs(z - 1.0) < 0.01 for z in zooms), watched
         c.result("tracking.set", {"enabled": False})
         c.result("motion.orient", {"zoom": 3.0})
