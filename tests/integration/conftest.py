@@ -219,15 +219,21 @@ def rig(tmp_path):
     r.stop()
 
 
-@pytest.fixture
-def two_stands(tmp_path):
-    """Two dock-sims (STAND-A, STAND-B) on one dockd: its socket's path, once both are connected."""
+def start_sims(tmp_path, serials):
+    """A dock-sim per serial, each on a pty linked at tmp_path/SERIAL once it is there."""
     sims = []
-    for serial in ("STAND-A", "STAND-B"):
+    for serial in serials:
         link = tmp_path / serial
         sims.append(subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", serial],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         wait_for(link.exists, 5, f"{serial}'s link")
+    return sims
+
+
+@pytest.fixture
+def two_stands(tmp_path):
+    """Two dock-sims (STAND-A, STAND-B) on one dockd: its socket's path, once both are connected."""
+    sims = start_sims(tmp_path, ("STAND-A", "STAND-B"))
     sock = tmp_path / "d.sock"
     dockd = subprocess.Popen([str(BIN / "dockd"), "--device", str(tmp_path / "STAND-A"), "--device", str(tmp_path / "STAND-B"),
                               "--socket", str(sock), "--socket-group", "", "--no-hotplug"], stderr=subprocess.DEVNULL)

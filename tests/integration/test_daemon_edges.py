@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import BIN, Client, Rig, wait_for
+from conftest import BIN, Client, Rig, start_sims, wait_for
 
 
 def run_dockd(tmp_path, config_text, *args, timeout=10):
@@ -63,12 +63,7 @@ def test_brackets_inside_values_and_strings_are_not_table_headers(tmp_path):
 
 
 def test_two_stands_are_named_by_serial_and_bluetooth_fails_for_its_device_only(tmp_path):
-    sims = []
-    for serial in ("STAND-A", "STAND-B"):
-        link = tmp_path / serial
-        sims.append(subprocess.Popen([str(BIN / "dock-sim"), "--pty", "--link", str(link), "--serial", serial],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        wait_for(link.exists, 5, f"{serial}'s link")
+    sims = start_sims(tmp_path, ("STAND-A", "STAND-B"))
     config = tmp_path / "dockd.conf"
     config.write_text(f'[[device]]\npath = "{tmp_path / "STAND-A"}"\n[[device]]\npath = "{tmp_path / "STAND-B"}"\n'
                       '[[device]]\nbluetooth = "00:11:22:33:44:55"\nchannel = 1\n')
