@@ -30,8 +30,23 @@ enum ScenarioFiles {
         }
         do {
             return try JSONDecoder().decode(SceneScenario.self, from: data)
-        } catch {
-            throw ValidationError("\(path): \(error)")
+        } catch let error as DecodingError {
+            throw ValidationError("\(path): not a scenario: \(explained(error)) (Benchmarks/Scenarios/README.md)")
+        }
+    }
+
+    /// A decoding error as where in the file and what is wrong, not the error's dump.
+    private static func explained(_ error: DecodingError) -> String {
+        func place(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+            return keys.isEmpty ? "" : "\(keys.dropFirst(keys.hasPrefix(".") ? 1 : 0)): "
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return place(context) + "\(key.stringValue) is missing"
+        case .typeMismatch(let type, let context): return place(context) + "not a \(type)"
+        case .valueNotFound(let type, let context): return place(context) + "a \(type) is missing"
+        case .dataCorrupted(let context): return place(context) + context.debugDescription
+        @unknown default: return "\(error)"
         }
     }
 

@@ -79,3 +79,20 @@ def test_scenario_files_that_are_not_there_are_named_plainly(tmp_path):
         assert missing.returncode == 64, missing
         assert "cannot read Benchmarks/Scenarios/slow-walk.json: No such file or directory" in missing.stderr, missing.stderr
         assert "CocoaError" not in missing.stderr, missing.stderr
+
+
+def test_a_file_that_is_not_a_scenario_says_where_and_what(tmp_path):
+    """A scenario file with a mistake names the field and what is wrong, not a DecodingError's dump."""
+    bench = str(BIN / "dock-bench")
+    cases = {'{"name": "x", "duration": 5, "people": [{"id": 1, "kind": "cat", "path": []}], "primary": []}':
+             "people[0].kind: Cannot initialize Kind from invalid String value cat",
+             '{"name": "x", "people": [], "primary": []}': "not a scenario: duration is missing",
+             '{"name": "x", "duration": "5", "people": [], "primary": []}': "not a scenario: duration: not a Double",
+             '{"name": x': "not a scenario: The given data was not valid JSON."}
+    for text, message in cases.items():
+        path = tmp_path / "bad.json"
+        path.write_text(text)
+        for command in ("live", "scenario"):
+            done = subprocess.run([bench, command, str(path)], capture_output=True, text=True, timeout=60)
+            assert done.returncode == 64 and message in done.stderr, (command, text, done.stderr)
+            assert "codingPath" not in done.stderr and "Context(" not in done.stderr, done.stderr
