@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import BIN, Client, Rig, start_sims, wait_for
+from conftest import BIN, Client, Rig, connect, start_sims, wait_for
 
 
 def run_dockd(tmp_path, config_text, *args, timeout=10):
@@ -300,7 +300,7 @@ def test_after_a_crash_the_restarted_daemon_takes_its_state_from_the_configurati
     try:
         for life in (1, 2):
             wait_for((tmp_path / "d.sock").exists, 10, "dockd's socket")
-            c = wait_for(lambda: _connect(tmp_path / "d.sock"), 10, "a connection")
+            c = wait_for(lambda: connect(tmp_path / "d.sock"), 10, "a connection")
             wait_for(lambda: [s["id"] for s in c.result("stands.list") if s["state"] == "connected"] == ["KEEP-1"],
                      10, f"the configured stand (life {life})")
             c.close()
@@ -314,13 +314,6 @@ def test_after_a_crash_the_restarted_daemon_takes_its_state_from_the_configurati
     finally:
         dockd.terminate(); dockd.wait(5)
         sim.terminate(); sim.wait(5)
-
-
-def _connect(path):
-    try:
-        return Client(path)
-    except OSError:
-        return None
 
 
 def test_sighup_applies_what_it_can_names_what_needs_a_restart_and_keeps_device_stands(tmp_path):

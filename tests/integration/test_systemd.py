@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, ROOT, Client, wait_for
+from conftest import BIN, ROOT, connect, wait_for
 
 
 def notify_socket(tmp_path):
@@ -68,20 +68,13 @@ def test_socket_activation_serves_on_the_inherited_socket(tmp_path):
     try:
         wait_for(path.exists, 5, "the activation socket")
         # systemd-socket-activate starts dockd on the first connection, passing the listening socket.
-        client = wait_for(lambda: _connect(path), 10, "a connection")
+        client = wait_for(lambda: connect(path), 10, "a connection")
         assert client.result("dockd.version")["daemon"] == "dockd"
         assert not (tmp_path / "unused.sock").exists(), "dockd used the passed socket, not its own"
         client.close()
     finally:
         proc.terminate()
         proc.wait(5)
-
-
-def _connect(path):
-    try:
-        return Client(path)
-    except OSError:
-        return None
 
 
 def test_service_unit_is_hardened():
