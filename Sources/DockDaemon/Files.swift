@@ -4,6 +4,15 @@ import Glibc
 
 package enum FileManagerLite {
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// The directory holding `path`: "." for a bare name, "/" for "/" itself; a trailing slash ends no
+    /// component (the directory of "/var/lib/dockd/" is "/var/lib").
+    package static func directory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
 }
 
 package enum FileHandleLite {
@@ -28,7 +37,7 @@ enum SocketPath {
     /// and is removed; a socket something answers on, or anything that is not a socket (a regular
     /// file, a directory), is left alone and refused.
     static func claim(_ path: String) throws(Refusal) {
-        let directory = Self.directory(of: path)
+        let directory = FileManagerLite.directory(of: path)
         var info = stat()
         guard stat(directory, &info) == 0 else {
             throw Refusal(description: "cannot serve the API on \(path): the directory \(directory) \(errnoText(errno, missing: "does not exist"))")
@@ -95,12 +104,6 @@ enum SocketPath {
         }
         // A live server with a full backlog refuses a non-blocking connect with EAGAIN: still alive.
         return result == 0 || errno == EAGAIN
-    }
-
-    private static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let dir = String(path[..<slash])
-        return dir.isEmpty ? "/" : dir
     }
 
     private static func errnoText(_ code: Int32, missing: String? = nil) -> String {

@@ -47,12 +47,12 @@ final class OpenRPCDocument: Sendable {
                            executable: String? = executablePath()) -> [String] {
         if let path = environment, !path.isEmpty { return [path] }
         guard let executable else { return [] }
-        var dir = parent(of: executable)
-        var paths = [parent(of: dir) + "/share/dockd/\(fileName)"]
+        var dir = FileManagerLite.directory(of: executable)
+        var paths = [FileManagerLite.directory(of: dir) + "/share/dockd/\(fileName)"]
         while true {
             paths.append((dir == "/" ? "" : dir) + "/protocol/\(fileName)")
             if dir == "/" { break }
-            dir = parent(of: dir)
+            dir = FileManagerLite.directory(of: dir)
         }
         return paths
     }
@@ -63,11 +63,5 @@ final class OpenRPCDocument: Sendable {
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }
         return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// The directory holding `path` (an absolute path); "/" has no parent but itself.
-    private static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
     }
 }

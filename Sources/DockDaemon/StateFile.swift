@@ -21,7 +21,7 @@ enum StateFile {
     /// systemd's StateDirectory= makes the service's. At the first save, not at start: a dockd that
     /// saves nothing leaves no directory behind. When it cannot, the write that follows says why.
     static func makeDirectory(of path: String) {
-        let directory = parent(of: path)
+        let directory = FileManagerLite.directory(of: path)
         if !FileManagerLite.exists(directory) { _ = mkdir(directory, 0o750) }
     }
 
@@ -29,17 +29,10 @@ enum StateFile {
     /// said at start, rather than only when a save fails.
     static func directoryProblem(_ directory: String) -> String? {
         let exists = FileManagerLite.exists(directory)
-        let checked = exists ? directory : parent(of: directory)
+        let checked = exists ? directory : FileManagerLite.directory(of: directory)
         guard access(checked, W_OK) != 0 else { return nil }
         let reason = String(cString: strerror(errno))
         let what = exists ? "cannot be written: \(reason)" : "is missing and cannot be made: \(checked): \(reason)"
         return "the state directory \(directory) \(what) (\(directorySetting))"
-    }
-
-    private static func parent(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
-        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 }
