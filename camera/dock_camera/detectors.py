@@ -233,8 +233,9 @@ def coco_classes(model_dir):
 class YoloCOCO:
     """YOLOv4-tiny (COCO, 80 classes) through OpenCV's DNN module: people as bodies, the other classes
     named in `track` as objects. Its settings are input sizes (the network's 416, then 320): on one
-    core 60 and 35 ms a frame of vtest.avi, where HOG takes 40; at 320 it scores small cats lower (the
-    opencv-doc cat 0.63 → 0.27) but keeps the stream above dockd's floor."""
+    core 58 and 36 ms a frame of vtest.avi under Debian's OpenCV, where HOG takes 35–38; 320 keeps the
+    stream above dockd's floor on a busy machine, but scores fall there (opencv-doc's kitten 0.63 →
+    0.27, under the 0.6 from which dockd starts a track)."""
     name = "yolo"
     finds_bodies = True
     finds_objects = True
