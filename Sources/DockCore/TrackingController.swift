@@ -37,11 +37,35 @@ public enum LostSubjectBehaviour: String, Sendable, CaseIterable {
     case home
 }
 
+/// How a trailing axis's rate fades once the camera is past the detection
+/// (`TrackingControlConfiguration.trailing`, `TrackingController.trailingWeight`).
+public struct TrailingRate: Sendable, Equatable {
+    /// How far past the detection (rad, judged magnified by the zoom like the dead band) the rate
+    /// fades out: a blend, not a switch, so the command does not step as the camera crosses a noisy
+    /// detection (a switch there raised sit-stand's RMS jerk from 52 to 85 rad/s³; on yaw, a fade
+    /// over 0.02 rad doubled fast-walk-across's, 41 → 86, where 0.04 costs 41 → 65). 0: the rate
+    /// stops counting at the detection.
+    public var span: Double
+    /// Whether the detection is carried forward at the target's rate across the lead before the
+    /// camera is judged past it. A camera following a walker rightly leads the detection by the
+    /// rate times the lead (the frame's age plus the latency): judged against the detection
+    /// itself, the fade cut a steady walk's rate every frame (yaw trailing that way raised every
+    /// walk's RMS jerk 3–5×). Carried, it fades only once the filter runs past the detections, as
+    /// it does when the subject stops. Not on pitch: a posture change ends short of any lead.
+    public var carriedAcrossLead: Bool
+
+    public init(span: Double, carriedAcrossLead: Bool) {
+        self.span = span; self.carriedAcrossLead = carriedAcrossLead
+    }
+}
+
 public struct TrackingControlConfiguration: Sendable, Equatable {
     /// The settings dockd tracks with, as measured through its engine by `dock-bench scenario`
     /// (BENCHMARKS.md): gain 6/s, prediction across 60 ms of command latency, a 0.015 rad dead band
     /// (averaged over 0.2 s) that settles at 0.003 rad, smoothed target rates and commands,
-    /// home once there is no target and the last one is over 1.5 s old. (dockd holds the last
+    /// rates that stop counting once the camera is past the detection (pitch) or past the
+    /// detection carried across the lead (yaw), home once there is no target and the last one is
+    /// over 1.5 s old. (dockd holds the last
     /// target while the tracker keeps the subject's track: 3 s after it was last seen, up to 6 s
     /// while a nearer person hides it. The target goes only with the track, by then older than
     /// 1.5 s, so in practice the stand holds 3 s, or as long as the subject is hidden, and then
@@ -63,7 +87,8 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
         c.commandSmoothing = 0.02
         c.lostBehaviour = .home
         c.lostHold = 1.5
-        c.trailingAxes = [.pitch]
+        c.trailing = [.pitch: TrailingRate(span: 0.02, carriedAcrossLead: false),
+                      .yaw: TrailingRate(span: 0.04, carriedAcrossLead: true)]
         return c
     }()
 
@@ -103,17 +128,14 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     public var finishBand: Double = 0
     public var finishTime: Double = 0
     /// Axes whose target's rate (predicted across the lead and fed forward) counts only while the
-    /// camera is behind the target as last measured, fading out over `trailingSpan` past it
-    /// (`TrackingController.axisRate`): pitch, where a person's head moves by posture changes that
-    /// stop short (sit, stand, bend), and the tracker's lagging rate carried the camera past them
+    /// camera is behind the target as last detected, fading out past it (`TrackingController.axisRate`),
+    /// and how (`TrailingRate`). Pitch, where a person's head moves by posture changes that stop
+    /// short (sit, stand, bend), and the tracker's lagging rate carried the camera past them
     /// (sit-stand: 11 % of the FOV with the face's rate predicted; 3 % with the prediction dropped
-    /// at the filtered face, whose estimate itself runs past a face that stops).
-    public var trailingAxes: Set<Axis> = []
-    /// How far past the measured target (rad, judged magnified by the zoom like the dead band) a
-    /// trailing axis's rate fades out: a blend, not a switch, so the command does not step as the
-    /// camera crosses a noisy face (a switch there raised sit-stand's RMS jerk from 52 to 85 rad/s³).
-    /// 0: the rate stops counting at the measured target.
-    public var trailingSpan: Double = 0.02
+    /// at the filtered face, whose estimate itself runs past a face that stops). Yaw, where a
+    /// walker or a pet stops dead and the constant-velocity filter's rate ran the camera on (the
+    /// pet's dash: 0.24 rad past where it stopped).
+    public var trailing: [Axis: TrailingRate] = [:]
     /// Fraction of the target's rate fed forward (1 = all of it).
     public var feedforwardGain: Double = 1
     /// Time constant of the low-pass on the target's rate, s: the rate comes from a filter fed by
@@ -185,14 +207,14 @@ public struct TrackingController: Sendable {
             if let yaw = positions[.yaw] {
                 let camera = yaw + base.yaw + base.yawRate * c.latency
                 let jumped = rest.yaw.judge(target: target.yaw, time: target.time, magnification: magnification, configuration: c)
-                let weight = trailingWeight(.yaw, target: target.yaw, measured: target.measuredYaw, jumped: jumped, rate: rate.yaw, camera: camera, time: target.time)
+                let weight = trailingWeight(.yaw, target: target.yaw, measured: target.measuredYaw, jumped: jumped, rate: rate.yaw, camera: camera, time: target.time, lead: lead)
                 rates[.yaw] = axisRate(target: target.yaw, jumped: jumped, rate: rate.yaw, weight: weight, lead: lead, camera: camera,
                                        baseRate: base.yawRate, dt: dt, rest: &rest.yaw, partnerMoving: rest.pitch.moving && rest.pitch.finishing == nil)
             }
             if let pitch = positions[.pitch] {
                 let camera = pitch + base.pitch + base.pitchRate * c.latency
                 let jumped = rest.pitch.judge(target: target.pitch, time: target.time, magnification: magnification, configuration: c)
-                let weight = trailingWeight(.pitch, target: target.pitch, measured: target.measuredPitch, jumped: jumped, rate: rate.pitch, camera: camera, time: target.time)
+                let weight = trailingWeight(.pitch, target: target.pitch, measured: target.measuredPitch, jumped: jumped, rate: rate.pitch, camera: camera, time: target.time, lead: lead)
                 rates[.pitch] = axisRate(target: target.pitch, jumped: jumped, rate: rate.pitch, weight: weight, lead: lead, camera: camera,
                                          baseRate: base.pitchRate, dt: dt, rest: &rest.pitch, partnerMoving: rest.yaw.moving && rest.yaw.finishing == nil)
             }
@@ -237,10 +259,12 @@ public struct TrackingController: Sendable {
     /// it. Taken as is, sit-stand at seed 2 (the face missed on the two frames after the sit-down,
     /// the filter 7 mrad past the last detection and running on) got the full rate back and ran
     /// the camera 53 mrad past the face; the last detection alone, a frame old, lags a face still
-    /// moving. `jumped`: the dead band judged this update's target a jump (`AxisDeadBand.judge`).
-    private mutating func trailingWeight(_ axis: Axis, target: Double, measured: Double?, jumped: Bool, rate: Double, camera: Double, time: Double) -> Double {
+    /// moving. Where the axis's rule carries the detection across the lead (`TrailingRate`), the
+    /// camera is judged against that point, the rate times `lead` on. `jumped`: the dead band
+    /// judged this update's target a jump (`AxisDeadBand.judge`).
+    private mutating func trailingWeight(_ axis: Axis, target: Double, measured: Double?, jumped: Bool, rate: Double, camera: Double, time: Double, lead: Double) -> Double {
         let c = configuration
-        guard c.trailingAxes.contains(axis) else { return 1 }
+        guard let rule = c.trailing[axis] else { return 1 }
         var point = target
         if let measured {
             detectedOffset[axis] = (measured - target, time)
@@ -251,8 +275,9 @@ public struct TrackingController: Sendable {
         } else if let detected = detectedOffset[axis], time - detected.time <= c.maximumPrediction {
             point = target + detected.offset
         }
+        if rule.carriedAcrossLead { point += rate * lead }
         let past = max(0, (camera - point) * (rate > 0 ? 1 : rate < 0 ? -1 : 0)) * magnification
-        return c.trailingSpan > 0 ? max(0, 1 - past / c.trailingSpan) : (past > 0 ? 0 : 1)
+        return rule.span > 0 ? max(0, 1 - past / rule.span) : (past > 0 ? 0 : 1)
     }
 
     /// Feedforward of `weight` of the target's rate plus P on the error predicted `lead` seconds

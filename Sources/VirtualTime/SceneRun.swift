@@ -43,7 +43,7 @@ public enum OracleControl {
         c.settleBand = 0
         c.rateSmoothing = 0
         c.commandSmoothing = 0
-        c.trailingAxes = []
+        c.trailing = [:]
         return c
     }
 }

@@ -261,3 +261,54 @@ struct TrackingAxesTogetherTests {
         #expect(abs(camera.pitch - 0.008) < 0.003, "pitch \(camera.pitch * 1000) mrad, the subject's 8")
     }
 }
+
+@Suite("Tracking a subject that stops dead")
+struct TrackingDeadStopTests {
+    /// A pet dashes across (0.9 rad/s for a second) and stops dead. The tracker reports it 0.1 s
+    /// late at 30 fps; its filter's rate lags the truth by a further 0.15 s, and its position runs
+    /// past the stop by what that stale rate carries it, while the frame's detection stops where the
+    /// pet did (the suite's `pet`: the camera ran 0.24 rad past the dash's end). The controller runs
+    /// every 10 ms and the camera turns as commanded. No controller can stop short of the dash's
+    /// rate times the report's delay and the latency predicted (0.9 × 0.16 = 0.144 rad: the camera
+    /// is there before the stop is seen); with the rate untrailed it ran 0.273 rad past, 0.184 now.
+    @Test("the yaw follows a dash and does not run on past where it stopped dead")
+    func aDashThatStopsDead() {
+        let run = Self.dash(configuration: .tuned)
+        let unavoidable = 0.9 * (0.1 + TrackingControlConfiguration.tuned.latency)
+        #expect(run.overshoot < unavoidable + 0.05, "overshoot \(run.overshoot * 1000) mrad")
+        #expect(abs(run.yaw - 0.9) < 0.0075, "at rest at yaw \(run.yaw)")
+    }
+
+    /// The rate a walker's camera leads their detection by is not cut: in the dash's steady middle
+    /// the camera keeps up as closely as with the rate untrailed.
+    @Test("in the middle of a steady move the yaw keeps up as it does with its rate untrailed")
+    func aSteadyMoveKeepsItsLead() {
+        var untrailed = TrackingControlConfiguration.tuned
+        untrailed.trailing[.yaw] = nil
+        let run = Self.dash(configuration: .tuned), before = Self.dash(configuration: untrailed)
+        #expect(run.walkError <= before.walkError + 0.001, "mean error \(run.walkError * 1000) mrad in the steady middle, \(before.walkError * 1000) untrailed")
+    }
+
+    /// The dash: yaw 0.9 t from t = 1 s to 2 s, then still. How far the camera ran past 0.9, where
+    /// it ends, and its mean error from the subject over 1.5…1.9 s (the move's steady middle).
+    private static func dash(configuration: TrackingControlConfiguration) -> (overshoot: Double, yaw: Double, walkError: Double) {
+        func subject(_ t: Double) -> (yaw: Double, rate: Double) {
+            t < 1 ? (0, 0) : t < 2 ? (0.9 * (t - 1), 0.9) : (0.9, 0)
+        }
+        var controller = TrackingController(configuration: configuration)
+        var yaw = 0.0, furthest = 0.0, target: TrackingTarget?, errors: [Double] = []
+        for step in 0..<500 {
+            let now = Double(step) / 100
+            if step % 3 == 0 {
+                let capture = now - 0.1, rate = subject(capture - 0.15).rate
+                let filtered = subject(capture).yaw + 0.05 * (rate - subject(capture).rate)
+                target = TrackingTarget(yaw: filtered, pitch: 0, yawRate: rate, pitchRate: 0, time: capture,
+                                        measuredYaw: subject(capture).yaw, measuredPitch: 0)
+            }
+            yaw += (controller.command(target: target, positions: [.yaw: yaw, .pitch: 0], at: now)[.yaw] ?? 0) * 0.01
+            furthest = max(furthest, yaw)
+            if now >= 1.5 && now < 1.9 { errors.append(abs(subject(now).yaw - yaw)) }
+        }
+        return (furthest - 0.9, yaw, errors.reduce(0, +) / Double(errors.count))
+    }
+}
