@@ -37,21 +37,22 @@ public enum LostSubjectBehaviour: String, Sendable, CaseIterable {
     case home
 }
 
-/// How a trailing axis's rate fades once the camera is past the detection
-/// (`TrackingControlConfiguration.trailing`, `TrackingController.trailingWeight`).
-public struct TrailingRate: Sendable, Equatable {
-    /// How far past the detection (rad, judged magnified by the zoom like the dead band) the rate
-    /// fades out: a blend, not a switch, so the command does not step as the camera crosses a noisy
-    /// detection (a switch there raised sit-stand's RMS jerk from 52 to 85 rad/s³; on yaw, a fade
-    /// over 0.02 rad doubled fast-walk-across's, 41 → 86, where 0.04 costs 41 → 65). 0: the rate
-    /// stops counting at the detection.
+/// How a trailing axis's rate fades once the camera is past the point it is judged against: the
+/// detection, or the detection carried across the lead (`TrackingControlConfiguration.trailing`,
+/// `TrackingController.trailingWeight`).
+public struct TrailingFade: Sendable, Equatable {
+    /// How far past that point (rad, judged magnified by the zoom like the dead band) the rate
+    /// fades out: a blend, not a switch, so the command does not step as the camera crosses a
+    /// noisy detection. Wider costs a little error at a stop and saves jerk (BENCHMARKS.md, the
+    /// tracking notes). 0: the rate stops counting at the point.
     public var span: Double
     /// Whether the detection is carried forward at the target's rate across the lead before the
     /// camera is judged past it. A camera following a walker rightly leads the detection by the
     /// rate times the lead (the frame's age plus the latency): judged against the detection
-    /// itself, the fade cut a steady walk's rate every frame (yaw trailing that way raised every
-    /// walk's RMS jerk 3–5×). Carried, it fades only once the filter runs past the detections, as
-    /// it does when the subject stops. Not on pitch: a posture change ends short of any lead.
+    /// itself, the fade would cut a steady walk's rate every frame. Carried, the rate fades only
+    /// once the camera is past where the detection, at the rate the filter gives, puts the subject
+    /// now: as the filter's rate falls after a subject stopped, the camera still carried on by it
+    /// is past that point.
     public var carriedAcrossLead: Bool
 
     public init(span: Double, carriedAcrossLead: Bool) {
@@ -63,9 +64,11 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     /// The settings dockd tracks with, as measured through its engine by `dock-bench scenario`
     /// (BENCHMARKS.md): gain 6/s, prediction across 60 ms of command latency, a 0.015 rad dead band
     /// (averaged over 0.2 s) that settles at 0.003 rad, smoothed target rates and commands,
-    /// rates that stop counting once the camera is past the detection (pitch) or past the
-    /// detection carried across the lead (yaw), home once there is no target and the last one is
-    /// over 1.5 s old. (dockd holds the last
+    /// rates that stop counting once the camera is past the detection (pitch: a posture change —
+    /// sit, stand, bend — stops short where no prediction can tell, and the tracker's lagging rate
+    /// carried the camera past it) or past the detection carried across the lead (yaw: a walker or
+    /// a pet that stops dead, where the same lagging rate ran the camera on), home once there is
+    /// no target and the last one is over 1.5 s old. (dockd holds the last
     /// target while the tracker keeps the subject's track: 3 s after it was last seen, up to 6 s
     /// while a nearer person hides it. The target goes only with the track, by then older than
     /// 1.5 s, so in practice the stand holds 3 s, or as long as the subject is hidden, and then
@@ -87,8 +90,8 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
         c.commandSmoothing = 0.02
         c.lostBehaviour = .home
         c.lostHold = 1.5
-        c.trailing = [.pitch: TrailingRate(span: 0.02, carriedAcrossLead: false),
-                      .yaw: TrailingRate(span: 0.04, carriedAcrossLead: true)]
+        c.trailing = [.pitch: TrailingFade(span: 0.02, carriedAcrossLead: false),
+                      .yaw: TrailingFade(span: 0.04, carriedAcrossLead: true)]
         return c
     }()
 
@@ -128,14 +131,9 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
     public var finishBand: Double = 0
     public var finishTime: Double = 0
     /// Axes whose target's rate (predicted across the lead and fed forward) counts only while the
-    /// camera is behind the target as last detected, fading out past it (`TrackingController.axisRate`),
-    /// and how (`TrailingRate`). Pitch, where a person's head moves by posture changes that stop
-    /// short (sit, stand, bend), and the tracker's lagging rate carried the camera past them
-    /// (sit-stand: 11 % of the FOV with the face's rate predicted; 3 % with the prediction dropped
-    /// at the filtered face, whose estimate itself runs past a face that stops). Yaw, where a
-    /// walker or a pet stops dead and the constant-velocity filter's rate ran the camera on (the
-    /// pet's dash: 0.24 rad past where it stopped).
-    public var trailing: [Axis: TrailingRate] = [:]
+    /// camera is not past the target as last detected, fading out past it
+    /// (`TrackingController.trailingWeight`), and how (`TrailingFade`); none by default.
+    public var trailing: [Axis: TrailingFade] = [:]
     /// Fraction of the target's rate fed forward (1 = all of it).
     public var feedforwardGain: Double = 1
     /// Time constant of the low-pass on the target's rate, s: the rate comes from a filter fed by
@@ -259,7 +257,7 @@ public struct TrackingController: Sendable {
     /// it. Taken as is, sit-stand at seed 2 (the face missed on the two frames after the sit-down,
     /// the filter 7 mrad past the last detection and running on) got the full rate back and ran
     /// the camera 53 mrad past the face; the last detection alone, a frame old, lags a face still
-    /// moving. Where the axis's rule carries the detection across the lead (`TrailingRate`), the
+    /// moving. Where the axis's rule carries the detection across the lead (`TrailingFade`), the
     /// camera is judged against that point, the rate times `lead` on. `jumped`: the dead band
     /// judged this update's target a jump (`AxisDeadBand.judge`).
     private mutating func trailingWeight(_ axis: Axis, target: Double, measured: Double?, jumped: Bool, rate: Double, camera: Double, time: Double, lead: Double) -> Double {
@@ -393,8 +391,10 @@ struct AxisDeadBand: Sendable {
     /// the target behind until the rate turns: at 4× one to three detections after the turn are
     /// judged jumps (0.1–0.5 rad/s, the rate 0.1–0.2 s late; at 1× one, at 0.5 rad/s and 0.2 s).
     /// Harmless: a moving axis's commands do not read the judgement (the same yaw path with the
-    /// rule switched off, traced with and without jitter; a trailing axis reads it only on a frame
-    /// without a detection), and the mean it restarts is on the subject.
+    /// rule switched off, traced with and without jitter, when yaw did not trail), and the mean it
+    /// restarts is on the subject. A trailing axis reads it only on a frame without a detection,
+    /// where it then judges the camera against the filter's estimate instead of the last
+    /// detection's offset from it (yaw trails since: not traced again for a turn back).
     /// Its size is bounded by the time only: under a fixed bound, every frame of a steady move
     /// faster than it would be judged a jump. A detector's jitter stays within its own size of
     /// the mean, at any zoom and frame rate; judged against the last detection plus its rate times

@@ -145,21 +145,25 @@ public struct TrackingLoop: Sendable {
     /// measured aim moves the desired one by where this frame's face detection is against the
     /// filtered face: where the face really stopped. A frame that missed the face has no such
     /// detection (nil: the last detection, a frame or more old, lags a moving face by the frames
-    /// since); a subject without a face is measured by its filtered box.
+    /// since). A subject without a face (a body, an object) is measured across by its box's
+    /// detection the same way (a box's centre does not move sideways when its shape changes) and
+    /// up and down by its filtered box (its top and height jump with a posture: a cat lying down).
     private static func target(_ step: TrackingStep, tracks: [Track], time: Double) -> TrackingTarget? {
         guard let primary = step.selection.selected.first, let track = tracks.first(where: { $0.id == primary }) else { return nil }
         let desired = step.framing.desiredAim
         let velocity = track.face?.filter.velocity ?? track.velocity
-        let measured: (x: Double, y: Double)?
+        let measured: (x: Double?, y: Double?)
         if let face = track.face {
             measured = face.lastUpdateTime == time
                 ? (x: desired.x + face.lastMeasurement.centerX - face.box.centerX, y: desired.y + face.lastMeasurement.centerY - face.box.centerY)
-                : nil
+                : (nil, nil)
+        } else if let body = track.body {
+            measured = (x: body.lastUpdateTime == time ? desired.x + body.lastMeasurement.centerX - body.box.centerX : nil, y: desired.y)
         } else {
             measured = (desired.x, desired.y)
         }
         return TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: -velocity.x, pitchRate: -velocity.y, time: time,
-                              measuredYaw: measured.map { -$0.x }, measuredPitch: measured.map { -$0.y })
+                              measuredYaw: measured.x.map { -$0 }, measuredPitch: measured.y.map { -$0 })
     }
 
     /// Rates for the motors while tracking is active, nil when it is not; `loopDelay`: the link's
