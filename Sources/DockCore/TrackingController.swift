@@ -54,9 +54,13 @@ public struct TrailingFade: Sendable, Equatable {
     /// now: as the filter's rate falls after a subject stopped, the camera still carried on by it
     /// is past that point.
     public var carriedAcrossLead: Bool
+    /// Time constant of a low-pass on the fade's weight, s. A steady walk keeps the camera on the
+    /// carried point, at the fade's edge, where each frame's jitter cut the rate by a little and
+    /// the next gave it back: the command's jerk tripled under a detector's jitter. 0: none.
+    public var smoothing: Double
 
-    public init(span: Double, carriedAcrossLead: Bool) {
-        self.span = span; self.carriedAcrossLead = carriedAcrossLead
+    public init(span: Double, carriedAcrossLead: Bool, smoothing: Double = 0) {
+        self.span = span; self.carriedAcrossLead = carriedAcrossLead; self.smoothing = smoothing
     }
 }
 
@@ -91,7 +95,7 @@ public struct TrackingControlConfiguration: Sendable, Equatable {
         c.lostBehaviour = .home
         c.lostHold = 1.5
         c.trailing = [.pitch: TrailingFade(span: 0.02, carriedAcrossLead: false),
-                      .yaw: TrailingFade(span: 0.04, carriedAcrossLead: true)]
+                      .yaw: TrailingFade(span: 0.04, carriedAcrossLead: true, smoothing: 0.02)]
         return c
     }()
 
@@ -175,6 +179,9 @@ public struct TrackingController: Sendable {
     /// dead band (three dead bands are their scale), so without one (`deadBand` 0, which no
     /// shipped setting pairs with a trailing axis) an offset counts across a jump until then.
     private var detectedOffset: [Axis: (offset: Double, time: Double)] = [:]
+    /// Per axis whose fade is smoothed (`TrailingFade.smoothing`), the weight it last gave;
+    /// forgotten with the subject and at a jump.
+    private var fadeWeight: [Axis: Double] = [:]
 
     public init(configuration: TrackingControlConfiguration = .init()) {
         self.configuration = configuration
@@ -205,14 +212,14 @@ public struct TrackingController: Sendable {
             if let yaw = positions[.yaw] {
                 let camera = yaw + base.yaw + base.yawRate * c.latency
                 let jumped = rest.yaw.judge(target: target.yaw, time: target.time, magnification: magnification, configuration: c)
-                let weight = trailingWeight(.yaw, target: target.yaw, measured: target.measuredYaw, jumped: jumped, rate: rate.yaw, camera: camera, time: target.time, lead: lead)
+                let weight = trailingWeight(.yaw, target: target.yaw, measured: target.measuredYaw, jumped: jumped, rate: rate.yaw, camera: camera, time: target.time, lead: lead, dt: dt)
                 rates[.yaw] = axisRate(target: target.yaw, jumped: jumped, rate: rate.yaw, weight: weight, lead: lead, camera: camera,
                                        baseRate: base.yawRate, dt: dt, rest: &rest.yaw, partnerMoving: rest.pitch.moving && rest.pitch.finishing == nil)
             }
             if let pitch = positions[.pitch] {
                 let camera = pitch + base.pitch + base.pitchRate * c.latency
                 let jumped = rest.pitch.judge(target: target.pitch, time: target.time, magnification: magnification, configuration: c)
-                let weight = trailingWeight(.pitch, target: target.pitch, measured: target.measuredPitch, jumped: jumped, rate: rate.pitch, camera: camera, time: target.time, lead: lead)
+                let weight = trailingWeight(.pitch, target: target.pitch, measured: target.measuredPitch, jumped: jumped, rate: rate.pitch, camera: camera, time: target.time, lead: lead, dt: dt)
                 rates[.pitch] = axisRate(target: target.pitch, jumped: jumped, rate: rate.pitch, weight: weight, lead: lead, camera: camera,
                                          baseRate: base.pitchRate, dt: dt, rest: &rest.pitch, partnerMoving: rest.yaw.moving && rest.yaw.finishing == nil)
             }
@@ -232,6 +239,7 @@ public struct TrackingController: Sendable {
         smoothedRate = nil
         rest = (AxisDeadBand(), AxisDeadBand())
         detectedOffset = [:]
+        fadeWeight = [:]
         lastCommand = nil
         return lostCommand(positions: positions, at: now)
     }
@@ -243,6 +251,7 @@ public struct TrackingController: Sendable {
         lastCommand = nil
         rest = (AxisDeadBand(), AxisDeadBand())
         detectedOffset = [:]
+        fadeWeight = [:]
     }
 
     /// Whether the camera is being moved onto the target (outside the dead band) on some axis.
@@ -258,12 +267,14 @@ public struct TrackingController: Sendable {
     /// the filter 7 mrad past the last detection and running on) got the full rate back and ran
     /// the camera 53 mrad past the face; the last detection alone, a frame old, lags a face still
     /// moving. Where the axis's rule carries the detection across the lead (`TrailingFade`), the
-    /// camera is judged against that point, the rate times `lead` on. `jumped`: the dead band
-    /// judged this update's target a jump (`AxisDeadBand.judge`).
-    private mutating func trailingWeight(_ axis: Axis, target: Double, measured: Double?, jumped: Bool, rate: Double, camera: Double, time: Double, lead: Double) -> Double {
+    /// camera is judged against that point, the rate times `lead` on; where it smooths the weight,
+    /// over `dt`, the time since the last command. `jumped`: the dead band judged this update's
+    /// target a jump (`AxisDeadBand.judge`).
+    private mutating func trailingWeight(_ axis: Axis, target: Double, measured: Double?, jumped: Bool, rate: Double, camera: Double, time: Double, lead: Double, dt: Double) -> Double {
         let c = configuration
         guard let rule = c.trailing[axis] else { return 1 }
         var point = target
+        if jumped { fadeWeight[axis] = nil }
         if let measured {
             detectedOffset[axis] = (measured - target, time)
             point = measured
@@ -275,7 +286,11 @@ public struct TrackingController: Sendable {
         }
         if rule.carriedAcrossLead { point += rate * lead }
         let past = max(0, (camera - point) * (rate > 0 ? 1 : rate < 0 ? -1 : 0)) * magnification
-        return rule.span > 0 ? max(0, 1 - past / rule.span) : (past > 0 ? 0 : 1)
+        let weight = rule.span > 0 ? max(0, 1 - past / rule.span) : (past > 0 ? 0 : 1)
+        guard rule.smoothing > 0 else { return weight }
+        let smoothed = fadeWeight[axis].map { $0 + (weight - $0) * (1 - exp(-dt / rule.smoothing)) } ?? weight
+        fadeWeight[axis] = smoothed
+        return smoothed
     }
 
     /// Feedforward of `weight` of the target's rate plus P on the error predicted `lead` seconds
