@@ -53,8 +53,9 @@ box-test: deb
 demo: build
 	bash scripts/demo.sh
 
-# The package first (its sizes are figures), then the release build the daemon's figures are of.
-bench: deb build-release
+# The release build (dock-bench and the tools), then the package (its sizes are figures), whose static
+# dockd, what is installed, is the one the daemon's figures are of: built last, it is .build/release/dockd.
+bench: build-release deb
 	bash scripts/bench.sh
 
 # bench/profiles/dockd.order: the functions dockd runs (idle, one stand, a camera client, under

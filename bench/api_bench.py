@@ -139,7 +139,9 @@ class Camera:
         self.client = db.Client(sock_path)
         self.hz = hz
         self.stand = stand
-        self.subject = subject
+        # From where the stand is when the client starts: after another client it may be turns away
+        # on a continuous yaw, where the subject's absolute angle would be nowhere in the view.
+        self.subject = subject if stand is None else (stand.positions["yaw"] + subject[0], stand.positions["pitch"] + subject[1])
         self.rng = random.Random(seed)
         self.stopping = threading.Event()
         self.sent = 0
@@ -245,14 +247,24 @@ class APIBench:
         with db.Window(d.pid) as w:
             w.run_for(self.args.stand_seconds)
         with_camera = {"cpu": w.cpu, "run_cpu": w.run_cpu, "rss": w.rss_mib, "seconds": w.seconds, "rate": (camera.sent - sent) / w.seconds,
-                       "errors": camera.errors, "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
+                       "errors": camera.errors, "codes": dict(camera.codes), "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
         camera.stop()
-        with_camera["still"] = self.still_subject(d, stand)
         return alone, with_camera
 
-    def still_subject(self, d, stand):
-        """The camera client on the stand, its subject still: the window opens once the stand has come
+    def still_subject(self, name, bin_dir=None):
+        """The camera client on the stand, its subject still, with a dockd and a stand of its own (the
+        camera client before turned the stand turns away): the window opens once the stand has come
         to rest on the subject (no VELOCITY frame for 1 s, within 10 s)."""
+        stand = ObservingStand(hz=100)
+        try:
+            d = self.connected_dockd(stand, name, bin_dir)
+            still = self.still_window(d, stand)
+            db.Processes.stop(d)
+        finally:
+            stand.close()
+        return still
+
+    def still_window(self, d, stand):
         camera = Camera(d.sock_path, 30, stand=stand)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -264,6 +276,7 @@ class APIBench:
         with db.Window(d.pid) as w:
             w.run_for(self.args.stand_seconds)
         still = {"cpu": w.cpu, "run_cpu": w.run_cpu, "seconds": w.seconds, "rate": (camera.sent - sent) / w.seconds, "errors": camera.errors,
+                 "codes": dict(camera.codes),
                  "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds,
                  "velocity": (stand.velocity_frames - frames) / w.seconds,
                  "aim": (stand.positions["yaw"], stand.positions["pitch"])}
@@ -292,7 +305,8 @@ class APIBench:
                     db.Processes.stop(d)
                 finally:
                     stand.close()
-                rows[name].append({"idle": idle, "stand": alone, "camera": with_camera, "still": with_camera["still"]})
+                still = self.still_subject(f"still-{name}", bin_dir)
+                rows[name].append({"idle": idle, "stand": alone, "camera": with_camera, "still": still})
         self.r["before_after"] = rows
 
     def stand(self):
@@ -310,6 +324,7 @@ class APIBench:
             db.Processes.stop(d)
         finally:
             stand.close()
+        self.r["camera"]["still"] = self.still_subject("still")
 
     def observe_latency(self, stand, d):
         """tracking.observe written into dockd's socket → the first VELOCITY frame read after it on the
@@ -376,6 +391,21 @@ def med(rows, key):
     return statistics.median(x[key] for x in rows)
 
 
+def errors_text(row):
+    """A camera client's error replies, by code: what dockd refused and why (API.md's codes)."""
+    codes = row.get("codes") or {}
+    by_code = ", ".join(f"{code}: {n}" for code, n in sorted(codes.items()))
+    return f"{row['errors']} errors" + (f" ({by_code})" if by_code else "")
+
+
+def camera_met(row):
+    """A camera client's row meets the 1 % goal only if dockd took its observations: refused ones cost
+    less than tracking them, so the figure would not be of the work the row names."""
+    if row["errors"]:
+        return "**not measured** (observations refused)"
+    return "yes" if row["run_cpu"] <= 1 else "**no**"
+
+
 def report(r, m, args):
     out = []
     w = out.append
@@ -407,12 +437,12 @@ def report(r, m, args):
     w(f"| one stand streaming FEEDBACK at 100 Hz ({s['feedback']:.0f}/s), no client | | ≤ 0.5 % | {db.cpu_text(s)} % "
       f"({s['switches']:.0f} wake-ups/s) | | {'yes' if s['run_cpu'] <= 0.5 else '**no**'} |")
     c = r["camera"]
-    w(f"| + one camera client, `tracking.observe` at 30 Hz ({c['rate']:.1f}/s, a face and a body, {c['errors']} errors) | | ≤ 1 % "
-      f"| {db.cpu_text(c)} % ({c['switches']:.0f} wake-ups/s) | | {'yes' if c['run_cpu'] <= 1 else '**no**'} |")
+    w(f"| + one camera client, `tracking.observe` at 30 Hz ({c['rate']:.1f}/s, a face and a body, {errors_text(c)}) | | ≤ 1 % "
+      f"| {db.cpu_text(c)} % ({c['switches']:.0f} wake-ups/s) | | {camera_met(c)} |")
     v = c["still"]
     w(f"| + one camera client on the stand, its subject still (boxes projected through the stand's pose; window once at rest, "
-      f"{v['rate']:.1f}/s, {v['errors']} errors, {v['velocity']:.1f} VELOCITY frames/s) | | ≤ 1 % "
-      f"| {db.cpu_text(v)} % ({v['switches']:.0f} wake-ups/s) | | {'yes' if v['run_cpu'] <= 1 else '**no**'} |")
+      f"{v['rate']:.1f}/s, {errors_text(v)}, {v['velocity']:.1f} VELOCITY frames/s) | | ≤ 1 % "
+      f"| {db.cpu_text(v)} % ({v['switches']:.0f} wake-ups/s) | | {camera_met(v)} |")
     x = r["subs"]
     per = x["per_second"] / max(1, x["clients"])
     w(f"| 64 subscribers to `motion` at 100 Hz ({per:.1f} notif/s each, {x['per_second']:,.0f}/s in all; loadgen reads) | | ≤ 5 % "

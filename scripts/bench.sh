@@ -24,7 +24,10 @@ echo "== dockd beside the floor: requests, CPU per stand/client/subscriber, RSS,
 version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/DockVersion/DockVersion.swift)
 deb=out/dockd_${version}_$(dpkg --print-architecture).deb
 [ -f "$deb" ] || deb=
-timeout --kill-after=10 $((300 + ${BENCH_BEFORE:+240})) "$py" bench/api_bench.py --bin "$bin" --tools "$tools" --write BENCHMARKS.md \
+# The before/after rounds take about four minutes more.
+api_seconds=300
+[ -n "${BENCH_BEFORE:-}" ] && api_seconds=540
+timeout --kill-after=10 "$api_seconds" "$py" bench/api_bench.py --bin "$bin" --tools "$tools" --write BENCHMARKS.md \
     ${BENCH_BEFORE:+--before "$BENCH_BEFORE"} ${deb:+--deb "$deb"} ${BENCH_BEFORE_DEB:+--before-deb "$BENCH_BEFORE_DEB"} \
     --reproduce "${BENCH_BEFORE:+BENCH_BEFORE=$BENCH_BEFORE }${BENCH_BEFORE_DEB:+BENCH_BEFORE_DEB=$BENCH_BEFORE_DEB }make bench   # or: python3 bench/api_bench.py --bin .build/release --tools .build/bench-tools${BENCH_BEFORE:+ --before $BENCH_BEFORE}${deb:+ --deb $deb}${BENCH_BEFORE_DEB:+ --before-deb $BENCH_BEFORE_DEB}"
 
