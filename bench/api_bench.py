@@ -139,14 +139,15 @@ class Camera:
         self.client = db.Client(sock_path)
         self.hz = hz
         self.stand = stand
-        # From where the stand is when the client starts: after another client it may be turns away
-        # on a continuous yaw, where the subject's absolute angle would be nowhere in the view.
+        # Placed from where the stand is when the client starts: another client may have left it
+        # turns away on its continuous yaw, where the subject's absolute angle is nowhere in view.
         self.subject = subject if stand is None else (stand.positions["yaw"] + subject[0], stand.positions["pitch"] + subject[1])
         self.rng = random.Random(seed)
         self.stopping = threading.Event()
         self.sent = 0
         self.errors = 0
         self.codes = {}
+        self.lock = threading.Lock()  # errors and codes: written by the client's thread, read by the bench
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -160,11 +161,24 @@ class Camera:
                 reply = self.client.call("tracking.observe", self.projected(time.monotonic()))
             self.sent += 1
             if "error" in reply:
-                self.errors += 1
-                code = reply["error"]["code"]
-                self.codes[code] = self.codes.get(code, 0) + 1
+                with self.lock:
+                    self.errors += 1
+                    code = reply["error"]["code"]
+                    self.codes[code] = self.codes.get(code, 0) + 1
             k += 1
             self.stopping.wait(period)
+
+    def mark(self):
+        """The error replies so far, for `refused_since`."""
+        with self.lock:
+            return self.errors, dict(self.codes)
+
+    def refused_since(self, mark):
+        """The error replies since `mark`: {"errors": how many, "codes": how many by code}."""
+        errors, codes = mark
+        with self.lock:
+            return {"errors": self.errors - errors,
+                    "codes": {c: n - codes.get(c, 0) for c, n in self.codes.items() if n > codes.get(c, 0)}}
 
     def projected(self, t):
         """The subject's face (centre `subject`) and body as the camera on the stand sees them now."""
@@ -242,19 +256,19 @@ class APIBench:
                  "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
         camera = Camera(d.sock_path, 30)
         time.sleep(1)
-        sent = camera.sent
+        sent, refusals = camera.sent, camera.mark()
         c0 = ctx_switches(d.pid)
         with db.Window(d.pid) as w:
             w.run_for(self.args.stand_seconds)
         with_camera = {"cpu": w.cpu, "run_cpu": w.run_cpu, "rss": w.rss_mib, "seconds": w.seconds, "rate": (camera.sent - sent) / w.seconds,
-                       "errors": camera.errors, "codes": dict(camera.codes), "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
+                       **camera.refused_since(refusals), "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds}
         camera.stop()
         return alone, with_camera
 
     def still_subject(self, name, bin_dir=None):
         """The camera client on the stand, its subject still, with a dockd and a stand of its own (the
-        camera client before turned the stand turns away): the window opens once the stand has come
-        to rest on the subject (no VELOCITY frame for 1 s, within 10 s)."""
+        sweeping client before it leaves its stand turns away): the window opens once the stand has
+        come to rest on the subject (no VELOCITY frame for 1 s, within 10 s)."""
         stand = ObservingStand(hz=100)
         try:
             d = self.connected_dockd(stand, name, bin_dir)
@@ -272,11 +286,11 @@ class APIBench:
             time.sleep(1)
             if stand.velocity_frames == frames:
                 break
-        sent, frames, c0 = camera.sent, stand.velocity_frames, ctx_switches(d.pid)
+        sent, refusals, frames, c0 = camera.sent, camera.mark(), stand.velocity_frames, ctx_switches(d.pid)
         with db.Window(d.pid) as w:
             w.run_for(self.args.stand_seconds)
-        still = {"cpu": w.cpu, "run_cpu": w.run_cpu, "seconds": w.seconds, "rate": (camera.sent - sent) / w.seconds, "errors": camera.errors,
-                 "codes": dict(camera.codes),
+        still = {"cpu": w.cpu, "run_cpu": w.run_cpu, "seconds": w.seconds, "rate": (camera.sent - sent) / w.seconds,
+                 **camera.refused_since(refusals),
                  "switches": switches_between(c0, ctx_switches(d.pid)) / w.seconds,
                  "velocity": (stand.velocity_frames - frames) / w.seconds,
                  "aim": (stand.positions["yaw"], stand.positions["pitch"])}
@@ -392,10 +406,10 @@ def med(rows, key):
 
 
 def errors_text(row):
-    """A camera client's error replies, by code: what dockd refused and why (API.md's codes)."""
+    """A camera client's error replies in the window, by code: what dockd refused and why (API.md's codes)."""
     codes = row.get("codes") or {}
     by_code = ", ".join(f"{code}: {n}" for code, n in sorted(codes.items()))
-    return f"{row['errors']} errors" + (f" ({by_code})" if by_code else "")
+    return f"{row['errors']} errors in the window" + (f" ({by_code})" if by_code else "")
 
 
 def camera_met(row):
@@ -495,6 +509,8 @@ def before_after_table(rows, args):
             ("wake-ups/s, one stand, no client", "", "stand", "switches", 0),
             ("wake-ups/s, + the camera client", "", "camera", "switches", 0),
             ("wake-ups/s, + the camera client, its subject still", "", "still", "switches", 0),
+            ("observations refused in the window, + the camera client", "0", "camera", "errors", 0),
+            ("the same, its subject still", "0", "still", "errors", 0),
             ("RSS MiB, idle (no stand)", "", "idle", "rss", 1),
             ("RSS MiB, one stand", "≤ 16", "stand", "rss", 1),
             ("wake-ups/s, idle (no stand)", "≤ 1", "idle", "switches", 2)):

@@ -56,7 +56,8 @@ public struct TrailingFade: Sendable, Equatable {
     public var carriedAcrossLead: Bool
     /// Time constant of a low-pass on the fade's weight, s. A steady walk keeps the camera on the
     /// carried point, at the fade's edge, where each frame's jitter cut the rate by a little and
-    /// the next gave it back: the command's jerk tripled under a detector's jitter. 0: none.
+    /// the next gave it back: under a detector's jitter the command's jerk grew two- to threefold
+    /// (`aJitteryWalkIsFollowedSmoothly`). 0: none.
     public var smoothing: Double
 
     public init(span: Double, carriedAcrossLead: Bool, smoothing: Double = 0) {
@@ -407,9 +408,11 @@ struct AxisDeadBand: Sendable {
     /// judged jumps (0.1–0.5 rad/s, the rate 0.1–0.2 s late; at 1× one, at 0.5 rad/s and 0.2 s).
     /// Harmless: a moving axis's commands do not read the judgement (the same yaw path with the
     /// rule switched off, traced with and without jitter, when yaw did not trail), and the mean it
-    /// restarts is on the subject. A trailing axis reads it only on a frame without a detection,
-    /// where it then judges the camera against the filter's estimate instead of the last
-    /// detection's offset from it (yaw trails since: not traced again for a turn back).
+    /// restarts is on the subject. A trailing axis reads it on a frame without a detection, where
+    /// it then judges the camera against the filter's estimate instead of the last detection's
+    /// offset from it, and on every frame to restart its fade's smoothing (`TrailingFade`): at a
+    /// turn back with yaw trailing, a change in the command's jerk of 0.02 % (a review's port of
+    /// the controller, a 1 rad/s turn).
     /// Its size is bounded by the time only: under a fixed bound, every frame of a steady move
     /// faster than it would be judged a jump. A detector's jitter stays within its own size of
     /// the mean, at any zoom and frame rate; judged against the last detection plus its rate times
