@@ -78,8 +78,12 @@ public struct Track: Sendable {
     /// Center velocity of `box`, measurement units per second.
     public var velocity: (x: Double, y: Double) { (body ?? face)!.filter.velocity }
 
-    /// The box as last measured (not filtered), for MOTChallenge-style output.
+    /// The box as last measured (not filtered): MOTChallenge-style output, and where this frame's
+    /// detection put a subject without a face (`TrackingLoop`).
     public var lastMeasuredBox: Box { (body ?? face)!.lastMeasurement }
+
+    /// When `box` was last measured, the tracker's time.
+    public var lastUpdateTime: Double { (body ?? face)!.lastUpdateTime }
 
     mutating func predict(dt: Double) {
         body?.predict(dt: dt)

@@ -157,10 +157,8 @@ public struct TrackingLoop: Sendable {
             measured = face.lastUpdateTime == time
                 ? (x: desired.x + face.lastMeasurement.centerX - face.box.centerX, y: desired.y + face.lastMeasurement.centerY - face.box.centerY)
                 : (nil, nil)
-        } else if let body = track.body {
-            measured = (x: body.lastUpdateTime == time ? desired.x + body.lastMeasurement.centerX - body.box.centerX : nil, y: desired.y)
         } else {
-            measured = (desired.x, desired.y)
+            measured = (x: track.lastUpdateTime == time ? desired.x + track.lastMeasuredBox.centerX - track.box.centerX : nil, y: desired.y)
         }
         return TrackingTarget(yaw: -desired.x, pitch: -desired.y, yawRate: -velocity.x, pitchRate: -velocity.y, time: time,
                               measuredYaw: measured.x.map { -$0 }, measuredPitch: measured.y.map { -$0 })
