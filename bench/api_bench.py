@@ -145,9 +145,8 @@ class Camera:
         self.rng = random.Random(seed)
         self.stopping = threading.Event()
         self.sent = 0
-        self.errors = 0
-        self.codes = {}
-        self.lock = threading.Lock()  # errors and codes: written by the client's thread, read by the bench
+        self.codes = {}  # error replies by code
+        self.lock = threading.Lock()  # codes: written by the client's thread, read by the bench
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -162,7 +161,6 @@ class Camera:
             self.sent += 1
             if "error" in reply:
                 with self.lock:
-                    self.errors += 1
                     code = reply["error"]["code"]
                     self.codes[code] = self.codes.get(code, 0) + 1
             k += 1
@@ -171,14 +169,13 @@ class Camera:
     def mark(self):
         """The error replies so far, for `refused_since`."""
         with self.lock:
-            return self.errors, dict(self.codes)
+            return dict(self.codes)
 
     def refused_since(self, mark):
         """The error replies since `mark`: {"errors": how many, "codes": how many by code}."""
-        errors, codes = mark
         with self.lock:
-            return {"errors": self.errors - errors,
-                    "codes": {c: n - codes.get(c, 0) for c, n in self.codes.items() if n > codes.get(c, 0)}}
+            codes = {c: n - mark.get(c, 0) for c, n in self.codes.items() if n > mark.get(c, 0)}
+        return {"errors": sum(codes.values()), "codes": codes}
 
     def projected(self, t):
         """The subject's face (centre `subject`) and body as the camera on the stand sees them now."""
