@@ -73,7 +73,7 @@ struct NativeDriverTests {
     }
 
     /// Idle, only HEARTBEATs carry the probes: two a second while the round trip holds, every one
-    /// (10 a second) once it moves. In motion a VELOCITY does every 50 ms.
+    /// (10 a second) once it moves. In motion the VELOCITYs do: twice a second, every 50 ms once it moves.
     @Test("a slow stand's round trip is measured within seconds", arguments: [(0.15, false), (0.4, false), (0.15, true), (0.4, true)])
     func measuresASlowStand(delay: Double, moving: Bool) throws {
         var link = NativeLink()
@@ -105,6 +105,23 @@ struct NativeDriverTests {
         #expect(heartbeats.count >= 45, "\(heartbeats.count) heartbeats in 5 s")
         #expect((9...11).contains(asking), "\(asking) of \(heartbeats.count) heartbeats asked for an ACK in 5 s")
         #expect(!link.driver.awaitsAnswer)
+        #expect(link.driver.counters.roundTrip.smoothed != nil)
+    }
+
+    /// A stand tracking a subject hears a new VELOCITY at every FEEDBACK (100 a second here); each
+    /// asking for an ACK wakes dockd once more for its read. While the round trip holds, two a second ask.
+    @Test func aMovingStandsVelocitiesAskForAnAckTwiceASecondOnASteadyLink() throws {
+        var link = NativeLink()
+        link.run(1)
+        link.hostFrames = []
+        for step in 0..<500 {
+            link.send(.velocity([AxisValue(.yaw, 0.1 + Float(step % 2) * 0.01)]))
+            link.run(0.01)
+        }
+        let velocities = link.hostFrames.filter { if case .velocity = $0.message { true } else { false } }
+        let asking = velocities.filter(\.ackRequested).count
+        #expect(velocities.count == 500)
+        #expect((9...11).contains(asking), "\(asking) of \(velocities.count) VELOCITYs asked for an ACK in 5 s")
         #expect(link.driver.counters.roundTrip.smoothed != nil)
     }
 

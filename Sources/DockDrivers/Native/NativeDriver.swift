@@ -42,7 +42,7 @@ public struct NativeDriver: StandDriver {
     private var probes: [UInt16: Double] = [:]
     private var lastProbe = -Double.infinity
     /// The last round trip measured lay well off the smoothed one: the link's timing is changing,
-    /// so every HEARTBEAT times it until the estimate has caught up (`heartbeatProbeInterval`).
+    /// so frames time it every `probeInterval` until the estimate has caught up (`steadyProbeInterval`).
     private var roundTripMoving = false
     /// The last VELOCITY written and when, while nothing sent or heard since may have changed what
     /// the stand does with it (nil: the next VELOCITY goes out whatever it says).
@@ -56,20 +56,21 @@ public struct NativeDriver: StandDriver {
         var sentAt: Double
     }
 
-    /// How often a frame asks for an ACK to time the link (PROTOCOL.md §3): at most 20 ACKs a second,
-    /// 200 bytes/s, so the smoothed round trip follows a change within a second or two.
+    /// How often a frame asks for an ACK to time the link (PROTOCOL.md §3) while its timing is
+    /// changing: at most 20 ACKs a second, 200 bytes/s, so the smoothed round trip follows a change
+    /// within a second or two.
     private static let probeInterval = 0.05
-    /// How often a HEARTBEAT asks for one while the link's timing holds steady. A stand at rest
-    /// hears nothing but heartbeats, ten a second, and each probe's ACK woke dockd for its read (a
-    /// link read in batches is read at once while an answer is awaited: `awaitsAnswer`): a fifth
-    /// of its wake-ups at rest. A round trip measured well off the smoothed one (`roundTripMoving`)
-    /// brings back a probe in every HEARTBEAT, so a slowed idle link is measured as fast as before;
-    /// a moving stand's VELOCITYs are timed every `probeInterval` whatever.
-    private static let heartbeatProbeInterval = 0.5
-    /// How often a VELOCITY equal to the last one sent goes out again (PROTOCOL.md §3.3): the probe
-    /// interval, so a moving stand's link is timed as often as before, and a VELOCITY lost on the
-    /// link is made good within it.
-    public static let velocityRepeatInterval = probeInterval
+    /// How often a frame asks for one while the link's timing holds steady. Each probe's ACK wakes
+    /// dockd for its read: at rest a stand hears nothing but heartbeats, ten a second (a link read
+    /// in batches is read at once while an answer is awaited: `awaitsAnswer`), and a stand tracking
+    /// a subject a VELOCITY at every FEEDBACK; probing at `probeInterval` made a fifth of the
+    /// wake-ups at rest and one in ten while tracking. A round trip measured well off the smoothed
+    /// one (`roundTripMoving`) brings back a probe every `probeInterval`, so a link that slows is
+    /// measured as fast as before, within this interval of its first slow answer.
+    private static let steadyProbeInterval = 0.5
+    /// How often a VELOCITY equal to the last one sent goes out again (PROTOCOL.md §3.3), so that a
+    /// VELOCITY lost on the link is made good within it.
+    public static let velocityRepeatInterval = 0.05
     /// The idle heartbeat goes out at this fraction of the silence limit: the rest is slack for a
     /// caller that ticks late.
     private static let heartbeatAim = 0.8
@@ -252,11 +253,11 @@ public struct NativeDriver: StandDriver {
     }
 
     /// Frames and numbers a message. Once the stand is ready, a frame that needs no ACK asks for one
-    /// anyway every `probeInterval` (a HEARTBEAT every `heartbeatProbeInterval`), to time the link
+    /// anyway every `steadyProbeInterval` (`probeInterval` while the link's timing moves), to time the link
     /// (any frame may ask, PROTOCOL.md §3) — except ACK and NACK, which are never answered.
     private mutating func frame(_ message: Message, ackRequested: Bool, at time: Double) -> (seq: UInt16, bytes: [UInt8]) {
         let answerable = message.type != .ack && message.type != .nack
-        let interval = message.type == .heartbeat && !roundTripMoving ? Self.heartbeatProbeInterval : Self.probeInterval
+        let interval = roundTripMoving ? Self.probeInterval : Self.steadyProbeInterval
         let probe = !ackRequested && answerable && isReady && time + Self.epsilon - lastProbe >= interval
         let frame = sequencer.frame(message, ackRequested: ackRequested || probe)
         if probe {
