@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: measures the release binaries and writes the figures into BENCHMARKS.md, each part
 # between its own markers (the daemon's: <!-- bench:daemon:start --> ... <!-- bench:daemon:end -->).
-# Prints the same Markdown tables on stdout. Takes about seven minutes; nothing is asserted.
+# Prints the same Markdown tables on stdout. Takes about ten minutes; nothing is asserted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"
@@ -27,10 +27,10 @@ echo "== dockd beside the floor: requests, CPU per stand/client/subscriber, RSS,
 version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/DockVersion/DockVersion.swift)
 deb=out/dockd_${version}_$(dpkg --print-architecture).deb
 [ -f "$deb" ] || deb=
-# The before/after rounds (idle, one stand, two camera clients, per build and round) take up to
-# seven minutes more.
-api_seconds=300
-[ -n "${BENCH_BEFORE:-}" ] && api_seconds=720
+# Each stand row is three windows of 15 s (api_bench's --stand-windows); the before/after rounds
+# (idle, one stand, two camera clients, per build and round) take up to twelve minutes more.
+api_seconds=480
+[ -n "${BENCH_BEFORE:-}" ] && api_seconds=1200
 timeout --kill-after=10 "$api_seconds" "$py" bench/api_bench.py --bin "$bin" --tools "$tools" --write BENCHMARKS.md \
     ${BENCH_BEFORE:+--before "$BENCH_BEFORE"} ${deb:+--deb "$deb"} ${BENCH_BEFORE_DEB:+--before-deb "$BENCH_BEFORE_DEB"} \
     --reproduce "${BENCH_BEFORE:+BENCH_BEFORE=$BENCH_BEFORE }${BENCH_BEFORE_DEB:+BENCH_BEFORE_DEB=$BENCH_BEFORE_DEB }make bench   # or: python3 bench/api_bench.py --bin .build/release --tools .build/bench-tools${BENCH_BEFORE:+ --before $BENCH_BEFORE}${deb:+ --deb $deb}${BENCH_BEFORE_DEB:+ --before-deb $BENCH_BEFORE_DEB}"
