@@ -55,7 +55,10 @@ demo: build
 
 # The release build (dock-bench and the tools), then the package (its sizes are figures), whose static
 # dockd, what is installed, is the one the daemon's figures are of: built last, it is .build/release/dockd.
-bench: build-release deb
+# In that order under `make -j` too (as prerequisites, the two builds could run either way round).
+bench: deps
+	$(MAKE) build-release
+	$(MAKE) deb
 	bash scripts/bench.sh
 
 # bench/profiles/dockd.order: the functions dockd runs (idle, one stand, a camera client, under
