@@ -17,7 +17,8 @@ harness's language is what limits a request figure. The stand is played on a pty
     other build's package beside it;
   * with --before DIR (another release build, e.g. main's): idle, one stand and the camera client
     measured for both builds alternately, `--before-rounds` times each, in a before/after table
-    (with --before-only, that table alone, printed: about 50 s a round).
+    (with --before-only, that table alone, printed: about 2.5 min a round with three windows a stand
+    row, `--stand-windows`; the notes in BENCHMARKS.md before 2026-11-28 13:00 ran one).
 
 CPU is CPU time: dockd's utime + stime from /proc over the window's wall time (100 % = one core),
 so other processes on a loaded machine add nothing to it (though they may slow dockd's own work).
@@ -117,10 +118,10 @@ class ObservingStand(db.FakeStand):
                 self.velocity_cond.wait(left)
 
 
-def observation(t, x):
-    """tracking.observe with a face and a body at horizontal position x (lower-left origin)."""
-    return {"observations": [{"kind": "face", "rect": {"x": x, "y": 0.55, "width": 0.08, "height": 0.12}},
-                             {"kind": "body", "rect": {"x": x - 0.04, "y": 0.1, "width": 0.16, "height": 0.6}}],
+def observation(t, x, y=0.55):
+    """tracking.observe with a face and a body, the face's lower-left corner at (x, y) (lower-left origin)."""
+    return {"observations": [{"kind": "face", "rect": {"x": x, "y": y, "width": 0.08, "height": 0.12}},
+                             {"kind": "body", "rect": {"x": x - 0.04, "y": y - 0.45, "width": 0.16, "height": 0.6}}],
             "timestamp": t}
 
 
@@ -243,8 +244,9 @@ class APIBench:
 
     def windows(self, pid, counts=dict):
         """dockd's CPU and wake-ups over `--stand-windows` windows of `--stand-seconds` each, back to
-        back: the run's CPU figure is their median and `runs` each window's, so a row shows how much
-        the machine moves it (the same binary gave 1.08-1.77 % in six windows minutes apart).
+        back: the row is the median window by CPU (the lower middle one of an even number), and `runs`
+        each window's CPU, so a row shows how much the machine moves it (the same binary gave
+        1.08-1.77 % in six windows minutes apart).
         `counts` gives the counters whose rate per second a window reports too (read at its start
         and end)."""
         rows = []
@@ -257,7 +259,8 @@ class APIBench:
                          "switches": switches_between(c0, ctx_switches(pid)) / w.seconds,
                          **{k: (after[k] - before[k]) / w.seconds for k in after}})
         middle = sorted(rows, key=lambda x: x["run_cpu"])[(len(rows) - 1) // 2]
-        return {**middle, "runs": [x["run_cpu"] for x in rows], "rss": max(x["rss"] or 0 for x in rows)}
+        return {**middle, "runs": [x["run_cpu"] for x in rows],
+                "rss": max((x["rss"] for x in rows if x["rss"] is not None), default=None)}
 
     def stand_and_camera(self, d, stand):
         """dockd's CPU, RSS and wake-ups with the stand streaming and no client, then with a camera
@@ -334,28 +337,41 @@ class APIBench:
             self.r["subs"] = loadgen(self.tools, d.sock_path, "subs", 64, 0, a.stand_seconds, d.pid,
                                      '{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"topics":["motion"],"motion_rate":100}}')
             self.r["subs"]["rss"] = db.status_kb(d.pid, "VmRSS") / 1024
-            time.sleep(1.5)  # the observation stream above has ended: a new one starts
-            self.r["observe"] = self.observe_latency(stand, d)
-            self.r["stand_rss_end"] = db.status_kb(d.pid, "VmRSS") / 1024
             db.Processes.stop(d)
         finally:
             stand.close()
         self.r["camera"]["still"] = self.still_subject("still")
+        self.r["observe"] = self.observe_latency("observe")
 
-    def observe_latency(self, stand, d):
+    def observe_latency(self, name):
         """tracking.observe written into dockd's socket → the first VELOCITY frame read after it on the
         pty, skipping samples in which a FEEDBACK was written in between (the frame may then be that
-        tick's). The harness's own wake-up (a Python thread reading the pty) is included."""
+        tick's). The harness's own wake-up (a Python thread reading the pty) is included. With a
+        dockd and a stand of its own, so that it does not depend on where the rows before left it."""
+        stand = ObservingStand(hz=100)
+        try:
+            d = self.connected_dockd(stand, name)
+            latency = self.observe_samples(stand, d)
+            db.Processes.stop(d)
+        finally:
+            stand.close()
+        return latency
+
+    def observe_samples(self, stand, d):
         c = db.Client(d.sock_path)
         rng = random.Random(1)
         lat, reply_lat, skipped, missed, errors = [], [], 0, 0, 0
         for k in range(self.args.observe_samples):
             time.sleep(0.035 + rng.uniform(0, 0.01))  # ~25 Hz, every phase of the 100 Hz tick
-            x = 0.25 + 0.25 * ((k % 40) / 40)  # a subject drifting across the left half
+            # A face swaying across the middle of the frame, about 1.6 s each way: each observation asks
+            # a new VELOCITY. (A subject left of the middle at a fixed height, as before, ran the stand
+            # to its pitch limit and its top yaw speed within seconds; from then on its VELOCITY did
+            # not change, an observation asked none, and most samples waited for a FEEDBACK's.)
+            x = 0.46 + 0.15 * math.sin(2 * math.pi * k / 80)
             request_id = c.next_id
             c.next_id += 1
             line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tracking.observe",
-                               "params": observation(time.monotonic(), x)}).encode() + b"\n"
+                               "params": observation(time.monotonic(), x, 0.44)}).encode() + b"\n"
             c.sock.sendall(line)
             t0 = db.now_ns()  # the observation is in dockd's socket
             hit = stand.next_velocity_after(t0, 0.05)
@@ -408,10 +424,10 @@ def med(rows, key):
 
 
 def errors_text(row):
-    """A camera client's error replies in the window, by code: what dockd refused and why (API.md's codes)."""
+    """A camera client's error replies over its windows, by code: what dockd refused and why (API.md's codes)."""
     codes = row.get("codes") or {}
     by_code = ", ".join(f"{code}: {n}" for code, n in sorted(codes.items()))
-    return f"{row['errors']} errors in the window" + (f" ({by_code})" if by_code else "")
+    return f"{row['errors']} errors in its windows" + (f" ({by_code})" if by_code else "")
 
 
 def stand_cpu_text(row):
@@ -519,7 +535,7 @@ def before_after_table(rows, args):
             ("wake-ups/s, one stand, no client", "", "stand", "switches", 0),
             ("wake-ups/s, + the camera client", "", "camera", "switches", 0),
             ("wake-ups/s, + the camera client, its subject still", "", "still", "switches", 0),
-            ("observations refused in the window, + the camera client", "0", "camera", "errors", 0),
+            ("observations refused in its windows, + the camera client", "0", "camera", "errors", 0),
             ("the same, its subject still", "0", "still", "errors", 0),
             ("RSS MiB, idle (no stand)", "", "idle", "rss", 1),
             ("RSS MiB, one stand", "≤ 16", "stand", "rss", 1),
@@ -553,6 +569,8 @@ def main():
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--reproduce", default="make bench", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.stand_windows < 1:
+        ap.error("--stand-windows: at least 1")
     if args.before_only and not args.before:
         ap.error("--before-only needs --before DIR")
     sys.setswitchinterval(0.0005)

@@ -252,7 +252,7 @@ def report(rows, args, load_avg):
     w("dockd in velocity mode on a 100 Hz stand played on a pty; every figure is read on the stand's side. "
       "*Response*: FEEDBACK written → the next VELOCITY read. *Interval*: between VELOCITY frames (10 ms nominal). "
       "*Link round trip*: dockd's own smoothed estimate at the end of the window (`stand.get` "
-      "`counters.round_trip_ms`: a frame with an ACK request every 50 ms, timed until its ACK is handled; the "
+      "`counters.round_trip_ms`: a frame with an ACK request (twice a second on a steady link, every 50 ms while its timing changes), timed until its ACK is handled; the "
       "stand here answers at once, so this is dockd's loop delay).")
     w("")
     w("| load | response p50 / p99 / max ms | interval p1 / p50 / p99 / max ms | VELOCITY per FEEDBACK | link round trip dockd measured, ms | dockd CPU % | RSS MiB | load requests |")

@@ -125,6 +125,55 @@ struct NativeDriverTests {
         #expect(link.driver.counters.roundTrip.smoothed != nil)
     }
 
+    /// A link that slows while the stand moves: the first probe since is answered a round trip
+    /// later, and the probes after it go every 50 ms from the moment it is overdue, not half a
+    /// second later, so the new round trip is measured about as fast as when every VELOCITY probed.
+    @Test func aProbeOverdueOnASlowedLinkBringsBackProbingEvery50ms() throws {
+        var link = NativeLink()
+        link.run(1)
+        var step = 0
+        func move(_ link: inout NativeLink, for seconds: Double) -> [Double] {
+            var probes: [Double] = []
+            for _ in 0..<Int((seconds * 100).rounded()) {
+                let before = link.hostFrames.count
+                link.send(.velocity([AxisValue(.yaw, 0.1 + Float(step % 2) * 0.01)]))
+                if link.hostFrames.dropFirst(before).contains(where: \.ackRequested) { probes.append(link.time) }
+                step += 1
+                link.run(0.01)
+            }
+            return probes
+        }
+        _ = move(&link, for: 1)
+        link.apply(.slow(delayMs: 200, seconds: 60))
+        let slowed = link.time
+        let probes = move(&link, for: 1.5)
+        let first = try #require(probes.first)
+        #expect(first - slowed <= 0.5 + 0.01, "the first probe since the slowing at \(first - slowed) s")
+        // While its answer is 200 ms away: a probe every 50 ms once it is overdue (before, none
+        // until the next steady probe, 0.5 s after it).
+        let meanwhile = probes.filter { $0 > first && $0 < first + 0.2 }
+        #expect(meanwhile.count >= 3, "\(meanwhile.count) probes in the 0.2 s after the first since the slowing")
+        let roundTrip = try #require(link.driver.counters.roundTrip.smoothed)
+        #expect(roundTrip > 0.1, "smoothed round trip \(roundTrip) s, 1.5 s after the link slowed to 0.2 s")
+    }
+
+    /// A link that slowed at rest, measured from the heartbeats to 85 % of its new round trip when a
+    /// move begins: the move's probes go on until the estimate is within a twentieth of it (the
+    /// controller predicts the move across it; short, it overshoots).
+    @Test func aMoveBegunWhileTheRoundTripIsStillCatchingUpMeasuresItWithinATwentieth() throws {
+        var link = NativeLink()
+        link.run(1)
+        link.apply(.slow(delayMs: 200, seconds: 60))
+        for _ in 0..<100 where (link.driver.counters.roundTrip.smoothed ?? 0) <= 0.17 { link.run(0.05) }
+        try #require((link.driver.counters.roundTrip.smoothed ?? 0) > 0.17)
+        for step in 0..<100 {
+            link.send(.velocity([AxisValue(.yaw, 0.1 + Float(step % 2) * 0.01)]))
+            link.run(0.01)
+        }
+        let roundTrip = try #require(link.driver.counters.roundTrip.smoothed)
+        #expect(roundTrip >= 0.19, "smoothed round trip \(roundTrip) s after a 1 s move on a link slowed to 0.2 s")
+    }
+
     /// What the host reads a link in batches by (`awaitsAnswer`): true from a probe or a command
     /// until its ACK comes (20 ms later on this link), false between.
     @Test func theDriverAwaitsAnAnswerFromAProbeOrACommandUntilItsAck() {

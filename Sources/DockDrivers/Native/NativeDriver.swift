@@ -3,9 +3,9 @@ import DockProtocol
 /// The dockd stand protocol v1 (protocol/PROTOCOL.md) as a driver: HELLO with retries and the
 /// version check, heartbeats, acknowledgements both ways (commands resent up to 3 times; the stand's
 /// ACK requests answered), impossible reports refused, and the link's round trip timed by asking
-/// an ACK of a frame every 50 ms while commands go, of a HEARTBEAT at most twice a second while only
-/// they do and the round trip holds steady. A VELOCITY equal to the last one goes out again only every 50 ms
-/// (the controller asks one at every FEEDBACK). Every time comes from `ProtocolTiming`.
+/// an ACK of a frame twice a second while the round trip holds steady, every 50 ms while it moves
+/// (or a probe is overdue). A VELOCITY equal to the last one goes out again only every 50 ms (the
+/// controller asks one at every FEEDBACK). Every time comes from `ProtocolTiming`.
 public struct NativeDriver: StandDriver {
     public let name = "native"
     private let heartbeatTimeoutMs: UInt16
@@ -41,8 +41,9 @@ public struct NativeDriver: StandDriver {
     /// Frames that asked for an ACK only to time the link: seq → when sent.
     private var probes: [UInt16: Double] = [:]
     private var lastProbe = -Double.infinity
-    /// The last round trip measured lay well off the smoothed one: the link's timing is changing,
-    /// so frames time it every `probeInterval` until the estimate has caught up (`steadyProbeInterval`).
+    /// The last round trip measured lay well off the smoothed one (or was the first): the link's
+    /// timing is changing, so frames time it every `probeInterval` until the estimate has caught up
+    /// (`steadyProbeInterval`).
     private var roundTripMoving = false
     /// The last VELOCITY written and when, while nothing sent or heard since may have changed what
     /// the stand does with it (nil: the next VELOCITY goes out whatever it says).
@@ -65,8 +66,9 @@ public struct NativeDriver: StandDriver {
     /// in batches is read at once while an answer is awaited: `awaitsAnswer`), and a stand tracking
     /// a subject a VELOCITY at every FEEDBACK; probing at `probeInterval` made a fifth of the
     /// wake-ups at rest and one in ten while tracking. A round trip measured well off the smoothed
-    /// one (`roundTripMoving`) brings back a probe every `probeInterval`, so a link that slows is
-    /// measured as fast as before, within this interval of its first slow answer.
+    /// one (`roundTripMoving`), or a probe unanswered past the time it allows (`probeOverdue`),
+    /// brings back a probe every `probeInterval`: a link that slows is probed that often from one
+    /// round trip after its first probe since (at most this interval after the slowing).
     private static let steadyProbeInterval = 0.5
     /// How often a VELOCITY equal to the last one sent goes out again (PROTOCOL.md §3.3), so that a
     /// VELOCITY lost on the link is made good within it.
@@ -257,7 +259,7 @@ public struct NativeDriver: StandDriver {
     /// (any frame may ask, PROTOCOL.md §3) — except ACK and NACK, which are never answered.
     private mutating func frame(_ message: Message, ackRequested: Bool, at time: Double) -> (seq: UInt16, bytes: [UInt8]) {
         let answerable = message.type != .ack && message.type != .nack
-        let interval = roundTripMoving ? Self.probeInterval : Self.steadyProbeInterval
+        let interval = roundTripMoving || probeOverdue(at: time) ? Self.probeInterval : Self.steadyProbeInterval
         let probe = !ackRequested && answerable && isReady && time + Self.epsilon - lastProbe >= interval
         let frame = sequencer.frame(message, ackRequested: ackRequested || probe)
         if probe {
@@ -271,17 +273,37 @@ public struct NativeDriver: StandDriver {
     /// An ACK or NACK for `seq`: a probe times the link; a command is done with.
     private mutating func answered(_ seq: UInt16, at time: Double) {
         if let sent = probes.removeValue(forKey: seq) {
-            let roundTrip = time - sent
-            // Off by a fifth and 2 ms: a pty's or a USB link's jitter stays inside (well under 1 ms).
-            // The estimate's last fifth of a change is then closed at the heartbeats' slower pace.
-            roundTripMoving = counters.roundTrip.smoothed.map { abs(roundTrip - $0) > max(0.002, 0.2 * $0) } ?? false
-            counters.roundTrip.sample(roundTrip)
+            sample(roundTrip: time - sent)
             return
         }
         guard let i = awaitingAck.firstIndex(where: { $0.seqs.contains(seq) }) else { return }
         let pending = awaitingAck.remove(at: i)
         // Karn's rule: the answer to a resent command may be for any copy, so it times nothing.
-        if pending.seqs.count == 1 { counters.roundTrip.sample(time - pending.sentAt) }
+        if pending.seqs.count == 1 { sample(roundTrip: time - pending.sentAt) }
+    }
+
+    /// A round trip measured: into the smoothed estimate, and whether the link's timing is moving
+    /// (the first measured is: the next frames probe until a second agrees).
+    private mutating func sample(roundTrip: Double) {
+        roundTripMoving = counters.roundTrip.smoothed.map { !Self.withinJitter(roundTrip, of: $0) } ?? true
+        counters.roundTrip.sample(roundTrip)
+    }
+
+    /// Off by no more than 2 ms or a twentieth: a pty's or a USB link's jitter stays inside (well
+    /// under 1 ms). The estimate's last twentieth of a change is then closed at the steady probes'
+    /// pace. (A fifth, when a moving stand's VELOCITYs probed every 50 ms whatever, left a link
+    /// slowed to 200 ms steady at 170: a move begun then was predicted across 170 ms, and overshot.)
+    private static func withinJitter(_ roundTrip: Double, of smoothed: Double) -> Bool {
+        abs(roundTrip - smoothed) <= max(0.002, 0.05 * smoothed)
+    }
+
+    /// A probe still unanswered past the time the smoothed round trip allows: the link has slowed (or
+    /// lost it; a probe unanswered for 2 s is forgotten). Its answer, a round trip away, would bring
+    /// back probing every `probeInterval` (`roundTripMoving`) only then; the probes after it go at
+    /// that pace from now, so that their answers follow its own one `probeInterval` apart.
+    private func probeOverdue(at time: Double) -> Bool {
+        guard let smoothed = counters.roundTrip.smoothed else { return false }
+        return probes.values.contains { time - $0 > smoothed && !Self.withinJitter(time - $0, of: smoothed) }
     }
 
     // MARK: - Duties
