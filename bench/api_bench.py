@@ -279,14 +279,18 @@ class APIBench:
         """The camera client on the stand, its subject still, with a dockd and a stand of its own (the
         sweeping client before it leaves its stand turns away): the window opens once the stand has
         come to rest on the subject (no VELOCITY frame for 1 s, within 10 s)."""
+        return self.on_own_stand(name, self.still_window, bin_dir)
+
+    def on_own_stand(self, name, measure, bin_dir=None):
+        """`measure(d, stand)` with a dockd and a stand of its own, both stopped after."""
         stand = ObservingStand(hz=100)
         try:
             d = self.connected_dockd(stand, name, bin_dir)
-            still = self.still_window(d, stand)
+            result = measure(d, stand)
             db.Processes.stop(d)
         finally:
             stand.close()
-        return still
+        return result
 
     def still_window(self, d, stand):
         camera = Camera(d.sock_path, 30, stand=stand)
@@ -348,16 +352,9 @@ class APIBench:
         pty, skipping samples in which a FEEDBACK was written in between (the frame may then be that
         tick's). The harness's own wake-up (a Python thread reading the pty) is included. With a
         dockd and a stand of its own, so that it does not depend on where the rows before left it."""
-        stand = ObservingStand(hz=100)
-        try:
-            d = self.connected_dockd(stand, name)
-            latency = self.observe_samples(stand, d)
-            db.Processes.stop(d)
-        finally:
-            stand.close()
-        return latency
+        return self.on_own_stand(name, self.observe_samples)
 
-    def observe_samples(self, stand, d):
+    def observe_samples(self, d, stand):
         c = db.Client(d.sock_path)
         rng = random.Random(1)
         lat, reply_lat, skipped, missed, errors = [], [], 0, 0, 0
