@@ -321,13 +321,7 @@ class APIBench:
         for _ in range(self.args.before_rounds):
             for name, bin_dir in (("before", Path(self.args.before)), ("after", None)):
                 idle = self.idle(bin_dir)
-                stand = ObservingStand(hz=100)
-                try:
-                    d = self.connected_dockd(stand, f"stand-{name}", bin_dir)
-                    alone, with_camera = self.stand_and_camera(d, stand)
-                    db.Processes.stop(d)
-                finally:
-                    stand.close()
+                alone, with_camera = self.on_own_stand(f"stand-{name}", self.stand_and_camera, bin_dir)
                 still = self.still_subject(f"still-{name}", bin_dir)
                 rows[name].append({"idle": idle, "stand": alone, "camera": with_camera, "still": still})
         self.r["before_after"] = rows

@@ -291,8 +291,9 @@ public struct NativeDriver: StandDriver {
 
     /// Off by no more than 2 ms or a twentieth: a pty's or a USB link's jitter stays inside (well
     /// under 1 ms). The estimate's last twentieth of a change is then closed at the steady probes'
-    /// pace. (A fifth, when a moving stand's VELOCITYs probed every 50 ms whatever, left a link
-    /// slowed to 200 ms steady at 170: a move begun then was predicted across 170 ms, and overshot.)
+    /// pace. (A fifth did while a moving stand's VELOCITYs probed every 50 ms whatever; without
+    /// them it judged a link slowed to 200 ms steady at 170, and a move begun then was predicted
+    /// across 170 ms and overshot.)
     private static func withinJitter(_ roundTrip: Double, of smoothed: Double) -> Bool {
         abs(roundTrip - smoothed) <= max(0.002, 0.05 * smoothed)
     }
