@@ -58,6 +58,23 @@ private struct NativeLink {
     }
 
     var refusals: [String] { reports.compactMap { if case .refused(_, let reason) = $0 { reason } else { nil } } }
+
+    private var velocitySteps = 0
+
+    /// A moving stand for `seconds`: a new VELOCITY every 10 ms (a FEEDBACK's control step), each
+    /// differing from the last. Returns when each one that asked for an ACK was sent.
+    @discardableResult
+    mutating func move(for seconds: Double) -> [Double] {
+        var probes: [Double] = []
+        for _ in 0..<Int((seconds * 100).rounded()) {
+            let before = hostFrames.count
+            send(.velocity([AxisValue(.yaw, 0.1 + Float(velocitySteps % 2) * 0.01)]))
+            if hostFrames.dropFirst(before).contains(where: \.ackRequested) { probes.append(time) }
+            velocitySteps += 1
+            run(0.01)
+        }
+        return probes
+    }
 }
 
 @Suite("Native driver: link timing")
@@ -80,10 +97,7 @@ struct NativeDriverTests {
         link.run(0.5)
         link.apply(.slow(delayMs: delay * 1000, seconds: 60))
         if moving {
-            for step in 0..<200 {
-                link.send(.velocity([AxisValue(.yaw, 0.1 + Float(step % 2) * 0.01)]))
-                link.run(0.01)
-            }
+            link.move(for: 2)
         } else {
             link.run(4)
         }
@@ -114,10 +128,7 @@ struct NativeDriverTests {
         var link = NativeLink()
         link.run(1)
         link.hostFrames = []
-        for step in 0..<500 {
-            link.send(.velocity([AxisValue(.yaw, 0.1 + Float(step % 2) * 0.01)]))
-            link.run(0.01)
-        }
+        link.move(for: 5)
         let velocities = link.hostFrames.filter { if case .velocity = $0.message { true } else { false } }
         let asking = velocities.filter(\.ackRequested).count
         #expect(velocities.count == 500)
@@ -131,22 +142,10 @@ struct NativeDriverTests {
     @Test func aProbeOverdueOnASlowedLinkBringsBackProbingEvery50ms() throws {
         var link = NativeLink()
         link.run(1)
-        var step = 0
-        func move(_ link: inout NativeLink, for seconds: Double) -> [Double] {
-            var probes: [Double] = []
-            for _ in 0..<Int((seconds * 100).rounded()) {
-                let before = link.hostFrames.count
-                link.send(.velocity([AxisValue(.yaw, 0.1 + Float(step % 2) * 0.01)]))
-                if link.hostFrames.dropFirst(before).contains(where: \.ackRequested) { probes.append(link.time) }
-                step += 1
-                link.run(0.01)
-            }
-            return probes
-        }
-        _ = move(&link, for: 1)
+        link.move(for: 1)
         link.apply(.slow(delayMs: 200, seconds: 60))
         let slowed = link.time
-        let probes = move(&link, for: 1.5)
+        let probes = link.move(for: 1.5)
         let first = try #require(probes.first)
         #expect(first - slowed <= 0.5 + 0.01, "the first probe since the slowing at \(first - slowed) s")
         // While its answer is 200 ms away: a probe every 50 ms once it is overdue (before, none
@@ -166,10 +165,7 @@ struct NativeDriverTests {
         link.apply(.slow(delayMs: 200, seconds: 60))
         for _ in 0..<100 where (link.driver.counters.roundTrip.smoothed ?? 0) <= 0.17 { link.run(0.05) }
         try #require((link.driver.counters.roundTrip.smoothed ?? 0) > 0.17)
-        for step in 0..<100 {
-            link.send(.velocity([AxisValue(.yaw, 0.1 + Float(step % 2) * 0.01)]))
-            link.run(0.01)
-        }
+        link.move(for: 1)
         let roundTrip = try #require(link.driver.counters.roundTrip.smoothed)
         #expect(roundTrip >= 0.19, "smoothed round trip \(roundTrip) s after a 1 s move on a link slowed to 0.2 s")
     }
